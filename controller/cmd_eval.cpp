@@ -1,0 +1,59 @@
+// dptrain eval: accuracy of a stored model on a labelled table.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "extension.h"
+#include "pg_connection.h"
+
+namespace dptrain::cli {
+namespace {
+
+struct EvalOptions {
+  std::string db, model, table, label = "y", features = "x";
+  bool json = false;
+};
+
+void run(const EvalOptions& o) {
+  client::PgConnection conn(o.db);
+  const std::string schema = client::api_schema(conn);
+  client::PgResult r = conn.exec(
+      "SELECT e.accuracy, e.n, e.loss, m.id, m.algorithm, m.epsilon, m.delta, m.seeded "
+      "FROM " + schema + ".dp_evaluate($1, $2::regclass, $3, $4) e, dptrain.models m "
+      "WHERE m.id = (SELECT id FROM dptrain.models WHERE name = $1 OR (NOT EXISTS "
+      "(SELECT 1 FROM dptrain.models WHERE name = $1) AND $1 ~ '^[0-9]{1,18}$' AND id = $1::bigint) LIMIT 1)",
+      {o.model, o.table, o.label, o.features});
+  const double accuracy = std::stod(r.get(0, 0));
+  if (o.json) {
+    nlohmann::json j = {{"model", o.model},
+                        {"model_id", std::stoll(r.get(0, 3))},
+                        {"table", o.table},
+                        {"accuracy", accuracy},
+                        {"n", std::stoll(r.get(0, 1))},
+                        {"loss", std::stod(r.get(0, 2))},
+                        {"algorithm", r.get(0, 4)},
+                        {"epsilon", r.is_null(0, 5) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, 5)))},
+                        {"delta", r.is_null(0, 6) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, 6)))},
+                        {"seeded", r.get(0, 7) == "t"}};
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << "accuracy " << accuracy << " on " << r.get(0, 1) << " rows of " << o.table << " (model " << o.model
+              << ", mean loss " << r.get(0, 2) << ")\n";
+  }
+}
+
+}  // namespace
+
+void register_eval(CLI::App& app) {
+  auto o = std::make_shared<EvalOptions>();
+  CLI::App* cmd = app.add_subcommand("eval", "accuracy of a stored model on a labelled table");
+  cmd->add_option("--db", o->db, "libpq connection string (default: PG* environment)");
+  cmd->add_option("--model", o->model, "model name or id")->required();
+  cmd->add_option("--table", o->table, "labelled table")->required();
+  cmd->add_option("--label", o->label, "label column")->capture_default_str();
+  cmd->add_option("--features", o->features, "float8[] feature column")->capture_default_str();
+  cmd->add_flag("--json", o->json, "print one JSON object");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace dptrain::cli

@@ -1,0 +1,12 @@
+// Subcommands of the dptrain CLI; each lives in its own cmd_<name>.cpp and
+// registers itself on the application here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace dptrain::cli {
+
+void register_train(CLI::App& app);
+void register_eval(CLI::App& app);
+
+}  // namespace dptrain::cli

@@ -1,0 +1,73 @@
+// A small RAII layer over libpq for the CLI and the benchmarks.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dptrain::client {
+
+// An error reported by the server (or by libpq), with its SQLSTATE.
+class PgError : public std::runtime_error {
+ public:
+  PgError(std::string message, std::string sqlstate = {}, std::string detail = {}, std::string hint = {})
+      : std::runtime_error(std::move(message)), sqlstate(std::move(sqlstate)), detail(std::move(detail)),
+        hint(std::move(hint)) {}
+  std::string sqlstate, detail, hint;
+};
+
+class PgResult {
+ public:
+  explicit PgResult(PGresult* r) : r_(r, PQclear) {}
+  int rows() const { return PQntuples(r_.get()); }
+  int columns() const { return PQnfields(r_.get()); }
+  bool is_null(int row, int col) const { return PQgetisnull(r_.get(), row, col); }
+  std::string get(int row, int col) const { return PQgetvalue(r_.get(), row, col); }
+  std::optional<std::string> get_opt(int row, int col) const {
+    if (is_null(row, col)) return std::nullopt;
+    return get(row, col);
+  }
+  int column(const std::string& name) const;  // throws if absent
+  PGresult* raw() const { return r_.get(); }
+
+ private:
+  std::shared_ptr<PGresult> r_;
+};
+
+using Param = std::optional<std::string>;  // nullopt = SQL NULL
+
+class PgConnection {
+ public:
+  explicit PgConnection(const std::string& conninfo);
+  ~PgConnection();
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  // Run one statement; throws PgError on failure. NOTICEs go to `on_notice`.
+  PgResult exec(const std::string& sql);
+  PgResult exec(const std::string& sql, const std::vector<Param>& params);
+  // COPY ... FROM STDIN: `produce` fills a chunk and returns false when done.
+  void copy_in(const std::string& copy_sql, const std::function<bool(std::string&)>& produce);
+
+  std::string quote_ident(const std::string& s) const;
+  std::string quote_literal(const std::string& s) const;
+  PGconn* raw() { return c_; }
+
+  // Receives server NOTICE/WARNING messages (default: print to stderr).
+  std::function<void(const std::string& severity, const std::string& message)> on_notice;
+
+ private:
+  PgResult check(PGresult* r);
+  PGconn* c_ = nullptr;
+};
+
+// float8[] text representation, both ways (shortest round-trip digits).
+std::string to_array_literal(const double* v, std::size_t n);
+std::vector<double> parse_float_array(const std::string& text);
+
+}  // namespace dptrain::client

@@ -1,0 +1,159 @@
+#include "remote_training.h"
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "core/training/trainer.h"
+#include "extension.h"
+#include "progress.h"
+
+namespace dptrain::client {
+namespace {
+
+std::vector<std::string> parse_text_array(PgConnection& conn, const std::string& literal) {
+  PgResult r = conn.exec("SELECT unnest($1::text[])", {literal});
+  std::vector<std::string> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(r.get(i, 0));
+  return out;
+}
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+// Rolls back unless committed: a failed or interrupted run leaves no trace.
+class Transaction {
+ public:
+  explicit Transaction(PgConnection& c) : c_(c) { c_.exec("BEGIN"); }
+  ~Transaction() {
+    if (!done_) {
+      try {
+        c_.exec("ROLLBACK");
+      } catch (...) {
+      }
+    }
+  }
+  void commit() {
+    c_.exec("COMMIT");
+    done_ = true;
+  }
+
+ private:
+  PgConnection& c_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::string to_text_array_literal(const std::vector<std::string>& values) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) s += ',';
+    s += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') s += '\\';
+      s += c;
+    }
+    s += '"';
+  }
+  return s + "}";
+}
+
+TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
+                                      bool show_progress) {
+  validate_arguments(config);
+  make_algorithm(config.algorithm);  // fail before touching the server
+  api_schema(conn);
+  const auto start = std::chrono::steady_clock::now();
+  Transaction tx(conn);
+
+  PgResult prep = conn.exec(
+      "SELECT shuffled, rows, dim, classes, classes_from_data, source_name "
+      "FROM dptrain.training_prepare($1::regclass, $2, $3, $4::text[], $5::bigint)",
+      {target.table, target.label, target.features,
+       target.classes ? Param(to_text_array_literal(*target.classes)) : Param(),
+       config.seed ? Param(std::to_string(*config.seed)) : Param()});
+  const std::string shuffled = prep.get(0, 0);
+  config.rows = std::stoll(prep.get(0, 1));
+  config.dim = std::stoi(prep.get(0, 2));
+  config.classes = parse_text_array(conn, prep.get(0, 3));
+  config.classes_from_data = prep.get(0, 4) == "t";
+  config.source = prep.get(0, 5);
+
+  Trainer trainer(config);
+  for (const auto& w : trainer.plan().warnings) std::cerr << "WARNING:  " << w << "\n";
+  if (config.classes_from_data && config.algorithm != "none")
+    std::cerr << "NOTICE:  the classes were read from the data: the list of classes is outside the privacy "
+                 "guarantee (declare them with --classes)\n";
+
+  const std::string epoch_sql = "SELECT dptrain.sgd_epoch(x, y, $1::float8[]) FROM " + shuffled;
+  ProgressBar bar("training", show_progress ? trainer.epochs() : 0);
+  for (int e = 1; e <= trainer.epochs(); ++e) {
+    if (e > 1 && trainer.plan().reshuffle) conn.exec("SELECT dptrain.training_reshuffle($1)", {shuffled});
+    const std::vector<double> input = trainer.epoch_input();
+    PgResult r = conn.exec(epoch_sql, {to_array_literal(input.data(), input.size())});
+    if (r.rows() != 1 || r.is_null(0, 0)) throw PgError("the epoch aggregate returned no state");
+    const std::vector<double> state = parse_float_array(r.get(0, 0));
+    trainer.epoch_output(state.data(), state.size());
+    if (show_progress) bar.update(e);
+  }
+  if (show_progress) bar.finish();
+  conn.exec("SELECT dptrain.training_drop($1)", {shuffled});
+
+  TrainingOutcome out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.model = trainer.finish(out.seconds);
+  out.epochs = trainer.epochs();
+  PgResult stored = conn.exec("SELECT dptrain.store_model($1::jsonb)", {out.model.to_json().dump()});
+  out.model_id = std::stoll(stored.get(0, 0));
+  tx.commit();
+  return out;
+}
+
+TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& c) {
+  validate_arguments(c);
+  const std::string schema = api_schema(conn);
+  std::vector<Param> params = {target.table, target.label, target.features, c.algorithm, c.loss};
+  std::string sql = "SELECT model_id, details, weights, classes, epsilon, delta FROM " + schema +
+                    ".dp_train(source => $1::regclass, label => $2, features => $3, algorithm => $4, loss => $5";
+  auto add = [&](const std::string& name, const std::string& type, Param value) {
+    params.push_back(std::move(value));
+    sql += ", " + name + " => $" + std::to_string(params.size()) + "::" + type;
+  };
+  if (c.epsilon) add("epsilon", "float8", num(*c.epsilon));
+  if (c.delta) add("delta", "float8", num(*c.delta));
+  add("epochs", "int", std::to_string(c.epochs));
+  add("batch_size", "int", std::to_string(c.batch_size));
+  add("lambda", "float8", num(c.lambda));
+  if (c.learning_rate) add("learning_rate", "float8", num(*c.learning_rate));
+  if (!c.name.empty()) add("name", "text", c.name);
+  if (c.seed) add("seed", "bigint", std::to_string(*c.seed));
+  if (target.classes) add("classes", "text[]", to_text_array_literal(*target.classes));
+  if (c.schedule) add("schedule", "text", *c.schedule);
+  add("huber_h", "float8", num(c.huber_h));
+  add("averaging", "boolean", c.averaging ? "true" : "false");
+  add("reshuffle", "boolean", c.reshuffle ? "true" : "false");
+  if (c.radius) add("radius", "float8", num(*c.radius));
+  add("options", "jsonb", c.options.dump());
+  sql += ")";
+  const auto start = std::chrono::steady_clock::now();
+  PgResult r = conn.exec(sql, params);
+  TrainingOutcome out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.model_id = std::stoll(r.get(0, 0));
+  PgResult m = conn.exec(
+      "SELECT json_build_object('format','dptrain-model','version',1,'name',coalesce(name,''),"
+      "'algorithm',algorithm,'loss',loss,'epsilon',epsilon,'delta',delta,'classes',classes,"
+      "'weights',CASE WHEN array_ndims(weights) = 1 THEN to_jsonb(ARRAY[weights]) ELSE to_jsonb(weights) END,"
+      "'seeded',seeded,'details',details,'huber_h',coalesce((details->'hyperparameters'->>'huber_h')::float8,0.1),"
+      "'feature_bound',(details->'hyperparameters'->>'feature_bound')::float8) FROM dptrain.models WHERE id = $1",
+      {std::to_string(out.model_id)});
+  out.model = Model::from_json(nlohmann::json::parse(m.get(0, 0)));
+  out.epochs = c.epochs;
+  return out;
+}
+
+}  // namespace dptrain::client

@@ -1,0 +1,43 @@
+// `dptrain train`: the paper's controller, outside the database. It
+// prepares the shuffled table on the server, runs one epoch-aggregate query
+// per epoch over libpq, lets the core's Trainer (the same code dp_train
+// uses) plan and release the model, and stores it through the server's
+// dptrain.store_model -- all in one transaction, so a failed or cancelled
+// run leaves nothing behind.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+#include "core/training/config.h"
+#include "pg_connection.h"
+
+namespace dptrain::client {
+
+struct TrainingTarget {
+  std::string table;
+  std::string label = "y";
+  std::string features = "x";
+  std::optional<std::vector<std::string>> classes;  // declared classes
+};
+
+struct TrainingOutcome {
+  std::int64_t model_id = 0;
+  Model model;
+  double seconds = 0.0;
+  int epochs = 0;
+};
+
+// Drives the epochs from this process (needs the privileges of a role the
+// data owner trusts with the raw data: EXECUTE on dptrain.sgd_epoch).
+TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
+                                      bool show_progress);
+
+// Runs the whole training inside the server with one dp_train call.
+TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& config);
+
+std::string to_text_array_literal(const std::vector<std::string>& values);
+
+}  // namespace dptrain::client

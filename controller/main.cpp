@@ -1,0 +1,35 @@
+// dptrain: differentially private machine learning inside PostgreSQL.
+#include <iostream>
+
+#include "commands.h"
+#include "core/error.h"
+#include "pg_connection.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"dptrain: differentially private model training inside PostgreSQL"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "dptrain 0.1");
+  dptrain::cli::register_train(app);
+  dptrain::cli::register_eval(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const dptrain::client::PgError& e) {
+    std::cerr << "dptrain: error: " << e.what();
+    if (!e.sqlstate.empty()) std::cerr << " (SQLSTATE " << e.sqlstate << ")";
+    std::cerr << "\n";
+    if (!e.detail.empty()) std::cerr << "DETAIL:  " << e.detail << "\n";
+    if (!e.hint.empty()) std::cerr << "HINT:  " << e.hint << "\n";
+    return 1;
+  } catch (const dptrain::Error& e) {
+    std::cerr << "dptrain: error: " << e.what() << "\n";
+    if (!e.detail().empty()) std::cerr << "DETAIL:  " << e.detail() << "\n";
+    if (!e.hint().empty()) std::cerr << "HINT:  " << e.hint() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "dptrain: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

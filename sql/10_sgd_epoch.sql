@@ -1,0 +1,52 @@
+-- The Bismarck epoch aggregate: one call = one pass of permutation SGD over
+-- the rows it is fed, in the order they arrive.
+--
+--   SELECT dptrain.sgd_epoch(x, y, <initial state>) FROM <shuffled table>;
+--
+-- The state is an ordinary float8[] (layout in src/core/sgd/epoch_state.h)
+-- so that parallel workers and distributed engines can ship and combine it;
+-- combine = count-weighted model averaging. The aggregate returns the
+-- noiseless model, so it is not executable by PUBLIC: only the training
+-- functions (and roles the owner trusts with the raw data) may run it.
+CREATE FUNCTION dptrain.sgd_transition(state float8[], x float8[], y float8, init float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_transition' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION dptrain.sgd_transition(state float8[], x float8[], y boolean, init float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_transition' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION dptrain.sgd_transition(state float8[], x real[], y float8, init float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_transition' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION dptrain.sgd_transition(state float8[], x real[], y boolean, init float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_transition' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION dptrain.sgd_combine(float8[], float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_combine' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION dptrain.sgd_final(float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_final' LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE dptrain.sgd_epoch(x float8[], y float8, init float8[]) (
+    SFUNC = dptrain.sgd_transition, STYPE = float8[],
+    FINALFUNC = dptrain.sgd_final, FINALFUNC_MODIFY = READ_WRITE,
+    COMBINEFUNC = dptrain.sgd_combine, PARALLEL = SAFE);
+CREATE AGGREGATE dptrain.sgd_epoch(x float8[], y boolean, init float8[]) (
+    SFUNC = dptrain.sgd_transition, STYPE = float8[],
+    FINALFUNC = dptrain.sgd_final, FINALFUNC_MODIFY = READ_WRITE,
+    COMBINEFUNC = dptrain.sgd_combine, PARALLEL = SAFE);
+CREATE AGGREGATE dptrain.sgd_epoch(x real[], y float8, init float8[]) (
+    SFUNC = dptrain.sgd_transition, STYPE = float8[],
+    FINALFUNC = dptrain.sgd_final, FINALFUNC_MODIFY = READ_WRITE,
+    COMBINEFUNC = dptrain.sgd_combine, PARALLEL = SAFE);
+CREATE AGGREGATE dptrain.sgd_epoch(x real[], y boolean, init float8[]) (
+    SFUNC = dptrain.sgd_transition, STYPE = float8[],
+    FINALFUNC = dptrain.sgd_final, FINALFUNC_MODIFY = READ_WRITE,
+    COMBINEFUNC = dptrain.sgd_combine, PARALLEL = SAFE);
+
+REVOKE EXECUTE ON FUNCTION
+    dptrain.sgd_transition(float8[], float8[], float8, float8[]),
+    dptrain.sgd_transition(float8[], float8[], boolean, float8[]),
+    dptrain.sgd_transition(float8[], real[], float8, float8[]),
+    dptrain.sgd_transition(float8[], real[], boolean, float8[]),
+    dptrain.sgd_combine(float8[], float8[]),
+    dptrain.sgd_final(float8[]),
+    dptrain.sgd_epoch(float8[], float8, float8[]),
+    dptrain.sgd_epoch(float8[], boolean, float8[]),
+    dptrain.sgd_epoch(real[], float8, float8[]),
+    dptrain.sgd_epoch(real[], boolean, float8[])
+FROM PUBLIC;

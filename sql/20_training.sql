@@ -1,0 +1,78 @@
+-- Training, prediction and evaluation.
+
+-- What dp_train returns.
+CREATE TYPE dptrain.trained_model AS (
+    model_id   bigint,
+    name       text,
+    algorithm  text,
+    epsilon    float8,
+    delta      float8,
+    weights    float8[],   -- d (binary) or K x d (one-vs-all, row k = class k)
+    classes    text[],
+    details    jsonb
+);
+
+-- Internal steps of a training run, shared by dp_train and the CLI's
+-- controller (`dptrain train` drives the epochs itself over libpq).
+CREATE FUNCTION dptrain.training_prepare(
+    source regclass, label text, features text,
+    classes text[] DEFAULT NULL, seed bigint DEFAULT NULL,
+    OUT shuffled text, OUT rows bigint, OUT dim int, OUT classes text[],
+    OUT classes_from_data boolean, OUT source_name text)
+RETURNS record AS 'MODULE_PATHNAME', 'dptrain_training_prepare' LANGUAGE C VOLATILE;
+CREATE FUNCTION dptrain.training_reshuffle(shuffled text)
+RETURNS void AS 'MODULE_PATHNAME', 'dptrain_training_reshuffle' LANGUAGE C STRICT VOLATILE;
+CREATE FUNCTION dptrain.training_drop(shuffled text)
+RETURNS void AS 'MODULE_PATHNAME', 'dptrain_training_drop' LANGUAGE C STRICT VOLATILE;
+CREATE FUNCTION dptrain.store_model(model jsonb)
+RETURNS bigint AS 'MODULE_PATHNAME', 'dptrain_store_model' LANGUAGE C STRICT VOLATILE;
+REVOKE EXECUTE ON FUNCTION
+    dptrain.training_prepare(regclass, text, text, text[], bigint),
+    dptrain.training_reshuffle(text),
+    dptrain.training_drop(text),
+    dptrain.store_model(jsonb)
+FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.dp_train(
+    source        regclass,
+    label         text,
+    features      text,
+    algorithm     text     DEFAULT 'bolton',
+    loss          text     DEFAULT 'logistic',
+    epsilon       float8   DEFAULT NULL,
+    delta         float8   DEFAULT NULL,
+    epochs        int      DEFAULT 10,
+    batch_size    int      DEFAULT 50,
+    lambda        float8   DEFAULT 0,
+    learning_rate float8   DEFAULT NULL,
+    name          text     DEFAULT NULL,
+    seed          bigint   DEFAULT NULL,
+    classes       text[]   DEFAULT NULL,
+    schedule      text     DEFAULT NULL,
+    huber_h       float8   DEFAULT 0.1,
+    averaging     boolean  DEFAULT false,
+    reshuffle     boolean  DEFAULT false,
+    radius        float8   DEFAULT NULL,
+    options       jsonb    DEFAULT '{}')
+RETURNS dptrain.trained_model
+AS 'MODULE_PATHNAME', 'dptrain_dp_train' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.dp_train IS
+'train a (differentially private) linear model on a table; see README for the arguments';
+
+CREATE FUNCTION @extschema@.dp_predict(model text, features float8[])
+RETURNS text AS 'MODULE_PATHNAME', 'dptrain_dp_predict' LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION @extschema@.dp_predict IS 'label predicted by a stored model (by name or id)';
+
+-- Evaluation aggregate: state {rows, correct, loss_sum}; combine = sum.
+CREATE FUNCTION dptrain.evaluate_transition(float8[], float8[], int, float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_evaluate_transition' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION dptrain.evaluate_combine(float8[], float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_evaluate_combine' LANGUAGE C PARALLEL SAFE;
+CREATE AGGREGATE dptrain.evaluate_agg(x float8[], label_index int, model float8[]) (
+    SFUNC = dptrain.evaluate_transition, STYPE = float8[],
+    COMBINEFUNC = dptrain.evaluate_combine, PARALLEL = SAFE);
+
+CREATE FUNCTION @extschema@.dp_evaluate(model text, source regclass, label text, features text,
+    OUT accuracy float8, OUT n bigint, OUT loss float8)
+RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.dp_evaluate IS 'accuracy and mean loss of a stored model on a labelled table';

@@ -1,0 +1,20 @@
+// algorithm => 'none': ordinary permutation SGD (Bismarck), no privacy.
+// The baseline every private algorithm is compared with.
+#pragma once
+
+#include "core/algorithms/algorithm.h"
+
+namespace dptrain {
+
+class NonPrivateSgd : public Algorithm {
+ public:
+  // Default constant step size (rows have ||x|| <= 1; see non_private.cpp).
+  static constexpr double kDefaultLearningRate = 1.0;
+
+  std::string name() const override { return "none"; }
+  TrainingPlan plan(const TrainingConfig& config) const override;
+  void release(const TrainingConfig&, const TrainingPlan&, WeightMatrix&,
+               privacy::RandomSource&) const override {}
+};
+
+}  // namespace dptrain

@@ -1,0 +1,51 @@
+// Errors raised by the core. The PostgreSQL glue maps ErrorKind to an
+// SQLSTATE and reports message/detail/hint with ereport(); the CLI prints them.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace dptrain {
+
+enum class ErrorKind {
+  InvalidParameter,   // a user argument is out of range (22023)
+  InvalidData,        // a row is unusable: NULL, NaN/Inf, ragged, bad label (22000 family)
+  NotImplemented,     // a known name whose implementation is not there yet (0A000)
+  InvalidState,       // a malformed aggregate state or model (XX000-like, data corrupted)
+  ProgramLimit,       // dimension/size beyond what we allow (54000)
+  Internal,           // a bug
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, std::string message, std::string detail = {}, std::string hint = {},
+        std::string sqlstate = {})
+      : std::runtime_error(std::move(message)), kind_(kind), detail_(std::move(detail)),
+        hint_(std::move(hint)), sqlstate_(std::move(sqlstate)) {}
+
+  ErrorKind kind() const { return kind_; }
+  const std::string& detail() const { return detail_; }
+  const std::string& hint() const { return hint_; }
+  // A more specific SQLSTATE than the kind's default (5 characters), or empty.
+  const std::string& sqlstate() const { return sqlstate_; }
+
+ private:
+  ErrorKind kind_;
+  std::string detail_;
+  std::string hint_;
+  std::string sqlstate_;
+};
+
+// SQLSTATEs the core names explicitly (it knows no PostgreSQL headers).
+namespace sqlstate {
+inline constexpr const char* kNullValueNotAllowed = "22004";
+inline constexpr const char* kArraySubscriptError = "2202E";
+inline constexpr const char* kFloatingPointException = "22P01";
+}  // namespace sqlstate
+
+[[noreturn]] inline void fail(ErrorKind kind, std::string message, std::string detail = {},
+                              std::string hint = {}) {
+  throw Error(kind, std::move(message), std::move(detail), std::move(hint));
+}
+
+}  // namespace dptrain

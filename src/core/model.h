@@ -1,0 +1,42 @@
+// A trained linear model (binary, or one-vs-all over K classes) with the
+// metadata that makes its privacy claim checkable: algorithm, (epsilon,
+// delta), every hyperparameter, the public facts of the data, whether the
+// noise was seeded (then it is not private). JSON round-trip for storage in
+// dptrain.models and for the CLI.
+#pragma once
+
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/loss/loss.h"
+
+namespace dptrain {
+
+// K x d weights, row k = model of class k (one row for a binary model).
+using WeightMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct Model {
+  std::string name;
+  std::string algorithm;
+  LossKind loss = LossKind::Logistic;
+  double huber_h = kDefaultHuberH;
+  double feature_bound = 1.0;
+  // Binary: {negative, positive} and one weight row. K >= 3 classes: K rows.
+  std::vector<std::string> classes;
+  WeightMatrix weights;
+  std::optional<double> epsilon;
+  std::optional<double> delta;
+  bool seeded = false;
+  nlohmann::json details = nlohmann::json::object();
+
+  int dim() const { return static_cast<int>(weights.cols()); }
+  bool binary() const { return weights.rows() == 1; }
+
+  nlohmann::json to_json() const;
+  static Model from_json(const nlohmann::json& j);
+};
+
+}  // namespace dptrain

@@ -1,0 +1,92 @@
+#include "core/packed_model.h"
+
+#include <Eigen/Core>
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+
+namespace dptrain::packed_model {
+namespace {
+
+using ConstVec = Eigen::Map<const Eigen::VectorXd>;
+
+void check_row(const double* p, const double* x, int len) {
+  if (len != dim(p))
+    throw Error(ErrorKind::InvalidData, "feature array has the wrong length",
+                "The row has " + std::to_string(len) + " features, the model expects " + std::to_string(dim(p)) + ".",
+                {}, sqlstate::kArraySubscriptError);
+  for (int i = 0; i < len; ++i)
+    if (!std::isfinite(x[i]))
+      throw Error(ErrorKind::InvalidData, "feature array contains a non-finite value (NaN or infinity)", {}, {},
+                  sqlstate::kFloatingPointException);
+}
+
+}  // namespace
+
+std::vector<double> pack(const Model& m) {
+  std::vector<double> p(kHeaderSize + m.weights.size());
+  p[0] = kMagicValue;
+  p[1] = 1;
+  p[2] = static_cast<double>(m.weights.rows());
+  p[3] = static_cast<double>(m.weights.cols());
+  p[4] = static_cast<int>(m.loss);
+  p[5] = m.huber_h;
+  p[6] = m.feature_bound;
+  std::copy(m.weights.data(), m.weights.data() + m.weights.size(), p.begin() + kHeaderSize);
+  return p;
+}
+
+void validate(const double* p, std::size_t len) {
+  if (len < kHeaderSize || p[0] != kMagicValue || p[1] != 1)
+    fail(ErrorKind::InvalidState, "malformed packed dptrain model");
+  const double K = p[2], d = p[3];
+  if (!(K >= 1 && d >= 1 && K * d <= 1e8 && std::floor(K) == K && std::floor(d) == d) || K == 2 ||
+      len != kHeaderSize + static_cast<std::size_t>(K * d))
+    fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Inconsistent dimensions.");
+  if (!(p[4] == 0 || p[4] == 1) || !(p[5] > 0 && p[5] < 1) || !(p[6] > 0 && std::isfinite(p[6])))
+    fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Invalid loss parameters.");
+}
+
+int predict_index(const double* p, const double* x, int len) {
+  check_row(p, x, len);
+  const int K = models(p), d = dim(p);
+  const ConstVec v(x, d);
+  const double* w = p + kHeaderSize;
+  if (K == 1) return ConstVec(w, d).dot(v) >= 0 ? 1 : 0;
+  int best = 0;
+  double best_score = 0;
+  for (int k = 0; k < K; ++k) {
+    const double score = ConstVec(w + static_cast<std::size_t>(k) * d, d).dot(v);
+    if (k == 0 || score > best_score) best = k, best_score = score;
+  }
+  return best;
+}
+
+void accumulate(const double* p, const double* x, int len, int label, double totals[3]) {
+  const int predicted = predict_index(p, x, len);
+  const int K = models(p), d = dim(p);
+  const auto loss = static_cast<LossKind>(static_cast<int>(p[4]));
+  const double h = p[5], bound = p[6];
+  const ConstVec v(x, d);
+  const double norm = v.norm();
+  // Loss on the row clipped as in training: the training objective's loss.
+  const double scale = norm > bound ? bound / norm : 1.0;
+  const double* w = p + kHeaderSize;
+  double l = 0;
+  if (K == 1) {
+    const double y = label == 1 ? 1.0 : -1.0;
+    l = loss_value(loss, y * scale * ConstVec(w, d).dot(v), h);
+  } else {
+    for (int k = 0; k < K; ++k) {
+      const double y = k == label ? 1.0 : -1.0;
+      l += loss_value(loss, y * scale * ConstVec(w + static_cast<std::size_t>(k) * d, d).dot(v), h);
+    }
+    l /= K;
+  }
+  totals[0] += 1;
+  totals[1] += predicted == label ? 1 : 0;
+  totals[2] += l;
+}
+
+}  // namespace dptrain::packed_model

@@ -1,0 +1,266 @@
+#include "core/sgd/epoch_state.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "core/error.h"
+#include "core/sgd/projection.h"
+
+namespace dptrain::epoch_state {
+namespace {
+
+using Vec = Eigen::Map<Eigen::VectorXd>;
+using ConstVec = Eigen::Map<const Eigen::VectorXd>;
+
+constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+
+bool is_count(double v) { return v >= 0 && v <= kMaxExactInteger && std::floor(v) == v; }
+
+[[noreturn]] void bad_state(const std::string& why) {
+  fail(ErrorKind::InvalidState, "malformed dptrain training state", why,
+       "States are produced by the dptrain controller; do not construct them by hand.");
+}
+
+std::size_t block(const double* s) { return static_cast<std::size_t>(dim(s)) * models(s); }
+double* accumulator(double* s) { return s + kHeaderSize + block(s); }
+double* average_mut(double* s) { return s + kHeaderSize + 2 * block(s); }
+
+// w <- Pi_R(w - eta (lambda w + acc / b)) for every model, then reset acc.
+void step(double* s) {
+  const int d = dim(s);
+  const int K = models(s);
+  const double b = s[kBatchSize];
+  const double lambda = s[kLambda];
+  const double radius = s[kRadius];
+  StepSchedule schedule;
+  schedule.kind = static_cast<ScheduleKind>(static_cast<int>(s[kSchedule]));
+  schedule.eta = s[kEta];
+  schedule.beta = s[kBeta];
+  schedule.gamma = s[kGamma];
+  schedule.offset = s[kOffset];
+  const std::uint64_t t = updates(s) + 1;
+  const double eta = schedule.at(t);
+
+  double* w = weights(s);
+  double* acc = accumulator(s);
+  for (int k = 0; k < K; ++k) {
+    Vec wk(w + static_cast<std::size_t>(k) * d, d);
+    Vec gk(acc + static_cast<std::size_t>(k) * d, d);
+    wk = (1.0 - eta * lambda) * wk - (eta / b) * gk;
+    if (radius > 0) project_l2_ball(wk.data(), d, radius);
+    gk.setZero();
+  }
+  s[kUpdates] = static_cast<double>(t);
+  s[kPending] = 0;
+  if (averaging(s)) {
+    const double n = s[kAveraged] + 1;
+    Vec avg(average_mut(s), block(s));
+    avg += (ConstVec(w, block(s)) - avg) / n;
+    s[kAveraged] = n;
+  }
+}
+
+template <typename T>
+[[noreturn]] void report_non_finite(const T* x, std::int64_t len) {
+  for (std::int64_t i = 0; i < len; ++i) {
+    if (!std::isfinite(static_cast<double>(x[i])))
+      throw Error(ErrorKind::InvalidData, "feature array contains a non-finite value (NaN or infinity)", {},
+                  "Remove or repair rows with NaN or infinite features before training.",
+                  sqlstate::kFloatingPointException);
+  }
+  throw Error(ErrorKind::InvalidData, "feature values are too large",
+              "The squared norm of a feature vector overflows a double.",
+              "Scale the features (dptrain load normalizes rows to norm 1).", sqlstate::kFloatingPointException);
+}
+
+template <typename T>
+void add_row_impl(double* s, const T* x_data, std::int64_t len, double label) {
+  const int d = dim(s);
+  if (len != d)
+    throw Error(ErrorKind::InvalidData, "feature arrays have different lengths",
+                "A row has " + std::to_string(len) + " features, the training expects " + std::to_string(d) + ".",
+                "Every row must have the same number of features.", sqlstate::kArraySubscriptError);
+  using XVec = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
+  const XVec x(x_data, d);
+  const int K = models(s);
+  double* w = weights(s);
+  double* acc = accumulator(s);
+
+  const double sq = static_cast<double>(x.template cast<double>().squaredNorm());
+  if (!std::isfinite(sq)) report_non_finite(x_data, len);
+  // Per-row clipping to ||x|| <= L_x keeps the Lipschitz constant the privacy
+  // analysis assumes; it depends on this row only, so it is DP-safe.
+  const double bound = s[kFeatureBound];
+  const double scale = sq > bound * bound ? bound / std::sqrt(sq) : 1.0;
+  const auto loss = static_cast<LossKind>(static_cast<int>(s[kLoss]));
+  const double h = s[kHuberH];
+
+  if (K == 1) {
+    if (!(label == 1.0 || label == -1.0 || label == 0.0))
+      fail(ErrorKind::InvalidData, "binary label must be -1, 0 or +1 (or boolean)",
+           "Got " + std::to_string(label) + ".", "Map the labels to -1/+1 or pass classes.");
+    const double y = label > 0 ? 1.0 : -1.0;
+    const double dot = ConstVec(w, d).dot(x.template cast<double>()) * scale;
+    const double c = loss_derivative(loss, y * dot, h) * y * scale;
+    if (c != 0.0) Vec(acc, d) += c * x.template cast<double>();
+  } else {
+    if (!(label >= 0 && label < K && std::floor(label) == label))
+      fail(ErrorKind::InvalidData, "class label out of range",
+           "Got class index " + std::to_string(label) + " for " + std::to_string(K) + " classes.",
+           "Labels must belong to the declared classes.");
+    const int cls = static_cast<int>(label);
+    for (int k = 0; k < K; ++k) {
+      const double y = k == cls ? 1.0 : -1.0;
+      const std::size_t off = static_cast<std::size_t>(k) * d;
+      const double dot = ConstVec(w + off, d).dot(x.template cast<double>()) * scale;
+      const double c = loss_derivative(loss, y * dot, h) * y * scale;
+      if (c != 0.0) Vec(acc + off, d) += c * x.template cast<double>();
+    }
+  }
+  s[kRows] += 1;
+  s[kPending] += 1;
+  if (s[kPending] >= s[kBatchSize]) step(s);
+}
+
+}  // namespace
+
+std::size_t state_length(int dim, int models, bool averaging) {
+  return kHeaderSize + static_cast<std::size_t>(dim) * models * (averaging ? 3 : 2);
+}
+
+std::vector<double> make_state(const EpochConfig& c, const double* w, std::uint64_t updates,
+                               const double* average, std::uint64_t averaged) {
+  if (c.dim < 1) fail(ErrorKind::InvalidParameter, "the number of features must be at least 1");
+  if (c.models < 1) fail(ErrorKind::InvalidParameter, "the number of models must be at least 1");
+  if (static_cast<std::int64_t>(c.dim) * c.models > kMaxParameters)
+    fail(ErrorKind::ProgramLimit, "model too large",
+         std::to_string(c.models) + " models x " + std::to_string(c.dim) + " features exceed the limit of " +
+             std::to_string(kMaxParameters) + " parameters.",
+         "Reduce the dimension, e.g. with a random projection.");
+  std::vector<double> s(state_length(c.dim, c.models, c.averaging), 0.0);
+  s[kMagic] = kMagicValue;
+  s[kVersion] = kVersionValue;
+  s[kDim] = c.dim;
+  s[kModels] = c.models;
+  s[kLoss] = static_cast<int>(c.loss);
+  s[kHuberH] = c.huber_h;
+  s[kLambda] = c.lambda;
+  s[kRadius] = c.radius;
+  s[kFeatureBound] = c.feature_bound;
+  s[kBatchSize] = static_cast<double>(c.batch_size);
+  s[kSchedule] = static_cast<int>(c.schedule.kind);
+  s[kEta] = c.schedule.eta;
+  s[kBeta] = c.schedule.beta;
+  s[kGamma] = c.schedule.gamma;
+  s[kOffset] = c.schedule.offset;
+  s[kUpdates] = static_cast<double>(updates);
+  s[kAveraging] = c.averaging ? 1 : 0;
+  s[kAveraged] = static_cast<double>(averaged);
+  const std::size_t n = static_cast<std::size_t>(c.dim) * c.models;
+  if (w) std::copy(w, w + n, s.begin() + kHeaderSize);
+  if (c.averaging) {
+    const double* src = average ? average : w;
+    if (src) std::copy(src, src + n, s.begin() + kHeaderSize + 2 * n);
+  }
+  validate(s.data(), s.size());
+  return s;
+}
+
+void validate(const double* s, std::size_t len) {
+  if (s == nullptr || len < kHeaderSize) bad_state("The state is shorter than its header.");
+  if (s[kMagic] != kMagicValue || s[kVersion] != kVersionValue)
+    bad_state("The state does not start with the dptrain magic number and version.");
+  const double d = s[kDim], K = s[kModels];
+  if (!(d >= 1 && std::floor(d) == d && K >= 1 && std::floor(K) == K && d * K <= kMaxParameters))
+    bad_state("Invalid dimension or number of models.");
+  if (!(s[kAveraging] == 0 || s[kAveraging] == 1)) bad_state("Invalid averaging flag.");
+  if (len != state_length(static_cast<int>(d), static_cast<int>(K), s[kAveraging] == 1))
+    bad_state("The state length does not match its dimension.");
+  if (!(s[kLoss] == 0 || s[kLoss] == 1)) bad_state("Unknown loss.");
+  if (!(s[kHuberH] > 0 && s[kHuberH] < 1)) bad_state("Invalid Huber parameter.");
+  if (!(s[kLambda] >= 0 && std::isfinite(s[kLambda]))) bad_state("Invalid lambda.");
+  if (!(s[kRadius] >= 0 && std::isfinite(s[kRadius]))) bad_state("Invalid radius.");
+  if (!(s[kFeatureBound] > 0 && std::isfinite(s[kFeatureBound]))) bad_state("Invalid feature bound.");
+  if (!(is_count(s[kBatchSize]) && s[kBatchSize] >= 1)) bad_state("Invalid batch size.");
+  const double sk = s[kSchedule];
+  if (!(sk >= 0 && sk <= 4 && std::floor(sk) == sk)) bad_state("Unknown step-size schedule.");
+  for (int f : {kEta, kBeta, kGamma, kOffset})
+    if (!(s[f] >= 0 && std::isfinite(s[f]))) bad_state("Invalid step-size parameter.");
+  const auto kind = static_cast<ScheduleKind>(static_cast<int>(sk));
+  if ((kind == ScheduleKind::Constant || kind == ScheduleKind::InverseSqrt) && !(s[kEta] > 0))
+    bad_state("The step size must be positive.");
+  if (kind != ScheduleKind::Constant && kind != ScheduleKind::InverseSqrt && !(s[kBeta] > 0))
+    bad_state("The smoothness constant must be positive.");
+  if (kind == ScheduleKind::StronglyConvex && !(s[kGamma] > 0))
+    bad_state("The strong-convexity constant must be positive.");
+  for (int f : {kUpdates, kRows, kPending, kAveraged})
+    if (!is_count(s[f])) bad_state("Invalid counter.");
+  if (!(s[kPending] < s[kBatchSize])) bad_state("Pending rows exceed the batch size.");
+  for (int f = kAveraged + 1; f < kHeaderSize; ++f)
+    if (s[f] != 0) bad_state("Reserved header fields must be zero.");
+  for (std::size_t i = kHeaderSize; i < len; ++i)
+    if (!std::isfinite(s[i])) bad_state("The model contains a non-finite value.");
+}
+
+EpochConfig config_of(const double* s) {
+  EpochConfig c;
+  c.dim = dim(s);
+  c.models = models(s);
+  c.loss = static_cast<LossKind>(static_cast<int>(s[kLoss]));
+  c.huber_h = s[kHuberH];
+  c.lambda = s[kLambda];
+  c.radius = s[kRadius];
+  c.feature_bound = s[kFeatureBound];
+  c.batch_size = static_cast<std::int64_t>(s[kBatchSize]);
+  c.schedule.kind = static_cast<ScheduleKind>(static_cast<int>(s[kSchedule]));
+  c.schedule.eta = s[kEta];
+  c.schedule.beta = s[kBeta];
+  c.schedule.gamma = s[kGamma];
+  c.schedule.offset = s[kOffset];
+  c.averaging = averaging(s);
+  return c;
+}
+
+void add_row(double* s, const double* x, std::int64_t len, double label) {
+  add_row_impl(s, x, len, label);
+}
+
+void add_row(double* s, const float* x, std::int64_t len, double label) {
+  add_row_impl(s, x, len, label);
+}
+
+void flush(double* s) {
+  if (s[kPending] > 0) step(s);
+}
+
+void combine(double* a, std::size_t a_len, const double* b, std::size_t b_len) {
+  if (a_len != b_len || std::memcmp(a, b, sizeof(double) * kUpdates) != 0)
+    bad_state("Cannot combine states of different training configurations.");
+  // Partial states from parallel workers arrive with their last mini-batch
+  // still pending: apply it first (sum divided by b, as everywhere).
+  flush(a);
+  std::vector<double> b_flushed;
+  if (b[kPending] != 0) {
+    b_flushed.assign(b, b + b_len);
+    flush(b_flushed.data());
+    b = b_flushed.data();
+  }
+  const double na = a[kRows], nb = b[kRows];
+  if (nb == 0) return;
+  if (na == 0) {
+    std::copy(b, b + b_len, a);
+    return;
+  }
+  // Count-weighted model averaging (weights proportional to partition sizes).
+  const std::size_t data = a_len - kHeaderSize;
+  Vec av(a + kHeaderSize, data);
+  av = (na * av + nb * ConstVec(b + kHeaderSize, data)) / (na + nb);
+  a[kRows] = na + nb;
+  a[kUpdates] = std::max(a[kUpdates], b[kUpdates]);
+  a[kAveraged] = std::max(a[kAveraged], b[kAveraged]);
+}
+
+}  // namespace dptrain::epoch_state

@@ -1,0 +1,119 @@
+// The state of the Bismarck epoch aggregate: an ordinary float8[] so that
+// PostgreSQL parallel workers and distributed engines (Citus) can ship and
+// combine it (DESIGN.md). Layout, all values exact doubles:
+//
+//   [0, kHeaderSize)            header (Field below)
+//   w     K*d                   current model(s), row k = one-vs-all model k
+//   acc   K*d                   gradient sum of the pending mini-batch
+//   avg   K*d (if averaging)    running average of the iterates
+//
+// The controller builds the initial state (make_state), the aggregate's
+// transition function copies it once into the aggregate context and then
+// calls add_row() per tuple, updating the array in place. The final
+// function flushes the pending partial batch and returns the whole state;
+// the controller reads the model back with the accessors.
+//
+// Every update averages the batch's gradient sum with the *nominal* batch
+// size b, also for the last, partial batch of an epoch: each row then has
+// weight exactly 1/b in every update, which is what the "divide the
+// sensitivity by b" argument of Bolt-on §3.2.3 needs (algorithms.md trap T2).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/loss/loss.h"
+#include "core/sgd/step_schedule.h"
+
+namespace dptrain::epoch_state {
+
+enum Field : int {
+  kMagic = 0,
+  kVersion,
+  kDim,            // d
+  kModels,         // K: 1 = binary, > 1 = one-vs-all over K classes
+  kLoss,           // LossKind
+  kHuberH,
+  kLambda,         // L2 regularization
+  kRadius,         // project onto ||w|| <= radius after every update; 0 = never
+  kFeatureBound,   // rows are clipped to ||x|| <= feature bound (per-row, DP-safe)
+  kBatchSize,      // b
+  kSchedule,       // ScheduleKind
+  kEta,
+  kBeta,
+  kGamma,
+  kOffset,
+  kUpdates,        // t: number of updates done so far (global across epochs)
+  kRows,           // rows consumed by this state (combine weights)
+  kPending,        // rows in the pending (not yet applied) mini-batch
+  kAveraging,      // 1 = keep the running average of the iterates
+  kAveraged,       // number of iterates in that average
+  // Fields kNoiseFirst .. kHeaderSize-1 are reserved for white-box noise
+  // added at the end of every mini-batch inside the aggregate.
+  kNoiseFirst = 24,
+  kHeaderSize = 48,
+};
+
+constexpr double kMagicValue = 1146115188.0;  // "DPTt" as an integer
+constexpr int kVersionValue = 1;
+// K * d above this gives a clear error instead of a huge allocation.
+constexpr std::int64_t kMaxParameters = 10'000'000;
+
+struct EpochConfig {
+  int dim = 0;
+  int models = 1;
+  LossKind loss = LossKind::Logistic;
+  double huber_h = kDefaultHuberH;
+  double lambda = 0.0;
+  double radius = 0.0;
+  double feature_bound = 1.0;
+  std::int64_t batch_size = 1;
+  StepSchedule schedule;
+  bool averaging = false;
+};
+
+std::size_t state_length(int dim, int models, bool averaging);
+
+// Initial state of an epoch: model `weights` (K*d, row-major; nullptr = zeros)
+// after `updates` updates; `average` (nullptr = equal to weights) over
+// `averaged` iterates.
+std::vector<double> make_state(const EpochConfig& config, const double* weights,
+                               std::uint64_t updates, const double* average = nullptr,
+                               std::uint64_t averaged = 0);
+
+// Throws Error(InvalidState) unless `s` is a well-formed state of `len`
+// values. Called on every state that enters the aggregate from outside.
+void validate(const double* s, std::size_t len);
+
+EpochConfig config_of(const double* s);
+
+// --- the hot path ------------------------------------------------------------
+// One tuple: accumulates its gradient and takes an SGD step when the
+// mini-batch is full. `label` is -1/+1 (0 is read as -1) for a binary state,
+// the class index 0..K-1 for a one-vs-all state.
+void add_row(double* s, const double* x, std::int64_t len, double label);
+void add_row(double* s, const float* x, std::int64_t len, double label);
+
+// Applies the pending partial mini-batch, if any (sum divided by b).
+void flush(double* s);
+
+// Count-weighted model averaging of two states of the same configuration into
+// `into` (pending partial batches are applied first); a state that has seen
+// no rows is the identity.
+void combine(double* into, std::size_t into_len, const double* other, std::size_t other_len);
+
+// --- accessors -----------------------------------------------------------------
+inline int dim(const double* s) { return static_cast<int>(s[kDim]); }
+inline int models(const double* s) { return static_cast<int>(s[kModels]); }
+inline std::uint64_t updates(const double* s) { return static_cast<std::uint64_t>(s[kUpdates]); }
+inline std::uint64_t rows(const double* s) { return static_cast<std::uint64_t>(s[kRows]); }
+inline std::uint64_t averaged(const double* s) { return static_cast<std::uint64_t>(s[kAveraged]); }
+inline bool averaging(const double* s) { return s[kAveraging] != 0.0; }
+inline double* weights(double* s) { return s + kHeaderSize; }
+inline const double* weights(const double* s) { return s + kHeaderSize; }
+inline const double* average(const double* s) {
+  return s + kHeaderSize + 2 * static_cast<std::size_t>(dim(s)) * models(s);
+}
+
+}  // namespace dptrain::epoch_state

@@ -1,0 +1,75 @@
+// What a training run is asked to do (user arguments) and the public facts
+// of the data it runs on (n, d, classes), and the plan an algorithm derives
+// from them before any feature value is read.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/loss/loss.h"
+#include "core/sgd/epoch_state.h"
+
+namespace dptrain {
+
+struct TrainingConfig {
+  // --- user arguments (dp_train / dptrain train) ---
+  std::string algorithm = "bolton";
+  std::string loss = "logistic";
+  std::optional<double> epsilon;
+  std::optional<double> delta;
+  int epochs = 10;
+  std::int64_t batch_size = 50;
+  double lambda = 0.0;
+  std::optional<double> learning_rate;
+  std::optional<std::string> schedule;  // default: chosen by the algorithm
+  double huber_h = kDefaultHuberH;
+  bool averaging = false;
+  bool reshuffle = false;                // fresh ORDER BY random() every epoch
+  std::optional<double> radius;          // projection radius; default: by algorithm
+  std::optional<std::int64_t> seed;      // tests only: makes noise reproducible (not private)
+  double feature_bound = 1.0;            // rows are clipped to this L2 norm
+  nlohmann::json options = nlohmann::json::object();  // algorithm-specific extras
+  std::string name;                      // model name (may be empty)
+
+  // --- public facts of the data (n is public, as in the papers) ---
+  std::string source;
+  std::int64_t rows = 0;
+  int dim = 0;
+  std::vector<std::string> classes;      // binary: {negative, positive}
+  bool classes_from_data = false;        // true if not declared by the caller
+
+  int models() const { return classes.size() == 2 ? 1 : static_cast<int>(classes.size()); }
+  // Updates per epoch with nominal batch size b: ceil(n / b).
+  std::int64_t updates_per_epoch() const { return (rows + batch_size - 1) / batch_size; }
+};
+
+struct TrainingPlan {
+  epoch_state::EpochConfig epoch;        // loss, schedule, projection, batch, averaging
+  int epochs = 0;
+  bool reshuffle = false;
+  LossConstants constants{};
+  std::optional<double> epsilon;         // total privacy spent by the run
+  std::optional<double> delta;
+  nlohmann::json privacy = nlohmann::json::object();  // mechanism, sensitivity, noise, split
+  std::vector<std::string> warnings;     // reported as WARNING / on stderr
+};
+
+// Checks the user arguments every algorithm shares, before any data is
+// looked at; throws Error(InvalidParameter).
+void validate_arguments(const TrainingConfig& config);
+// validate_arguments plus the public facts of the data (n, d, classes).
+void validate_common(const TrainingConfig& config);
+
+// The step-size schedule of `kind` for this run: eta from learning_rate (or
+// `default_eta`), beta/gamma from the loss constants, and for the decreasing
+// and sqrt schedules the offset m^c with c = options.schedule_c (default 0.5).
+StepSchedule plan_schedule(const TrainingConfig& config, ScheduleKind kind, const LossConstants& constants,
+                           double default_eta);
+
+// Hyperparameters as recorded in the model's metadata.
+nlohmann::json describe(const TrainingConfig& config, const TrainingPlan& plan);
+
+}  // namespace dptrain

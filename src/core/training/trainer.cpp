@@ -1,0 +1,85 @@
+#include "core/training/trainer.h"
+
+#include "core/error.h"
+
+namespace dptrain {
+
+Trainer::Trainer(TrainingConfig config)
+    : config_(std::move(config)), algorithm_(make_algorithm(config_.algorithm)) {
+  plan_ = algorithm_->plan(config_);
+  const std::size_t n = static_cast<std::size_t>(plan_.epoch.dim) * plan_.epoch.models;
+  weights_.assign(n, 0.0);
+  if (plan_.epoch.averaging) average_.assign(n, 0.0);
+  // Builds (and validates) one state now, so a bad plan fails before any data is read.
+  epoch_input();
+}
+
+std::vector<double> Trainer::epoch_input() const {
+  return epoch_state::make_state(plan_.epoch, weights_.data(), updates_,
+                                 plan_.epoch.averaging ? average_.data() : nullptr, averaged_);
+}
+
+void Trainer::epoch_output(const double* s, std::size_t len) {
+  if (epochs_done_ >= plan_.epochs) fail(ErrorKind::Internal, "more epochs than planned");
+  epoch_state::validate(s, len);
+  const std::vector<double> expected = epoch_input();
+  if (len != expected.size() || !std::equal(s, s + epoch_state::kUpdates, expected.begin()))
+    fail(ErrorKind::InvalidState, "the epoch returned a state of a different training configuration");
+  if (epoch_state::rows(s) != static_cast<std::uint64_t>(config_.rows))
+    fail(ErrorKind::Internal, "the epoch did not see every row exactly once",
+         "It saw " + std::to_string(epoch_state::rows(s)) + " rows, the table has " +
+             std::to_string(config_.rows) + ".",
+         "Was the table modified during training?");
+  const double* w = epoch_state::weights(s);
+  std::copy(w, w + weights_.size(), weights_.begin());
+  if (plan_.epoch.averaging) {
+    const double* a = epoch_state::average(s);
+    std::copy(a, a + average_.size(), average_.begin());
+    averaged_ = epoch_state::averaged(s);
+  }
+  // The public update count of a sequential epoch: ceil(n / b).
+  updates_ += static_cast<std::uint64_t>(config_.updates_per_epoch());
+  ++epochs_done_;
+}
+
+Model Trainer::finish(double seconds) {
+  if (epochs_done_ != plan_.epochs)
+    fail(ErrorKind::Internal, "finish() before all planned epochs ran");
+  const int K = plan_.epoch.models, d = plan_.epoch.dim;
+  const std::vector<double>& source = plan_.epoch.averaging ? average_ : weights_;
+  WeightMatrix w = Eigen::Map<const WeightMatrix>(source.data(), K, d);
+
+  std::unique_ptr<privacy::RandomSource> rng =
+      config_.seed ? privacy::RandomSource::seeded(static_cast<std::uint64_t>(*config_.seed))
+                   : privacy::RandomSource::secure();
+  algorithm_->release(config_, plan_, w, *rng);
+
+  Model m;
+  m.name = config_.name;
+  m.algorithm = algorithm_->name();
+  m.loss = plan_.epoch.loss;
+  m.huber_h = plan_.epoch.huber_h;
+  m.feature_bound = plan_.epoch.feature_bound;
+  m.classes = config_.classes;
+  m.weights = w;
+  m.epsilon = plan_.epsilon;
+  m.delta = plan_.delta;
+  m.seeded = config_.seed.has_value();
+  m.details = {
+      {"hyperparameters", describe(config_, plan_)},
+      {"data", {{"source", config_.source},
+                {"rows", config_.rows},
+                {"dim", config_.dim},
+                {"classes", config_.classes},
+                {"classes_from_data", config_.classes_from_data}}},
+      {"privacy", plan_.privacy},
+      {"randomness", m.seeded ? "seeded (reproducible, NOT private: for tests only)"
+                              : "libsodium CSPRNG (ChaCha20 keyed from the OS)"},
+      {"seconds", seconds},
+  };
+  if (config_.seed) m.details["seed"] = *config_.seed;
+  if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
+  return m;
+}
+
+}  // namespace dptrain

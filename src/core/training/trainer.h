@@ -1,0 +1,54 @@
+// The controller of one training run, shared by dp_train (inside the
+// backend, over SPI) and `dptrain train` (outside, over libpq): it plans the
+// run, hands out the initial aggregate state of every epoch, takes back
+// what the epoch aggregate returned, and finally releases the model
+// (output perturbation etc.). It never touches the data itself.
+//
+//   Trainer t(config);                       // validate + plan: may throw
+//   for (int e = 1; e <= t.epochs(); ++e) {
+//     auto in = t.epoch_input();             // float8[] for the aggregate
+//     ... SELECT dptrain.sgd_epoch(x, y, in) FROM shuffled ...
+//     t.epoch_output(out, out_len);
+//   }
+//   Model m = t.finish();
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/algorithms/algorithm.h"
+#include "core/model.h"
+#include "core/training/config.h"
+
+namespace dptrain {
+
+class Trainer {
+ public:
+  explicit Trainer(TrainingConfig config);
+
+  const TrainingConfig& config() const { return config_; }
+  const TrainingPlan& plan() const { return plan_; }
+  int epochs() const { return plan_.epochs; }
+  int epochs_done() const { return epochs_done_; }
+
+  // Initial aggregate state of the next epoch.
+  std::vector<double> epoch_input() const;
+  // The state the epoch aggregate returned (validated here).
+  void epoch_output(const double* state, std::size_t len);
+
+  // After the last epoch: applies the algorithm's release step and returns
+  // the model with its metadata. `seconds` is the wall time to record.
+  Model finish(double seconds);
+
+ private:
+  TrainingConfig config_;
+  std::unique_ptr<Algorithm> algorithm_;
+  TrainingPlan plan_;
+  std::vector<double> weights_;   // K*d, row-major
+  std::vector<double> average_;   // running average (if averaging)
+  std::uint64_t updates_ = 0;
+  std::uint64_t averaged_ = 0;
+  int epochs_done_ = 0;
+};
+
+}  // namespace dptrain

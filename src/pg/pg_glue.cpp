@@ -1,0 +1,101 @@
+#include "pg_glue.h"
+
+#include <cstring>
+
+extern "C" {
+PG_MODULE_MAGIC;
+}
+
+namespace dptrain::pg {
+namespace {
+
+void copy_text(char* dst, std::size_t cap, const std::string& s) {
+  std::strncpy(dst, s.c_str(), cap - 1);
+  dst[cap - 1] = '\0';
+}
+
+int default_sqlstate(dptrain::ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::InvalidParameter: return ERRCODE_INVALID_PARAMETER_VALUE;
+    case ErrorKind::InvalidData: return ERRCODE_DATA_EXCEPTION;
+    case ErrorKind::NotImplemented: return ERRCODE_FEATURE_NOT_SUPPORTED;
+    case ErrorKind::InvalidState: return ERRCODE_INVALID_PARAMETER_VALUE;
+    case ErrorKind::ProgramLimit: return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+    case ErrorKind::Internal: return ERRCODE_INTERNAL_ERROR;
+  }
+  return ERRCODE_INTERNAL_ERROR;
+}
+
+}  // namespace
+
+void capture(CoreError* out, const dptrain::Error& e) {
+  const std::string& code = e.sqlstate();
+  out->sqlstate = code.size() == 5 ? MAKE_SQLSTATE(code[0], code[1], code[2], code[3], code[4])
+                                   : default_sqlstate(e.kind());
+  copy_text(out->message, sizeof(out->message), e.what());
+  copy_text(out->detail, sizeof(out->detail), e.detail());
+  copy_text(out->hint, sizeof(out->hint), e.hint());
+}
+
+void capture(CoreError* out, const char* what, bool out_of_memory) {
+  out->sqlstate = out_of_memory ? ERRCODE_OUT_OF_MEMORY : ERRCODE_INTERNAL_ERROR;
+  copy_text(out->message, sizeof(out->message), what);
+  out->detail[0] = out->hint[0] = '\0';
+}
+
+void report(const CoreError* err) {
+  ereport(ERROR, (errcode(err->sqlstate), errmsg("%s", err->message),
+                  err->detail[0] ? errdetail("%s", err->detail) : 0,
+                  err->hint[0] ? errhint("%s", err->hint) : 0));
+  pg_unreachable();
+}
+
+const double* float8_array_data(ArrayType* a, int* length, const char* what) {
+  if (ARR_ELEMTYPE(a) != FLOAT8OID)
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("%s must be a float8[] array", what)));
+  if (ARR_NDIM(a) > 1)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("%s must be a one-dimensional array", what)));
+  if (ARR_HASNULL(a) && array_contains_nulls(a))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s must not contain NULL elements", what),
+                    errhint("Remove or repair rows with NULL features before training.")));
+  *length = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
+  return reinterpret_cast<const double*>(ARR_DATA_PTR(a));
+}
+
+ArrayType* make_float8_array(const double* values, int n) {
+  ArrayType* a = construct_array(nullptr, 0, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+  if (n == 0) return a;
+  Size bytes = ARR_OVERHEAD_NONULLS(1) + sizeof(double) * static_cast<Size>(n);
+  a = static_cast<ArrayType*>(palloc0(bytes));
+  SET_VARSIZE(a, bytes);
+  a->ndim = 1;
+  a->dataoffset = 0;
+  a->elemtype = FLOAT8OID;
+  ARR_DIMS(a)[0] = n;
+  ARR_LBOUND(a)[0] = 1;
+  std::memcpy(ARR_DATA_PTR(a), values, sizeof(double) * static_cast<Size>(n));
+  return a;
+}
+
+ArrayType* make_float8_matrix(const double* values, int rows, int cols) {
+  Size bytes = ARR_OVERHEAD_NONULLS(2) + sizeof(double) * static_cast<Size>(rows) * cols;
+  auto* a = static_cast<ArrayType*>(palloc0(bytes));
+  SET_VARSIZE(a, bytes);
+  a->ndim = 2;
+  a->dataoffset = 0;
+  a->elemtype = FLOAT8OID;
+  ARR_DIMS(a)[0] = rows;
+  ARR_DIMS(a)[1] = cols;
+  ARR_LBOUND(a)[0] = 1;
+  ARR_LBOUND(a)[1] = 1;
+  std::memcpy(ARR_DATA_PTR(a), values, sizeof(double) * static_cast<Size>(rows) * cols);
+  return a;
+}
+
+ArrayType* make_text_array(const std::string* values, int n) {
+  Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (n > 0 ? n : 1)));
+  for (int i = 0; i < n; ++i) items[i] = PointerGetDatum(cstring_to_text_with_len(values[i].data(), values[i].size()));
+  return construct_array(items, n, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+}  // namespace dptrain::pg

@@ -1,0 +1,170 @@
+// dp_predict (one row) and dp_evaluate (a table) for stored models, and the
+// evaluation aggregate dp_evaluate runs: state = {rows, correct, loss_sum},
+// combine = sum, so it runs under parallel workers.
+#include "core/packed_model.h"
+#include "models.h"
+
+namespace pm = dptrain::packed_model;
+using dptrain::pg::float8_array_data;
+
+namespace {
+
+struct PredictCache {
+  char* reference;
+  dptrain::pg::StoredModel model;
+};
+
+const double* checked_packed(FunctionCallInfo fcinfo, ArrayType* packed, int* len) {
+  const double* p = float8_array_data(packed, len, "packed model");
+  if (fcinfo->flinfo->fn_extra != packed) {
+    DPT_CORE({ pm::validate(p, static_cast<std::size_t>(*len)); });
+    fcinfo->flinfo->fn_extra = packed;
+  }
+  return p;
+}
+
+}  // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(dptrain_dp_predict);
+PG_FUNCTION_INFO_V1(dptrain_evaluate_transition);
+PG_FUNCTION_INFO_V1(dptrain_evaluate_combine);
+PG_FUNCTION_INFO_V1(dptrain_dp_evaluate);
+
+// dp_predict(model text, features float8[]) -> text (STRICT)
+Datum dptrain_dp_predict(PG_FUNCTION_ARGS) {
+  char* reference = text_to_cstring(PG_GETARG_TEXT_PP(0));
+  auto* cache = static_cast<PredictCache*>(fcinfo->flinfo->fn_extra);
+  if (cache == nullptr || strcmp(cache->reference, reference) != 0) {
+    cache = static_cast<PredictCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PredictCache)));
+    SPI_connect();
+    dptrain::pg::load_model(reference, fcinfo->flinfo->fn_mcxt, &cache->model);
+    SPI_finish();
+    cache->reference = MemoryContextStrdup(fcinfo->flinfo->fn_mcxt, reference);
+    fcinfo->flinfo->fn_extra = cache;
+  }
+  int len = 0;
+  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* p = reinterpret_cast<const double*>(ARR_DATA_PTR(cache->model.packed));
+  int index = 0;
+  DPT_CORE({ index = pm::predict_index(p, x, len); });
+  PG_RETURN_TEXT_P(cstring_to_text(cache->model.classes[index]));
+}
+
+// evaluate_transition(state float8[], x float8[], label_index int, model float8[])
+Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
+  MemoryContext aggcontext;
+  if (!AggCheckCallContext(fcinfo, &aggcontext))
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("evaluate_transition must run as an aggregate")));
+  if (PG_ARGISNULL(3))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("model must not be NULL")));
+  ArrayType* state;
+  if (PG_ARGISNULL(0)) {
+    const double zero[3] = {0, 0, 0};
+    MemoryContext old = MemoryContextSwitchTo(aggcontext);
+    state = dptrain::pg::make_float8_array(zero, 3);
+    MemoryContextSwitchTo(old);
+  } else {
+    state = PG_GETARG_ARRAYTYPE_P(0);
+    int slen = 0;
+    float8_array_data(state, &slen, "evaluation state");
+    if (slen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state")));
+  }
+  if (PG_ARGISNULL(1))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL")));
+  int len = 0, plen = 0;
+  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* p = checked_packed(fcinfo, PG_GETARG_ARRAYTYPE_P(3), &plen);
+  const int label = PG_ARGISNULL(2) ? -1 : PG_GETARG_INT32(2);
+  double* totals = reinterpret_cast<double*>(ARR_DATA_PTR(state));
+  DPT_CORE({ pm::accumulate(p, x, len, label, totals); });
+  PG_RETURN_ARRAYTYPE_P(state);
+}
+
+Datum dptrain_evaluate_combine(PG_FUNCTION_ARGS) {
+  MemoryContext aggcontext;
+  if (!AggCheckCallContext(fcinfo, &aggcontext))
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("evaluate_combine must run as an aggregate")));
+  if (PG_ARGISNULL(1)) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+  }
+  int blen = 0;
+  const double* b = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &blen, "evaluation state");
+  if (blen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state")));
+  if (PG_ARGISNULL(0)) {
+    MemoryContext old = MemoryContextSwitchTo(aggcontext);
+    ArrayType* copy = dptrain::pg::make_float8_array(b, 3);
+    MemoryContextSwitchTo(old);
+    PG_RETURN_ARRAYTYPE_P(copy);
+  }
+  ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
+  int alen = 0;
+  double* a = const_cast<double*>(float8_array_data(state, &alen, "evaluation state"));
+  if (alen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state")));
+  for (int i = 0; i < 3; ++i) a[i] += b[i];
+  PG_RETURN_ARRAYTYPE_P(state);
+}
+
+// dp_evaluate(model text, source regclass, label text, features text)
+//   -> (accuracy float8, n bigint, loss float8)
+Datum dptrain_dp_evaluate(PG_FUNCTION_ARGS) {
+  for (int i = 0; i < 4; ++i)
+    if (PG_ARGISNULL(i))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("dp_evaluate arguments must not be NULL")));
+  TupleDesc tupdesc;
+  if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_evaluate must return a row");
+  tupdesc = BlessTupleDesc(tupdesc);
+  const char* reference = text_to_cstring(PG_GETARG_TEXT_PP(0));
+  const Oid relid = PG_GETARG_OID(1);
+  const char* label = text_to_cstring(PG_GETARG_TEXT_PP(2));
+  const char* features = text_to_cstring(PG_GETARG_TEXT_PP(3));
+  char* relname = get_rel_name(relid);
+  if (relname == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid)));
+  for (const char* column : {label, features})
+    if (get_attnum(relid, column) == InvalidAttrNumber)
+      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                      errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname)));
+  const char* qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), relname);
+
+  MemoryContext caller = CurrentMemoryContext;
+  SPI_connect();
+  dptrain::pg::StoredModel model;
+  dptrain::pg::load_model(reference, caller, &model);
+  Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * model.nclasses));
+  for (int i = 0; i < model.nclasses; ++i) items[i] = CStringGetTextDatum(model.classes[i]);
+  ArrayType* classes = construct_array(items, model.nclasses, TEXTOID, -1, false, TYPALIGN_INT);
+
+  StringInfoData sql;
+  initStringInfo(&sql);
+  appendStringInfo(&sql,
+                   "SELECT coalesce(s[1], 0)::int8, coalesce(s[2], 0), coalesce(s[3], 0), nulls FROM ("
+                   "SELECT dptrain.evaluate_agg(%s::float8[], (array_position($1, %s::text) - 1)::int, $2) s, "
+                   "count(*) FILTER (WHERE %s IS NULL) nulls FROM %s) q",
+                   quote_identifier(features), quote_identifier(label), quote_identifier(label), qualified);
+  Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
+  Datum values[2] = {PointerGetDatum(classes), PointerGetDatum(model.packed)};
+  if (SPI_execute_with_args(sql.data, 2, types, values, nullptr, true, 0) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: evaluation query failed");
+  bool isnull;
+  HeapTuple row = SPI_tuptable->vals[0];
+  TupleDesc desc = SPI_tuptable->tupdesc;
+  const int64 n = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+  const double correct = DatumGetFloat8(SPI_getbinval(row, desc, 2, &isnull));
+  const double loss_sum = DatumGetFloat8(SPI_getbinval(row, desc, 3, &isnull));
+  const int64 null_labels = DatumGetInt64(SPI_getbinval(row, desc, 4, &isnull));
+  SPI_finish();
+  if (null_labels > 0)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label column \"%s\" contains NULL values", label)));
+  if (n == 0)
+    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to evaluate on", relname)));
+
+  Datum out[3] = {Float8GetDatum(correct / static_cast<double>(n)), Int64GetDatum(n),
+                  Float8GetDatum(loss_sum / static_cast<double>(n))};
+  bool nulls[3] = {false, false, false};
+  PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, out, nulls)));
+}
+
+}  // extern "C"

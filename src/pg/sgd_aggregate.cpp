@@ -1,0 +1,142 @@
+// fmgr entry points of the Bismarck epoch aggregate dptrain.sgd_epoch
+// (transition = one SGD step per tuple / mini-batch, combine = count-weighted
+// model averaging, final = flush the last partial batch). The mathematics is
+// in src/core/sgd/epoch_state.*; this file only moves arrays around.
+#include <cstring>
+
+#include "core/sgd/epoch_state.h"
+#include "pg_glue.h"
+
+namespace es = dptrain::epoch_state;
+using dptrain::pg::float8_array_data;
+
+namespace {
+
+// A copy of `src` (validated) allocated in `context`.
+ArrayType* copy_state_into(MemoryContext context, ArrayType* src, const char* what) {
+  int len = 0;
+  const double* data = float8_array_data(src, &len, what);
+  DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
+  MemoryContext old = MemoryContextSwitchTo(context);
+  ArrayType* copy = dptrain::pg::make_float8_array(data, len);
+  MemoryContextSwitchTo(old);
+  return copy;
+}
+
+double* state_data(ArrayType* state, std::size_t* len) {
+  *len = static_cast<std::size_t>(ARR_DIMS(state)[0]);
+  return reinterpret_cast<double*>(ARR_DATA_PTR(state));
+}
+
+MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
+  MemoryContext aggcontext;
+  if (!AggCheckCallContext(fcinfo, &aggcontext))
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("%s can only be called as part of the dptrain.sgd_epoch aggregate", fn)));
+  return aggcontext;
+}
+
+// The state argument, validated in full unless it is the state this call
+// site created or checked last (a state from elsewhere, e.g. a hand-written
+// aggregate's INITCOND or a partial state from a worker, is never trusted).
+ArrayType* trusted_state(FunctionCallInfo fcinfo) {
+  ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
+  if (fcinfo->flinfo->fn_extra != state) {
+    int len = 0;
+    const double* data = float8_array_data(state, &len, "training state");
+    DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
+    fcinfo->flinfo->fn_extra = state;
+  }
+  return state;
+}
+
+}  // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(dptrain_sgd_transition);
+PG_FUNCTION_INFO_V1(dptrain_sgd_combine);
+PG_FUNCTION_INFO_V1(dptrain_sgd_final);
+
+// sgd_transition(state float8[], x float8[] | real[], y float8 | boolean, init float8[])
+Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_transition");
+  ArrayType* state;
+  if (PG_ARGISNULL(0)) {
+    if (PG_ARGISNULL(3))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL")));
+    state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "initial training state");
+    fcinfo->flinfo->fn_extra = state;
+  } else {
+    state = trusted_state(fcinfo);
+  }
+  if (PG_ARGISNULL(1))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL"),
+                    errhint("Remove or repair rows with NULL features before training.")));
+  if (PG_ARGISNULL(2))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label must not be NULL"),
+                    errhint("Remove rows with NULL labels before training.")));
+
+  ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
+  const Oid elem = ARR_ELEMTYPE(x);
+  if (elem != FLOAT8OID && elem != FLOAT4OID)
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("features must be float8[] or real[]")));
+  if (ARR_NDIM(x) > 1)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional")));
+  if (ARR_HASNULL(x) && array_contains_nulls(x))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not contain NULL elements"),
+                    errhint("Remove or repair rows with NULL features before training.")));
+  const int len = ARR_NDIM(x) == 0 ? 0 : ARR_DIMS(x)[0];
+
+  double label;
+  if (get_fn_expr_argtype(fcinfo->flinfo, 2) == BOOLOID)
+    label = PG_GETARG_BOOL(2) ? 1.0 : -1.0;
+  else
+    label = PG_GETARG_FLOAT8(2);
+
+  std::size_t slen;
+  double* s = state_data(state, &slen);
+  if (elem == FLOAT8OID) {
+    const double* xd = reinterpret_cast<const double*>(ARR_DATA_PTR(x));
+    DPT_CORE({ es::add_row(s, xd, len, label); });
+  } else {
+    const float* xf = reinterpret_cast<const float*>(ARR_DATA_PTR(x));
+    DPT_CORE({ es::add_row(s, xf, len, label); });
+  }
+  PG_RETURN_ARRAYTYPE_P(state);
+}
+
+// Count-weighted model averaging of two partial states (parallel workers,
+// distributed shards). NULL = no rows = identity.
+Datum dptrain_sgd_combine(PG_FUNCTION_ARGS) {
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_combine");
+  if (PG_ARGISNULL(1)) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+  }
+  ArrayType* other = copy_state_into(CurrentMemoryContext, PG_GETARG_ARRAYTYPE_P(1), "training state");
+  if (PG_ARGISNULL(0)) {
+    ArrayType* copy = copy_state_into(aggcontext, other, "training state");
+    PG_RETURN_ARRAYTYPE_P(copy);
+  }
+  ArrayType* state = trusted_state(fcinfo);
+  std::size_t a_len, b_len;
+  double* a = state_data(state, &a_len);
+  const double* b = state_data(other, &b_len);
+  DPT_CORE({ es::combine(a, a_len, b, b_len); });
+  PG_RETURN_ARRAYTYPE_P(state);
+}
+
+// Applies the pending partial mini-batch and returns the whole state; the
+// controller reads the model from it. NULL if the table was empty.
+Datum dptrain_sgd_final(PG_FUNCTION_ARGS) {
+  require_aggregate(fcinfo, "dptrain.sgd_final");
+  if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+  ArrayType* state = trusted_state(fcinfo);
+  std::size_t len;
+  double* s = state_data(state, &len);
+  DPT_CORE({ es::flush(s); });
+  PG_RETURN_ARRAYTYPE_P(dptrain::pg::make_float8_array(s, static_cast<int>(len)));
+}
+
+}  // extern "C"

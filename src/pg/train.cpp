@@ -1,0 +1,175 @@
+// dp_train: the whole training run inside the backend. The controller logic
+// is the core's Trainer (the same one `dptrain train` drives over libpq);
+// this file only runs its SQL: prepare the shuffled table, one aggregate
+// query per epoch, store the released model.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/algorithms/algorithm.h"
+#include "core/training/trainer.h"
+#include "models.h"
+#include "training_data.h"
+
+namespace {
+
+// Everything C++ a dp_train call owns; deleted by a memory-context callback
+// (also when the call fails or is cancelled).
+struct TrainSession {
+  dptrain::TrainingConfig config;
+  std::unique_ptr<dptrain::Trainer> trainer;
+  std::vector<double> input;
+  dptrain::Model model;
+  std::string model_json;
+  std::string notice;
+};
+
+enum Arg {
+  kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kEpochs, kBatchSize, kLambda,
+  kLearningRate, kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions,
+  kArgCount
+};
+
+const char* arg_name(int i) {
+  static const char* names[] = {"source", "label", "features", "algorithm", "loss", "epsilon", "delta",
+                                "epochs", "batch_size", "lambda", "learning_rate", "name", "seed", "classes",
+                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options"};
+  return names[i];
+}
+
+char* text_arg(FunctionCallInfo fcinfo, int i) {
+  return PG_ARGISNULL(i) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(i));
+}
+
+}  // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(dptrain_dp_train);
+
+Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
+  for (int i : {kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpochs, kBatchSize, kLambda, kHuberH, kAveraging,
+                kReshuffle, kOptions})
+    if (PG_ARGISNULL(i))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("argument %s of dp_train must not be NULL",
+                                                                      arg_name(i))));
+  TupleDesc tupdesc;
+  if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_train must return a row");
+  tupdesc = BlessTupleDesc(tupdesc);
+  MemoryContext caller = CurrentMemoryContext;
+
+  const char* label = text_arg(fcinfo, kLabel);
+  const char* features = text_arg(fcinfo, kFeatures);
+  const char* algorithm = text_arg(fcinfo, kAlgorithm);
+  const char* loss = text_arg(fcinfo, kLoss);
+  const char* name = text_arg(fcinfo, kName);
+  const char* schedule = text_arg(fcinfo, kSchedule);
+  const char* options = DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(kOptions)));
+  const bool has_seed = !PG_ARGISNULL(kSeed);
+  const int64 seed = has_seed ? PG_GETARG_INT64(kSeed) : 0;
+
+  // 1. Arguments, before any data is read.
+  TrainSession* s = nullptr;
+  DPT_CORE({
+    auto session = std::make_unique<TrainSession>();
+    dptrain::TrainingConfig& c = session->config;
+    c.algorithm = algorithm;
+    c.loss = loss;
+    if (!PG_ARGISNULL(kEpsilon)) c.epsilon = PG_GETARG_FLOAT8(kEpsilon);
+    if (!PG_ARGISNULL(kDelta)) c.delta = PG_GETARG_FLOAT8(kDelta);
+    c.epochs = PG_GETARG_INT32(kEpochs);
+    c.batch_size = PG_GETARG_INT32(kBatchSize);
+    c.lambda = PG_GETARG_FLOAT8(kLambda);
+    if (!PG_ARGISNULL(kLearningRate)) c.learning_rate = PG_GETARG_FLOAT8(kLearningRate);
+    if (name) c.name = name;
+    if (has_seed) c.seed = seed;
+    if (schedule) c.schedule = std::string(schedule);
+    c.huber_h = PG_GETARG_FLOAT8(kHuberH);
+    c.averaging = PG_GETARG_BOOL(kAveraging);
+    c.reshuffle = PG_GETARG_BOOL(kReshuffle);
+    if (!PG_ARGISNULL(kRadius)) c.radius = PG_GETARG_FLOAT8(kRadius);
+    c.options = nlohmann::json::parse(options);
+    dptrain::validate_arguments(c);
+    dptrain::make_algorithm(c.algorithm);  // unknown / not implemented: fail now
+    s = session.release();
+  });
+  dptrain::pg::delete_on_reset(caller, s);
+
+  // 2. Public facts of the data and one random permutation of it.
+  SPI_connect();
+  dptrain::pg::PreparedData prep;
+  dptrain::pg::prepare_training_data(PG_GETARG_OID(kSource), label, features,
+                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
+                                     seed, &prep);
+
+  // 3. The whole plan (steps, noise) from public inputs only.
+  DPT_CORE({
+    dptrain::TrainingConfig& c = s->config;
+    c.source = prep.source_name;
+    c.rows = prep.rows;
+    c.dim = prep.dim;
+    c.classes.assign(prep.classes, prep.classes + prep.nclasses);
+    c.classes_from_data = prep.classes_from_data;
+    s->trainer = std::make_unique<dptrain::Trainer>(c);
+  });
+  for (const std::string& w : s->trainer->plan().warnings) ereport(WARNING, (errmsg("%s", w.c_str())));
+  if (prep.classes_from_data && strcmp(algorithm, "none") != 0)
+    ereport(NOTICE, (errmsg("the classes were read from the data"),
+                     errdetail("The list of classes is outside the privacy guarantee."),
+                     errhint("Pass classes => ARRAY[...] to declare them.")));
+
+  // 4. Epochs: one aggregate query each; only public progress is reported.
+  const TimestampTz start = GetCurrentTimestamp();
+  const char* epoch_sql = psprintf("SELECT dptrain.sgd_epoch(x, y, $1) FROM %s", prep.shuffled);
+  const int epochs = s->trainer->epochs();
+  for (int e = 1; e <= epochs; ++e) {
+    CHECK_FOR_INTERRUPTS();
+    if (e > 1 && s->trainer->plan().reshuffle) dptrain::pg::reshuffle_training_data(prep.shuffled);
+    DPT_CORE({ s->input = s->trainer->epoch_input(); });
+    Oid type[1] = {FLOAT8ARRAYOID};
+    Datum value[1] = {PointerGetDatum(dptrain::pg::make_float8_array(s->input.data(), static_cast<int>(s->input.size())))};
+    if (SPI_execute_with_args(epoch_sql, 1, type, value, nullptr, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+      elog(ERROR, "dptrain: epoch query failed");
+    bool isnull;
+    const Datum result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+    if (isnull) elog(ERROR, "dptrain: the epoch saw no rows");
+    int len = 0;
+    const double* state = dptrain::pg::float8_array_data(DatumGetArrayTypeP(result), &len, "epoch result");
+    DPT_CORE({ s->trainer->epoch_output(state, static_cast<std::size_t>(len)); });
+    SPI_freetuptable(SPI_tuptable);
+    ereport(NOTICE, (errmsg("dptrain: epoch %d of %d done", e, epochs)));
+  }
+  dptrain::pg::drop_training_data(prep.shuffled);
+
+  // 5. Release (output perturbation etc.) and store, in this transaction.
+  long secs;
+  int usecs;
+  TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
+  DPT_CORE({
+    s->model = s->trainer->finish(static_cast<double>(secs) + usecs / 1e6);
+    s->model_json = s->model.to_json().dump();
+  });
+  const int64 id = dptrain::pg::store_model_json(s->model_json.c_str());
+  SPI_finish();
+
+  const dptrain::Model& m = s->model;
+  const int K = static_cast<int>(m.weights.rows()), d = static_cast<int>(m.weights.cols());
+  Datum values[8];
+  bool nulls[8] = {false, false, false, false, false, false, false, false};
+  values[0] = Int64GetDatum(id);
+  if (m.name.empty()) nulls[1] = true;
+  else values[1] = CStringGetTextDatum(m.name.c_str());
+  values[2] = CStringGetTextDatum(m.algorithm.c_str());
+  if (m.epsilon) values[3] = Float8GetDatum(*m.epsilon);
+  else nulls[3] = true;
+  if (m.delta) values[4] = Float8GetDatum(*m.delta);
+  else nulls[4] = true;
+  values[5] = PointerGetDatum(K == 1 ? dptrain::pg::make_float8_array(m.weights.data(), d)
+                                     : dptrain::pg::make_float8_matrix(m.weights.data(), K, d));
+  values[6] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
+  DPT_CORE({ s->model_json = m.details.dump(); });
+  values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(s->model_json.c_str()));
+  PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+}  // extern "C"

@@ -1,0 +1,289 @@
+#include "training_data.h"
+
+
+namespace dptrain::pg {
+namespace {
+
+constexpr int kMaxClasses = 1000;
+int shuffle_counter = 0;
+
+enum class LabelKind { Boolean, Numeric, Text };
+
+void spi_exec(const char* sql, int nargs, Oid* types, Datum* values, int expected) {
+  const int rc = nargs > 0 ? SPI_execute_with_args(sql, nargs, types, values, nullptr, false, 0)
+                           : SPI_execute(sql, false, 0);
+  if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
+}
+
+AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role) {
+  if (column == nullptr || column[0] == '\0')
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s column name must not be empty", role)));
+  const AttrNumber attnum = get_attnum(relid, column);
+  if (attnum == InvalidAttrNumber || attnum < 0)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
+                    errhint("Pass the name of the %s column (e.g. %s => '%s').", role,
+                            strcmp(role, "label") == 0 ? "label" : "features",
+                            strcmp(role, "label") == 0 ? "y" : "x")));
+  return attnum;
+}
+
+void check_feature_type(Oid relid, AttrNumber attnum, const char* column) {
+  const Oid type = getBaseType(get_atttype(relid, attnum));
+  const Oid elem = get_element_type(type);
+  if (elem != FLOAT8OID && elem != FLOAT4OID && elem != NUMERICOID && elem != INT2OID && elem != INT4OID &&
+      elem != INT8OID)
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                    errmsg("feature column \"%s\" must be an array of numbers (float8[] or real[])", column),
+                    errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum))),
+                    errhint("Store the features of each row in one float8[] column (dptrain load does).")));
+}
+
+LabelKind check_label_type(Oid relid, AttrNumber attnum, const char* column) {
+  const Oid type = getBaseType(get_atttype(relid, attnum));
+  switch (type) {
+    case BOOLOID: return LabelKind::Boolean;
+    case INT2OID:
+    case INT4OID:
+    case INT8OID:
+    case NUMERICOID:
+    case FLOAT4OID:
+    case FLOAT8OID: return LabelKind::Numeric;
+    case TEXTOID:
+    case VARCHAROID:
+    case BPCHAROID:
+    case NAMEOID: return LabelKind::Text;
+    default:
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("label column \"%s\" must be boolean, a number or text", column),
+                      errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum)))));
+  }
+  return LabelKind::Text;
+}
+
+int64 datum_int64(int row, int col) {
+  bool isnull;
+  const Datum d = SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, &isnull);
+  return isnull ? 0 : DatumGetInt64(d);
+}
+
+}  // namespace
+
+void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
+                           bool has_seed, int64 seed, PreparedData* out) {
+  char* relname = get_rel_name(relid);
+  if (relname == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid)));
+  const char relkind = get_rel_relkind(relid);
+  if (relkind != RELKIND_RELATION && relkind != RELKIND_VIEW && relkind != RELKIND_MATVIEW &&
+      relkind != RELKIND_FOREIGN_TABLE && relkind != RELKIND_PARTITIONED_TABLE)
+    ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not a table or view", relname)));
+  const char* nspname = get_namespace_name(get_rel_namespace(relid));
+  const char* qualified = quote_qualified_identifier(nspname, relname);
+
+  const AttrNumber x_att = require_column(relid, relname, features, "features");
+  const AttrNumber y_att = require_column(relid, relname, label, "label");
+  check_feature_type(relid, x_att, features);
+  const LabelKind label_kind = check_label_type(relid, y_att, label);
+  const char* x = quote_identifier(features);
+  const char* y = quote_identifier(label);
+
+  // Public facts first: n, and d (all rows must agree).
+  StringInfoData sql;
+  initStringInfo(&sql);
+  appendStringInfo(&sql,
+                   "SELECT count(*)::int8, min(cardinality(%s))::int8, max(cardinality(%s))::int8, "
+                   "count(*) FILTER (WHERE %s IS NULL)::int8, count(*) FILTER (WHERE %s IS NULL)::int8 FROM %s",
+                   x, x, x, y, qualified);
+  spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+  const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
+  const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5);
+  if (n == 0)
+    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
+                    errhint("Train on a table with at least one row.")));
+  if (null_x > 0)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("feature column \"%s\" contains NULL values", features),
+                    errhint("Remove or repair rows with NULL features before training.")));
+  if (null_y > 0)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label column \"%s\" contains NULL values", label),
+                    errhint("Remove rows with NULL labels before training.")));
+  if (dmin != dmax)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays have different lengths"),
+                    errdetail("Lengths range from %lld to %lld.", (long long) dmin, (long long) dmax),
+                    errhint("Every row must have the same number of features.")));
+  if (dmin == 0)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays are empty"),
+                    errhint("Rows need at least one feature.")));
+  if (dmin > INT_MAX)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED), errmsg("too many features")));
+
+  // Classes: declared by the caller, implied by a boolean label, or read
+  // from the data (then outside the privacy guarantee: the metadata says so).
+  ArrayType* classes;
+  bool from_data = false;
+  if (declared != nullptr) {
+    if (ARR_NDIM(declared) != 1 || (ARR_HASNULL(declared) && array_contains_nulls(declared)))
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("classes must be a one-dimensional text array without NULLs")));
+    classes = declared;
+  } else if (label_kind == LabelKind::Boolean) {
+    Datum items[2] = {CStringGetTextDatum("false"), CStringGetTextDatum("true")};
+    classes = construct_array(items, 2, TEXTOID, -1, false, TYPALIGN_INT);
+  } else {
+    resetStringInfo(&sql);
+    appendStringInfo(&sql, "SELECT %s::text FROM (SELECT DISTINCT %s FROM %s ORDER BY 1 LIMIT %d) c", y, y, qualified,
+                     kMaxClasses + 1);
+    spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    const int k = static_cast<int>(SPI_processed);
+    if (k > kMaxClasses)
+      ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                      errmsg("label column \"%s\" has more than %d distinct values", label, kMaxClasses),
+                      errhint("Is \"%s\" really the label? Classification supports up to %d classes.", label,
+                              kMaxClasses)));
+    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (k > 0 ? k : 1)));
+    for (int i = 0; i < k; ++i)
+      items[i] = CStringGetTextDatum(SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
+    classes = construct_array(items, k, TEXTOID, -1, false, TYPALIGN_INT);
+    from_data = true;
+  }
+  Datum* class_items;
+  int nclasses;
+  deconstruct_array(classes, TEXTOID, -1, false, TYPALIGN_INT, &class_items, nullptr, &nclasses);
+  char** class_names = static_cast<char**>(palloc(sizeof(char*) * (nclasses > 0 ? nclasses : 1)));
+  for (int i = 0; i < nclasses; ++i) {
+    class_names[i] = TextDatumGetCString(class_items[i]);
+    for (int j = 0; j < i; ++j)
+      if (strcmp(class_names[i], class_names[j]) == 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("class \"%s\" is listed twice", class_names[i])));
+  }
+  if (nclasses < 2)
+    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("training needs at least two classes"),
+                    nclasses == 1 ? errdetail("Every row has the label \"%s\".", class_names[0]) : 0,
+                    errhint("Check the label column, or declare the classes explicitly.")));
+
+  Oid class_type[1] = {TEXTARRAYOID};
+  Datum class_value[1] = {PointerGetDatum(classes)};
+  if (declared != nullptr) {
+    resetStringInfo(&sql);
+    appendStringInfo(&sql, "SELECT count(*) FILTER (WHERE array_position($1, %s::text) IS NULL)::int8 FROM %s", y,
+                     qualified);
+    spi_exec(sql.data, 1, class_type, class_value, SPI_OK_SELECT);
+    if (datum_int64(0, 1) > 0)
+      ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+                      errmsg("label column \"%s\" has values outside the declared classes", label),
+                      errhint("Declare every class, or filter the rows.")));
+  }
+
+  if (has_seed) {
+    // Tests only: makes ORDER BY random() reproducible in this session.
+    Oid t[1] = {FLOAT8OID};
+    Datum v[1] = {Float8GetDatum(static_cast<double>(seed % 2147483647) / 2147483647.0)};
+    spi_exec("SELECT setseed($1)", 1, t, v, SPI_OK_SELECT);
+  }
+
+  // One random permutation, materialized: a temp table is never scanned by
+  // parallel workers, so every epoch over it is one sequential pass in
+  // this order (the permutation the bolt-on analysis fixes).
+  const char* shuffled = psprintf("pg_temp.dptrain_shuffled_%d", ++shuffle_counter);
+  resetStringInfo(&sql);
+  appendStringInfo(&sql, "CREATE TEMP TABLE %s (x float8[], y float8) ON COMMIT DROP", shuffled);
+  spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
+  resetStringInfo(&sql);
+  appendStringInfo(&sql,
+                   "INSERT INTO %s SELECT %s::float8[], (array_position($1, %s::text) - 1)::float8 FROM %s "
+                   "ORDER BY random()",
+                   shuffled, x, y, qualified);
+  spi_exec(sql.data, 1, class_type, class_value, SPI_OK_INSERT);
+
+  out->shuffled = pstrdup(shuffled);
+  out->source_name = psprintf("%s.%s", nspname, relname);
+  out->rows = n;
+  out->dim = static_cast<int>(dmin);
+  out->nclasses = nclasses;
+  out->classes = class_names;
+  out->classes_from_data = from_data;
+}
+
+static void require_shuffled_name(const char* shuffled) {
+  int n = 0;
+  if (sscanf(shuffled, "pg_temp.dptrain_shuffled_%d", &n) != 1 ||
+      strcmp(shuffled, psprintf("pg_temp.dptrain_shuffled_%d", n)) != 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("\"%s\" is not a dptrain training table", shuffled)));
+}
+
+void reshuffle_training_data(const char* shuffled) {
+  require_shuffled_name(shuffled);
+  const char* bare = shuffled + strlen("pg_temp.");
+  StringInfoData sql;
+  initStringInfo(&sql);
+  appendStringInfo(&sql,
+                   "CREATE TEMP TABLE %s_next (x float8[], y float8) ON COMMIT DROP; "
+                   "INSERT INTO %s_next SELECT x, y FROM %s ORDER BY random(); "
+                   "DROP TABLE %s; ALTER TABLE %s_next RENAME TO %s",
+                   shuffled, shuffled, shuffled, shuffled, shuffled, bare);
+  if (SPI_execute(sql.data, false, 0) < 0) elog(ERROR, "dptrain: reshuffle failed");
+}
+
+void drop_training_data(const char* shuffled) {
+  require_shuffled_name(shuffled);
+  if (SPI_execute(psprintf("DROP TABLE IF EXISTS %s", shuffled), false, 0) < 0)
+    elog(ERROR, "dptrain: could not drop %s", shuffled);
+}
+
+}  // namespace dptrain::pg
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(dptrain_training_prepare);
+PG_FUNCTION_INFO_V1(dptrain_training_reshuffle);
+PG_FUNCTION_INFO_V1(dptrain_training_drop);
+
+// dptrain.training_prepare(source regclass, label text, features text,
+//                          classes text[], seed bigint)
+//   -> (shuffled text, rows bigint, dim int, classes text[], classes_from_data bool, source text)
+Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
+  if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("source, label and features must not be NULL")));
+  TupleDesc tupdesc;
+  if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE)
+    elog(ERROR, "dptrain.training_prepare must return a row");
+  tupdesc = BlessTupleDesc(tupdesc);
+  dptrain::pg::PreparedData prepared;
+  MemoryContext caller = CurrentMemoryContext;
+  SPI_connect();
+  dptrain::pg::prepare_training_data(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)),
+                                     text_to_cstring(PG_GETARG_TEXT_PP(2)),
+                                     PG_ARGISNULL(3) ? nullptr : PG_GETARG_ARRAYTYPE_P(3), !PG_ARGISNULL(4),
+                                     PG_ARGISNULL(4) ? 0 : PG_GETARG_INT64(4), &prepared);
+  MemoryContext old = MemoryContextSwitchTo(caller);
+  Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * prepared.nclasses));
+  for (int i = 0; i < prepared.nclasses; ++i) items[i] = CStringGetTextDatum(prepared.classes[i]);
+  Datum values[6] = {CStringGetTextDatum(prepared.shuffled), Int64GetDatum(prepared.rows),
+                     Int32GetDatum(prepared.dim),
+                     PointerGetDatum(construct_array(items, prepared.nclasses, TEXTOID, -1, false, TYPALIGN_INT)),
+                     BoolGetDatum(prepared.classes_from_data), CStringGetTextDatum(prepared.source_name)};
+  bool nulls[6] = {false, false, false, false, false, false};
+  HeapTuple tuple = heap_form_tuple(tupdesc, values, nulls);
+  MemoryContextSwitchTo(old);
+  SPI_finish();
+  PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
+}
+
+Datum dptrain_training_reshuffle(PG_FUNCTION_ARGS) {
+  char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+  SPI_connect();
+  dptrain::pg::reshuffle_training_data(name);
+  SPI_finish();
+  PG_RETURN_VOID();
+}
+
+Datum dptrain_training_drop(PG_FUNCTION_ARGS) {
+  char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+  SPI_connect();
+  dptrain::pg::drop_training_data(name);
+  SPI_finish();
+  PG_RETURN_VOID();
+}
+
+}  // extern "C"

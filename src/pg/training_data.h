@@ -1,0 +1,31 @@
+// Preparing a table for training (shared by dp_train and the CLI's
+// controller through dptrain.training_prepare): resolve and check the
+// table and columns, count the rows, check the feature dimension and
+// labels, and materialize one random permutation of (x, y) into a
+// session-private temp table with y mapped to the class index.
+#pragma once
+
+#include "pg_glue.h"
+
+namespace dptrain::pg {
+
+struct PreparedData {
+  char* shuffled;         // pg_temp.dptrain_shuffled_N (quoted, ready for SQL)
+  char* source_name;      // schema.table, for the record
+  int64 rows;
+  int dim;
+  int nclasses;
+  char** classes;         // binary: {negative, positive}
+  bool classes_from_data;
+};
+
+// Requires SPI_connect(). `declared_classes` may be NULL (then the classes
+// come from the label type or, failing that, from the data).
+void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared_classes,
+                           bool has_seed, int64 seed, PreparedData* out);
+
+// A fresh permutation of an already prepared table (per-epoch reshuffle).
+void reshuffle_training_data(const char* shuffled);
+void drop_training_data(const char* shuffled);
+
+}  // namespace dptrain::pg
