@@ -1,0 +1,94 @@
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/model.h"
+#include "core/packed_model.h"
+
+namespace dptrain {
+namespace {
+
+Model sample_model(int K) {
+  Model m;
+  m.name = "m";
+  m.algorithm = "none";
+  m.loss = LossKind::HuberSvm;
+  m.huber_h = 0.2;
+  m.classes = K == 1 ? std::vector<std::string>{"no", "yes"} : std::vector<std::string>{"a", "b", "c"};
+  m.weights.resize(K, 2);
+  for (int k = 0; k < K; ++k) {
+    m.weights(k, 0) = 0.1 * (k + 1);
+    m.weights(k, 1) = -1.0 / 3.0 * (k + 1);
+  }
+  m.epsilon = 0.5;
+  m.seeded = true;
+  m.details = {{"hyperparameters", {{"epochs", 3}}}};
+  return m;
+}
+
+TEST(Model, JsonRoundTripIsExact) {
+  for (int K : {1, 3}) {
+    const Model m = sample_model(K);
+    const Model back = Model::from_json(nlohmann::json::parse(m.to_json().dump()));
+    EXPECT_EQ(back.name, m.name);
+    EXPECT_EQ(back.algorithm, m.algorithm);
+    EXPECT_EQ(back.loss, m.loss);
+    EXPECT_EQ(back.huber_h, m.huber_h);
+    EXPECT_EQ(back.classes, m.classes);
+    EXPECT_TRUE(back.weights == m.weights);  // bit-exact doubles through JSON
+    EXPECT_EQ(back.epsilon, m.epsilon);
+    EXPECT_FALSE(back.delta.has_value());
+    EXPECT_TRUE(back.seeded);
+    EXPECT_EQ(back.details, m.details);
+  }
+}
+
+TEST(Model, MalformedJsonIsRejected) {
+  nlohmann::json j = sample_model(1).to_json();
+  j["format"] = "other";
+  EXPECT_THROW(Model::from_json(j), Error);
+  j = sample_model(1).to_json();
+  j["classes"] = {"a", "b", "c"};  // 3 classes but one weight row
+  EXPECT_THROW(Model::from_json(j), Error);
+  j = sample_model(3).to_json();
+  j["weights"][1] = {1.0};  // ragged
+  EXPECT_THROW(Model::from_json(j), Error);
+  EXPECT_THROW(Model::from_json(nlohmann::json::object()), Error);
+}
+
+TEST(PackedModel, PredictsAndEvaluates) {
+  Model m = sample_model(1);
+  m.loss = LossKind::Logistic;
+  m.weights << 1.0, -1.0;
+  const auto p = packed_model::pack(m);
+  packed_model::validate(p.data(), p.size());
+  const double pos[2] = {0.8, 0.1}, neg[2] = {0.1, 0.8};
+  EXPECT_EQ(packed_model::predict_index(p.data(), pos, 2), 1);
+  EXPECT_EQ(packed_model::predict_index(p.data(), neg, 2), 0);
+  double totals[3] = {0, 0, 0};
+  packed_model::accumulate(p.data(), pos, 2, 1, totals);
+  packed_model::accumulate(p.data(), neg, 2, 1, totals);
+  EXPECT_EQ(totals[0], 2);
+  EXPECT_EQ(totals[1], 1);
+  EXPECT_NEAR(totals[2], loss_value(LossKind::Logistic, 0.7) + loss_value(LossKind::Logistic, -0.7), 1e-15);
+  EXPECT_THROW(packed_model::predict_index(p.data(), pos, 3), Error);
+}
+
+TEST(PackedModel, MulticlassArgmax) {
+  Model m = sample_model(3);
+  m.weights << 1, 0, 0, 1, -1, -1;
+  const auto p = packed_model::pack(m);
+  const double x1[2] = {0.9, 0.1}, x2[2] = {0.1, 0.9}, x3[2] = {-0.5, -0.5};
+  EXPECT_EQ(packed_model::predict_index(p.data(), x1, 2), 0);
+  EXPECT_EQ(packed_model::predict_index(p.data(), x2, 2), 1);
+  EXPECT_EQ(packed_model::predict_index(p.data(), x3, 2), 2);
+}
+
+TEST(PackedModel, MalformedIsRejected) {
+  auto p = packed_model::pack(sample_model(3));
+  EXPECT_THROW(packed_model::validate(p.data(), p.size() - 1), Error);
+  p[2] = 2;  // two one-vs-all models is not a valid shape
+  EXPECT_THROW(packed_model::validate(p.data(), p.size()), Error);
+}
+
+}  // namespace
+}  // namespace dptrain
