@@ -54,7 +54,7 @@ if ls test/tap/*.pl >/dev/null 2>&1 && ! suite_make REGRESS= ISOLATION=; then
   for f in "$suite"/tmp_check/log/regress_log_*; do [ -f "$f" ] && { echo "--- $f"; tail -50 "$f"; }; done
 fi
 # Keep the actual outputs around for inspection when asked to.
-[ -n "${DPTRAIN_KEEP_RESULTS:-}" ] && cp -r "$suite/test" "$DPTRAIN_KEEP_RESULTS"
+[ -n "${DPTRAIN_KEEP_RESULTS:-}" ] && rm -rf "$DPTRAIN_KEEP_RESULTS" && cp -r "$suite/test" "$DPTRAIN_KEEP_RESULTS"
 
 stage "integration tests (dptrain CLI against a live cluster)"
 export DPTRAIN_CLI=$REPO/build/dptrain
