@@ -69,6 +69,7 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
   api_schema(conn);
   const auto start = std::chrono::steady_clock::now();
   Transaction tx(conn);
+  conn.exec("SET LOCAL jit = off");  // as dp_train: JIT only adds compile time to epoch queries
 
   PgResult prep = conn.exec(
       "SELECT shuffled, rows, dim, classes, classes_from_data, source_name "

@@ -36,16 +36,34 @@ MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
   return aggcontext;
 }
 
+// Per-call-site cache in fn_extra: the state last created or validated here
+// and whether the label argument is boolean (looked up once, not per row).
+struct CallSite {
+  ArrayType* trusted;
+  bool label_is_bool;
+};
+
+CallSite* call_site(FunctionCallInfo fcinfo) {
+  auto* site = static_cast<CallSite*>(fcinfo->flinfo->fn_extra);
+  if (site == nullptr) {
+    site = static_cast<CallSite*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
+    site->label_is_bool = fcinfo->nargs > 2 && get_fn_expr_argtype(fcinfo->flinfo, 2) == BOOLOID;
+    fcinfo->flinfo->fn_extra = site;
+  }
+  return site;
+}
+
 // The state argument, validated in full unless it is the state this call
 // site created or checked last (a state from elsewhere, e.g. a hand-written
 // aggregate's INITCOND or a partial state from a worker, is never trusted).
 ArrayType* trusted_state(FunctionCallInfo fcinfo) {
+  CallSite* site = call_site(fcinfo);
   ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
-  if (fcinfo->flinfo->fn_extra != state) {
+  if (site->trusted != state) {
     int len = 0;
     const double* data = float8_array_data(state, &len, "training state");
     DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
-    fcinfo->flinfo->fn_extra = state;
+    site->trusted = state;
   }
   return state;
 }
@@ -66,7 +84,7 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
     if (PG_ARGISNULL(3))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL")));
     state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "initial training state");
-    fcinfo->flinfo->fn_extra = state;
+    call_site(fcinfo)->trusted = state;
   } else {
     state = trusted_state(fcinfo);
   }
@@ -88,11 +106,7 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
                     errhint("Remove or repair rows with NULL features before training.")));
   const int len = ARR_NDIM(x) == 0 ? 0 : ARR_DIMS(x)[0];
 
-  double label;
-  if (get_fn_expr_argtype(fcinfo->flinfo, 2) == BOOLOID)
-    label = PG_GETARG_BOOL(2) ? 1.0 : -1.0;
-  else
-    label = PG_GETARG_FLOAT8(2);
+  const double label = call_site(fcinfo)->label_is_bool ? (PG_GETARG_BOOL(2) ? 1.0 : -1.0) : PG_GETARG_FLOAT8(2);
 
   std::size_t slen;
   double* s = state_data(state, &slen);

@@ -1,0 +1,106 @@
+// bench/epoch_vs_scan: how much does one training epoch cost compared with a
+// plain aggregate scan of the same float8[] column, in the same run?
+//
+//   build/bench/epoch_vs_scan --db "..." [--rows 500000] [--dim 54] [--repeat 5]
+//
+// Creates (or reuses) a synthetic table of `rows` x `dim` features with
+// ||x|| <= 1, shuffles it into a temp table exactly like a training run does
+// (dptrain.training_prepare), and times, alternating, over that temp table:
+//   scan:   SELECT sum(cardinality(x)) FROM shuffled   (detoasts every array)
+//   epoch:  SELECT dptrain.sgd_epoch(x, y, <state>) FROM shuffled
+// for each batch size. Prints the median times and the ratios epoch / scan.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <vector>
+
+#include "core/sgd/epoch_state.h"
+#include "pg_connection.h"
+
+using dptrain::client::PgConnection;
+
+namespace {
+
+double time_query(PgConnection& c, const std::string& sql, const std::vector<dptrain::client::Param>& params) {
+  const auto t0 = std::chrono::steady_clock::now();
+  c.exec(sql, params);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"epoch vs plain scan of the same float8[] column"};
+  std::string db, table = "bench_epoch_vs_scan";
+  long rows = 500000;
+  int dim = 54, repeat = 5;
+  std::vector<int> batches = {1, 10, 50};
+  app.add_option("--db", db, "libpq connection string");
+  app.add_option("--rows", rows)->capture_default_str();
+  app.add_option("--dim", dim)->capture_default_str();
+  app.add_option("--repeat", repeat)->capture_default_str();
+  app.add_option("--batch-sizes", batches)->delimiter(',');
+  app.add_option("--table", table)->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  PgConnection c(db);
+  c.on_notice = [](const std::string&, const std::string&) {};
+  c.exec("CREATE EXTENSION IF NOT EXISTS dptrain");
+  dptrain::client::PgResult existing = c.exec(
+      "SELECT count(*) FROM pg_class WHERE relname = $1 AND relnamespace = 'public'::regnamespace", {table});
+  const std::string qtable = "public." + c.quote_ident(table);
+  bool fresh = existing.get(0, 0) == "0";
+  if (!fresh) {
+    dptrain::client::PgResult r = c.exec("SELECT count(*), max(cardinality(x)) FROM " + qtable);
+    fresh = std::stol(r.get(0, 0)) != rows || std::stoi(r.get(0, 1)) != dim;
+    if (fresh) c.exec("DROP TABLE " + qtable);
+  }
+  if (fresh) {
+    std::cerr << "creating " << rows << " x " << dim << " synthetic rows...\n";
+    // Deterministic pseudo-random features normalized to norm <= 1 and a
+    // label from a fixed hyperplane.
+    c.exec("CREATE TABLE " + qtable + " AS "
+           "WITH raw AS (SELECT i, ARRAY(SELECT sin(i * 0.618 + j * 1.7) * cos(j * i * 0.0013) "
+           "FROM generate_series(1, $1::int) j) AS v FROM generate_series(1, $2::bigint) i) "
+           "SELECT i AS id, (SELECT array_agg(e / greatest(1, sqrt((SELECT sum(f * f) FROM unnest(v) f)))) "
+           "FROM unnest(v) e)::float8[] AS x, (v[1] + v[2] - v[3] > 0) AS y FROM raw",
+           {std::to_string(dim), std::to_string(rows)});
+    c.exec("VACUUM ANALYZE " + qtable);
+  }
+  const std::string size = c.exec("SELECT pg_size_pretty(pg_total_relation_size($1::regclass))", {qtable}).get(0, 0);
+
+  c.exec("BEGIN");
+  c.exec("SET LOCAL jit = off");  // as in dp_train: both queries without JIT
+  dptrain::client::PgResult prep =
+      c.exec("SELECT shuffled FROM dptrain.training_prepare($1::regclass, 'y', 'x', seed => 1)", {qtable});
+  const std::string shuffled = prep.get(0, 0);
+  const std::string scan_sql = "SELECT sum(cardinality(x)) FROM " + shuffled;
+  const std::string epoch_sql = "SELECT dptrain.sgd_epoch(x, y, $1::float8[]) IS NOT NULL FROM " + shuffled;
+
+  std::cout << "table: " << rows << " rows x " << dim << " features (" << size << "), shuffled into a temp table\n";
+  std::cout << "batch_size,scan_s,epoch_s,ratio\n";
+  time_query(c, scan_sql, {});  // warm the buffers
+  for (int b : batches) {
+    dptrain::epoch_state::EpochConfig cfg;
+    cfg.dim = dim;
+    cfg.batch_size = b;
+    cfg.schedule.eta = 1.0;
+    const std::vector<double> init = dptrain::epoch_state::make_state(cfg, nullptr, 0);
+    const std::string init_text = dptrain::client::to_array_literal(init.data(), init.size());
+    std::vector<double> scans, epochs;
+    for (int r = 0; r < repeat; ++r) {
+      scans.push_back(time_query(c, scan_sql, {}));
+      epochs.push_back(time_query(c, epoch_sql, {init_text}));
+    }
+    const double s = median(scans), e = median(epochs);
+    std::cout << b << "," << s << "," << e << "," << e / s << "\n";
+  }
+  c.exec("COMMIT");
+  return 0;
+}
