@@ -162,8 +162,8 @@ TEST(BoltonSensitivityEmpirical, NeighbouringRunsStayWithinTheBound) {
                                << " Delta=" << in.bound.sensitivity;
     }
   }
-  for (const auto& [name, r] : max_ratio) std::printf("[ ratio ] %-55s max ||w-w'||/Delta = %.4f\n", name.c_str(), r);
-  std::printf("[ ratio ] overall over %d instances: %.4f\n", instances, overall);
+  for (const auto& [name, r] : max_ratio) std::printf("[ ratio ] %-55s max ||w-w'||/Delta = %.6f\n", name.c_str(), r);
+  std::printf("[ ratio ] overall over %d instances: %.6f\n", instances, overall);
   // The bounds are not vacuous: some instances come close to them.
   EXPECT_GT(max_ratio["convex constant (Cor. 1), last iterate"], 0.5);
 }
