@@ -35,6 +35,11 @@ struct Instance {
   Rows data, neighbour;
   std::vector<std::vector<int>> permutations;
   Bound bound;
+  // L_x / L: the bound with the loss-only Lipschitz constant L_x instead of
+  // L = L_x + lambda R. The regularizer's gradient is identical in both runs,
+  // so the growth recursion also holds with 2 L_x; checking this stricter
+  // bound tests the structure of Lemmas 7-8 (not just a factor-2 slack).
+  double loss_only_factor = 1.0;
 };
 
 std::vector<double> random_point(std::mt19937_64& gen, int d, double max_norm) {
@@ -124,10 +129,12 @@ Instance make_instance(std::mt19937_64& gen, Scenario scenario) {
   shape.batch_size = c.batch_size;
   shape.epochs = k;
   in.bound = sensitivity(s, lc, shape, c.averaging ? Output::UniformAverage : Output::LastIterate);
+  in.loss_only_factor = c.feature_bound / lc.lipschitz;
   return in;
 }
 
-// Largest ||w_k(S) - w_k(S')|| / Delta over the K models.
+// Largest ||w_k(S) - w_k(S')|| / (Delta L_x / L) over the K models: <= 1
+// implies the released bound Delta holds, with the factor L / L_x to spare.
 double ratio(const Instance& in) {
   const std::vector<double> w = run_psgd(in.config, in.data, in.permutations);
   const std::vector<double> v = run_psgd(in.config, in.neighbour, in.permutations);
@@ -138,7 +145,7 @@ double ratio(const Instance& in) {
       const double diff = w[k * in.config.dim + j] - v[k * in.config.dim + j];
       sq += diff * diff;
     }
-    worst = std::max(worst, std::sqrt(sq) / in.bound.sensitivity);
+    worst = std::max(worst, std::sqrt(sq) / (in.bound.sensitivity * in.loss_only_factor));
   }
   return worst;
 }
@@ -159,10 +166,10 @@ TEST(BoltonSensitivityEmpirical, NeighbouringRunsStayWithinTheBound) {
       ++instances;
       ASSERT_LE(r, 1.0 + 1e-9) << name << ": m=" << in.data.x.size() << " b=" << in.config.batch_size
                                << " k=" << in.permutations.size() << " d=" << in.config.dim
-                               << " Delta=" << in.bound.sensitivity;
+                               << " Delta=" << in.bound.sensitivity << " L_x/L=" << in.loss_only_factor;
     }
   }
-  for (const auto& [name, r] : max_ratio) std::printf("[ ratio ] %-55s max ||w-w'||/Delta = %.6f\n", name.c_str(), r);
+  for (const auto& [name, r] : max_ratio) std::printf("[ ratio ] %-55s max ||w-w'||/(Delta L_x/L) = %.6f\n", name.c_str(), r);
   std::printf("[ ratio ] overall over %d instances: %.6f\n", instances, overall);
   // The bounds are not vacuous: some instances come close to them.
   EXPECT_GT(max_ratio["convex constant (Cor. 1), last iterate"], 0.5);
