@@ -4,8 +4,11 @@
 
 namespace dptrain {
 
-Trainer::Trainer(TrainingConfig config)
-    : config_(std::move(config)), algorithm_(make_algorithm(config_.algorithm)) {
+Trainer::Trainer(TrainingConfig config) : Trainer(config, make_algorithm(config.algorithm)) {}
+
+Trainer::Trainer(TrainingConfig config, std::unique_ptr<Algorithm> algorithm)
+    : config_(std::move(config)), algorithm_(std::move(algorithm)) {
+  if (!algorithm_) fail(ErrorKind::Internal, "Trainer without an algorithm");
   plan_ = algorithm_->plan(config_);
   const std::size_t n = static_cast<std::size_t>(plan_.epoch.dim) * plan_.epoch.models;
   weights_.assign(n, 0.0);

@@ -25,6 +25,10 @@ namespace dptrain {
 class Trainer {
  public:
   explicit Trainer(TrainingConfig config);
+  // With an explicit algorithm object instead of make_algorithm(config.algorithm):
+  // for tests only (e.g. the privacy audit's deliberately broken variants).
+  // SQL and the CLI only ever name algorithms.
+  Trainer(TrainingConfig config, std::unique_ptr<Algorithm> algorithm);
 
   const TrainingConfig& config() const { return config_; }
   const TrainingPlan& plan() const { return plan_; }
