@@ -1,0 +1,39 @@
+// The exponential mechanism (McSherry & Talwar, FOCS 2007) for choosing one
+// of l candidates by a score to MINIMIZE (e.g. misclassifications on held-out
+// rows): candidate i is chosen with probability
+//
+//     exp(-epsilon * score_i / (2 * sensitivity)) / sum_j exp(-epsilon * score_j / (2 * sensitivity)),
+//
+// which is epsilon-DP when every score changes by at most `sensitivity`
+// between neighbouring datasets (each score separately, in any direction:
+// hence the factor 2; the tighter exp(-epsilon score / sensitivity) needs all
+// scores to move in the same direction, which replace-one does not give).
+//
+// Sampling: weights are computed relative to the smallest score (so the best
+// candidate has weight 1 and nothing overflows), then one uniform in (0, 1)
+// from the RandomSource picks the candidate by inversion of the cumulative
+// weights. Floating point: the probabilities are rounded to doubles and the
+// uniform has 53 bits, so the realized probabilities differ from the exact
+// ones by ~1e-16 relative (outside the formal guarantee, like the samplers;
+// Ilvento, "Implementing the exponential mechanism with base-2 differential
+// privacy", CCS 2020, gives an exact variant).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "core/privacy/random_source.h"
+
+namespace dptrain::privacy {
+
+// The selection probabilities above (they sum to 1). Throws
+// Error(InvalidParameter) for an empty list, a non-finite score or
+// epsilon/sensitivity not positive and finite.
+std::vector<double> exponential_mechanism_probabilities(const std::vector<double>& scores, double epsilon,
+                                                        double sensitivity);
+
+// One draw: the index of the chosen candidate.
+std::size_t exponential_mechanism(const std::vector<double>& scores, double epsilon, double sensitivity,
+                                  RandomSource& rng);
+
+}  // namespace dptrain::privacy

@@ -1,0 +1,227 @@
+#include "core/tuning/private_tuning.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "core/error.h"
+#include "core/privacy/exponential_mechanism.h"
+
+namespace dptrain::tuning {
+namespace {
+
+[[noreturn]] void bad(const std::string& message, const std::string& hint = {}, const std::string& detail = {}) {
+  fail(ErrorKind::InvalidParameter, message, detail, hint);
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+template <typename T>
+void require_distinct(const std::vector<T>& v, const std::string& what) {
+  if (v.empty()) bad("the tuning grid needs at least one " + what, "Pass a non-empty list, or omit it for the default.");
+  if (std::set<T>(v.begin(), v.end()).size() != v.size())
+    bad("the tuning grid lists a " + what + " twice", "Each candidate value must appear once.");
+}
+
+std::string describe(const Candidate& c) {
+  return "lambda = " + num(c.lambda) + ", epochs = " + std::to_string(c.epochs) +
+         ", batch_size = " + std::to_string(c.batch_size);
+}
+
+}  // namespace
+
+nlohmann::json Grid::to_json() const {
+  return {{"lambdas", lambdas}, {"epochs", epochs}, {"batch_sizes", batch_sizes}};
+}
+
+nlohmann::json Candidate::to_json() const {
+  return {{"lambda", lambda}, {"epochs", epochs}, {"batch_size", batch_size}};
+}
+
+std::vector<Candidate> expand(const Grid& g) {
+  require_distinct(g.lambdas, "lambda");
+  require_distinct(g.epochs, "number of epochs");
+  require_distinct(g.batch_sizes, "batch size");
+  for (double l : g.lambdas)
+    if (!std::isfinite(l) || l < 0) bad("every lambda of the tuning grid must be a non-negative finite number");
+  for (int e : g.epochs)
+    if (e < 1 || e > 100000) bad("every number of epochs in the tuning grid must be between 1 and 100000");
+  for (std::int64_t b : g.batch_sizes)
+    if (b < 1) bad("every batch size in the tuning grid must be at least 1");
+  const std::size_t l = g.lambdas.size() * g.epochs.size() * g.batch_sizes.size();
+  if (l > static_cast<std::size_t>(kMaxCandidates))
+    bad("the tuning grid has " + std::to_string(l) + " candidates, more than " + std::to_string(kMaxCandidates),
+        "Each candidate trains on 1/(l+1) of the table: use fewer values.");
+  std::vector<Candidate> out;
+  for (double lambda : g.lambdas)
+    for (int epochs : g.epochs)
+      for (std::int64_t b : g.batch_sizes) out.push_back({lambda, epochs, b});
+  return out;
+}
+
+std::vector<std::int64_t> part_sizes(std::int64_t rows, int parts) {
+  if (parts < 1) fail(ErrorKind::InvalidParameter, "the number of parts must be at least 1");
+  if (rows < parts)
+    fail(ErrorKind::InvalidData,
+         "the table has " + std::to_string(rows) + " rows, fewer than the " + std::to_string(parts) +
+             " parts private tuning needs",
+         {}, "Tune on a larger table or with fewer candidates.");
+  std::vector<std::int64_t> sizes(static_cast<std::size_t>(parts));
+  for (int p = 0; p < parts; ++p) sizes[p] = (rows - 1 - p) / parts + 1;
+  return sizes;
+}
+
+Tuner::Tuner(TrainingConfig config, Grid grid) : config_(std::move(config)), grid_(std::move(grid)) {
+  validate_arguments(config_);
+  if (config_.algorithm == "none")
+    bad("private tuning needs a private algorithm; \"none\" is not private",
+        "Tune a private algorithm (e.g. algorithm => 'bolton'); without privacy, tune on the data directly.");
+  if (!config_.epsilon)
+    bad("private tuning needs epsilon", "Pass epsilon => ... (and delta => ... for (epsilon, delta)-DP).");
+  make_algorithm(config_.algorithm);  // unknown / not implemented: fail now
+  candidates_ = expand(grid_);
+  part_rows_ = part_sizes(config_.rows, parts());
+  held_out_rows_ = part_rows_.back();
+
+  for (int i = 0; i < candidates(); ++i) {
+    const Candidate& k = candidates_[i];
+    TrainingConfig c = config_;
+    c.lambda = k.lambda;
+    c.epochs = k.epochs;
+    c.batch_size = k.batch_size;
+    c.rows = part_rows_[i];  // every bound for the part the candidate sees (Algorithm 3)
+    c.name.clear();
+    if (config_.seed) c.seed = static_cast<std::int64_t>(static_cast<std::uint64_t>(*config_.seed) + 1 + i);
+    if (k.batch_size > c.rows)
+      bad("batch size " + std::to_string(k.batch_size) + " is larger than the " + std::to_string(c.rows) +
+              " rows of a tuning part",
+          "With " + std::to_string(candidates()) + " candidates the table is split into " +
+              std::to_string(parts()) + " parts; use fewer candidates or smaller batch sizes.");
+    std::unique_ptr<Trainer> t;
+    try {
+      t = std::make_unique<Trainer>(c);
+    } catch (const Error& e) {
+      throw Error(e.kind(), e.what(),
+                  "In the tuning candidate " + describe(k) + ", trained on " + std::to_string(c.rows) + " rows." +
+                      (e.detail().empty() ? "" : " " + e.detail()),
+                  e.hint(), e.sqlstate());
+    }
+    const TrainingPlan& p = t->plan();
+    if (!p.epsilon || *p.epsilon != *config_.epsilon || p.delta.value_or(0.0) != config_.delta.value_or(0.0))
+      fail(ErrorKind::Internal, "a tuning candidate does not spend exactly the requested (epsilon, delta)");
+    for (const std::string& w : p.warnings)
+      if (std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) warnings_.push_back(w);
+    configs_.push_back(std::move(c));
+  }
+  models_.resize(candidates_.size());
+  errors_.assign(candidates_.size(), -1);
+}
+
+const Candidate& Tuner::candidate(int i) const {
+  if (i < 0 || i >= candidates()) fail(ErrorKind::Internal, "no such tuning candidate");
+  return candidates_[i];
+}
+
+const TrainingConfig& Tuner::candidate_config(int i) const {
+  candidate(i);
+  return configs_[i];
+}
+
+std::unique_ptr<Trainer> Tuner::trainer(int i) const { return std::make_unique<Trainer>(candidate_config(i)); }
+
+void Tuner::record(int i, Model released, std::int64_t held_out_errors, std::int64_t held_out_rows) {
+  candidate(i);
+  if (models_[i]) fail(ErrorKind::Internal, "tuning candidate recorded twice");
+  if (held_out_rows != held_out_rows_)
+    fail(ErrorKind::Internal, "the held-out part does not have the planned number of rows",
+         std::to_string(held_out_rows) + " rows instead of " + std::to_string(held_out_rows_) + ".",
+         "Was the table modified during tuning?");
+  if (held_out_errors < 0 || held_out_errors > held_out_rows)
+    fail(ErrorKind::Internal, "impossible number of held-out errors");
+  models_[i] = std::move(released);
+  errors_[i] = held_out_errors;
+}
+
+Model Tuner::finish(double seconds) {
+  if (chosen_ >= 0) fail(ErrorKind::Internal, "Tuner::finish called twice");
+  for (const auto& m : models_)
+    if (!m) fail(ErrorKind::Internal, "Tuner::finish before every candidate was recorded");
+  const double epsilon = *config_.epsilon;
+  const double delta = config_.delta.value_or(0.0);
+
+  std::unique_ptr<privacy::RandomSource> rng =
+      config_.seed ? privacy::RandomSource::seeded(static_cast<std::uint64_t>(*config_.seed), kSelectionStream)
+                   : privacy::RandomSource::secure();
+  const std::vector<double> scores(errors_.begin(), errors_.end());
+  // Score sensitivity 1: replacing one held-out row changes each count by at most 1.
+  chosen_ = static_cast<int>(privacy::exponential_mechanism(scores, epsilon, 1.0, *rng));
+
+  Model m = std::move(*models_[chosen_]);
+  const nlohmann::json candidate_privacy = m.details.at("privacy");
+  m.name = config_.name;
+  m.epsilon = epsilon;
+  m.delta = delta;
+  m.seeded = config_.seed.has_value();
+
+  nlohmann::json data = m.details.at("data");
+  data["rows"] = config_.rows;
+  data["training_rows"] = part_rows_[chosen_];
+  data["held_out_rows"] = held_out_rows_;
+  m.details["data"] = data;
+
+  m.details["privacy"] = {
+      {"private", true},
+      {"notion", candidate_privacy.value("notion", delta > 0 ? "(epsilon, delta)-DP" : "epsilon-DP")},
+      {"epsilon", epsilon},
+      {"delta", delta},
+      {"adjacency", candidate_privacy.value("adjacency", "replace-one: neighbouring tables differ in one row")},
+      {"n_public", true},
+      {"mechanism",
+       "private tuning, Bolt-on Algorithm 3 (Chaudhuri, Monteleoni, Sarwate 2011): every candidate trained on "
+       "its own disjoint part of the table, one released candidate chosen by the exponential mechanism on its "
+       "misclassifications of a held-out part"},
+      {"composition",
+       "parallel composition over the l + 1 disjoint parts: a replaced row lies in one part only; in a training "
+       "part it changes one candidate, an (epsilon, delta)-DP release; in the held-out part it moves every score "
+       "by at most 1 and the exponential mechanism is epsilon-DP; total (epsilon, delta) = the candidates' "
+       "(epsilon, delta), spent once"},
+      {"candidate_epsilon", epsilon},
+      {"candidate_delta", delta},
+      {"selection",
+       {{"mechanism", "exponential"},
+        {"epsilon", epsilon},
+        {"score", "misclassifications of the released candidate on the held-out part"},
+        {"score_sensitivity", 1},
+        {"probability", "proportional to exp(-epsilon * errors / 2)"},
+        {"held_out_rows", held_out_rows_}}},
+      {"split", "uniformly random partition (independent of the data) into l + 1 parts by position in a random "
+                "permutation; sizes depend on n and l only"},
+      {"epochs_fixed_in_advance", true},
+      {"candidate", candidate_privacy},
+  };
+  std::vector<nlohmann::json> grid_candidates;
+  for (const Candidate& c : candidates_) grid_candidates.push_back(c.to_json());
+  nlohmann::json chosen = candidates_[chosen_].to_json();
+  chosen["index"] = chosen_;
+  m.details["tuning"] = {
+      {"algorithm", "Bolt-on Algorithm 3 (held-out tuning with the exponential mechanism)"},
+      {"grid", grid_.to_json()},
+      {"candidates", candidates()},
+      {"parts", parts()},
+      {"part_rows", part_rows_},
+      {"chosen", chosen},
+  };
+  m.details["seconds"] = seconds;
+  m.details.erase("seed");
+  m.details.erase("warnings");
+  if (config_.seed) m.details["seed"] = *config_.seed;
+  if (!warnings_.empty()) m.details["warnings"] = warnings_;
+  return m;
+}
+
+}  // namespace dptrain::tuning

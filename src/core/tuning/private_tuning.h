@@ -1,0 +1,124 @@
+// Private hyperparameter tuning: Bolt-on Algorithm 3, the held-out tuning of
+// Chaudhuri, Monteleoni & Sarwate (JMLR 2011) (algorithms.md §1.4; docs/tuning.md).
+//
+//   1. Split the table uniformly at random (randomness independent of the
+//      data) into l + 1 disjoint parts S_1 .. S_{l+1} of equal size (+-1 row).
+//   2. Train candidate i (lambda_i, epochs_i, batch_i) privately on S_i alone,
+//      with (epsilon, delta) and every sensitivity computed for m_i = |S_i|
+//      (not for the whole table).
+//   3. Count the misclassifications chi_i of each RELEASED candidate on S_{l+1}.
+//   4. Output candidate i with probability proportional to
+//      exp(-epsilon chi_i / 2) (exponential mechanism, score sensitivity 1).
+//
+// Privacy (replace-one): the replaced row lies in exactly one part. In S_i
+// (i <= l) it changes only candidate i, an (epsilon, delta)-DP release, and
+// everything else is post-processing with unchanged data; in S_{l+1} the
+// candidates do not change and every chi_j moves by at most 1, so the
+// selection is epsilon-DP. Total: (epsilon, delta)-DP (parallel composition),
+// the same budget as ONE training run, spent once.
+//
+// The Tuner is the controller of a tuning run, shared by dp_tune (inside the
+// backend) and `dptrain tune` (over libpq), like the Trainer for one run:
+//
+//   Tuner t(config, grid);                    // validate + plan every candidate: may throw
+//   ... split the table into t.parts() parts of t.part_rows() rows ...
+//   for (int i = 0; i < t.candidates(); ++i) {
+//     auto trainer = t.trainer(i);            // runs on part i only
+//     ... epochs ...;  Model m = trainer->finish(s);
+//     t.record(i, m, <errors of m on part t.held_out_part()>, <its rows>);
+//   }
+//   Model chosen = t.finish(seconds);          // exponential mechanism + metadata
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+#include "core/training/config.h"
+#include "core/training/trainer.h"
+
+namespace dptrain::tuning {
+
+// The candidate hyperparameters: every combination of the three lists.
+struct Grid {
+  std::vector<double> lambdas = {1e-4, 1e-3, 1e-2};
+  std::vector<int> epochs = {1, 5, 10};
+  std::vector<std::int64_t> batch_sizes = {50};
+
+  nlohmann::json to_json() const;
+};
+
+struct Candidate {
+  double lambda = 0;
+  int epochs = 1;
+  std::int64_t batch_size = 1;
+
+  nlohmann::json to_json() const;
+};
+
+constexpr int kMaxCandidates = 100;
+
+// The grid's candidates, lambda-major (then epochs, then batch size).
+// Throws Error(InvalidParameter) for empty lists, repeated values, values out
+// of range, or more than kMaxCandidates combinations.
+std::vector<Candidate> expand(const Grid& grid);
+
+// Sizes of the parts when a table of `rows` rows in uniformly random order is
+// dealt out by position (row r, 0-based, goes to part r mod parts): part p
+// gets floor((rows - 1 - p) / parts) + 1 rows, so sizes differ by at most 1.
+// Public: a function of n and l only.
+std::vector<std::int64_t> part_sizes(std::int64_t rows, int parts);
+
+// Seeds (tests only): candidate i's noise uses seed + 1 + i, the selection
+// uses `seed` on stream kSelectionStream (never the stream Trainer uses).
+constexpr std::uint64_t kSelectionStream = 1;
+
+class Tuner {
+ public:
+  // `config`: the user arguments shared by all candidates (algorithm, loss,
+  // epsilon, delta, learning_rate, ...; its lambda, epochs and batch_size are
+  // ignored) and the public facts of the WHOLE table (rows = n, dim, classes).
+  Tuner(TrainingConfig config, Grid grid);
+
+  int candidates() const { return static_cast<int>(candidates_.size()); }
+  int parts() const { return candidates() + 1; }
+  int held_out_part() const { return candidates(); }
+  const std::vector<std::int64_t>& part_rows() const { return part_rows_; }
+  const Candidate& candidate(int i) const;
+  // Candidate i's configuration: rows = part_rows()[i], its own seed.
+  const TrainingConfig& candidate_config(int i) const;
+  std::unique_ptr<Trainer> trainer(int i) const;
+
+  // The released model of candidate i and its misclassifications on the
+  // held-out part (errors of the noisy model, as Algorithm 3 says).
+  void record(int i, Model released, std::int64_t held_out_errors, std::int64_t held_out_rows);
+
+  // After all candidates are recorded: the exponential mechanism picks one
+  // (RandomSource::secure(), or the seed's selection stream); returns its
+  // model with the tuning metadata and the total privacy as its (epsilon,
+  // delta). The error counts themselves are NOT in the metadata (they are
+  // not differentially private).
+  Model finish(double seconds);
+  int chosen() const { return chosen_; }
+
+  // Warnings of the candidates' plans, each once.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  TrainingConfig config_;
+  Grid grid_;
+  std::vector<Candidate> candidates_;
+  std::vector<TrainingConfig> configs_;
+  std::vector<std::int64_t> part_rows_;
+  std::vector<std::optional<Model>> models_;
+  std::vector<std::int64_t> errors_;
+  std::int64_t held_out_rows_ = 0;
+  std::vector<std::string> warnings_;
+  int chosen_ = -1;
+};
+
+}  // namespace dptrain::tuning

@@ -1,0 +1,66 @@
+#include "core/privacy/exponential_mechanism.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace dptrain::privacy {
+namespace {
+
+TEST(ExponentialMechanism, ProbabilitiesByHand) {
+  // scores {0, 2, 4}, epsilon = 1, sensitivity 1: weights exp(-eps s / 2) =
+  // 1, e^-1 = 0.36787944, e^-2 = 0.13533528; sum 1.50321472;
+  // probabilities 0.66524096, 0.24472847, 0.09003057.
+  const std::vector<double> p = exponential_mechanism_probabilities({0, 2, 4}, 1.0, 1.0);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_NEAR(p[0], 0.66524096, 1e-8);
+  EXPECT_NEAR(p[1], 0.24472847, 1e-8);
+  EXPECT_NEAR(p[2], 0.09003057, 1e-8);
+  EXPECT_NEAR(p[0] + p[1] + p[2], 1.0, 1e-15);
+}
+
+TEST(ExponentialMechanism, OnlyDifferencesOverTwiceTheSensitivityMatter) {
+  const std::vector<double> a = exponential_mechanism_probabilities({0, 2, 4}, 1.0, 1.0);
+  const std::vector<double> shifted = exponential_mechanism_probabilities({1000, 1002, 1004}, 1.0, 1.0);
+  const std::vector<double> scaled = exponential_mechanism_probabilities({0, 4, 8}, 1.0, 2.0);
+  const std::vector<double> eps = exponential_mechanism_probabilities({0, 1, 2}, 2.0, 1.0);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(a[i], shifted[i], 1e-15);
+    EXPECT_NEAR(a[i], scaled[i], 1e-15);
+    EXPECT_NEAR(a[i], eps[i], 1e-15);
+  }
+  // The ratio of two candidates' probabilities is exp(-eps (s_i - s_j) / 2): at most
+  // e^eps when each score moves by at most 1 (the privacy argument).
+  EXPECT_NEAR(a[0] / a[1], std::exp(1.0), 1e-12);
+}
+
+TEST(ExponentialMechanism, LargeScoreGapsDoNotUnderflowTheBest) {
+  const std::vector<double> p = exponential_mechanism_probabilities({1e6, 5e6, 1e6 + 2}, 10.0, 1.0);
+  EXPECT_NEAR(p[0], 1 / (1 + std::exp(-10.0)), 1e-15);
+  EXPECT_EQ(p[1], 0.0);
+  auto rng = RandomSource::seeded(3);
+  for (int i = 0; i < 1000; ++i) EXPECT_NE(exponential_mechanism({1e6, 5e6, 1e6 + 2}, 10.0, 1.0, *rng), 1u);
+}
+
+TEST(ExponentialMechanism, SingleCandidateAndTies) {
+  auto rng = RandomSource::seeded(4);
+  EXPECT_EQ(exponential_mechanism({17}, 0.1, 1.0, *rng), 0u);
+  const std::vector<double> p = exponential_mechanism_probabilities({3, 3, 3, 3}, 5.0, 1.0);
+  for (double v : p) EXPECT_DOUBLE_EQ(v, 0.25);
+}
+
+TEST(ExponentialMechanism, RejectsBadInput) {
+  auto rng = RandomSource::seeded(5);
+  EXPECT_THROW(exponential_mechanism({}, 1.0, 1.0, *rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, 2}, 0.0, 1.0, *rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, 2}, -1.0, 1.0, *rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, 2}, INFINITY, 1.0, *rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, 2}, 1.0, 0.0, *rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, NAN}, 1.0, 1.0, *rng), Error);
+  EXPECT_THROW(exponential_mechanism_probabilities({1, INFINITY}, 1.0, 1.0), Error);
+}
+
+}  // namespace
+}  // namespace dptrain::privacy
