@@ -9,5 +9,6 @@ namespace dptrain::cli {
 void register_train(CLI::App& app);
 void register_eval(CLI::App& app);
 void register_privacy(CLI::App& app);
+void register_tune(CLI::App& app);
 
 }  // namespace dptrain::cli

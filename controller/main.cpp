@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   dptrain::cli::register_train(app);
   dptrain::cli::register_eval(app);
   dptrain::cli::register_privacy(app);
+  dptrain::cli::register_tune(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

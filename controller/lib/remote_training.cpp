@@ -7,6 +7,7 @@
 #include "core/training/trainer.h"
 #include "extension.h"
 #include "progress.h"
+#include "transaction.h"
 
 namespace dptrain::client {
 namespace {
@@ -24,28 +25,6 @@ std::string num(double v) {
   return buf;
 }
 
-// Rolls back unless committed: a failed or interrupted run leaves no trace.
-class Transaction {
- public:
-  explicit Transaction(PgConnection& c) : c_(c) { c_.exec("BEGIN"); }
-  ~Transaction() {
-    if (!done_) {
-      try {
-        c_.exec("ROLLBACK");
-      } catch (...) {
-      }
-    }
-  }
-  void commit() {
-    c_.exec("COMMIT");
-    done_ = true;
-  }
-
- private:
-  PgConnection& c_;
-  bool done_ = false;
-};
-
 }  // namespace
 
 std::string to_text_array_literal(const std::vector<std::string>& values) {
@@ -62,6 +41,46 @@ std::string to_text_array_literal(const std::vector<std::string>& values) {
   return s + "}";
 }
 
+std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& target, TrainingConfig& config) {
+  PgResult prep = conn.exec(
+      "SELECT shuffled, rows, dim, classes, classes_from_data, source_name "
+      "FROM dptrain.training_prepare($1::regclass, $2, $3, $4::text[], $5::bigint)",
+      {target.table, target.label, target.features,
+       target.classes ? Param(to_text_array_literal(*target.classes)) : Param(),
+       config.seed ? Param(std::to_string(*config.seed)) : Param()});
+  config.rows = std::stoll(prep.get(0, 1));
+  config.dim = std::stoi(prep.get(0, 2));
+  config.classes = parse_text_array(conn, prep.get(0, 3));
+  config.classes_from_data = prep.get(0, 4) == "t";
+  config.source = prep.get(0, 5);
+  return prep.get(0, 0);
+}
+
+void run_remote_epochs(PgConnection& conn, Trainer& trainer, const std::string& shuffled, ProgressBar* bar) {
+  const std::string epoch_sql = "SELECT dptrain.sgd_epoch(x, y, $1::float8[]) FROM " + shuffled;
+  for (int e = 1; e <= trainer.epochs(); ++e) {
+    if (e > 1 && trainer.plan().reshuffle) conn.exec("SELECT dptrain.training_reshuffle($1)", {shuffled});
+    const std::vector<double> input = trainer.epoch_input();
+    PgResult r = conn.exec(epoch_sql, {to_array_literal(input.data(), input.size())});
+    if (r.rows() != 1 || r.is_null(0, 0)) throw PgError("the epoch aggregate returned no state");
+    const std::vector<double> state = parse_float_array(r.get(0, 0));
+    trainer.epoch_output(state.data(), state.size());
+    if (bar) bar->update(e);
+  }
+}
+
+Model fetch_model(PgConnection& conn, std::int64_t id) {
+  PgResult m = conn.exec(
+      "SELECT json_build_object('format','dptrain-model','version',1,'name',coalesce(name,''),"
+      "'algorithm',algorithm,'loss',loss,'epsilon',epsilon,'delta',delta,'classes',classes,"
+      "'weights',CASE WHEN array_ndims(weights) = 1 THEN to_jsonb(ARRAY[weights]) ELSE to_jsonb(weights) END,"
+      "'seeded',seeded,'details',details,'huber_h',coalesce((details->'hyperparameters'->>'huber_h')::float8,0.1),"
+      "'feature_bound',(details->'hyperparameters'->>'feature_bound')::float8) FROM dptrain.models WHERE id = $1",
+      {std::to_string(id)});
+  if (m.rows() != 1) throw PgError("model " + std::to_string(id) + " is not in dptrain.models");
+  return Model::from_json(nlohmann::json::parse(m.get(0, 0)));
+}
+
 TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
                                       bool show_progress) {
   validate_arguments(config);
@@ -71,18 +90,7 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
   Transaction tx(conn);
   conn.exec("SET LOCAL jit = off");  // as dp_train: JIT only adds compile time to epoch queries
 
-  PgResult prep = conn.exec(
-      "SELECT shuffled, rows, dim, classes, classes_from_data, source_name "
-      "FROM dptrain.training_prepare($1::regclass, $2, $3, $4::text[], $5::bigint)",
-      {target.table, target.label, target.features,
-       target.classes ? Param(to_text_array_literal(*target.classes)) : Param(),
-       config.seed ? Param(std::to_string(*config.seed)) : Param()});
-  const std::string shuffled = prep.get(0, 0);
-  config.rows = std::stoll(prep.get(0, 1));
-  config.dim = std::stoi(prep.get(0, 2));
-  config.classes = parse_text_array(conn, prep.get(0, 3));
-  config.classes_from_data = prep.get(0, 4) == "t";
-  config.source = prep.get(0, 5);
+  const std::string shuffled = prepare_remote_table(conn, target, config);
 
   Trainer trainer(config);
   for (const auto& w : trainer.plan().warnings) std::cerr << "WARNING:  " << w << "\n";
@@ -90,17 +98,8 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
     std::cerr << "NOTICE:  the classes were read from the data: the list of classes is outside the privacy "
                  "guarantee (declare them with --classes)\n";
 
-  const std::string epoch_sql = "SELECT dptrain.sgd_epoch(x, y, $1::float8[]) FROM " + shuffled;
   ProgressBar bar("training", show_progress ? trainer.epochs() : 0);
-  for (int e = 1; e <= trainer.epochs(); ++e) {
-    if (e > 1 && trainer.plan().reshuffle) conn.exec("SELECT dptrain.training_reshuffle($1)", {shuffled});
-    const std::vector<double> input = trainer.epoch_input();
-    PgResult r = conn.exec(epoch_sql, {to_array_literal(input.data(), input.size())});
-    if (r.rows() != 1 || r.is_null(0, 0)) throw PgError("the epoch aggregate returned no state");
-    const std::vector<double> state = parse_float_array(r.get(0, 0));
-    trainer.epoch_output(state.data(), state.size());
-    if (show_progress) bar.update(e);
-  }
+  run_remote_epochs(conn, trainer, shuffled, show_progress ? &bar : nullptr);
   if (show_progress) bar.finish();
   conn.exec("SELECT dptrain.training_drop($1)", {shuffled});
 
@@ -145,14 +144,7 @@ TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target
   TrainingOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.model_id = std::stoll(r.get(0, 0));
-  PgResult m = conn.exec(
-      "SELECT json_build_object('format','dptrain-model','version',1,'name',coalesce(name,''),"
-      "'algorithm',algorithm,'loss',loss,'epsilon',epsilon,'delta',delta,'classes',classes,"
-      "'weights',CASE WHEN array_ndims(weights) = 1 THEN to_jsonb(ARRAY[weights]) ELSE to_jsonb(weights) END,"
-      "'seeded',seeded,'details',details,'huber_h',coalesce((details->'hyperparameters'->>'huber_h')::float8,0.1),"
-      "'feature_bound',(details->'hyperparameters'->>'feature_bound')::float8) FROM dptrain.models WHERE id = $1",
-      {std::to_string(out.model_id)});
-  out.model = Model::from_json(nlohmann::json::parse(m.get(0, 0)));
+  out.model = fetch_model(conn, out.model_id);
   out.epochs = c.epochs;
   return out;
 }

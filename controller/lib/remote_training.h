@@ -12,7 +12,9 @@
 
 #include "core/model.h"
 #include "core/training/config.h"
+#include "core/training/trainer.h"
 #include "pg_connection.h"
+#include "progress.h"
 
 namespace dptrain::client {
 
@@ -39,5 +41,14 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
 TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& config);
 
 std::string to_text_array_literal(const std::vector<std::string>& values);
+
+// Building blocks shared with `dptrain tune` (remote_tuning.h):
+// dptrain.training_prepare for `target`: fills the public facts of `config`
+// (rows, dim, classes, source) and returns the shuffled temp table's name.
+std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& target, TrainingConfig& config);
+// Every planned epoch of `trainer` over a prepared table (one aggregate query each).
+void run_remote_epochs(PgConnection& conn, Trainer& trainer, const std::string& shuffled, ProgressBar* bar);
+// A stored model read back from dptrain.models.
+Model fetch_model(PgConnection& conn, std::int64_t id);
 
 }  // namespace dptrain::client

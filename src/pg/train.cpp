@@ -8,6 +8,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/training/trainer.h"
+#include "epochs.h"
 #include "models.h"
 #include "training_data.h"
 
@@ -120,25 +121,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
 
   // 4. Epochs: one aggregate query each; only public progress is reported.
   const TimestampTz start = GetCurrentTimestamp();
-  const char* epoch_sql = psprintf("SELECT dptrain.sgd_epoch(x, y, $1) FROM %s", prep.shuffled);
-  const int epochs = s->trainer->epochs();
-  for (int e = 1; e <= epochs; ++e) {
-    CHECK_FOR_INTERRUPTS();
-    if (e > 1 && s->trainer->plan().reshuffle) dptrain::pg::reshuffle_training_data(prep.shuffled);
-    DPT_CORE({ s->input = s->trainer->epoch_input(); });
-    Oid type[1] = {FLOAT8ARRAYOID};
-    Datum value[1] = {PointerGetDatum(dptrain::pg::make_float8_array(s->input.data(), static_cast<int>(s->input.size())))};
-    if (SPI_execute_with_args(epoch_sql, 1, type, value, nullptr, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-      elog(ERROR, "dptrain: epoch query failed");
-    bool isnull;
-    const Datum result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-    if (isnull) elog(ERROR, "dptrain: the epoch saw no rows");
-    int len = 0;
-    const double* state = dptrain::pg::float8_array_data(DatumGetArrayTypeP(result), &len, "epoch result");
-    DPT_CORE({ s->trainer->epoch_output(state, static_cast<std::size_t>(len)); });
-    SPI_freetuptable(SPI_tuptable);
-    ereport(NOTICE, (errmsg("dptrain: epoch %d of %d done", e, epochs)));
-  }
+  dptrain::pg::run_training_epochs(s->trainer.get(), prep.shuffled, &s->input, "");
   dptrain::pg::drop_training_data(prep.shuffled);
 
   // 5. Release (output perturbation etc.) and store, in this transaction.

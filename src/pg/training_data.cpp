@@ -231,6 +231,29 @@ void drop_training_data(const char* shuffled) {
     elog(ERROR, "dptrain: could not drop %s", shuffled);
 }
 
+char** split_training_data(const char* shuffled, int parts, int64* rows) {
+  require_shuffled_name(shuffled);
+  if (parts < 1) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("parts must be at least 1")));
+  char** names = static_cast<char**>(palloc(sizeof(char*) * parts));
+  StringInfoData sql;
+  initStringInfo(&sql);
+  for (int p = 0; p < parts; ++p) {
+    names[p] = psprintf("pg_temp.dptrain_shuffled_%d", ++shuffle_counter);
+    resetStringInfo(&sql);
+    // A temp table is read by one sequential scan in insertion order (never
+    // by parallel workers, never synchronized), so row_number() OVER () is
+    // the position in the random order.
+    appendStringInfo(&sql,
+                     "CREATE TEMP TABLE %s (x float8[], y float8) ON COMMIT DROP; "
+                     "INSERT INTO %s SELECT x, y FROM (SELECT x, y, row_number() OVER () - 1 AS r FROM %s) s "
+                     "WHERE r %% %d = %d",
+                     names[p], names[p], shuffled, parts, p);
+    if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT) elog(ERROR, "dptrain: could not split %s", shuffled);
+    rows[p] = static_cast<int64>(SPI_processed);
+  }
+  return names;
+}
+
 }  // namespace dptrain::pg
 
 extern "C" {
@@ -238,6 +261,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_training_prepare);
 PG_FUNCTION_INFO_V1(dptrain_training_reshuffle);
 PG_FUNCTION_INFO_V1(dptrain_training_drop);
+PG_FUNCTION_INFO_V1(dptrain_training_split);
 
 // dptrain.training_prepare(source regclass, label text, features text,
 //                          classes text[], seed bigint)
@@ -284,6 +308,28 @@ Datum dptrain_training_drop(PG_FUNCTION_ARGS) {
   dptrain::pg::drop_training_data(name);
   SPI_finish();
   PG_RETURN_VOID();
+}
+
+// dptrain.training_split(shuffled text, parts int) -> SETOF (part int, shuffled text, rows bigint)
+Datum dptrain_training_split(PG_FUNCTION_ARGS) {
+  char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+  const int parts = PG_GETARG_INT32(1);
+  if (parts < 1 || parts > 1000)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("parts must be between 1 and 1000")));
+  ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+  InitMaterializedSRF(fcinfo, 0);
+  int64* rows = static_cast<int64*>(palloc(sizeof(int64) * parts));
+  SPI_connect();
+  char** names = dptrain::pg::split_training_data(name, parts, rows);
+  MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+  for (int p = 0; p < parts; ++p) {
+    Datum values[3] = {Int32GetDatum(p), CStringGetTextDatum(names[p]), Int64GetDatum(rows[p])};
+    bool nulls[3] = {false, false, false};
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+  }
+  MemoryContextSwitchTo(old);
+  SPI_finish();
+  return (Datum) 0;
 }
 
 }  // extern "C"

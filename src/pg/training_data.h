@@ -28,4 +28,12 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 void reshuffle_training_data(const char* shuffled);
 void drop_training_data(const char* shuffled);
 
+// Private tuning: deals the rows of a prepared table out into `parts` new
+// prepared tables by position (row r, 0-based in the table's random order,
+// goes to part r mod parts; each part keeps the order, so it is a uniformly
+// random permutation of a uniformly random part). Returns the names
+// (palloc'd) and the row counts in `rows` (parts entries). The source table
+// is left as it is.
+char** split_training_data(const char* shuffled, int parts, int64* rows);
+
 }  // namespace dptrain::pg

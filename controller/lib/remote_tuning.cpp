@@ -1,0 +1,138 @@
+#include "remote_tuning.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "core/packed_model.h"
+#include "extension.h"
+#include "progress.h"
+#include "transaction.h"
+
+namespace dptrain::client {
+namespace {
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+template <typename T>
+std::string array_literal(const std::vector<T>& values, bool exact_doubles) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) s += ',';
+    s += exact_doubles ? num(static_cast<double>(values[i])) : std::to_string(values[i]);
+  }
+  return s + "}";
+}
+
+tuning::Candidate chosen_candidate(const Model& m) {
+  const auto& c = m.details.at("tuning").at("chosen");
+  return {c.at("lambda").get<double>(), c.at("epochs").get<int>(), c.at("batch_size").get<std::int64_t>()};
+}
+
+}  // namespace
+
+TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
+                                   const tuning::Grid& grid, bool show_progress) {
+  validate_arguments(config);
+  tuning::expand(grid);
+  make_algorithm(config.algorithm);  // fail before touching the server
+  api_schema(conn);
+  const auto start = std::chrono::steady_clock::now();
+  Transaction tx(conn);
+  conn.exec("SET LOCAL jit = off");
+
+  const std::string shuffled = prepare_remote_table(conn, target, config);
+  tuning::Tuner tuner(config, grid);
+  for (const auto& w : tuner.warnings()) std::cerr << "WARNING:  " << w << "\n";
+  if (config.classes_from_data)
+    std::cerr << "NOTICE:  the classes were read from the data: the list of classes is outside the privacy "
+                 "guarantee (declare them with --classes)\n";
+
+  // The l + 1 disjoint parts, by position in the random order.
+  PgResult split = conn.exec("SELECT part, part_table, rows FROM dptrain.training_split($1, $2::int) ORDER BY part",
+                             {shuffled, std::to_string(tuner.parts())});
+  conn.exec("SELECT dptrain.training_drop($1)", {shuffled});
+  std::vector<std::string> parts;
+  for (int p = 0; p < split.rows(); ++p) {
+    if (std::stoll(split.get(p, 2)) != tuner.part_rows()[p]) throw PgError("a tuning part has an unexpected size");
+    parts.push_back(split.get(p, 1));
+  }
+  const std::string held_out = parts.at(tuner.held_out_part());
+
+  int total_epochs = 0;
+  for (int i = 0; i < tuner.candidates(); ++i) total_epochs += tuner.candidate(i).epochs;
+  ProgressBar bar("tuning", show_progress ? total_epochs : 0);
+  int done = 0;
+  for (int i = 0; i < tuner.candidates(); ++i) {
+    std::unique_ptr<Trainer> trainer = tuner.trainer(i);
+    run_remote_epochs(conn, *trainer, parts[i], nullptr);
+    conn.exec("SELECT dptrain.training_drop($1)", {parts[i]});
+    done += trainer->epochs();
+    if (show_progress) bar.update(done);
+    Model released = trainer->finish(0.0);
+    const std::vector<double> packed = packed_model::pack(released);
+    PgResult e = conn.exec("SELECT e[1]::int8, e[2]::int8 FROM (SELECT dptrain.evaluate_agg(x, y::int, $1::float8[]) e "
+                           "FROM " + held_out + ") q",
+                           {to_array_literal(packed.data(), packed.size())});
+    if (e.is_null(0, 0)) throw PgError("the held-out part is empty");
+    const std::int64_t rows = std::stoll(e.get(0, 0)), correct = std::stoll(e.get(0, 1));
+    tuner.record(i, std::move(released), rows - correct, rows);
+  }
+  if (show_progress) bar.finish();
+  conn.exec("SELECT dptrain.training_drop($1)", {held_out});
+
+  TuningOutcome out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.model = tuner.finish(out.seconds);
+  out.chosen = tuner.candidate(tuner.chosen());
+  out.candidates = tuner.candidates();
+  PgResult stored = conn.exec("SELECT dptrain.store_model($1::jsonb)", {out.model.to_json().dump()});
+  out.model_id = std::stoll(stored.get(0, 0));
+  tx.commit();
+  return out;
+}
+
+TuningOutcome tune_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& c,
+                             const tuning::Grid& grid) {
+  validate_arguments(c);
+  tuning::expand(grid);
+  const std::string schema = api_schema(conn);
+  std::vector<Param> params = {target.table, target.label, target.features, c.algorithm, c.loss};
+  std::string sql = "SELECT model_id, candidates FROM " + schema +
+                    ".dp_tune(source => $1::regclass, label => $2, features => $3, algorithm => $4, loss => $5";
+  auto add = [&](const std::string& name, const std::string& type, Param value) {
+    params.push_back(std::move(value));
+    sql += ", " + name + " => $" + std::to_string(params.size()) + "::" + type;
+  };
+  if (c.epsilon) add("epsilon", "float8", num(*c.epsilon));
+  if (c.delta) add("delta", "float8", num(*c.delta));
+  add("lambdas", "float8[]", array_literal(grid.lambdas, true));
+  add("epochs", "int[]", array_literal(grid.epochs, false));
+  add("batch_sizes", "int[]", array_literal(grid.batch_sizes, false));
+  if (c.learning_rate) add("learning_rate", "float8", num(*c.learning_rate));
+  if (!c.name.empty()) add("name", "text", c.name);
+  if (c.seed) add("seed", "bigint", std::to_string(*c.seed));
+  if (target.classes) add("classes", "text[]", to_text_array_literal(*target.classes));
+  if (c.schedule) add("schedule", "text", *c.schedule);
+  add("huber_h", "float8", num(c.huber_h));
+  add("averaging", "boolean", c.averaging ? "true" : "false");
+  add("reshuffle", "boolean", c.reshuffle ? "true" : "false");
+  if (c.radius) add("radius", "float8", num(*c.radius));
+  add("options", "jsonb", c.options.dump());
+  sql += ")";
+  const auto start = std::chrono::steady_clock::now();
+  PgResult r = conn.exec(sql, params);
+  TuningOutcome out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.model_id = std::stoll(r.get(0, 0));
+  out.candidates = std::stoi(r.get(0, 1));
+  out.model = fetch_model(conn, out.model_id);
+  out.chosen = chosen_candidate(out.model);
+  return out;
+}
+
+}  // namespace dptrain::client

@@ -1,0 +1,26 @@
+// `dptrain tune`: private hyperparameter tuning (Bolt-on Algorithm 3,
+// docs/tuning.md) from the CLI, either with the controller in this process
+// (the core's tuning::Tuner drives every candidate's epochs over libpq, in
+// one transaction) or inside the server with one dp_tune call.
+#pragma once
+
+#include "core/tuning/private_tuning.h"
+#include "remote_training.h"
+
+namespace dptrain::client {
+
+struct TuningOutcome {
+  std::int64_t model_id = 0;
+  Model model;                        // the chosen candidate, with the tuning metadata
+  tuning::Candidate chosen;
+  int candidates = 0;
+  double seconds = 0.0;
+};
+
+TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
+                                   const tuning::Grid& grid, bool show_progress);
+
+TuningOutcome tune_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& config,
+                             const tuning::Grid& grid);
+
+}  // namespace dptrain::client

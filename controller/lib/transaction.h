@@ -1,0 +1,32 @@
+// BEGIN now, ROLLBACK on destruction unless committed: a failed or
+// interrupted client-side run leaves no trace in the database.
+#pragma once
+
+#include "pg_connection.h"
+
+namespace dptrain::client {
+
+class Transaction {
+ public:
+  explicit Transaction(PgConnection& c) : c_(c) { c_.exec("BEGIN"); }
+  ~Transaction() {
+    if (!done_) {
+      try {
+        c_.exec("ROLLBACK");
+      } catch (...) {
+      }
+    }
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit() {
+    c_.exec("COMMIT");
+    done_ = true;
+  }
+
+ private:
+  PgConnection& c_;
+  bool done_ = false;
+};
+
+}  // namespace dptrain::client

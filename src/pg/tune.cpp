@@ -1,0 +1,219 @@
+// dp_tune: private hyperparameter tuning inside the backend (Bolt-on
+// Algorithm 3; the logic is the core's tuning::Tuner, the same one
+// `dptrain tune` drives over libpq; docs/tuning.md). This file only runs its
+// SQL: prepare and split the table, train every candidate on its part with
+// the same epoch routine as dp_train, count each released candidate's
+// misclassifications on the held-out part, store the chosen model.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/packed_model.h"
+#include "core/tuning/private_tuning.h"
+#include "epochs.h"
+#include "models.h"
+#include "training_data.h"
+
+namespace {
+
+struct TuneSession {
+  dptrain::TrainingConfig config;
+  dptrain::tuning::Grid grid;
+  std::unique_ptr<dptrain::tuning::Tuner> tuner;
+  std::unique_ptr<dptrain::Trainer> trainer;
+  std::vector<double> input;
+  std::vector<double> packed;
+  dptrain::Model model;
+  std::string json;
+};
+
+enum Arg {
+  kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLambdas, kEpochs, kBatchSizes, kLearningRate,
+  kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kArgCount
+};
+
+const char* arg_name(int i) {
+  static const char* names[] = {"source", "label", "features", "algorithm", "loss", "epsilon", "delta",
+                                "lambdas", "epochs", "batch_sizes", "learning_rate", "name", "seed", "classes",
+                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options"};
+  return names[i];
+}
+
+char* text_arg(FunctionCallInfo fcinfo, int i) {
+  return PG_ARGISNULL(i) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(i));
+}
+
+// A one-dimensional int[] without NULLs (an empty array gives n = 0).
+int32* int4_array(ArrayType* a, int* n, const char* what) {
+  if (ARR_NDIM(a) > 1 || (ARR_HASNULL(a) && array_contains_nulls(a)))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("%s must be a one-dimensional array without NULLs", what)));
+  Datum* items;
+  deconstruct_array(a, INT4OID, 4, true, TYPALIGN_INT, &items, nullptr, n);
+  int32* out = static_cast<int32*>(palloc(sizeof(int32) * (*n > 0 ? *n : 1)));
+  for (int i = 0; i < *n; ++i) out[i] = DatumGetInt32(items[i]);
+  return out;
+}
+
+const double* float8_list(ArrayType* a, int* n, const char* what) {
+  if (ARR_NDIM(a) == 0) {
+    *n = 0;
+    return nullptr;
+  }
+  return dptrain::pg::float8_array_data(a, n, what);
+}
+
+}  // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(dptrain_dp_tune);
+
+Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
+  for (int i : {kSource, kLabel, kFeatures, kAlgorithm, kLoss, kLambdas, kEpochs, kBatchSizes, kHuberH, kAveraging,
+                kReshuffle, kOptions})
+    if (PG_ARGISNULL(i))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                      errmsg("argument %s of dp_tune must not be NULL", arg_name(i))));
+  TupleDesc tupdesc;
+  if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_tune must return a row");
+  tupdesc = BlessTupleDesc(tupdesc);
+  MemoryContext caller = CurrentMemoryContext;
+
+  const char* label = text_arg(fcinfo, kLabel);
+  const char* features = text_arg(fcinfo, kFeatures);
+  const char* algorithm = text_arg(fcinfo, kAlgorithm);
+  const char* loss = text_arg(fcinfo, kLoss);
+  const char* name = text_arg(fcinfo, kName);
+  const char* schedule = text_arg(fcinfo, kSchedule);
+  const char* options = DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(kOptions)));
+  const bool has_seed = !PG_ARGISNULL(kSeed);
+  const int64 seed = has_seed ? PG_GETARG_INT64(kSeed) : 0;
+  int nlambdas = 0, nepochs = 0, nbatches = 0;
+  const double* lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &nlambdas, "lambdas");
+  const int32* epochs = int4_array(PG_GETARG_ARRAYTYPE_P(kEpochs), &nepochs, "epochs");
+  const int32* batches = int4_array(PG_GETARG_ARRAYTYPE_P(kBatchSizes), &nbatches, "batch_sizes");
+
+  // 1. Arguments and the grid, before any data is read.
+  TuneSession* s = nullptr;
+  DPT_CORE({
+    auto session = std::make_unique<TuneSession>();
+    dptrain::TrainingConfig& c = session->config;
+    c.algorithm = algorithm;
+    c.loss = loss;
+    if (!PG_ARGISNULL(kEpsilon)) c.epsilon = PG_GETARG_FLOAT8(kEpsilon);
+    if (!PG_ARGISNULL(kDelta)) c.delta = PG_GETARG_FLOAT8(kDelta);
+    if (!PG_ARGISNULL(kLearningRate)) c.learning_rate = PG_GETARG_FLOAT8(kLearningRate);
+    if (name) c.name = name;
+    if (has_seed) c.seed = seed;
+    if (schedule) c.schedule = std::string(schedule);
+    c.huber_h = PG_GETARG_FLOAT8(kHuberH);
+    c.averaging = PG_GETARG_BOOL(kAveraging);
+    c.reshuffle = PG_GETARG_BOOL(kReshuffle);
+    if (!PG_ARGISNULL(kRadius)) c.radius = PG_GETARG_FLOAT8(kRadius);
+    c.options = nlohmann::json::parse(options);
+    dptrain::tuning::Grid& g = session->grid;
+    g.lambdas.assign(lambdas, lambdas + nlambdas);
+    g.epochs.assign(epochs, epochs + nepochs);
+    g.batch_sizes.assign(batches, batches + nbatches);
+    dptrain::validate_arguments(c);
+    dptrain::tuning::expand(g);
+    dptrain::make_algorithm(c.algorithm);
+    s = session.release();
+  });
+  dptrain::pg::delete_on_reset(caller, s);
+
+  // 2. Public facts of the data and one random permutation of it.
+  SPI_connect();
+  dptrain::pg::PreparedData prep;
+  dptrain::pg::prepare_training_data(PG_GETARG_OID(kSource), label, features,
+                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
+                                     seed, &prep);
+
+  // 3. Every candidate's plan, for its part size, from public inputs only.
+  DPT_CORE({
+    dptrain::TrainingConfig& c = s->config;
+    c.source = prep.source_name;
+    c.rows = prep.rows;
+    c.dim = prep.dim;
+    c.classes.assign(prep.classes, prep.classes + prep.nclasses);
+    c.classes_from_data = prep.classes_from_data;
+    s->tuner = std::make_unique<dptrain::tuning::Tuner>(c, s->grid);
+  });
+  for (const std::string& w : s->tuner->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
+  if (prep.classes_from_data)
+    ereport(NOTICE, (errmsg("the classes were read from the data"),
+                     errdetail("The list of classes is outside the privacy guarantee."),
+                     errhint("Pass classes => ARRAY[...] to declare them.")));
+
+  // 4. The l + 1 disjoint parts (by position in the random order).
+  const TimestampTz start = GetCurrentTimestamp();
+  const int parts = s->tuner->parts(), candidates = s->tuner->candidates();
+  int64* part_rows = static_cast<int64*>(palloc(sizeof(int64) * parts));
+  char** part = dptrain::pg::split_training_data(prep.shuffled, parts, part_rows);
+  dptrain::pg::drop_training_data(prep.shuffled);
+  for (int p = 0; p < parts; ++p)
+    if (part_rows[p] != s->tuner->part_rows()[p]) elog(ERROR, "dptrain: a tuning part has an unexpected size");
+  const char* held_out = part[s->tuner->held_out_part()];
+  const char* evaluate_sql = psprintf(
+      "SELECT e[1]::int8, e[2]::int8 FROM (SELECT dptrain.evaluate_agg(x, y::int, $1) e FROM %s) q", held_out);
+
+  // 5. Every candidate on its own part; its released model scored on the held-out part.
+  for (int i = 0; i < candidates; ++i) {
+    DPT_CORE({ s->trainer = s->tuner->trainer(i); });
+    dptrain::pg::run_training_epochs(s->trainer.get(), part[i], &s->input,
+                                     psprintf("candidate %d of %d: ", i + 1, candidates));
+    dptrain::pg::drop_training_data(part[i]);
+    DPT_CORE({
+      s->model = s->trainer->finish(0.0);
+      s->packed = dptrain::packed_model::pack(s->model);
+    });
+    Oid type[1] = {FLOAT8ARRAYOID};
+    Datum value[1] = {PointerGetDatum(
+        dptrain::pg::make_float8_array(s->packed.data(), static_cast<int>(s->packed.size())))};
+    if (SPI_execute_with_args(evaluate_sql, 1, type, value, nullptr, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+      elog(ERROR, "dptrain: held-out evaluation failed");
+    bool null_rows, null_correct;
+    const int64 rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null_rows));
+    const int64 correct = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &null_correct));
+    if (null_rows || null_correct) elog(ERROR, "dptrain: the held-out part is empty");
+    SPI_freetuptable(SPI_tuptable);
+    DPT_CORE({ s->tuner->record(i, std::move(s->model), rows - correct, rows); });
+  }
+  dptrain::pg::drop_training_data(held_out);
+
+  // 6. The exponential mechanism, and the chosen model stored like dp_train's.
+  long secs;
+  int usecs;
+  TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
+  DPT_CORE({
+    s->model = s->tuner->finish(static_cast<double>(secs) + usecs / 1e6);
+    s->json = s->model.to_json().dump();
+  });
+  const int64 id = dptrain::pg::store_model_json(s->json.c_str());
+  SPI_finish();
+
+  const dptrain::Model& m = s->model;
+  const dptrain::tuning::Candidate& chosen = s->tuner->candidate(s->tuner->chosen());
+  const int K = static_cast<int>(m.weights.rows()), d = static_cast<int>(m.weights.cols());
+  Datum values[12];
+  bool nulls[12] = {false, false, false, false, false, false, false, false, false, false, false, false};
+  values[0] = Int64GetDatum(id);
+  if (m.name.empty()) nulls[1] = true;
+  else values[1] = CStringGetTextDatum(m.name.c_str());
+  values[2] = CStringGetTextDatum(m.algorithm.c_str());
+  values[3] = Float8GetDatum(m.epsilon.value_or(0.0));
+  values[4] = Float8GetDatum(m.delta.value_or(0.0));
+  values[5] = Float8GetDatum(chosen.lambda);
+  values[6] = Int32GetDatum(chosen.epochs);
+  values[7] = Int32GetDatum(static_cast<int32>(chosen.batch_size));
+  values[8] = Int32GetDatum(candidates);
+  values[9] = PointerGetDatum(K == 1 ? dptrain::pg::make_float8_array(m.weights.data(), d)
+                                     : dptrain::pg::make_float8_matrix(m.weights.data(), K, d));
+  values[10] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
+  DPT_CORE({ s->json = m.details.dump(); });
+  values[11] = DirectFunctionCall1(jsonb_in, CStringGetDatum(s->json.c_str()));
+  PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+}  // extern "C"
