@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# dptrain tune: private tuning (Bolt-on Algorithm 3) from the CLI. The
+# controller (candidates' epochs over libpq) and --server (dp_tune) choose the
+# same candidate and release the same model with the same seed; the output
+# reports the chosen parameters and the total epsilon; errors reach the CLI
+# and a failed run stores nothing.
+set -euo pipefail
+: "${DPTRAIN_CLI:?}"
+db=dptrain_tune_cli_$$
+createdb "$db"
+trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+psql -q -X -v ON_ERROR_STOP=1 -d "$db" <<'SQL'
+CREATE EXTENSION dptrain;
+CREATE TABLE pts AS
+SELECT i AS id, ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x,
+       (sin(i * 0.7) + 0.5 * cos(i * 1.3) > 0) AS y
+FROM generate_series(1, 3000) i;
+SQL
+
+tune() {
+  "$DPTRAIN_CLI" tune --db "dbname=$db" --table pts --label y --features x --classes false,true --json "$@"
+}
+field() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+
+for scenario in "--epsilon 1" "--epsilon 1 --delta 1e-8" "--epsilon 0.5 --lambdas 0,0.001 --epochs 2,4 --batch-sizes 10,50"; do
+  tag=${scenario//[^a-z0-9]/_}
+  # shellcheck disable=SC2086
+  controller=$(tune $scenario --seed 21 --name "c$tag" 2>/dev/null)
+  # shellcheck disable=SC2086
+  server=$(tune $scenario --seed 21 --server --name "s$tag" 2>/dev/null)
+  for j in "$controller" "$server"; do
+    eps=$(echo "$j" | field "j['epsilon']")
+    want=$(echo "$scenario" | sed -E 's/.*--epsilon ([0-9.]+).*/\1/')
+    python3 -c "import sys; sys.exit(0 if float('$eps') == float('$want') else 1)" \
+      || { echo "total epsilon $eps, expected $want: $j"; exit 1; }
+    [ "$(echo "$j" | field "j['details']['privacy']['epsilon'] == j['epsilon']")" = True ] || { echo "model epsilon != total: $j"; exit 1; }
+    [ "$(echo "$j" | field "j['details']['tuning']['chosen']['lambda'] == j['chosen']['lambda'] and j['details']['hyperparameters']['epochs'] == j['chosen']['epochs']")" = True ] \
+      || { echo "chosen parameters inconsistent: $j"; exit 1; }
+  done
+  [ "$(echo "$controller" | field "j['chosen']")" = "$(echo "$server" | field "j['chosen']")" ] \
+    || { echo "controller and server chose differently for $scenario"; exit 1; }
+  plan_c=$(echo "$controller" | field "json.dumps(j['details']['privacy'], sort_keys=True)")
+  plan_s=$(echo "$server" | field "json.dumps(j['details']['privacy'], sort_keys=True)")
+  [ "$plan_c" = "$plan_s" ] || { echo "privacy records differ for $scenario"; exit 1; }
+  same=$(psql -X -At -d "$db" -c "
+    SELECT c.weights = s.weights FROM dptrain.models c, dptrain.models s
+    WHERE c.id = $(echo "$controller" | field "j['model_id']") AND s.id = $(echo "$server" | field "j['model_id']")")
+  [ "$same" = t ] || { echo "controller and server releases differ for $scenario"; exit 1; }
+  echo "ok: $scenario -> $(echo "$controller" | field "j['chosen']") of $(echo "$controller" | field "j['candidates']") candidates"
+done
+
+# The text output names the chosen parameters and the total epsilon.
+out=$("$DPTRAIN_CLI" tune --db "dbname=$db" --table pts --label y --features x --classes false,true \
+        --epsilon 2 --delta 1e-9 --seed 3 2>/dev/null)
+echo "$out" | grep -Eq 'tuned over 9 candidates; chosen lambda = [0-9.e-]+, epochs = [0-9]+, batch_size = 50; total epsilon = 2, delta = 1e-09 \[seeded: NOT private\]' \
+  || { echo "unexpected text output: $out"; exit 1; }
+
+# Errors reach the CLI with their hint, and nothing is stored.
+before=$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')
+if out=$(tune --epsilon 1 --algorithm none 2>&1); then echo "algorithm none accepted"; exit 1; fi
+echo "$out" | grep -q 'needs a private algorithm' || { echo "unexpected error: $out"; exit 1; }
+if out=$(tune --epsilon 1 --batch-sizes 400 2>&1); then echo "parts smaller than the batch accepted"; exit 1; fi
+echo "$out" | grep -q 'larger than the 300 rows of a tuning part' || { echo "unexpected error: $out"; exit 1; }
+if out=$(tune --epsilon 1 --batch-sizes 400 --server 2>&1); then echo "parts smaller than the batch accepted (server)"; exit 1; fi
+echo "$out" | grep -q 'larger than the 300 rows of a tuning part' || { echo "unexpected error: $out"; exit 1; }
+if out=$(tune --epsilon 1 --epochs 3,3 2>&1); then echo "duplicate grid value accepted"; exit 1; fi
+echo "$out" | grep -q 'twice' || { echo "unexpected error: $out"; exit 1; }
+if out=$(tune 2>&1); then echo "missing epsilon accepted"; exit 1; fi
+echo "$out" | grep -q 'epsilon' || { echo "unexpected error: $out"; exit 1; }
+[ "$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')" = "$before" ] || { echo "a failed run stored a model"; exit 1; }
+echo "tune_cli: all ok"

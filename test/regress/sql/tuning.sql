@@ -1,0 +1,137 @@
+-- Private hyperparameter tuning (dp_tune, Bolt-on Algorithm 3): the split,
+-- the candidates' privacy for their part size, the chosen model and its
+-- record, determinism with a seed, and the error paths.
+--
+-- The table is separable with a margin (first feature >= 0.5 in absolute
+-- value, second at most 0.3), so every candidate classifies the held-out part
+-- perfectly: all scores tie and the choice depends only on the seeded draw of
+-- the exponential mechanism, not on the last bits of floating-point SGD.
+CREATE TABLE tune_sep AS
+SELECT i AS id,
+       ARRAY[(CASE WHEN sin(i * 0.7) >= 0 THEN 1 ELSE -1 END) * (0.5 + 0.5 * abs(cos(i * 0.3))),
+             0.3 * cos(i * 1.3)]::float8[] AS x,
+       sin(i * 0.7) >= 0 AS y
+FROM generate_series(1, 2000) i;
+
+-- The tuning record of a model, flattened.
+CREATE FUNCTION tune_record(details jsonb) RETURNS TABLE (
+    notion text, epsilon float8, delta float8, candidate_epsilon float8, selection text, score_sensitivity int,
+    held_out_rows int, grid jsonb, candidates int, parts int, part_rows jsonb, training_rows int, rows int)
+LANGUAGE sql AS $$
+  SELECT details->'privacy'->>'notion', (details->'privacy'->>'epsilon')::float8,
+         (details->'privacy'->>'delta')::float8, (details->'privacy'->>'candidate_epsilon')::float8,
+         details->'privacy'->'selection'->>'mechanism',
+         (details->'privacy'->'selection'->>'score_sensitivity')::int,
+         (details->'privacy'->'selection'->>'held_out_rows')::int,
+         details->'tuning'->'grid', (details->'tuning'->>'candidates')::int, (details->'tuning'->>'parts')::int,
+         details->'tuning'->'part_rows', (details->'data'->>'training_rows')::int, (details->'data'->>'rows')::int
+$$;
+
+-- 1. A small grid (2 x 2 = 4 candidates, 5 parts of 400 rows), pure epsilon-DP.
+--    The per-epoch NOTICEs are all a tuning run reports: which candidate, which epoch.
+SELECT name, algorithm, epsilon, delta, lambda, epochs, batch_size, candidates, classes,
+       array_length(weights, 1) AS d
+FROM dp_tune('tune_sep', 'y', 'x', epsilon => 10, lambdas => '{0, 0.01}', epochs => '{1, 2}',
+             classes => ARRAY['false', 'true'], name => 'tune_small', seed => 1);
+SET client_min_messages = warning;
+SELECT r.* FROM dptrain.models m, tune_record(m.details) r WHERE m.name = 'tune_small';
+-- The stored model is the one returned, its (epsilon, delta) is the total, and
+-- the chosen candidate's hyperparameters are consistent everywhere.
+SELECT m.epsilon, m.delta, m.algorithm, m.seeded,
+       m.details->'tuning'->'chosen' AS chosen,
+       (m.details->'hyperparameters'->>'lambda')::float8 = t.lambda AND
+       (m.details->'hyperparameters'->>'epochs')::int = t.epochs AND
+       (m.details->'hyperparameters'->>'batch_size')::int = t.batch_size AS consistent,
+       m.weights = t.weights AS same_weights
+FROM dptrain.models m,
+     dp_tune('tune_sep', 'y', 'x', epsilon => 10, lambdas => '{0, 0.01}', epochs => '{1, 2}',
+             classes => ARRAY['false', 'true'], name => 'tune_small_again', seed => 1) t
+WHERE m.name = 'tune_small';
+-- The same seed gives the same model.
+SELECT a.weights = b.weights AS reproducible
+FROM dptrain.models a, dptrain.models b WHERE a.name = 'tune_small' AND b.name = 'tune_small_again';
+SELECT (dp_evaluate('tune_small', 'tune_sep', 'y', 'x')).accuracy = 1 AS perfect;
+
+-- 2. The candidate's own privacy record is computed for its part (m_i = 400),
+--    not for the table (n = 2000): lambda = 0.01 (R = 100, L = 2, beta = 1.01),
+--    b = 50, U = 8 updates per epoch, k = 2, every step 1/beta (T = 16 < 101):
+--    Lemma 8 Delta = min(2kL/(b beta), 2L/(gamma b U)) = min(8/50.5, 4/4) = 0.15841584;
+--    lambda = 0, eta = min(1/sqrt(400), 2/beta) = 0.05: Corollary 1
+--    Delta = 2kL eta/b = 2*2*1*0.05/50 = 0.004 (k = 2) or 0.002 (k = 1).
+SELECT (details->'tuning'->'chosen'->>'lambda')::float8 AS lambda,
+       (details->'tuning'->'chosen'->>'epochs')::int AS epochs,
+       round((details->'privacy'->'candidate'->>'sensitivity')::numeric, 8) AS sensitivity,
+       details->'privacy'->'candidate'->>'convexity' AS convexity,
+       details->'privacy'->'candidate'->>'epsilon' AS candidate_epsilon
+FROM dp_tune('tune_sep', 'y', 'x', epsilon => 10, lambdas => '{0.01}', epochs => '{2}',
+             classes => ARRAY['false', 'true'], seed => 2)
+UNION ALL
+SELECT (details->'tuning'->'chosen'->>'lambda')::float8, (details->'tuning'->'chosen'->>'epochs')::int,
+       round((details->'privacy'->'candidate'->>'sensitivity')::numeric, 8),
+       details->'privacy'->'candidate'->>'convexity', details->'privacy'->'candidate'->>'epsilon'
+FROM dp_tune('tune_sep', 'y', 'x', epsilon => 10, lambdas => '{0}', epochs => '{2}',
+             classes => ARRAY['false', 'true'], seed => 3);
+-- (one candidate: 2 parts of 1000 rows, so eta = 1/sqrt(1000) and Delta = 4/sqrt(1000)/50 = 0.00252982.)
+
+-- 3. (epsilon, delta)-DP with the default grid (lambda {1e-4, 1e-3, 1e-2} x
+--    epochs {1, 5, 10}, b = 50: 9 candidates, 10 parts of 200 rows), one-vs-all
+--    over three classes, and what the metadata holds (no held-out scores).
+CREATE TABLE tune_three AS
+SELECT i, x, CASE WHEN x[1] > 0 AND x[2] > 0 THEN 'a' WHEN x[1] > 0 THEN 'b' ELSE 'c' END AS label
+FROM (SELECT i, ARRAY[0.7 * cos(i * 2.399), 0.7 * sin(i * 2.399), 0.2]::float8[] AS x
+      FROM generate_series(1, 2000) i) s;
+SELECT name, epsilon, delta, candidates, classes, array_length(weights, 1) AS k, array_length(weights, 2) AS d,
+       details->'privacy'->'candidate'->>'models' AS models,
+       details->'privacy'->'candidate'->>'per_model_epsilon' AS per_model_epsilon
+FROM dp_tune('tune_three', 'label', 'x', epsilon => 30, delta => 1e-8, classes => ARRAY['a', 'b', 'c'],
+             name => 'tune_ova', seed => 4);
+SELECT r.* FROM dptrain.models m, tune_record(m.details) r WHERE m.name = 'tune_ova';
+SELECT (dp_evaluate('tune_ova', 'tune_three', 'label', 'x')).accuracy > 0.8 AS accurate;
+SELECT jsonb_object_keys(details) AS key FROM dptrain.models WHERE name = 'tune_ova' ORDER BY 1;
+SELECT jsonb_object_keys(details->'tuning') AS key FROM dptrain.models WHERE name = 'tune_ova' ORDER BY 1;
+SELECT jsonb_path_query_array(details, 'strict $.**.errors') = '[]' AND
+       jsonb_path_query_array(details, 'strict $.**.scores') = '[]' AS no_scores
+FROM dptrain.models WHERE name = 'tune_ova';
+
+-- 4. Privileges: dp_tune is for everyone, the split step of the CLI's controller is not.
+CREATE ROLE tune_someone;
+SELECT has_function_privilege('tune_someone', 'dp_tune(regclass, text, text, text, text, float8, float8, float8[], '
+                              'int[], int[], float8, text, bigint, text[], text, float8, boolean, boolean, float8, jsonb)',
+                              'EXECUTE') AS dp_tune,
+       has_function_privilege('tune_someone', 'dptrain.training_split(text, int)', 'EXECUTE') AS training_split;
+DROP ROLE tune_someone;
+
+-- 5. Errors (and a failed call stores nothing).
+CREATE TEMP TABLE tune_before AS SELECT count(*) AS n FROM dptrain.models;
+-- epsilon is required, and the algorithm must be private and known
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', algorithm => 'none', epsilon => 1, classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', algorithm => 'boltonn', epsilon => 1, classes => ARRAY['false', 'true']);
+-- bad grids
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => NULL);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => '{}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => '{0.1, -0.1}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, epochs => '{5, 5}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, epochs => '{0}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, epochs => '{1, NULL}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, epochs => '{{1, 2}}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, batch_sizes => '{0}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => '{0,1,2,3,4,5,6,7,8,9,10}',
+                             epochs => '{1,2,3,4,5,6,7,8,9,10}');
+-- parts too small: 9 candidates -> 10 parts of 200 rows < b = 500; 5 rows < 10 parts
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, batch_sizes => '{500}',
+                             classes => ARRAY['false', 'true']);
+CREATE TABLE tune_tiny AS SELECT * FROM tune_sep WHERE id <= 5;
+SELECT model_id FROM dp_tune('tune_tiny', 'y', 'x', epsilon => 1, batch_sizes => '{1}',
+                             classes => ARRAY['false', 'true']);
+-- a candidate whose plan fails is named (eta > 2/beta for lambda = 0)
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => '{0}', learning_rate => 3,
+                             classes => ARRAY['false', 'true']);
+-- the algorithm's own checks still apply
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, options => '{"tolerance": 0.01}',
+                             classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, delta => 1, classes => ARRAY['false', 'true']);
+SELECT count(*) = (SELECT n FROM tune_before) AS nothing_stored FROM dptrain.models;
+
+DROP FUNCTION tune_record(jsonb);
+RESET client_min_messages;
