@@ -1,0 +1,134 @@
+// bench/bolton_overhead: the runtime cost of bolt-on privacy, measured as the
+// ratio of a bolt-on training run to the same noiseless run (algorithm
+// 'none') in one process run: same table, same hyperparameters (step size,
+// lambda, radius, batch, epochs), same seed for the shuffle. Bolt-on adds
+// noise once, after the last epoch (Wu et al. §4.4 "virtually no overhead"),
+// so the target is a ratio <= 1.01.
+//
+//   build/bench/bolton_overhead --db "..." [--rows 400000] [--dim 20] [--epochs 5] [--repeat 5]
+//
+// Each run is one dp_train call inside BEGIN ... ROLLBACK (nothing is kept),
+// timed by the client; runs alternate none / bolton (then bolton / none) so
+// that drifts of the machine load hit both sides alike. Prints every pair,
+// the median times, the ratio of the medians and the median of the pairwise
+// ratios, for the convex case (lambda = 0) and the strongly convex case
+// (lambda > 0, projection radius 1/lambda given to both).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+#include "pg_connection.h"
+
+using dptrain::client::PgConnection;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Timing {
+  double wall = 0;    // client-measured seconds of the dp_train call
+  double epochs = 0;  // details.seconds: the server's time from the first epoch to the release
+};
+
+Timing run(PgConnection& c, const std::string& table, const std::string& algorithm, const std::string& args) {
+  c.exec("BEGIN");
+  const auto t0 = std::chrono::steady_clock::now();
+  dptrain::client::PgResult r = c.exec("SELECT (details->>'seconds')::float8 FROM dp_train('" + table +
+                                       "', 'y', 'x', algorithm => '" + algorithm + "', " + args + ")");
+  Timing t;
+  t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t.epochs = std::stod(r.get(0, 0));
+  c.exec("ROLLBACK");
+  return t;
+}
+
+void compare(PgConnection& c, const std::string& table, const std::string& label, const std::string& common,
+             const std::string& privacy, int repeat) {
+  std::vector<double> none_wall, bolton_wall, none_epochs, bolton_epochs, ratios;
+  run(c, table, "none", common);  // warm-up: caches, plan, buffers
+  std::printf("\n%s\n  common arguments: %s\n  bolton adds: %s\n", label.c_str(), common.c_str(), privacy.c_str());
+  std::printf("  %-5s %12s %12s %8s\n", "pair", "none_s", "bolton_s", "ratio");
+  for (int i = 0; i < repeat; ++i) {
+    Timing n, b;
+    if (i % 2 == 0) {
+      n = run(c, table, "none", common);
+      b = run(c, table, "bolton", common + ", " + privacy);
+    } else {
+      b = run(c, table, "bolton", common + ", " + privacy);
+      n = run(c, table, "none", common);
+    }
+    none_wall.push_back(n.wall);
+    bolton_wall.push_back(b.wall);
+    none_epochs.push_back(n.epochs);
+    bolton_epochs.push_back(b.epochs);
+    ratios.push_back(b.wall / n.wall);
+    std::printf("  %-5d %12.4f %12.4f %8.4f\n", i + 1, n.wall, b.wall, b.wall / n.wall);
+    std::fflush(stdout);
+  }
+  std::printf("  median wall time: none %.4f s, bolton %.4f s -> ratio of medians %.4f, median pairwise ratio %.4f\n",
+              median(none_wall), median(bolton_wall), median(bolton_wall) / median(none_wall), median(ratios));
+  std::printf("  median server epoch+release time: none %.4f s, bolton %.4f s -> ratio %.4f\n", median(none_epochs),
+              median(bolton_epochs), median(bolton_epochs) / median(none_epochs));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"runtime ratio of bolt-on training to the same noiseless training"};
+  std::string db, table = "bench_bolton_overhead";
+  long rows = 400000;
+  int dim = 20, epochs = 5, repeat = 5, batch = 50;
+  app.add_option("--db", db, "libpq connection string");
+  app.add_option("--rows", rows)->capture_default_str();
+  app.add_option("--dim", dim)->capture_default_str();
+  app.add_option("--epochs", epochs)->capture_default_str();
+  app.add_option("--batch-size", batch)->capture_default_str();
+  app.add_option("--repeat", repeat, "pairs of runs per case")->capture_default_str();
+  app.add_option("--table", table)->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  PgConnection c(db);
+  c.on_notice = [](const std::string&, const std::string&) {};
+  c.exec("CREATE EXTENSION IF NOT EXISTS dptrain");
+  const std::string qtable = "public." + c.quote_ident(table);
+  dptrain::client::PgResult existing = c.exec(
+      "SELECT count(*) FROM pg_class WHERE relname = $1 AND relnamespace = 'public'::regnamespace", {table});
+  bool fresh = existing.get(0, 0) == "0";
+  if (!fresh) {
+    dptrain::client::PgResult r = c.exec("SELECT count(*), max(cardinality(x)) FROM " + qtable);
+    fresh = std::stol(r.get(0, 0)) != rows || std::stoi(r.get(0, 1)) != dim;
+    if (fresh) c.exec("DROP TABLE " + qtable);
+  }
+  if (fresh) {
+    std::cerr << "creating " << rows << " x " << dim << " synthetic rows...\n";
+    // Deterministic pseudo-random features of norm <= 1, label from a noisy hyperplane.
+    c.exec("CREATE TABLE " + qtable + " AS "
+           "WITH raw AS (SELECT i, ARRAY(SELECT sin(i * 0.618 + j * 1.7) * cos(j * i * 0.0013) "
+           "FROM generate_series(1, $1::int) j) AS v FROM generate_series(1, $2::bigint) i) "
+           "SELECT i AS id, (SELECT array_agg(e / greatest(1, sqrt((SELECT sum(f * f) FROM unnest(v) f)))) "
+           "FROM unnest(v) e)::float8[] AS x, (v[1] + v[2] - v[3] + 0.3 * sin(i * 7.1) > 0) AS y FROM raw",
+           {std::to_string(dim), std::to_string(rows)});
+    c.exec("VACUUM ANALYZE " + qtable);
+  }
+  const std::string size = c.exec("SELECT pg_size_pretty(pg_total_relation_size($1::regclass))", {qtable}).get(0, 0);
+  std::printf("table: %ld rows x %d features (%s); %d epochs, batch size %d, %d pairs per case\n", rows, dim,
+              size.c_str(), epochs, batch, repeat);
+
+  char eta[64];
+  std::snprintf(eta, sizeof(eta), "%.17g", 1.0 / std::sqrt(static_cast<double>(rows)));
+  const std::string base = "epochs => " + std::to_string(epochs) + ", batch_size => " + std::to_string(batch) +
+                           ", classes => ARRAY['false', 'true'], seed => 1";
+  compare(c, table, "convex (lambda = 0, constant step 1/sqrt(n))",
+          base + ", lambda => 0, learning_rate => " + std::string(eta), "epsilon => 0.1, delta => 1e-12", repeat);
+  compare(c, table, "strongly convex (lambda = 1e-3, step min(1/beta, 1/(lambda t)), projection radius 1000)",
+          base + ", lambda => 0.001, radius => 1000, schedule => 'strongly_convex'", "epsilon => 0.1", repeat);
+  return 0;
+}
