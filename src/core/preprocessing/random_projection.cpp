@@ -1,0 +1,63 @@
+#include "core/preprocessing/random_projection.h"
+
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+#include "core/privacy/random_source.h"
+
+namespace dptrain::preprocessing {
+namespace {
+
+constexpr std::size_t kMaxEntries = std::size_t{1} << 28;  // 2 GiB of doubles
+
+// Standard normals by the Box-Muller transform, two per pair of uniforms on
+// (0, 1). The matrix is public, so this needs no privacy-grade sampler; what
+// matters is that the entries are exactly Gaussian and that the matrix is a
+// fixed function of the seed (keep the draw order: row-major, pairs).
+void fill_standard_normal(privacy::RandomSource& rng, double* out, std::size_t n) {
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  std::size_t i = 0;
+  while (i < n) {
+    const double u1 = rng.uniform_open01();
+    const double u2 = rng.uniform_open01();
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    out[i++] = r * std::cos(kTwoPi * u2);
+    if (i < n) out[i++] = r * std::sin(kTwoPi * u2);
+  }
+}
+
+}  // namespace
+
+RandomProjection::RandomProjection(std::size_t input_dim, std::size_t output_dim, std::uint64_t seed)
+    : seed_(seed) {
+  if (input_dim == 0) fail(ErrorKind::InvalidParameter, "random projection needs at least one input dimension");
+  if (output_dim == 0)
+    fail(ErrorKind::InvalidParameter, "random projection needs at least one output dimension", {},
+         "Give the target dimension k >= 1 (Bolt-on DP projects MNIST to 50).");
+  if (input_dim > kMaxEntries / output_dim)
+    throw Error(ErrorKind::ProgramLimit, "random projection matrix too large",
+                std::to_string(output_dim) + " x " + std::to_string(input_dim) + " entries",
+                "Use a smaller target dimension.");
+  matrix_.resize(static_cast<Eigen::Index>(output_dim), static_cast<Eigen::Index>(input_dim));
+  auto rng = privacy::RandomSource::seeded(seed);
+  fill_standard_normal(*rng, matrix_.data(), matrix_.size());
+  matrix_ *= 1.0 / std::sqrt(static_cast<double>(output_dim));  // N(0, 1/k)
+}
+
+void RandomProjection::apply(const double* x, std::size_t n, double* out) const {
+  if (n != input_dim())
+    fail(ErrorKind::InvalidParameter, "random projection expects " + std::to_string(input_dim()) +
+                                          " input features, got " + std::to_string(n));
+  Eigen::Map<const Eigen::VectorXd> in(x, static_cast<Eigen::Index>(n));
+  Eigen::Map<Eigen::VectorXd> result(out, matrix_.rows());
+  result.noalias() = matrix_ * in;
+}
+
+std::vector<double> RandomProjection::apply(const std::vector<double>& x) const {
+  std::vector<double> out(output_dim());
+  apply(x.data(), x.size(), out.data());
+  return out;
+}
+
+}  // namespace dptrain::preprocessing
