@@ -8,5 +8,6 @@ namespace dptrain::cli {
 
 void register_train(CLI::App& app);
 void register_eval(CLI::App& app);
+void register_load(CLI::App& app);
 
 }  // namespace dptrain::cli
