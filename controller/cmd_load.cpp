@@ -153,7 +153,8 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
     for (int p = 0; p < (with_test ? 2 : 1); ++p) {
       const Part part = static_cast<Part>(p);
       const std::string& t = p == 0 ? table : test_table;
-      if (c.replace) conn.exec("DROP TABLE IF EXISTS " + t);
+      if (c.replace && conn.exec("SELECT to_regclass($1) IS NOT NULL", {t}).get(0, 0) == "t")
+        conn.exec("DROP TABLE " + t);
       conn.exec("CREATE TABLE " + t + " (id bigint NOT NULL, x float8[]" + compression + " NOT NULL, y " + y_type + " NOT NULL)");
       stats[p] = copy_part(conn, data, part, t, !c.json);
       conn.exec("ALTER TABLE " + t + " ADD PRIMARY KEY (id)");

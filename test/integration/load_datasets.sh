@@ -31,41 +31,7 @@ load() {
   rm -f "$err"
 }
 
-# fingerprint TABLE TRAIN_ROWS TEST_ROWS FEATURES RATE_TRAIN RATE_TEST FEATURE_SUM (rates: - for multiclass)
-fingerprint() {
-  local t=$1 want_train=$2 want_test=$3 want_d=$4 want_rate=$5 want_rate_test=$6 want_sum=$7
-  local rate_train="NULL::float8" rate_test="NULL::float8"
-  if [ "$want_rate" != "-" ]; then
-    rate_train="(SELECT avg(y::int) FROM $t)"
-    rate_test="(SELECT avg(y::int) FROM ${t}_test)"
-  fi
-  # Row norms: every row of the small sets, every 10th of Reuters (the
-  # unnest costs ~1 s per 10 million elements).
-  local stride=1
-  [ "$want_d" -gt 1000 ] && stride=10
-  local got
-  got=$(sql "
-    WITH tr AS (SELECT count(*) AS n, min(cardinality(x)) AS dmin, max(cardinality(x)) AS dmax,
-                       sum((SELECT sum(v) FROM unnest(x) v)) AS total FROM $t),
-         te AS (SELECT count(*) AS n, min(cardinality(x)) AS dmin, max(cardinality(x)) AS dmax FROM ${t}_test),
-         nr AS (SELECT max((SELECT sum(v * v) FROM unnest(x) v)) AS sq
-                FROM (SELECT id, x FROM $t UNION ALL SELECT id, x FROM ${t}_test) r WHERE id % $stride = 0)
-    SELECT tr.n, te.n, least(tr.dmin, te.dmin) || ':' || greatest(tr.dmax, te.dmax),
-           coalesce(round($rate_train::numeric, 5)::text, '-'),
-           coalesce(round($rate_test::numeric, 5)::text, '-'),
-           tr.total, nr.sq <= 1.0
-    FROM tr, te, nr")
-  IFS='|' read -r n_train n_test dims rate_train rate_test total norms_ok <<<"$got"
-  [ "$n_train" = "$want_train" ] || fail "$t: $n_train training rows, expected $want_train"
-  [ "$n_test" = "$want_test" ] || fail "$t: $n_test test rows, expected $want_test"
-  [ "$dims" = "$want_d:$want_d" ] || fail "$t: feature counts $dims, expected $want_d for every row"
-  [ "$rate_train" = "$want_rate" ] || fail "$t: train +1 rate $rate_train, expected $want_rate"
-  [ "$rate_test" = "$want_rate_test" ] || fail "$t: test +1 rate $rate_test, expected $want_rate_test"
-  awk -v got="$total" -v want="$want_sum" 'BEGIN { d = got - want; if (d < 0) d = -d; exit !(d <= 1e-3 * want) }' \
-    || fail "$t: sum of training features $total, expected $want_sum (1e-3 relative)"
-  [ "$norms_ok" = "t" ] || fail "$t: a row has L2 norm > 1"
-  echo "ok $t: $n_train + $n_test rows, $want_d features, +1 rates $rate_train / $rate_test, feature sum $total"
-}
+source "$(dirname "$0")/lib/fingerprint.sh"
 
 load --table adult --positive '>50K' --drop-missing \
   --columns age,workclass,fnlwgt,education,education-num,marital-status,occupation,relationship,race,sex,capital-gain,capital-loss,hours-per-week,native-country,income \
@@ -83,7 +49,7 @@ load --table sk_digits --bounds '*=0:16' --test-rows "$SPLITS/sk_digits.test_row
 fingerprint sk_digits 1438 359 64 - - 7258.305
 
 load --table reuters --test-file "$DATA/reuters_moneyfx/reuters.tst.gz" "$DATA/reuters_moneyfx/reuters.trn.gz"
-fingerprint reuters 7770 3299 8315 0.06924 0.05426 41018.986
+fingerprint reuters 7770 3299 8315 0.06924 0.05426 41018.986 10
 
 # Column types and what the table comment records.
 [ "$(sql "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'adult'::regclass AND attname = 'y'")" = boolean ] \

@@ -188,7 +188,8 @@ class CsvReader {
   }
 
   std::string_view label_of(std::string_view cell, const std::string& where) {
-    if (t_.header != HeaderKind::Sklearn) return normalize_label(cell);
+    // Class indices name the classes only in scikit-learn's own label column, the last.
+    if (t_.header != HeaderKind::Sklearn || t_.label_column + 1 != t_.names.size()) return normalize_label(cell);
     std::uint64_t k = 0;
     if (!is_count(std::string(cell), &k) || k >= t_.sklearn_classes.size())
       fail(ErrorKind::InvalidData,

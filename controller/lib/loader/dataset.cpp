@@ -173,6 +173,8 @@ nlohmann::json Dataset::metadata() const {
   j["file"] = source_->file(Part::Train);
   if (has_test()) j["test_file"] = source_->file(Part::Test);
   j["input_features"] = source_->dims();
+  const std::vector<std::string> names = source_->feature_names();
+  if (!names.empty() && !projection_) j["feature_names"] = names;
   j["features"] = dims();
   j["normalize"] = preprocessing::row_normalization_name(normalize_);
   j["label_type"] = label_sql_type(labels_->type());

@@ -55,6 +55,11 @@ LineReader::~LineReader() {
   if (file_) gzclose(file_);
 }
 
+void LineReader::strip_bom(std::string& line) const {
+  // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first field.
+  if (line_ == 0 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+}
+
 bool LineReader::fill() {
   if (eof_) return false;
   if (pos_ > 0) {  // keep the unfinished line at the front
@@ -79,6 +84,7 @@ bool LineReader::next(std::string& line) {
       pos_ += len + 1;
       if (len > 0 && start[len - 1] == '\r') --len;
       line.assign(start, len);
+      strip_bom(line);
       ++line_;
       return true;
     }
@@ -88,6 +94,7 @@ bool LineReader::next(std::string& line) {
       const char* s = buffer_.data() + pos_;
       if (len > 0 && s[len - 1] == '\r') --len;
       line.assign(s, len);
+      strip_bom(line);
       pos_ = end_;
       ++line_;
       return true;

@@ -30,6 +30,7 @@ class LineReader {
 
  private:
   bool fill();
+  void strip_bom(std::string& line) const;
   gzFile file_ = nullptr;
   std::string path_;
   std::vector<char> buffer_;

@@ -148,6 +148,14 @@ TEST(CsvTable, ScikitLearnHeaderMapsClassIndicesToNames) {
   EXPECT_EQ(t.part(Part::Train).origin[0].row, 0u);  // the header line is not a data row
 }
 
+TEST(CsvTable, ScikitLearnClassNamesOnlyForTheLastColumn) {
+  TempFile f("2,2,a,b\n5,1,0\n6,0,1\n");
+  CsvOptions o;
+  o.label = "c2";
+  const CsvTable t = read_csv(f.path(), std::nullopt, RowSplitter(), o);
+  EXPECT_EQ(row_values(t, Part::Train, 0), (std::vector<std::string>{"5", "0", "1"}));
+}
+
 TEST(CsvTable, ScikitLearnHeaderErrors) {
   TempFile bad_index("2,1,a,b\n1.0,0\n2.0,2\n"), short_file("5,1,a,b\n1.0,0\n2.0,1\n"), no_header("1,2\n3,4\n");
   EXPECT_LOAD_ERROR(read_csv(bad_index.path(), std::nullopt, RowSplitter(), CsvOptions()),

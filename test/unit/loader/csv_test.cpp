@@ -80,6 +80,16 @@ TEST(LineReader, ReadsPlainAndGzipFilesTheSameWay) {
   }
 }
 
+TEST(LineReader, DropsAUtf8ByteOrderMarkOnTheFirstLineOnly) {
+  TempFile f("\xEF\xBB\xBF" "age,y\n\xEF\xBB\xBF" "1,a\n");
+  LineReader in(f.path());
+  std::string line;
+  ASSERT_TRUE(in.next(line));
+  EXPECT_EQ(line, "age,y");
+  ASSERT_TRUE(in.next(line));
+  EXPECT_EQ(line, "\xEF\xBB\xBF" "1,a");
+}
+
 TEST(LineReader, LongLinesCrossBufferBoundaries) {
   const std::string longline(700000, 'x');
   TempFile f("a\n" + longline + "\nb\n", ".gz", true);

@@ -58,6 +58,7 @@ TEST(Dataset, CsvPipelineScalesOneHotEncodesAndNormalizes) {
   EXPECT_EQ(meta["features"], 3);
   EXPECT_EQ(meta["numeric"]["age"]["bounds"], "training data");
   EXPECT_EQ(meta["categorical"]["color"]["categories"], (std::vector<std::string>{"blue", "red"}));
+  EXPECT_EQ(meta["feature_names"], (std::vector<std::string>{"age", "color=blue", "color=red"}));
 }
 
 TEST(Dataset, UnknownTestLabelIsAnErrorWithItsLine) {
@@ -128,7 +129,7 @@ TEST(Dataset, OptionsThatDoNotFitTheFormatAreErrors) {
   o.csv.label.clear();
   o.schema.bounds["*"] = Bounds{0, 1};
   EXPECT_LOAD_ERROR(Dataset{o}, "apply to CSV input only");
-  o = {};
+  o = LoadOptions();
   o.file = csv.path();
   o.test_file = csv.path();
   o.test_rows = rows.path();
@@ -137,7 +138,7 @@ TEST(Dataset, OptionsThatDoNotFitTheFormatAreErrors) {
   o.test_rows.reset();
   o.projection_seed = 3;
   EXPECT_LOAD_ERROR(Dataset{o}, "--projection-seed needs --project");
-  o = {};
+  o = LoadOptions();
   o.file = "/nonexistent/data.csv";
   EXPECT_LOAD_ERROR(Dataset{o}, "cannot open input file \"/nonexistent/data.csv\"");
 }
