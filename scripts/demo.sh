@@ -24,6 +24,7 @@ psql -Xq -c "CREATE EXTENSION dptrain"
 echo
 echo "== 1. Load UCI Adult (official split, rows with '?' dropped, one-hot + min-max, rows scaled to norm 1)"
 "$DPTRAIN" load --db "$DB" --table adult --no-header --drop-missing --positive '>50K' \
+  --columns age,workclass,fnlwgt,education,education_num,marital_status,occupation,relationship,race,sex,capital_gain,capital_loss,hours_per_week,native_country,income \
   --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz"
 
 echo
@@ -43,13 +44,15 @@ SELECT model_id, algorithm, epsilon, round(delta::numeric, 14) AS delta,
 FROM dp_train('adult', 'y', 'x', algorithm => 'bolton', epsilon => 1,
               delta => 1.0 / (SELECT count(*) FROM adult)^2,
               epochs => 5, learning_rate => 0.2, name => 'adult_eps_1');
--- pure epsilon = 0.1, strongly convex (lambda = 0.01)
-SELECT model_id, algorithm, epsilon, delta, details->'privacy'->>'sensitivity' AS sensitivity
+-- (epsilon, delta) = (0.1, 1/n^2): a smaller step keeps the sensitivity 2 k L eta / b small
+SELECT model_id, algorithm, epsilon, round(delta::numeric, 14) AS delta,
+       details->'privacy'->>'sensitivity' AS sensitivity
 FROM dp_train('adult', 'y', 'x', algorithm => 'bolton', epsilon => 0.1,
-              lambda => 0.01, epochs => 5, name => 'adult_eps_0.1');
+              delta => 1.0 / (SELECT count(*) FROM adult)^2,
+              epochs => 5, learning_rate => 0.05, name => 'adult_eps_0.1');
 \echo
 \echo Test accuracy on the 15,060 rows of adult_test:
-SELECT m.name AS model, m.algorithm, m.epsilon, m.delta, round(e.accuracy::numeric, 4) AS test_accuracy
+SELECT m.name AS model, m.algorithm, m.epsilon, m.delta::numeric(20,14) AS delta, round(e.accuracy::numeric, 4) AS test_accuracy
 FROM dptrain.models m, LATERAL dp_evaluate(m.name, 'adult_test', 'y', 'x') e
 ORDER BY m.id;
 SQL
