@@ -153,17 +153,7 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
   const ScheduleKind kind = choose_schedule(c, strongly_convex);
   check_options(c, kind, pure);
 
-  TrainingPlan p;
-  p.epochs = c.epochs;  // fixed before any data is read (trap T3)
-  p.reshuffle = c.reshuffle;
-  p.epoch.dim = c.dim;
-  p.epoch.models = c.models();
-  p.epoch.loss = loss;
-  p.epoch.huber_h = c.huber_h;
-  p.epoch.lambda = c.lambda;
-  p.epoch.feature_bound = c.feature_bound;
-  p.epoch.batch_size = c.batch_size;
-  p.epoch.averaging = c.averaging;
+  TrainingPlan p = base_plan(c);  // epochs fixed before any data is read (trap T3)
   // Strongly convex: L = L_x + lambda R holds only on ||w|| <= R, so project
   // after every update (the engine does whenever radius > 0; trap T18).
   p.epoch.radius = strongly_convex ? c.radius.value_or(1.0 / c.lambda) : c.radius.value_or(0.0);

@@ -51,6 +51,21 @@ void validate_common(const TrainingConfig& c) {
         "Use a smaller batch_size.");
 }
 
+TrainingPlan base_plan(const TrainingConfig& c) {
+  TrainingPlan p;
+  p.epochs = c.epochs;
+  p.reshuffle = c.reshuffle;
+  p.epoch.dim = c.dim;
+  p.epoch.models = c.models();
+  p.epoch.loss = parse_loss(c.loss);
+  p.epoch.huber_h = c.huber_h;
+  p.epoch.lambda = c.lambda;
+  p.epoch.feature_bound = c.feature_bound;
+  p.epoch.batch_size = c.batch_size;
+  p.epoch.averaging = c.averaging;
+  return p;
+}
+
 StepSchedule plan_schedule(const TrainingConfig& c, ScheduleKind kind, const LossConstants& k,
                            double default_eta) {
   StepSchedule s;
