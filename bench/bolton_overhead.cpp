@@ -25,6 +25,8 @@
 #include <iostream>
 #include <vector>
 
+#include "core/sgd/epoch_state.h"
+#include "core/training/trainer.h"
 #include "pg_connection.h"
 
 using dptrain::client::PgConnection;
@@ -70,9 +72,69 @@ Timing run(PgConnection& c, const std::string& table, const std::string& algorit
 
 double minimum(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
+// Median of the ratios and a 95% percentile-bootstrap interval for it
+// (2000 resamples of the pairs, fixed generator: reproducible).
+void median_with_interval(const std::vector<double>& ratios, double* med, double* lo, double* hi) {
+  *med = median(ratios);
+  std::uint64_t state = 88172645463325252ULL;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  std::vector<double> medians;
+  for (int b = 0; b < 2000; ++b) {
+    std::vector<double> sample;
+    for (std::size_t i = 0; i < ratios.size(); ++i) sample.push_back(ratios[next() % ratios.size()]);
+    medians.push_back(median(sample));
+  }
+  std::sort(medians.begin(), medians.end());
+  *lo = medians[50];
+  *hi = medians[1949];
+}
+
+// The only work bolt-on adds to a run happens in the controller: its plan
+// (sensitivity, noise calibration) and its release (one noise draw per
+// model). Measured here in-process, without the database, for the same
+// configuration: seconds per run for `algorithm`, plan + release.
+double controller_seconds(const std::string& algorithm, long rows, int dim, int epochs, int batch,
+                          const std::string& eta, bool privacy_delta, double lambda) {
+  dptrain::TrainingConfig c;
+  c.algorithm = algorithm;
+  c.rows = rows;
+  c.dim = dim;
+  c.classes = {"false", "true"};
+  c.epochs = epochs;
+  c.batch_size = batch;
+  c.lambda = lambda;
+  if (lambda > 0) {
+    c.radius = 1000;
+    c.schedule = "strongly_convex";
+  } else {
+    c.learning_rate = std::stod(eta);
+  }
+  if (algorithm == "bolton") {
+    c.epsilon = 0.1;
+    if (privacy_delta) c.delta = 1e-12;
+  }
+  const int n = 2000;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) {
+    dptrain::Trainer t(c);
+    for (int e = 0; e < t.epochs(); ++e) {
+      std::vector<double> s = t.epoch_input();  // stands in for the aggregate's result
+      s[dptrain::epoch_state::kRows] = static_cast<double>(rows);
+      t.epoch_output(s.data(), s.size());
+    }
+    t.finish(0.0);
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
+}
+
 void compare(PgConnection& c, const std::string& table, const std::string& label, const std::string& common,
-             const std::string& privacy, int repeat) {
-  std::vector<double> none_wall, bolton_wall, none_cpu, bolton_cpu, none_epochs, bolton_epochs;
+             const std::string& privacy, int repeat, double controller_extra) {
+  std::vector<double> none_wall, bolton_wall, none_cpu, bolton_cpu, none_epochs, bolton_epochs, wall_ratio, cpu_ratio;
   run(c, table, "none", common);  // warm-up: caches, plan, buffers
   std::printf("\n%s\n  common arguments: %s\n  bolton adds: %s\n", label.c_str(), common.c_str(), privacy.c_str());
   std::printf("  %-5s %10s %10s %8s   %10s %10s %8s\n", "pair", "none_wall", "bolt_wall", "ratio", "none_cpu",
@@ -92,6 +154,8 @@ void compare(PgConnection& c, const std::string& table, const std::string& label
     bolton_cpu.push_back(b.cpu);
     none_epochs.push_back(n.epochs);
     bolton_epochs.push_back(b.epochs);
+    wall_ratio.push_back(b.wall / n.wall);
+    if (n.cpu > 0) cpu_ratio.push_back(b.cpu / n.cpu);
     std::printf("  %-5d %10.4f %10.4f %8.4f   %10.4f %10.4f %8.4f\n", i + 1, n.wall, b.wall, b.wall / n.wall, n.cpu,
                 b.cpu, n.cpu > 0 ? b.cpu / n.cpu : 0.0);
     std::fflush(stdout);
@@ -105,6 +169,18 @@ void compare(PgConnection& c, const std::string& table, const std::string& label
                 minimum(bolton_cpu) / minimum(none_cpu));
   std::printf("  server epochs+release (details.seconds, wall): medians none %.4f s, bolton %.4f s: ratio %.4f\n",
               median(none_epochs), median(bolton_epochs), median(bolton_epochs) / median(none_epochs));
+  double med, lo, hi;
+  median_with_interval(wall_ratio, &med, &lo, &hi);
+  std::printf("  pairwise ratio bolton/none, wall clock:       median %.4f (95%% bootstrap interval %.4f .. %.4f)\n", med,
+              lo, hi);
+  if (!cpu_ratio.empty()) {
+    median_with_interval(cpu_ratio, &med, &lo, &hi);
+    std::printf("  pairwise ratio bolton/none, backend CPU time: median %.4f (95%% bootstrap interval %.4f .. %.4f)\n",
+                med, lo, hi);
+  }
+  std::printf("  the extra work itself (plan + release in the controller, measured in-process): %.1f us per run,\n"
+              "  i.e. a ratio of %.6f against the median noiseless run of %.4f s\n",
+              controller_extra * 1e6, 1.0 + controller_extra / median(none_wall), median(none_wall));
 }
 
 }  // namespace
@@ -156,9 +232,15 @@ int main(int argc, char** argv) {
   std::snprintf(eta, sizeof(eta), "%.17g", 1.0 / std::sqrt(static_cast<double>(rows)));
   const std::string base = "epochs => " + std::to_string(epochs) + ", batch_size => " + std::to_string(batch) +
                            ", classes => ARRAY['false', 'true'], seed => 1";
-  compare(c, table, "convex (lambda = 0, constant step 1/sqrt(n))",
-          base + ", lambda => 0, learning_rate => " + std::string(eta), "epsilon => 0.1, delta => 1e-12", repeat);
-  compare(c, table, "strongly convex (lambda = 1e-3, step min(1/beta, 1/(lambda t)), projection radius 1000)",
-          base + ", lambda => 0.001, radius => 1000, schedule => 'strongly_convex'", "epsilon => 0.1", repeat);
+  const double convex_extra = controller_seconds("bolton", rows, dim, epochs, batch, eta, true, 0) -
+                              controller_seconds("none", rows, dim, epochs, batch, eta, false, 0);
+  const double sc_extra = controller_seconds("bolton", rows, dim, epochs, batch, eta, false, 1e-3) -
+                          controller_seconds("none", rows, dim, epochs, batch, eta, false, 1e-3);
+  compare(c, table, "convex (lambda = 0, constant step 1/sqrt(n)), (epsilon, delta)-DP",
+          base + ", lambda => 0, learning_rate => " + std::string(eta), "epsilon => 0.1, delta => 1e-12", repeat,
+          convex_extra);
+  compare(c, table, "strongly convex (lambda = 1e-3, step min(1/beta, 1/(lambda t)), projection radius 1000), epsilon-DP",
+          base + ", lambda => 0.001, radius => 1000, schedule => 'strongly_convex'", "epsilon => 0.1", repeat,
+          sc_extra);
   return 0;
 }
