@@ -70,9 +70,13 @@ std::uint64_t RandomSource::next_u64() {
 }
 
 double RandomSource::uniform_open01() {
-  // (k + 0.5) / 2^53 with k uniform in [0, 2^53): never 0, never 1.
-  const std::uint64_t k = next_u64() >> 11;
-  return (static_cast<double>(k) + 0.5) * 0x1.0p-53;
+  // k / 2^53 with k uniform in [1, 2^53): every value is exactly
+  // representable, never 0, never 1. (The former (k + 0.5) / 2^53 needed 54
+  // significand bits: for k = 2^53 - 1 it rounded to exactly 1.0.)
+  std::uint64_t k;
+  do k = next_u64() >> 11;
+  while (k == 0);
+  return static_cast<double>(k) * 0x1.0p-53;
 }
 
 std::uint64_t RandomSource::uniform_below(std::uint64_t n) {

@@ -34,7 +34,7 @@ class RandomSource {
 
   void fill(void* out, std::size_t n);
   std::uint64_t next_u64();
-  // Uniform on the open interval (0, 1) with 53 random bits.
+  // Uniform on the open interval (0, 1): k / 2^53, k uniform in [1, 2^53).
   double uniform_open01();
   // Uniform on [0, n), without modulo bias.
   std::uint64_t uniform_below(std::uint64_t n);
