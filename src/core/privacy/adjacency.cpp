@@ -1,0 +1,67 @@
+#include "core/privacy/adjacency.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace dptrain::privacy {
+
+Adjacency parse_adjacency(const std::string& name) {
+  if (name == "add-remove") return Adjacency::AddRemoveOne;
+  if (name == "replace-one") return Adjacency::ReplaceOne;
+  fail(ErrorKind::InvalidParameter, "unknown adjacency \"" + name + "\"", {},
+       "use add-remove (neighbours differ by one added or removed row) or replace-one "
+       "(neighbours differ in one row's value)");
+}
+
+std::string adjacency_name(Adjacency adjacency) {
+  switch (adjacency) {
+    case Adjacency::AddRemoveOne: return "add-remove";
+    case Adjacency::ReplaceOne: return "replace-one";
+  }
+  fail(ErrorKind::Internal, "invalid Adjacency value");
+}
+
+double replace_one_sensitivity(double add_remove_sensitivity) {
+  if (!std::isfinite(add_remove_sensitivity) || add_remove_sensitivity < 0)
+    fail(ErrorKind::InvalidParameter, "sensitivity must be a finite number >= 0");
+  return 2 * add_remove_sensitivity;
+}
+
+DpGuarantee dp_add_remove_to_replace_one(double epsilon, double delta) {
+  if (!std::isfinite(epsilon) || epsilon < 0)
+    fail(ErrorKind::InvalidParameter, "epsilon must be a finite number >= 0",
+         "epsilon = " + std::to_string(epsilon));
+  if (!(delta >= 0 && delta < 1))
+    fail(ErrorKind::InvalidParameter, "delta must be in [0, 1)", "delta = " + std::to_string(delta));
+  const double replace_delta = delta * (1 + std::exp(epsilon));
+  if (!std::isfinite(replace_delta))
+    fail(ErrorKind::InvalidParameter, "epsilon is too large for a group-privacy conversion",
+         "epsilon = " + std::to_string(epsilon));
+  return {2 * epsilon, std::min(1.0, replace_delta)};
+}
+
+double zcdp_add_remove_to_replace_one(double rho) {
+  if (!std::isfinite(rho) || rho < 0)
+    fail(ErrorKind::InvalidParameter, "rho must be a finite number >= 0", "rho = " + std::to_string(rho));
+  return 4 * rho;
+}
+
+std::pair<std::vector<double>, std::vector<double>> rdp_add_remove_to_replace_one(
+    const std::vector<double>& orders, const std::vector<double>& rdp) {
+  if (orders.size() != rdp.size())
+    fail(ErrorKind::InvalidParameter, "orders and RDP values must have the same length");
+  std::pair<std::vector<double>, std::vector<double>> out;
+  for (std::size_t i = 0; i < orders.size(); ++i) {
+    if (orders[i] < 4) continue;  // Proposition 2 needs alpha >= 2^(c+1) = 4
+    out.first.push_back(orders[i] / 2);
+    out.second.push_back(3 * rdp[i]);
+  }
+  if (out.first.empty())
+    fail(ErrorKind::InvalidParameter, "replace-one RDP needs at least one order >= 4",
+         {}, "group privacy (Mironov 2017, Proposition 2) maps order alpha >= 4 to alpha / 2");
+  return out;
+}
+
+}  // namespace dptrain::privacy

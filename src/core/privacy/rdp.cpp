@@ -1,0 +1,85 @@
+#include "core/privacy/rdp.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+
+namespace dptrain::privacy {
+
+RdpConversion parse_rdp_conversion(const std::string& name) {
+  if (name == "improved") return RdpConversion::Improved;
+  if (name == "classic") return RdpConversion::Classic;
+  fail(ErrorKind::InvalidParameter, "unknown RDP conversion \"" + name + "\"", {},
+       "use improved (Balle et al. 2020, tighter) or classic (Mironov 2017)");
+}
+
+std::string rdp_conversion_name(RdpConversion conversion) {
+  switch (conversion) {
+    case RdpConversion::Improved: return "improved";
+    case RdpConversion::Classic: return "classic";
+  }
+  fail(ErrorKind::Internal, "invalid RdpConversion value");
+}
+
+std::vector<double> default_rdp_orders() {
+  std::vector<double> orders = {1.1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5};
+  for (int alpha = 5; alpha <= 64; ++alpha) orders.push_back(alpha);
+  for (double alpha : {80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768, 896, 1024})
+    orders.push_back(alpha);
+  return orders;
+}
+
+void validate_rdp_orders(const std::vector<double>& orders) {
+  if (orders.empty()) fail(ErrorKind::InvalidParameter, "the list of RDP orders is empty");
+  for (double alpha : orders) {
+    if (!(std::isfinite(alpha) && alpha > 1))
+      fail(ErrorKind::InvalidParameter, "RDP orders must be finite numbers > 1",
+           "order = " + std::to_string(alpha));
+    if (alpha > kMaxRdpOrder)
+      fail(ErrorKind::ProgramLimit, "RDP order too large", "order = " + std::to_string(alpha),
+           "orders up to 100000 are supported; 1024 is plenty in practice");
+  }
+}
+
+double rdp_to_dp_epsilon_at(double order, double rdp, double delta, RdpConversion conversion) {
+  if (!(delta > 0 && delta < 1))
+    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + std::to_string(delta));
+  if (!(order > 1)) fail(ErrorKind::InvalidParameter, "RDP order must be > 1");
+  if (!(rdp >= 0)) fail(ErrorKind::InvalidParameter, "RDP value must be >= 0 (and not NaN)");
+  double epsilon;
+  if (conversion == RdpConversion::Classic) {
+    // Mironov 2017, Proposition 3.
+    epsilon = rdp - std::log(delta) / (order - 1);
+  } else {
+    // Balle et al. 2020, Theorem 21: eps = rdp + ln((alpha-1)/alpha) - (ln delta + ln alpha)/(alpha-1).
+    epsilon = rdp + std::log1p(-1 / order) - (std::log(delta) + std::log(order)) / (order - 1);
+  }
+  return epsilon > 0 ? epsilon : 0;  // (eps, delta)-DP with eps < 0 is in particular (0, delta)-DP
+}
+
+RdpEpsilon rdp_to_dp(const std::vector<double>& orders, const std::vector<double>& rdp, double delta,
+                     RdpConversion conversion) {
+  validate_rdp_orders(orders);
+  if (orders.size() != rdp.size())
+    fail(ErrorKind::InvalidParameter, "orders and RDP values must have the same length");
+  RdpEpsilon best{std::numeric_limits<double>::infinity(), orders.front()};
+  for (std::size_t i = 0; i < orders.size(); ++i) {
+    const double epsilon = rdp_to_dp_epsilon_at(orders[i], rdp[i], delta, conversion);
+    if (epsilon < best.epsilon) best = {epsilon, orders[i]};
+  }
+  return best;
+}
+
+std::vector<double> compose_rdp(const std::vector<std::vector<double>>& curves) {
+  if (curves.empty()) fail(ErrorKind::InvalidParameter, "nothing to compose");
+  std::vector<double> total(curves.front().size(), 0.0);
+  for (const auto& curve : curves) {
+    if (curve.size() != total.size())
+      fail(ErrorKind::InvalidParameter, "RDP curves must be on the same grid of orders");
+    for (std::size_t i = 0; i < total.size(); ++i) total[i] += curve[i];
+  }
+  return total;
+}
+
+}  // namespace dptrain::privacy

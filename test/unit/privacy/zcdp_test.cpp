@@ -1,0 +1,97 @@
+#include "core/privacy/zcdp.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace dptrain::privacy {
+namespace {
+
+TEST(Zcdp, ParseAndName) {
+  EXPECT_EQ(parse_zcdp_conversion("cks"), ZcdpConversion::Cks);
+  EXPECT_EQ(parse_zcdp_conversion("bun-steinke"), ZcdpConversion::BunSteinke);
+  EXPECT_EQ(zcdp_conversion_name(ZcdpConversion::Cks), "cks");
+  EXPECT_EQ(zcdp_conversion_name(ZcdpConversion::BunSteinke), "bun-steinke");
+  EXPECT_THROW(parse_zcdp_conversion("bs"), Error);
+}
+
+TEST(Zcdp, PrimitiveCosts) {
+  // Gaussian: Delta = 3 (DP-AGD's C_grad), sigma = 10: rho = 9 / 200 = 0.045.
+  EXPECT_NEAR(zcdp_gaussian_rho(3.0, 10.0), 0.045, 1e-17);
+  EXPECT_NEAR(zcdp_gaussian_sigma(3.0, 0.045), 10.0, 1e-14);
+  // Pure eps = 0.2 => rho = 0.02.
+  EXPECT_NEAR(zcdp_from_pure_dp(0.2), 0.02, 1e-17);
+  // DP-AGD init (algorithms.md §13): eps_nmax = 0.1 / 120 = 8.3333e-4 => rho_nmax = 3.4722e-7.
+  EXPECT_NEAR(zcdp_from_pure_dp(0.1 / 120), 3.4722e-7, 5e-12);
+  EXPECT_NEAR(zcdp_compose({0.01, 0.02, 0.005}), 0.035, 1e-17);
+  EXPECT_THROW(zcdp_gaussian_rho(1.0, 0.0), Error);
+  EXPECT_THROW(zcdp_compose({0.1, -0.01}), Error);
+}
+
+TEST(Zcdp, DpToZcdpMatchesTestVectors) {
+  // algorithms.md §13. E.g. eps = 0.1, delta = 1e-8: L = ln 1e8 = 18.4206807,
+  // sqrt(L + 0.1) - sqrt(L) = 4.3035661 - 4.2919320 = 0.0116341, squared 1.35350e-4.
+  EXPECT_NEAR(dp_to_zcdp_rho(0.1, 1e-8), 1.35350e-4, 5e-10);
+  EXPECT_NEAR(dp_to_zcdp_rho(1.6, 1e-8), 0.0333119, 5e-8);
+  EXPECT_NEAR(dp_to_zcdp_rho(1.0, 1e-5), 0.0208199, 5e-8);
+}
+
+TEST(Zcdp, BunSteinkeConversion) {
+  // rho = 0.0208199, delta = 1e-5: 0.0208199 + 2 sqrt(0.0208199 * 11.5129255) = 0.0208199 + 2 * 0.4895897
+  // = 0.9999993 (the inverse of the vector above).
+  EXPECT_NEAR(zcdp_to_dp_epsilon(0.0208199, 1e-5, ZcdpConversion::BunSteinke), 0.99999906, 1e-7);
+  EXPECT_EQ(zcdp_to_dp_epsilon(0.0, 1e-5, ZcdpConversion::BunSteinke), 0.0);
+}
+
+TEST(Zcdp, CksMatchesHighPrecisionOptimum) {
+  // min over alpha > 1 of alpha rho + (ln(1/delta) + (alpha-1) ln(alpha-1) - alpha ln alpha) / (alpha-1),
+  // minimised with 50-digit arithmetic (mpmath findroot on the derivative).
+  struct Case { double rho, delta, epsilon; };
+  for (const Case& c : {Case{0.0208199, 1e-5, 0.811820096498679}, Case{0.1, 1e-6, 2.14193892838547},
+                        Case{1.0, 1e-8, 8.97721843355715}, Case{1e-4, 1e-5, 0.0450474620877772},
+                        Case{5.0, 1e-3, 15.4581831660056}}) {
+    EXPECT_NEAR(zcdp_to_dp_epsilon(c.rho, c.delta), c.epsilon, 1e-9 * c.epsilon) << c.rho << " " << c.delta;
+  }
+}
+
+TEST(Zcdp, CksNeverWorseThanBunSteinke) {
+  for (double rho : {1e-8, 1e-4, 0.01, 0.5, 3.0, 100.0}) {
+    for (double delta : {0.5, 1e-3, 1e-8, 1e-15}) {
+      const double cks = zcdp_to_dp_epsilon(rho, delta, ZcdpConversion::Cks);
+      const double bs = zcdp_to_dp_epsilon(rho, delta, ZcdpConversion::BunSteinke);
+      EXPECT_LE(cks, bs) << rho << " " << delta;
+      EXPECT_GE(cks, 0.0);
+      EXPECT_TRUE(std::isfinite(cks));
+    }
+  }
+}
+
+TEST(Zcdp, RoundTripAndMonotone) {
+  for (double eps : {0.01, 0.1, 1.0, 5.0, 50.0}) {
+    for (double delta : {1e-3, 1e-8, 1e-12}) {
+      const double rho = dp_to_zcdp_rho(eps, delta);
+      EXPECT_NEAR(zcdp_to_dp_epsilon(rho, delta, ZcdpConversion::BunSteinke) / eps, 1.0, 1e-12);
+      EXPECT_LT(zcdp_to_dp_epsilon(rho, delta, ZcdpConversion::Cks), eps);
+    }
+  }
+  double previous = 0;
+  for (double rho = 1e-6; rho < 100; rho *= 1.7) {
+    const double eps = zcdp_to_dp_epsilon(rho, 1e-6);
+    EXPECT_GT(eps, previous) << rho;
+    previous = eps;
+  }
+}
+
+TEST(Zcdp, RejectsBadInput) {
+  EXPECT_THROW(zcdp_to_dp_epsilon(-1, 1e-5), Error);
+  EXPECT_THROW(zcdp_to_dp_epsilon(0.1, 0), Error);
+  EXPECT_THROW(zcdp_to_dp_epsilon(0.1, 1), Error);
+  EXPECT_THROW(zcdp_to_dp_epsilon(NAN, 1e-5), Error);
+  EXPECT_THROW(dp_to_zcdp_rho(0, 1e-5), Error);
+  EXPECT_THROW(dp_to_zcdp_rho(1, 1.5), Error);
+}
+
+}  // namespace
+}  // namespace dptrain::privacy
