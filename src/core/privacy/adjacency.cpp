@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain::privacy {
 
@@ -32,19 +33,19 @@ double replace_one_sensitivity(double add_remove_sensitivity) {
 DpGuarantee dp_add_remove_to_replace_one(double epsilon, double delta) {
   if (!std::isfinite(epsilon) || epsilon < 0)
     fail(ErrorKind::InvalidParameter, "epsilon must be a finite number >= 0",
-         "epsilon = " + std::to_string(epsilon));
+         "epsilon = " + show(epsilon));
   if (!(delta >= 0 && delta < 1))
-    fail(ErrorKind::InvalidParameter, "delta must be in [0, 1)", "delta = " + std::to_string(delta));
+    fail(ErrorKind::InvalidParameter, "delta must be in [0, 1)", "delta = " + show(delta));
   const double replace_delta = delta * (1 + std::exp(epsilon));
   if (!std::isfinite(replace_delta))
     fail(ErrorKind::InvalidParameter, "epsilon is too large for a group-privacy conversion",
-         "epsilon = " + std::to_string(epsilon));
+         "epsilon = " + show(epsilon));
   return {2 * epsilon, std::min(1.0, replace_delta)};
 }
 
 double zcdp_add_remove_to_replace_one(double rho) {
   if (!std::isfinite(rho) || rho < 0)
-    fail(ErrorKind::InvalidParameter, "rho must be a finite number >= 0", "rho = " + std::to_string(rho));
+    fail(ErrorKind::InvalidParameter, "rho must be a finite number >= 0", "rho = " + show(rho));
   return 4 * rho;
 }
 

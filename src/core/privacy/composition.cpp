@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain::privacy {
 namespace {
@@ -13,14 +14,14 @@ void require_epsilon(double epsilon, const char* name, bool allow_zero) {
   if (!std::isfinite(epsilon) || epsilon < 0 || (!allow_zero && epsilon == 0))
     fail(ErrorKind::InvalidParameter,
          std::string(name) + (allow_zero ? " must be a finite number >= 0" : " must be a finite number > 0"),
-         std::string(name) + " = " + std::to_string(epsilon));
+         std::string(name) + " = " + show(epsilon));
 }
 
 void require_delta(double delta, const char* name, bool allow_zero) {
   if (!(delta < 1 && (allow_zero ? delta >= 0 : delta > 0)))
     fail(ErrorKind::InvalidParameter,
          std::string(name) + (allow_zero ? " must be in [0, 1)" : " must be in (0, 1)"),
-         std::string(name) + " = " + std::to_string(delta));
+         std::string(name) + " = " + show(delta));
 }
 
 void require_steps(std::int64_t k) {
@@ -62,11 +63,11 @@ DpGuarantee advanced_composition(double epsilon, double delta, std::int64_t k, d
   const double total_delta = static_cast<double>(k) * delta + delta_prime;
   if (!(total_delta < 1))
     fail(ErrorKind::InvalidParameter, "the composed delta k * delta + delta_prime is >= 1 (no guarantee)",
-         "k * delta + delta_prime = " + std::to_string(total_delta),
+         "k * delta + delta_prime = " + show(total_delta),
          "use a smaller delta or delta_prime");
   const double total_epsilon = advanced_epsilon(epsilon, static_cast<double>(k), -std::log(delta_prime));
   if (!std::isfinite(total_epsilon))
-    fail(ErrorKind::InvalidParameter, "the composed epsilon overflows", "epsilon = " + std::to_string(epsilon),
+    fail(ErrorKind::InvalidParameter, "the composed epsilon overflows", "epsilon = " + show(epsilon),
          "advanced composition is meant for small per-step epsilon");
   return {total_epsilon, total_delta};
 }

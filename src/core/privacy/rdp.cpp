@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain::privacy {
 
@@ -35,16 +36,16 @@ void validate_rdp_orders(const std::vector<double>& orders) {
   for (double alpha : orders) {
     if (!(std::isfinite(alpha) && alpha > 1))
       fail(ErrorKind::InvalidParameter, "RDP orders must be finite numbers > 1",
-           "order = " + std::to_string(alpha));
+           "order = " + show(alpha));
     if (alpha > kMaxRdpOrder)
-      fail(ErrorKind::ProgramLimit, "RDP order too large", "order = " + std::to_string(alpha),
+      fail(ErrorKind::ProgramLimit, "RDP order too large", "order = " + show(alpha),
            "orders up to 100000 are supported; 1024 is plenty in practice");
   }
 }
 
 double rdp_to_dp_epsilon_at(double order, double rdp, double delta, RdpConversion conversion) {
   if (!(delta > 0 && delta < 1))
-    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + std::to_string(delta));
+    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta));
   if (!(order > 1)) fail(ErrorKind::InvalidParameter, "RDP order must be > 1");
   if (!(rdp >= 0)) fail(ErrorKind::InvalidParameter, "RDP value must be >= 0 (and not NaN)");
   double epsilon;

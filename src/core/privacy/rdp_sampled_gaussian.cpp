@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/privacy/messages.h"
 #include "core/privacy/log_math.h"
 
 namespace dptrain::privacy {
@@ -15,14 +16,14 @@ using log_math::log_add;
 
 void require_rate(double q) {
   if (!(q > 0 && q <= 1))
-    fail(ErrorKind::InvalidParameter, "the sampling rate q must be in (0, 1]", "q = " + std::to_string(q),
+    fail(ErrorKind::InvalidParameter, "the sampling rate q must be in (0, 1]", "q = " + show(q),
          "q is the expected batch size divided by the number of rows");
 }
 
 void require_sigma(double sigma) {
   if (!std::isfinite(sigma) || sigma <= 0)
     fail(ErrorKind::InvalidParameter, "the noise multiplier sigma must be a finite number > 0",
-         "sigma = " + std::to_string(sigma));
+         "sigma = " + show(sigma));
 }
 
 void require_steps(std::int64_t steps) {
@@ -32,7 +33,7 @@ void require_steps(std::int64_t steps) {
 
 void require_delta(double delta) {
   if (!(delta > 0 && delta < 1))
-    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + std::to_string(delta));
+    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta));
 }
 
 // ln(A_alpha - 1) for integer alpha >= 2 and q in (0, 1): every term of
@@ -103,7 +104,7 @@ double log_a_fractional(double q, double sigma, double alpha) {
     previous = log_term;
   }
   fail(ErrorKind::Internal, "RDP series of the sampled Gaussian did not converge",
-       "q = " + std::to_string(q) + ", sigma = " + std::to_string(sigma) + ", order = " + std::to_string(alpha));
+       "q = " + show(q) + ", sigma = " + show(sigma) + ", order = " + show(alpha));
 }
 
 bool is_integer(double x) { return std::floor(x) == x; }
@@ -159,13 +160,13 @@ RdpNoise sampled_gaussian_noise_multiplier(double q, std::int64_t steps, double 
   validate_rdp_orders(options.orders);
   if (!std::isfinite(target_epsilon) || target_epsilon <= 0)
     fail(ErrorKind::InvalidParameter, "the target epsilon must be a finite number > 0",
-         "epsilon = " + std::to_string(target_epsilon));
+         "epsilon = " + show(target_epsilon));
   // As sigma -> infinity the RDP vanishes and epsilon tends to the conversion's floor.
   const std::vector<double> zero(options.orders.size(), 0.0);
   const double floor = epsilon_of_curve(options.orders, zero, delta, options).epsilon;
   if (target_epsilon <= floor)
     fail(ErrorKind::InvalidParameter, "the target epsilon is unreachable with these RDP orders",
-         "even infinite noise gives epsilon >= " + std::to_string(floor) + " at delta = " + std::to_string(delta),
+         "even infinite noise gives epsilon >= " + show(floor) + " at delta = " + show(delta),
          "raise epsilon or delta, or add larger orders");
 
   auto evaluate = [&](double sigma) { return sampled_gaussian_epsilon(q, sigma, steps, delta, options); };

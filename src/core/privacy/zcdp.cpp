@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain::privacy {
 namespace {
@@ -12,17 +13,17 @@ namespace {
 void require_positive(double value, const char* name) {
   if (!std::isfinite(value) || value <= 0)
     fail(ErrorKind::InvalidParameter, std::string(name) + " must be a finite number > 0",
-         std::string(name) + " = " + std::to_string(value));
+         std::string(name) + " = " + show(value));
 }
 
 void require_rho(double rho) {
   if (!std::isfinite(rho) || rho < 0)
-    fail(ErrorKind::InvalidParameter, "rho must be a finite number >= 0", "rho = " + std::to_string(rho));
+    fail(ErrorKind::InvalidParameter, "rho must be a finite number >= 0", "rho = " + show(rho));
 }
 
 void require_delta(double delta) {
   if (!(delta > 0 && delta < 1))
-    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + std::to_string(delta));
+    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta));
 }
 
 // CKS Corollary 13 at one order alpha > 1, written with t = alpha - 1 > 0:
