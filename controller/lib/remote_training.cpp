@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "core/training/epoch_query.h"
 #include "core/training/trainer.h"
 #include "extension.h"
 #include "progress.h"
@@ -90,7 +91,9 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
     std::cerr << "NOTICE:  the classes were read from the data: the list of classes is outside the privacy "
                  "guarantee (declare them with --classes)\n";
 
-  const std::string epoch_sql = "SELECT dptrain.sgd_epoch(x, y, $1::float8[]) FROM " + shuffled;
+  // The same SQL dp_train runs (decided by the core from the plan).
+  for (const std::string& sql : epoch_setup_sql(trainer.plan(), shuffled)) conn.exec(sql);
+  const std::string epoch_sql = dptrain::epoch_sql(trainer.plan(), shuffled, config.rows);
   ProgressBar bar("training", show_progress ? trainer.epochs() : 0);
   for (int e = 1; e <= trainer.epochs(); ++e) {
     if (e > 1 && trainer.plan().reshuffle) conn.exec("SELECT dptrain.training_reshuffle($1)", {shuffled});

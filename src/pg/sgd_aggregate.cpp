@@ -75,6 +75,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_sgd_transition);
 PG_FUNCTION_INFO_V1(dptrain_sgd_combine);
 PG_FUNCTION_INFO_V1(dptrain_sgd_final);
+PG_FUNCTION_INFO_V1(dptrain_sgd_sampled_transition);
 
 // sgd_transition(state float8[], x float8[] | real[], y float8 | boolean, init float8[])
 Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
@@ -117,6 +118,35 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
     const float* xf = reinterpret_cast<const float*>(ARR_DATA_PTR(x));
     DPT_CORE({ es::add_row(s, xf, len, label); });
   }
+  PG_RETURN_ARRAYTYPE_P(state);
+}
+
+// sgd_sampled_transition(state float8[], x float8[], y float8, batch int8, init float8[]):
+// one row of sampled batch `batch` (BST14). The rows come from the prepared
+// temp table (float8[] features, class index labels).
+Datum dptrain_sgd_sampled_transition(PG_FUNCTION_ARGS) {
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_sampled_transition");
+  ArrayType* state;
+  if (PG_ARGISNULL(0)) {
+    if (PG_ARGISNULL(4))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL")));
+    state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(4), "initial training state");
+    call_site(fcinfo)->trusted = state;
+  } else {
+    state = trusted_state(fcinfo);
+  }
+  if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features, label and batch must not be NULL")));
+  ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
+  if (ARR_NDIM(x) != 1 || (ARR_HASNULL(x) && array_contains_nulls(x)))
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional without NULLs")));
+  const int len = ARR_DIMS(x)[0];
+  const double* xd = reinterpret_cast<const double*>(ARR_DATA_PTR(x));
+  const double label = PG_GETARG_FLOAT8(2);
+  const int64 batch = PG_GETARG_INT64(3);
+  std::size_t slen;
+  double* s = state_data(state, &slen);
+  DPT_CORE({ es::add_sampled_row(s, xd, len, label, batch); });
   PG_RETURN_ARRAYTYPE_P(state);
 }
 

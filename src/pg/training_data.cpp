@@ -184,15 +184,17 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 
   // One random permutation, materialized: a temp table is never scanned by
   // parallel workers, so every epoch over it is one sequential pass in
-  // this order (the permutation the bolt-on analysis fixes).
+  // this order (the permutation the bolt-on analysis fixes). Column i
+  // numbers the rows 1..n (in the source's scan order, unrelated to their
+  // contents): BST14 fetches its sampled batches by row number.
   const char* shuffled = psprintf("pg_temp.dptrain_shuffled_%d", ++shuffle_counter);
   resetStringInfo(&sql);
-  appendStringInfo(&sql, "CREATE TEMP TABLE %s (x float8[], y float8) ON COMMIT DROP", shuffled);
+  appendStringInfo(&sql, "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP", shuffled);
   spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
   resetStringInfo(&sql);
   appendStringInfo(&sql,
-                   "INSERT INTO %s SELECT %s::float8[], (array_position($1, %s::text) - 1)::float8 FROM %s "
-                   "ORDER BY random()",
+                   "INSERT INTO %s SELECT row_number() OVER (), %s::float8[], "
+                   "(array_position($1, %s::text) - 1)::float8 FROM %s ORDER BY random()",
                    shuffled, x, y, qualified);
   spi_exec(sql.data, 1, class_type, class_value, SPI_OK_INSERT);
 
@@ -218,11 +220,19 @@ void reshuffle_training_data(const char* shuffled) {
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "CREATE TEMP TABLE %s_next (x float8[], y float8) ON COMMIT DROP; "
-                   "INSERT INTO %s_next SELECT x, y FROM %s ORDER BY random(); "
+                   "CREATE TEMP TABLE %s_next (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP; "
+                   "INSERT INTO %s_next SELECT i, x, y FROM %s ORDER BY random(); "
                    "DROP TABLE %s; ALTER TABLE %s_next RENAME TO %s",
                    shuffled, shuffled, shuffled, shuffled, shuffled, bare);
   if (SPI_execute(sql.data, false, 0) < 0) elog(ERROR, "dptrain: reshuffle failed");
+}
+
+void index_training_data(const char* shuffled) {
+  require_shuffled_name(shuffled);
+  StringInfoData sql;
+  initStringInfo(&sql);
+  appendStringInfo(&sql, "CREATE UNIQUE INDEX ON %s (i); ANALYZE %s", shuffled, shuffled);
+  if (SPI_execute(sql.data, false, 0) < 0) elog(ERROR, "dptrain: could not index %s", shuffled);
 }
 
 void drop_training_data(const char* shuffled) {
@@ -238,6 +248,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_training_prepare);
 PG_FUNCTION_INFO_V1(dptrain_training_reshuffle);
 PG_FUNCTION_INFO_V1(dptrain_training_drop);
+PG_FUNCTION_INFO_V1(dptrain_training_index);
 
 // dptrain.training_prepare(source regclass, label text, features text,
 //                          classes text[], seed bigint)
@@ -274,6 +285,16 @@ Datum dptrain_training_reshuffle(PG_FUNCTION_ARGS) {
   char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
   SPI_connect();
   dptrain::pg::reshuffle_training_data(name);
+  SPI_finish();
+  PG_RETURN_VOID();
+}
+
+// dptrain.training_index(shuffled text): a unique index on the row number,
+// for epochs that fetch sampled batches by number (BST14).
+Datum dptrain_training_index(PG_FUNCTION_ARGS) {
+  char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+  SPI_connect();
+  dptrain::pg::index_training_data(name);
   SPI_finish();
   PG_RETURN_VOID();
 }

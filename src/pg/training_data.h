@@ -2,7 +2,8 @@
 // controller through dptrain.training_prepare): resolve and check the
 // table and columns, count the rows, check the feature dimension and
 // labels, and materialize one random permutation of (x, y) into a
-// session-private temp table with y mapped to the class index.
+// session-private temp table (i, x, y) with y mapped to the class index and
+// i numbering the rows 1..n.
 #pragma once
 
 #include "pg_glue.h"
@@ -26,6 +27,8 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 
 // A fresh permutation of an already prepared table (per-epoch reshuffle).
 void reshuffle_training_data(const char* shuffled);
+// A unique index on the row number i (BST14 fetches sampled rows by number).
+void index_training_data(const char* shuffled);
 void drop_training_data(const char* shuffled);
 
 }  // namespace dptrain::pg

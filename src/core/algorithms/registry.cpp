@@ -1,15 +1,17 @@
 #include <algorithm>
 
 #include "core/algorithms/algorithm.h"
+#include "core/algorithms/bst14.h"
 #include "core/algorithms/non_private.h"
+#include "core/algorithms/scs13.h"
 #include "core/error.h"
 
 namespace dptrain {
 namespace {
 
-// Algorithms of the project's roadmap that are not implemented yet.
-const std::vector<std::string> kPlanned = {"bolton", "scs13", "bst14", "amp", "psgd", "pfw",
-                                           "dpagd", "dpsgd", "dpadam", "opdisc"};
+// Implemented algorithms, and those of the roadmap that are not built yet.
+const std::vector<std::string> kImplemented = {"none", "scs13", "bst14"};
+const std::vector<std::string> kPlanned = {"bolton", "amp", "psgd", "pfw", "dpagd", "dpsgd", "dpadam", "opdisc"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -20,16 +22,18 @@ std::string joined(const std::vector<std::string>& v) {
 }  // namespace
 
 std::vector<std::string> known_algorithms() {
-  std::vector<std::string> v = {"none"};
+  std::vector<std::string> v = kImplemented;
   v.insert(v.end(), kPlanned.begin(), kPlanned.end());
   return v;
 }
 
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "none") return std::make_unique<NonPrivateSgd>();
+  if (name == "scs13") return std::make_unique<Scs13>();
+  if (name == "bst14") return std::make_unique<Bst14>();
   if (std::find(kPlanned.begin(), kPlanned.end(), name) != kPlanned.end())
     fail(ErrorKind::NotImplemented, "algorithm \"" + name + "\" is not implemented yet", {},
-         "Implemented algorithms: none.");
+         "Implemented algorithms: " + joined(kImplemented) + ".");
   fail(ErrorKind::InvalidParameter, "unknown algorithm \"" + name + "\"", {},
        "Known algorithms: " + joined(known_algorithms()) + ".");
 }

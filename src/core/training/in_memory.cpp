@@ -1,0 +1,56 @@
+#include "core/training/in_memory.h"
+
+#include <numeric>
+#include <random>
+
+#include "core/error.h"
+#include "core/sgd/batch_sampler.h"
+#include "core/sgd/epoch_state.h"
+#include "core/training/trainer.h"
+
+namespace dptrain {
+
+Model train_in_memory(TrainingConfig config, const InMemoryData& data, std::uint64_t shuffle_seed) {
+  if (data.x.empty() || data.x.size() != data.y.size())
+    fail(ErrorKind::InvalidData, "in-memory training needs rows with one label each");
+  config.rows = static_cast<std::int64_t>(data.x.size());
+  config.dim = static_cast<int>(data.x[0].size());
+  Trainer trainer(config);
+  const std::int64_t n = config.rows;
+  const std::int64_t b = config.batch_size;
+
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 shuffler(shuffle_seed);
+  std::shuffle(order.begin(), order.end(), shuffler);  // training_prepare's ORDER BY random()
+
+  std::vector<std::int64_t> batch(static_cast<std::size_t>(b));
+  for (int e = 1; e <= trainer.epochs(); ++e) {
+    std::vector<double> s = trainer.epoch_input();
+    const int d = epoch_state::dim(s.data());
+    if (trainer.plan().epoch.sampled_batches) {
+      // As dptrain.sample_batches($1, n) joined to the rows by number.
+      BatchSampler sampler(privacy::key_from_words(epoch_state::config_of(s.data()).noise_key),
+                           epoch_state::updates(s.data()), n, b);
+      const std::int64_t batches = batches_per_epoch(n, b);
+      for (std::int64_t j = 1; j <= batches; ++j) {
+        sampler.next(batch.data());
+        for (std::int64_t row : batch) {
+          const auto i = static_cast<std::size_t>(row - 1);
+          epoch_state::add_sampled_row(s.data(), data.x[i].data(), d, data.y[i], j);
+        }
+      }
+    } else {
+      if (e > 1 && trainer.plan().reshuffle) std::shuffle(order.begin(), order.end(), shuffler);
+      for (std::int64_t i : order) {
+        const auto r = static_cast<std::size_t>(i);
+        epoch_state::add_row(s.data(), data.x[r].data(), d, data.y[r]);
+      }
+    }
+    epoch_state::flush(s.data());  // the final function
+    trainer.epoch_output(s.data(), s.size());
+  }
+  return trainer.finish(0.0);
+}
+
+}  // namespace dptrain
