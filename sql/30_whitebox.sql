@@ -4,16 +4,15 @@
 -- permutation epochs through dptrain.sgd_epoch unchanged. BST14 needs freshly
 -- sampled batches instead of a permutation (algorithms.md trap T9):
 --
---   SELECT dptrain.sgd_sampled_epoch(d.x, d.y, s.batch, $1)
---   FROM dptrain.sample_batches($1, n) s
---   CROSS JOIN LATERAL (SELECT t.x, t.y FROM <prepared table> t WHERE t.i = s.row OFFSET 0) d;
+--   SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, $1)
+--   FROM (SELECT dptrain.sampled_rows($1, '<prepared table>'::regclass, n) AS r) s;
 --
--- sample_batches draws ceil(n/b) batches of b distinct row numbers from the
--- key in the state; the LATERAL subquery (OFFSET 0 keeps it from being
--- flattened) forces a nested loop driven by the batches, so the aggregate
--- sees them in order, and its transition function checks that it does.
--- The sampled aggregate has no combine function and is not parallel safe:
--- a BST14 epoch is one sequential run.
+-- sampled_rows draws ceil(n/b) batches of b distinct row numbers from the
+-- key in the state (dptrain.sample_batches lists the same batches) and
+-- streams those rows, batch after batch, fetched by tuple id; the
+-- aggregate's transition function checks that every batch arrives whole and
+-- in order. The sampled aggregate has no combine function and is not
+-- parallel safe: a BST14 epoch is one sequential run.
 CREATE FUNCTION dptrain.sample_batches(state float8[], rows int8)
 RETURNS TABLE (batch int8, "row" int8)
 AS 'MODULE_PATHNAME', 'dptrain_sample_batches' LANGUAGE C VOLATILE ROWS 100000;
@@ -24,14 +23,10 @@ CREATE AGGREGATE dptrain.sgd_sampled_epoch(x float8[], y float8, batch int8, ini
     SFUNC = dptrain.sgd_sampled_transition, STYPE = float8[],
     FINALFUNC = dptrain.sgd_final, FINALFUNC_MODIFY = READ_WRITE);
 
-CREATE FUNCTION dptrain.training_index(shuffled text)
-RETURNS void AS 'MODULE_PATHNAME', 'dptrain_training_index' LANGUAGE C STRICT VOLATILE;
-
 REVOKE EXECUTE ON FUNCTION
     dptrain.sample_batches(float8[], int8),
     dptrain.sgd_sampled_transition(float8[], float8[], float8, int8, float8[]),
-    dptrain.sgd_sampled_epoch(float8[], float8, int8, float8[]),
-    dptrain.training_index(text)
+    dptrain.sgd_sampled_epoch(float8[], float8, int8, float8[])
 FROM PUBLIC;
 
 -- By hand (and in tests): turn an epoch state into a white-box one.
@@ -43,3 +38,11 @@ FROM PUBLIC;
 CREATE FUNCTION dptrain.sgd_state_with_noise(
     state float8[], noise text, scale float8, sampled boolean DEFAULT false, seed bigint DEFAULT NULL)
 RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_state_with_noise' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+-- The rows of one sampled epoch, fetched by tuple id (what the epoch query
+-- of BST14 streams into dptrain.sgd_sampled_epoch; see src/pg/sampled_rows.cpp).
+CREATE TYPE dptrain.sampled_row AS (batch int8, x float8[], y float8);
+CREATE FUNCTION dptrain.sampled_rows(state float8[], prepared regclass, rows int8)
+RETURNS SETOF dptrain.sampled_row
+AS 'MODULE_PATHNAME', 'dptrain_sampled_rows' LANGUAGE C VOLATILE ROWS 100000;
+REVOKE EXECUTE ON FUNCTION dptrain.sampled_rows(float8[], regclass, int8) FROM PUBLIC;

@@ -92,7 +92,6 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
                  "guarantee (declare them with --classes)\n";
 
   // The same SQL dp_train runs (decided by the core from the plan).
-  for (const std::string& sql : epoch_setup_sql(trainer.plan(), shuffled)) conn.exec(sql);
   const std::string epoch_sql = dptrain::epoch_sql(trainer.plan(), shuffled, config.rows);
   ProgressBar bar("training", show_progress ? trainer.epochs() : 0);
   for (int e = 1; e <= trainer.epochs(); ++e) {

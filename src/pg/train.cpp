@@ -20,8 +20,7 @@ struct TrainSession {
   dptrain::TrainingConfig config;
   std::unique_ptr<dptrain::Trainer> trainer;
   std::vector<double> input;
-  std::vector<std::string> setup_sql;  // from the core: the same SQL the CLI runs
-  std::string epoch_sql;
+  std::string epoch_sql;  // from the core: the same SQL the CLI runs
   dptrain::Model model;
   std::string model_json;
   std::string notice;
@@ -114,7 +113,6 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     c.classes.assign(prep.classes, prep.classes + prep.nclasses);
     c.classes_from_data = prep.classes_from_data;
     s->trainer = std::make_unique<dptrain::Trainer>(c);
-    s->setup_sql = dptrain::epoch_setup_sql(s->trainer->plan(), prep.shuffled);
     s->epoch_sql = dptrain::epoch_sql(s->trainer->plan(), prep.shuffled, prep.rows);
   });
   for (const std::string& w : s->trainer->plan().warnings) ereport(WARNING, (errmsg("%s", w.c_str())));
@@ -125,8 +123,6 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
 
   // 4. Epochs: one aggregate query each; only public progress is reported.
   const TimestampTz start = GetCurrentTimestamp();
-  for (const std::string& sql : s->setup_sql)
-    if (SPI_execute(sql.c_str(), false, 0) < 0) elog(ERROR, "dptrain: training setup failed: %s", sql.c_str());
   const char* epoch_sql = s->epoch_sql.c_str();
   const int epochs = s->trainer->epochs();
   for (int e = 1; e <= epochs; ++e) {

@@ -186,7 +186,8 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
   // parallel workers, so every epoch over it is one sequential pass in
   // this order (the permutation the bolt-on analysis fixes). Column i
   // numbers the rows 1..n (in the source's scan order, unrelated to their
-  // contents): BST14 fetches its sampled batches by row number.
+  // contents): BST14 fetches its sampled batches by row number
+  // (dptrain.sampled_rows).
   const char* shuffled = psprintf("pg_temp.dptrain_shuffled_%d", ++shuffle_counter);
   resetStringInfo(&sql);
   appendStringInfo(&sql, "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP", shuffled);
@@ -227,14 +228,6 @@ void reshuffle_training_data(const char* shuffled) {
   if (SPI_execute(sql.data, false, 0) < 0) elog(ERROR, "dptrain: reshuffle failed");
 }
 
-void index_training_data(const char* shuffled) {
-  require_shuffled_name(shuffled);
-  StringInfoData sql;
-  initStringInfo(&sql);
-  appendStringInfo(&sql, "CREATE UNIQUE INDEX ON %s (i); ANALYZE %s", shuffled, shuffled);
-  if (SPI_execute(sql.data, false, 0) < 0) elog(ERROR, "dptrain: could not index %s", shuffled);
-}
-
 void drop_training_data(const char* shuffled) {
   require_shuffled_name(shuffled);
   if (SPI_execute(psprintf("DROP TABLE IF EXISTS %s", shuffled), false, 0) < 0)
@@ -248,7 +241,6 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_training_prepare);
 PG_FUNCTION_INFO_V1(dptrain_training_reshuffle);
 PG_FUNCTION_INFO_V1(dptrain_training_drop);
-PG_FUNCTION_INFO_V1(dptrain_training_index);
 
 // dptrain.training_prepare(source regclass, label text, features text,
 //                          classes text[], seed bigint)
@@ -285,16 +277,6 @@ Datum dptrain_training_reshuffle(PG_FUNCTION_ARGS) {
   char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
   SPI_connect();
   dptrain::pg::reshuffle_training_data(name);
-  SPI_finish();
-  PG_RETURN_VOID();
-}
-
-// dptrain.training_index(shuffled text): a unique index on the row number,
-// for epochs that fetch sampled batches by number (BST14).
-Datum dptrain_training_index(PG_FUNCTION_ARGS) {
-  char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-  SPI_connect();
-  dptrain::pg::index_training_data(name);
   SPI_finish();
   PG_RETURN_VOID();
 }

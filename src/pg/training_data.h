@@ -27,8 +27,6 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 
 // A fresh permutation of an already prepared table (per-epoch reshuffle).
 void reshuffle_training_data(const char* shuffled);
-// A unique index on the row number i (BST14 fetches sampled rows by number).
-void index_training_data(const char* shuffled);
 void drop_training_data(const char* shuffled);
 
 }  // namespace dptrain::pg

@@ -92,7 +92,7 @@ template <typename T>
 
 [[noreturn]] void refuse_unsampled_rows() {
   fail(ErrorKind::InvalidState, "this training state takes sampled batches only", {},
-       "BST14 epochs run through dptrain.sgd_sampled_epoch over dptrain.sample_batches, not over a permutation.");
+       "BST14 epochs run through dptrain.sgd_sampled_epoch over dptrain.sampled_rows, not over a permutation.");
 }
 
 template <typename T>
@@ -308,7 +308,7 @@ void add_sampled_row(double* s, const double* x, std::int64_t len, double label,
       fail(ErrorKind::InvalidState, "sampled batches arrived out of order",
            "Expected batch " + std::to_string(static_cast<std::int64_t>(current) + 1) + ", got " +
                std::to_string(batch) + ".",
-           "The epoch query must feed the batches of dptrain.sample_batches in order.");
+           "The epoch query must feed the batches of dptrain.sampled_rows in order.");
     s[kSampledBatch] = current + 1;
   } else if (static_cast<double>(batch) != current) {
     fail(ErrorKind::InvalidState, "a sampled batch ended early",

@@ -2,17 +2,13 @@
 
 namespace dptrain {
 
-std::vector<std::string> epoch_setup_sql(const TrainingPlan& plan, const std::string& table) {
-  if (!plan.epoch.sampled_batches) return {};
-  // Rows are fetched by number: index the row-number column once.
-  return {"SELECT dptrain.training_index('" + table + "')"};
-}
-
 std::string epoch_sql(const TrainingPlan& plan, const std::string& table, std::int64_t rows) {
   if (!plan.epoch.sampled_batches) return "SELECT dptrain.sgd_epoch(x, y, $1::float8[]) FROM " + table;
-  return "SELECT dptrain.sgd_sampled_epoch(d.x, d.y, s.batch, $1::float8[]) "
-         "FROM dptrain.sample_batches($1::float8[], " + std::to_string(rows) + ") s "
-         "CROSS JOIN LATERAL (SELECT t.x, t.y FROM " + table + " t WHERE t.i = s.row OFFSET 0) d";
+  // The SRF in the select list streams its rows (value-per-call) into the
+  // aggregate, in the order it produces them.
+  return "SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, $1::float8[]) "
+         "FROM (SELECT dptrain.sampled_rows($1::float8[], '" + table + "'::regclass, " + std::to_string(rows) +
+         ") AS r) s";
 }
 
 }  // namespace dptrain

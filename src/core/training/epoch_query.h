@@ -11,24 +11,19 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "core/training/config.h"
 
 namespace dptrain {
 
-// Run once after planning, before the first epoch.
-std::vector<std::string> epoch_setup_sql(const TrainingPlan& plan, const std::string& table);
-
 // One epoch:
 //  * permutation epoch (every algorithm but BST14): one sequential scan of
 //    the shuffled temp table through dptrain.sgd_epoch;
-//  * sampled batches (BST14): dptrain.sample_batches($1, n) draws ceil(n/b)
-//    batches of b row numbers from the run's secret key, and each row is
-//    fetched by its number in batch order (a LATERAL subquery that cannot
-//    be flattened forces a nested loop driven by the batches);
-//    dptrain.sgd_sampled_epoch checks that every batch arrives whole and in
-//    order.
+//  * sampled batches (BST14): dptrain.sampled_rows($1, table, n) draws
+//    ceil(n/b) batches of b row numbers from the run's secret key (the
+//    batches dptrain.sample_batches lists) and streams those rows, batch
+//    after batch, into dptrain.sgd_sampled_epoch, which checks that every
+//    batch arrives whole and in order.
 std::string epoch_sql(const TrainingPlan& plan, const std::string& table, std::int64_t rows);
 
 }  // namespace dptrain

@@ -68,7 +68,6 @@ FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, epochs => 2, b
 -- train` run (src/core/training/epoch_query.cpp).
 BEGIN;
 SELECT shuffled AS wb_table FROM dptrain.training_prepare('wb', 'y', 'x', seed => 1) \gset
-SELECT dptrain.training_index(:'wb_table');
 CREATE TEMP TABLE wb_state AS
 SELECT dptrain.sgd_state_with_noise(dptrain.sgd_state(3, 10, 0.5), 'gaussian', 2.0, sampled => true, seed => 5) AS s;
 SELECT dptrain.sgd_state_info(s)->'noise' AS noise, dptrain.sgd_state_info(s)->'sampled_batch' AS batch FROM wb_state;
@@ -77,11 +76,17 @@ SELECT count(*) AS batches, min(n) AS min_rows, max(n) AS max_rows, bool_and(dis
        min(lo) >= 1 AND max(hi) <= 1000 AS in_range
 FROM (SELECT batch, count(*) AS n, count(DISTINCT "row") AS distinct_rows, min("row") AS lo, max("row") AS hi
       FROM wb_state, dptrain.sample_batches(s, 1000) GROUP BY batch) b;
+-- sampled_rows streams exactly those rows, batch after batch, from the prepared table
+SELECT count(*) AS rows,
+       bool_and(r.batch = b.batch AND r.x = t.x AND r.y = t.y) AS same_rows_in_order
+FROM (SELECT (r).*, row_number() OVER () AS k
+      FROM (SELECT dptrain.sampled_rows(s, :'wb_table'::regclass, 1000) AS r FROM wb_state) q) r
+JOIN (SELECT b.*, row_number() OVER () AS k FROM wb_state, dptrain.sample_batches(s, 1000) b) b USING (k)
+JOIN :wb_table t ON t.i = b.row;
 PREPARE wb_epoch(float8[]) AS
-SELECT dptrain.sgd_sampled_epoch(d.x, d.y, s.batch, $1::float8[])
-FROM dptrain.sample_batches($1::float8[], 1000) s
-CROSS JOIN LATERAL (SELECT t.x, t.y FROM :wb_table t WHERE t.i = s.row OFFSET 0) d;
--- a nested loop driven by the batches, one index lookup per row, no parallelism
+SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, $1::float8[])
+FROM (SELECT dptrain.sampled_rows($1::float8[], :'wb_table'::regclass, 1000) AS r) s;
+-- the rows stream from the set-returning function into the aggregate: no join, no sort, no parallelism
 EXPLAIN (COSTS OFF) EXECUTE wb_epoch(NULL);
 SELECT s AS wb_s FROM wb_state \gset
 EXECUTE wb_epoch(:'wb_s') \gset
@@ -102,6 +107,12 @@ FROM (SELECT x, y, row_number() OVER () AS n FROM :wb_table) r, wb_state;
 ROLLBACK TO a;
 SELECT dptrain.sgd_sampled_epoch(x, y, (n + 9) / 10, s)
 FROM (SELECT x, y, row_number() OVER () AS n FROM :wb_table LIMIT 15) r, wb_state;
+ROLLBACK TO a;
+-- sampled_rows only reads prepared training tables, and checks their row numbers
+SELECT count(*) FROM (SELECT dptrain.sampled_rows(s, 'wb'::regclass, 1000) FROM wb_state) q;
+ROLLBACK TO a;
+DELETE FROM :wb_table WHERE i = 17;
+SELECT count(*) FROM (SELECT dptrain.sampled_rows(s, :'wb_table'::regclass, 1000) FROM wb_state) q;
 ROLLBACK TO a;
 ROLLBACK;
 
