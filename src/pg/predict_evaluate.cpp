@@ -14,12 +14,12 @@ struct PredictCache {
   dptrain::pg::StoredModel model;
 };
 
-const double* checked_packed(FunctionCallInfo fcinfo, ArrayType* packed, int* len) {
+// The model argument of the evaluation aggregate, validated on every row: the
+// check is O(1), and caching it by pointer is unsound (a row's detoasted copy
+// may be allocated at the address of the previous row's).
+const double* checked_packed(ArrayType* packed, int* len) {
   const double* p = float8_array_data(packed, len, "packed model");
-  if (fcinfo->flinfo->fn_extra != packed) {
-    DPT_CORE({ pm::validate(p, static_cast<std::size_t>(*len)); });
-    fcinfo->flinfo->fn_extra = packed;
-  }
+  DPT_CORE({ pm::validate(p, static_cast<std::size_t>(*len)); });
   return p;
 }
 
@@ -75,7 +75,7 @@ Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL")));
   int len = 0, plen = 0;
   const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
-  const double* p = checked_packed(fcinfo, PG_GETARG_ARRAYTYPE_P(3), &plen);
+  const double* p = checked_packed(PG_GETARG_ARRAYTYPE_P(3), &plen);
   const int label = PG_ARGISNULL(2) ? -1 : PG_GETARG_INT32(2);
   double* totals = reinterpret_cast<double*>(ARR_DATA_PTR(state));
   DPT_CORE({ pm::accumulate(p, x, len, label, totals); });

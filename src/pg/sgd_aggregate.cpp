@@ -36,16 +36,22 @@ MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
   return aggcontext;
 }
 
-// The state argument, validated in full unless it is the state this call
-// site created or checked last (a state from elsewhere, e.g. a hand-written
-// aggregate's INITCOND or a partial state from a worker, is never trusted).
+// The state argument, checked on every call: its layout (O(1): magic,
+// dimensions and length agree, so no call can step outside the array) always,
+// and in full (O(length): every value finite and in range) unless it is the
+// state this call site created or checked last. A state from elsewhere (a
+// hand-written aggregate's INITCOND, a partial state from a worker) is never
+// trusted; the layout check also covers a new array that happens to be
+// allocated at the address of the last checked one.
 ArrayType* trusted_state(FunctionCallInfo fcinfo) {
   ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
+  int len = 0;
+  const double* data = float8_array_data(state, &len, "training state");
   if (fcinfo->flinfo->fn_extra != state) {
-    int len = 0;
-    const double* data = float8_array_data(state, &len, "training state");
     DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
     fcinfo->flinfo->fn_extra = state;
+  } else {
+    DPT_CORE({ es::validate_layout(data, static_cast<std::size_t>(len)); });
   }
   return state;
 }

@@ -86,6 +86,11 @@ std::vector<double> make_state(const EpochConfig& config, const double* weights,
 // values. Called on every state that enters the aggregate from outside.
 void validate(const double* s, std::size_t len);
 
+// The O(1) part of validate(): magic, version, dimensions, flags and
+// counters agree with `len`, so that add_row/flush/combine stay inside the
+// array. Cheap enough to run on every call of the transition function.
+void validate_layout(const double* s, std::size_t len);
+
 EpochConfig config_of(const double* s);
 
 // --- the hot path ------------------------------------------------------------
