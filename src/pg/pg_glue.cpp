@@ -43,6 +43,14 @@ void capture(CoreError* out, const char* what, bool out_of_memory) {
   out->detail[0] = out->hint[0] = '\0';
 }
 
+void capture_json(CoreError* out, const char* what) {
+  out->sqlstate = ERRCODE_INVALID_PARAMETER_VALUE;
+  copy_text(out->message, sizeof(out->message), "invalid JSON value");
+  copy_text(out->detail, sizeof(out->detail), what);
+  copy_text(out->hint, sizeof(out->hint),
+            "Check the types in the JSON argument, e.g. options => '{\"schedule_c\": 0.5}' takes a number.");
+}
+
 void report(const CoreError* err) {
   ereport(ERROR, (errcode(err->sqlstate), errmsg("%s", err->message),
                   err->detail[0] ? errdetail("%s", err->detail) : 0,
