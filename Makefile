@@ -18,7 +18,7 @@ CORE_LIB    := $(BUILD_DIR)/libdptrain_core.a
 # Declared before PGXS so that `all` is the default goal.
 all: cmake-build
 
-.PHONY: cmake-build test demo bench install-cli deps
+.PHONY: cmake-build test demo bench install-cli deps FORCE
 cmake-build: $(CORE_LIB)
 
 # CMake decides what is stale; make only looks at the library's timestamp
