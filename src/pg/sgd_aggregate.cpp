@@ -32,7 +32,8 @@ MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
   MemoryContext aggcontext;
   if (!AggCheckCallContext(fcinfo, &aggcontext))
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("%s can only be called as part of the dptrain.sgd_epoch aggregate", fn)));
+                    errmsg("%s can only be called as part of the dptrain.sgd_epoch aggregate", fn),
+                    errhint("Train with dp_train (or dptrain train).")));
   return aggcontext;
 }
 
@@ -70,7 +71,8 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
     if (PG_ARGISNULL(3))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL")));
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL"),
+                      errhint("The controller (dp_train or dptrain train) passes the initial state.")));
     state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "initial training state");
     fcinfo->flinfo->fn_extra = state;
   } else {
@@ -86,9 +88,11 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
   ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
   const Oid elem = ARR_ELEMTYPE(x);
   if (elem != FLOAT8OID && elem != FLOAT4OID)
-    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("features must be float8[] or real[]")));
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("features must be float8[] or real[]"),
+                    errhint("Cast the features to float8[].")));
   if (ARR_NDIM(x) > 1)
-    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional")));
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional"),
+                    errhint("Every row's features must be a one-dimensional array.")));
   if (ARR_HASNULL(x) && array_contains_nulls(x))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not contain NULL elements"),
                     errhint("Remove or repair rows with NULL features before training.")));
