@@ -37,23 +37,37 @@ MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
   return aggcontext;
 }
 
-// The state argument, checked on every call: its layout (O(1): magic,
-// dimensions and length agree, so no call can step outside the array) always,
-// and in full (O(length): every value finite and in range) unless it is the
-// state this call site created or checked last. A state from elsewhere (a
-// hand-written aggregate's INITCOND, a partial state from a worker) is never
-// trusted; the layout check also covers a new array that happens to be
-// allocated at the address of the last checked one.
+// The state this call site created or validated last, and its layout.
+struct StateCache {
+  ArrayType* state;
+  es::LayoutKey key;
+};
+
+void remember_state(FunctionCallInfo fcinfo, ArrayType* state, const double* data, int len) {
+  auto* cache = static_cast<StateCache*>(fcinfo->flinfo->fn_extra);
+  if (cache == nullptr) {
+    cache = static_cast<StateCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(StateCache)));
+    fcinfo->flinfo->fn_extra = cache;
+  }
+  cache->state = state;
+  cache->key = es::layout_key(data, static_cast<std::size_t>(len));
+}
+
+// The state argument, checked on every call: in full (O(length): every
+// value finite and in range) unless it is the state this call site created
+// or validated last, and then still its layout (O(1): es::same_layout), so
+// that a different array allocated at the same address cannot pass. A state
+// from elsewhere (a hand-written aggregate's INITCOND, a partial state from
+// a worker) is never trusted.
 ArrayType* trusted_state(FunctionCallInfo fcinfo) {
   ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
   int len = 0;
   const double* data = float8_array_data(state, &len, "training state");
-  if (fcinfo->flinfo->fn_extra != state) {
-    DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
-    fcinfo->flinfo->fn_extra = state;
-  } else {
-    DPT_CORE({ es::validate_layout(data, static_cast<std::size_t>(len)); });
-  }
+  const auto* cache = static_cast<const StateCache*>(fcinfo->flinfo->fn_extra);
+  if (cache != nullptr && cache->state == state && es::same_layout(data, static_cast<std::size_t>(len), cache->key))
+    return state;
+  DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
+  remember_state(fcinfo, state, data, len);
   return state;
 }
 
@@ -74,7 +88,9 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL"),
                       errhint("The controller (dp_train or dptrain train) passes the initial state.")));
     state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "initial training state");
-    fcinfo->flinfo->fn_extra = state;
+    std::size_t len;
+    const double* data = state_data(state, &len);
+    remember_state(fcinfo, state, data, static_cast<int>(len));
   } else {
     state = trusted_state(fcinfo);
   }

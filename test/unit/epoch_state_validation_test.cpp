@@ -88,6 +88,25 @@ TEST(EpochStateValidation, ValuesAreCheckedByTheFullValidationOnly) {
   EXPECT_THROW(validate(u.data(), u.size()), Error);
 }
 
+TEST(EpochStateValidation, SameLayoutTellsApartStatesAtTheSameAddress) {
+  auto s = good_state(3);
+  const LayoutKey key = layout_key(s.data(), s.size());
+  EXPECT_TRUE(same_layout(s.data(), s.size(), key));
+  // Counters and weights may change between rows; the layout may not.
+  s[kRows] = 17;
+  s[kHeaderSize] = 0.25;
+  EXPECT_TRUE(same_layout(s.data(), s.size(), key));
+  // Another array in the same memory: a different dimension, K, averaging
+  // flag, loss or schedule, or length, is caught.
+  for (int field : {kMagic, kVersion, kDim, kModels, kAveraging, kLoss, kSchedule}) {
+    auto t = s;
+    t[field] += 1;
+    EXPECT_FALSE(same_layout(t.data(), t.size(), key)) << "field " << field;
+  }
+  EXPECT_FALSE(same_layout(s.data(), s.size() - 1, key));
+  EXPECT_FALSE(same_layout(s.data(), kHeaderSize - 1, LayoutKey{kHeaderSize - 1, 0, 0, 0, 0, 0, 0, 0}));
+}
+
 TEST(EpochStateValidation, CombineRefusesDifferentConfigurations) {
   auto a = good_state(3);
   const auto b = good_state(4);
