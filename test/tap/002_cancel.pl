@@ -99,6 +99,31 @@ my $late = grep { /\[$pid\].*epoch \d+ of 100000 done/ && stamp($_) > $deadline 
 ok($late <= 1, "statement_timeout stops the run within one epoch ($late epochs finished after the deadline)");
 diag(sprintf('statement_timeout deadline -> run stopped: %.0f ms', 1000 * (stamp($stopped) - $deadline)));
 is(counts(), $before, 'the timed-out run stored no model and charged nothing');
+$bg->{stderr} = '';
+
+# ---- cancelled after the charge, before the commit ----------------------------------
+# (what a controller-mode run looks like between store_model and COMMIT)
+$node->safe_psql('postgres', q{
+  CREATE ROLE controller;
+  GRANT SELECT ON big TO controller;
+  GRANT EXECUTE ON FUNCTION dptrain.store_model(jsonb) TO controller;
+  SELECT dp_grant_budget('big', 'controller', 1.0, 0);});
+$bg->query_safe(q{SET statement_timeout = 0});
+$bg->query_safe(q{SET ROLE controller});
+$bg->query_safe(q{BEGIN});
+is($bg->query_safe(q{SELECT dptrain.store_model(jsonb_build_object('format', 'dptrain-model', 'version', 1,
+  'name', 'charged_then_cancelled', 'algorithm', 'bolton', 'loss', 'logistic', 'huber_h', 0.1, 'feature_bound', 1.0,
+  'classes', ARRAY['false', 'true'], 'weights', jsonb_build_array(jsonb_build_array(0.1, 0.2, 0.3)),
+  'epsilon', 0.5, 'delta', 0, 'seeded', false,
+  'details', jsonb_build_object('data', jsonb_build_object('source', 'public.big')))) > 0}), 't',
+	'charged inside the open transaction');
+$bg->query_until(qr/sleeping/, qq{\\echo sleeping\nSELECT pg_sleep(600);\n});
+$node->poll_query_until('postgres', qq{SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $pid});
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+$bg->query(q{ROLLBACK});
+is($node->safe_psql('postgres', q{SELECT spent_epsilon FROM dptrain.budgets}), '0',
+	'a transaction cancelled after its charge charged nothing');
+is(counts(), $before, 'and stored no model');
 $bg->quit;
 
 $node->stop;
