@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "dptrain 0.1");
   dptrain::cli::register_train(app);
   dptrain::cli::register_eval(app);
+  dptrain::cli::register_load(app);
+  dptrain::cli::register_privacy(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -74,11 +74,18 @@ void PgConnection::copy_in(const std::string& copy_sql, const std::function<bool
   if (PQresultStatus(start.raw()) != PGRES_COPY_IN) throw PgError("COPY did not start");
   std::string chunk;
   bool more = true;
-  while (more) {
-    chunk.clear();
-    more = produce(chunk);
-    if (!chunk.empty() && PQputCopyData(c_, chunk.data(), static_cast<int>(chunk.size())) != 1)
-      throw PgError(std::string("COPY failed: ") + PQerrorMessage(c_));
+  try {
+    while (more) {
+      chunk.clear();
+      more = produce(chunk);
+      if (!chunk.empty() && PQputCopyData(c_, chunk.data(), static_cast<int>(chunk.size())) != 1)
+        throw PgError(std::string("COPY failed: ") + PQerrorMessage(c_));
+    }
+  } catch (...) {
+    // Abort the COPY so that the connection can still roll back.
+    PQputCopyEnd(c_, "aborted by the client");
+    while (PGresult* r = PQgetResult(c_)) PQclear(r);
+    throw;
   }
   if (PQputCopyEnd(c_, nullptr) != 1) throw PgError(std::string("COPY failed: ") + PQerrorMessage(c_));
   check(PQgetResult(c_));

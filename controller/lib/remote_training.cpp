@@ -63,6 +63,26 @@ std::string to_text_array_literal(const std::vector<std::string>& values) {
   return s + "}";
 }
 
+std::string controller_missing_privileges(PgConnection& conn, const TrainingTarget& target,
+                                          const TrainingConfig& config) {
+  PgResult r = conn.exec(
+      "SELECT concat_ws(', ', "
+      "CASE WHEN NOT has_function_privilege('dptrain.training_prepare(regclass, text, text, text[], bigint)', "
+      "'EXECUTE') THEN 'EXECUTE on dptrain.training_prepare' END, "
+      "CASE WHEN NOT has_function_privilege('dptrain.sgd_epoch(float8[], float8, float8[])', 'EXECUTE') "
+      "THEN 'EXECUTE on dptrain.sgd_epoch' END, "
+      "CASE WHEN $4 AND NOT has_function_privilege('dptrain.training_reshuffle(text)', 'EXECUTE') "
+      "THEN 'EXECUTE on dptrain.training_reshuffle' END, "
+      "CASE WHEN NOT has_function_privilege('dptrain.training_drop(text)', 'EXECUTE') "
+      "THEN 'EXECUTE on dptrain.training_drop' END, "
+      "CASE WHEN NOT has_function_privilege('dptrain.store_model(jsonb)', 'EXECUTE') "
+      "THEN 'EXECUTE on dptrain.store_model' END, "
+      "CASE WHEN NOT (has_column_privilege($1::regclass, $2, 'SELECT') AND "
+      "has_column_privilege($1::regclass, $3, 'SELECT')) THEN 'SELECT on the label and feature columns' END)",
+      {target.table, target.label, target.features, config.reshuffle ? "true" : "false"});
+  return r.get(0, 0);
+}
+
 TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
                                       bool show_progress) {
   validate_arguments(config);

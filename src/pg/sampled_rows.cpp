@@ -126,10 +126,14 @@ Datum dptrain_sampled_rows(PG_FUNCTION_ARGS) {
     e->rows = rows;
     e->next_in_batch = e->batch_size;  // the first call starts batch 1
 
+    // The permutation path reads the table with the caller's rights through
+    // the executor; here we read it directly, so check them ourselves.
+    if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+      ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("permission denied for the training table")));
     e->rel = table_open(relid, AccessShareLock);
-    if (e->rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
+    if (e->rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP || RELATION_IS_OTHER_TEMP(e->rel))
       ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("not a dptrain prepared training table"),
-                      errdetail("Prepared training tables are temporary tables.")));
+                      errdetail("Prepared training tables are temporary tables of this session.")));
     TupleDesc desc = RelationGetDescr(e->rel);
     require_column(desc, 1, "i", INT8OID);
     require_column(desc, 2, "x", FLOAT8ARRAYOID);

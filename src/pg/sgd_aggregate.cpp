@@ -32,14 +32,17 @@ MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
   MemoryContext aggcontext;
   if (!AggCheckCallContext(fcinfo, &aggcontext))
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("%s can only be called as part of the dptrain.sgd_epoch aggregate", fn)));
+                    errmsg("%s can only be called as part of the dptrain.sgd_epoch aggregate", fn),
+                    errhint("Train with dp_train (or dptrain train).")));
   return aggcontext;
 }
 
-// Per-call-site cache in fn_extra: the state last created or validated here
-// and whether the label argument is boolean (looked up once, not per row).
+// Per-call-site cache in fn_extra: the state this call site created or
+// validated last (with its layout), and whether the label argument is
+// boolean (looked up once, not per row).
 struct CallSite {
-  ArrayType* trusted;
+  ArrayType* state;
+  es::LayoutKey key;
   bool label_is_bool;
 };
 
@@ -53,18 +56,26 @@ CallSite* call_site(FunctionCallInfo fcinfo) {
   return site;
 }
 
-// The state argument, validated in full unless it is the state this call
-// site created or checked last (a state from elsewhere, e.g. a hand-written
-// aggregate's INITCOND or a partial state from a worker, is never trusted).
-ArrayType* trusted_state(FunctionCallInfo fcinfo) {
+void remember_state(FunctionCallInfo fcinfo, ArrayType* state, const double* data, int len) {
   CallSite* site = call_site(fcinfo);
+  site->state = state;
+  site->key = es::layout_key(data, static_cast<std::size_t>(len));
+}
+
+// The state argument, checked on every call: in full (O(length): every
+// value finite and in range) unless it is the state this call site created
+// or validated last, and then still its layout (O(1): es::same_layout), so
+// that a different array allocated at the same address cannot pass. A state
+// from elsewhere (a hand-written aggregate's INITCOND, a partial state from
+// a worker) is never trusted.
+ArrayType* trusted_state(FunctionCallInfo fcinfo) {
   ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
-  if (site->trusted != state) {
-    int len = 0;
-    const double* data = float8_array_data(state, &len, "training state");
-    DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
-    site->trusted = state;
-  }
+  int len = 0;
+  const double* data = float8_array_data(state, &len, "training state");
+  const CallSite* site = call_site(fcinfo);
+  if (site->state == state && es::same_layout(data, static_cast<std::size_t>(len), site->key)) return state;
+  DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
+  remember_state(fcinfo, state, data, len);
   return state;
 }
 
@@ -83,9 +94,12 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
     if (PG_ARGISNULL(3))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL")));
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL"),
+                      errhint("The controller (dp_train or dptrain train) passes the initial state.")));
     state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "initial training state");
-    call_site(fcinfo)->trusted = state;
+    std::size_t len;
+    const double* data = state_data(state, &len);
+    remember_state(fcinfo, state, data, static_cast<int>(len));
   } else {
     state = trusted_state(fcinfo);
   }
@@ -99,9 +113,11 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
   ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
   const Oid elem = ARR_ELEMTYPE(x);
   if (elem != FLOAT8OID && elem != FLOAT4OID)
-    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("features must be float8[] or real[]")));
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("features must be float8[] or real[]"),
+                    errhint("Cast the features to float8[].")));
   if (ARR_NDIM(x) > 1)
-    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional")));
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional"),
+                    errhint("Every row's features must be a one-dimensional array.")));
   if (ARR_HASNULL(x) && array_contains_nulls(x))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not contain NULL elements"),
                     errhint("Remove or repair rows with NULL features before training.")));
@@ -131,7 +147,9 @@ Datum dptrain_sgd_sampled_transition(PG_FUNCTION_ARGS) {
     if (PG_ARGISNULL(4))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL")));
     state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(4), "initial training state");
-    call_site(fcinfo)->trusted = state;
+    std::size_t len;
+    const double* data = state_data(state, &len);
+    remember_state(fcinfo, state, data, static_cast<int>(len));
   } else {
     state = trusted_state(fcinfo);
   }

@@ -1,7 +1,9 @@
 // dp_train: the whole training run inside the backend. The controller logic
 // is the core's Trainer (the same one `dptrain train` drives over libpq);
-// this file only runs its SQL: prepare the shuffled table, one aggregate
-// query per epoch, store the released model.
+// this file only runs its SQL: decide who may train and with whose rights
+// (access.h), check the caller's privacy budget, prepare the shuffled table,
+// one aggregate query per epoch, store the released model and charge the
+// budget in the same transaction (ledger.h).
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "core/algorithms/algorithm.h"
 #include "core/training/epoch_query.h"
 #include "core/training/trainer.h"
+#include "ledger.h"
 #include "models.h"
 #include "training_data.h"
 
@@ -43,6 +46,42 @@ char* text_arg(FunctionCallInfo fcinfo, int i) {
   return PG_ARGISNULL(i) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(i));
 }
 
+// Who may train on `relid`, and whose rights read it (access.h): a caller
+// that may SELECT the label and feature columns reads them itself; any other
+// caller needs a privacy budget from the owner (ledger_precheck raises
+// otherwise) and the data is read with the owner's rights. Seeded noise and
+// runs without epsilon are refused under a budget before any data is read.
+dptrain::pg::RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
+                                         const dptrain::TrainingConfig& c) {
+  dptrain::pg::RunIdentities ids;
+  ids.caller = GetUserId();
+  ids.runner = dptrain::pg::function_owner(fcinfo);
+  char* relname = dptrain::pg::require_training_relation(relid);
+  const AttrNumber x = dptrain::pg::require_column(relid, relname, features, "features");
+  const AttrNumber y = dptrain::pg::require_column(relid, relname, label, "label");
+  ids.caller_reads = dptrain::pg::can_read_columns(relid, y, x, ids.caller);
+  ids.reader = ids.caller_reads ? ids.caller : dptrain::pg::relation_owner(relid);
+  dptrain::pg::ledger_precheck(ids, relid, c.epsilon.has_value(), c.epsilon.value_or(0), c.delta.has_value(),
+                               c.delta.value_or(0), c.seed.has_value());
+  return ids;
+}
+
+// A model name is unique: refuse a taken one before training, not after.
+void require_free_name(const char* name, Oid runner) {
+  if (name == nullptr || name[0] == '\0') return;
+  Oid types[1] = {TEXTOID};
+  Datum values[1] = {CStringGetTextDatum(name)};
+  dptrain::pg::IdentitySwitch sw;
+  dptrain::pg::switch_identity(&sw, runner, false);
+  if (SPI_execute_with_args("SELECT 1 FROM dptrain.models WHERE name = $1", 1, types, values, nullptr, true, 1) !=
+      SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not read dptrain.models");
+  dptrain::pg::restore_identity(&sw);
+  if (SPI_processed > 0)
+    ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("a model named \"%s\" already exists", name),
+                    errhint("Choose another name, or leave name NULL.")));
+}
+
 }  // namespace
 
 extern "C" {
@@ -54,7 +93,8 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
                 kReshuffle, kOptions})
     if (PG_ARGISNULL(i))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("argument %s of dp_train must not be NULL",
-                                                                      arg_name(i))));
+                                                                      arg_name(i)),
+                      errhint("Leave the argument out to use its default.")));
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_train must return a row");
   tupdesc = BlessTupleDesc(tupdesc);
@@ -92,19 +132,24 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     if (!PG_ARGISNULL(kRadius)) c.radius = PG_GETARG_FLOAT8(kRadius);
     c.options = nlohmann::json::parse(options);
     dptrain::validate_arguments(c);
-    dptrain::make_algorithm(c.algorithm);  // unknown / not implemented: fail now
     s = session.release();
   });
   dptrain::pg::delete_on_reset(caller, s);
 
-  // 2. Public facts of the data and one random permutation of it.
+  // 2. Who may train here, and the budget, before any data is read.
   SPI_connect();
-  dptrain::pg::PreparedData prep;
-  dptrain::pg::prepare_training_data(PG_GETARG_OID(kSource), label, features,
-                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
-                                     seed, &prep);
+  const Oid relid = PG_GETARG_OID(kSource);
+  const dptrain::pg::RunIdentities ids = decide_access(fcinfo, relid, label, features, s->config);
+  DPT_CORE({ dptrain::make_algorithm(s->config.algorithm); });  // unknown / not implemented: fail now
+  require_free_name(name, ids.runner);
 
-  // 3. The whole plan (steps, noise) from public inputs only.
+  // 3. Public facts of the data and one random permutation of it.
+  dptrain::pg::PreparedData prep;
+  dptrain::pg::prepare_training_data(relid, label, features,
+                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
+                                     seed, ids, &prep);
+
+  // 4. The whole plan (steps, noise) from public inputs only.
   DPT_CORE({
     dptrain::TrainingConfig& c = s->config;
     c.source = prep.source_name;
@@ -121,8 +166,11 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
                      errdetail("The list of classes is outside the privacy guarantee."),
                      errhint("Pass classes => ARRAY[...] to declare them.")));
 
-  // 4. Epochs: one aggregate query each; only public progress is reported.
+  // 5. Epochs: one aggregate query each, with the runner's rights over the
+  // runner's temp table; only public progress is reported.
   const TimestampTz start = GetCurrentTimestamp();
+  dptrain::pg::IdentitySwitch as_runner;
+  dptrain::pg::switch_identity(&as_runner, ids.runner, false);
   const char* epoch_sql = s->epoch_sql.c_str();
   const int epochs = s->trainer->epochs();
   for (int e = 1; e <= epochs; ++e) {
@@ -143,8 +191,9 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     ereport(NOTICE, (errmsg("dptrain: epoch %d of %d done", e, epochs)));
   }
   dptrain::pg::drop_training_data(prep.shuffled);
+  dptrain::pg::restore_identity(&as_runner);
 
-  // 5. Release (output perturbation etc.) and store, in this transaction.
+  // 6. Release (output perturbation etc.), store and charge, in this transaction.
   long secs;
   int usecs;
   TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
@@ -152,7 +201,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     s->model = s->trainer->finish(static_cast<double>(secs) + usecs / 1e6);
     s->model_json = s->model.to_json().dump();
   });
-  const int64 id = dptrain::pg::store_model_json(s->model_json.c_str());
+  const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name);
   SPI_finish();
 
   const dptrain::Model& m = s->model;

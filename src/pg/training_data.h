@@ -6,7 +6,7 @@
 // i numbering the rows 1..n.
 #pragma once
 
-#include "pg_glue.h"
+#include "access.h"
 
 namespace dptrain::pg {
 
@@ -21,9 +21,16 @@ struct PreparedData {
 };
 
 // Requires SPI_connect(). `declared_classes` may be NULL (then the classes
-// come from the label type or, failing that, from the data).
+// come from the label type or, failing that, from the data -- the latter only
+// for a caller that may read the data). The relation is read with the rights
+// of ids.reader in a security-restricted operation; the temp table belongs to
+// ids.runner (access.h). For a caller that may not read the data, errors
+// about the data carry no data-dependent numbers.
 void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared_classes,
-                           bool has_seed, int64 seed, PreparedData* out);
+                           bool has_seed, int64 seed, const RunIdentities& ids, PreparedData* out);
+
+// The columns `label` and `features` of `relid` (ERROR if missing).
+AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role);
 
 // A fresh permutation of an already prepared table (per-epoch reshuffle).
 void reshuffle_training_data(const char* shuffled);

@@ -9,18 +9,8 @@ TrainingPlan NonPrivateSgd::plan(const TrainingConfig& c) const {
   if (c.epsilon || c.delta)
     fail(ErrorKind::InvalidParameter, "algorithm \"none\" is not private: epsilon and delta must be NULL", {},
          "Choose a private algorithm (e.g. algorithm => 'bolton') or drop epsilon/delta.");
-  TrainingPlan p;
-  p.epochs = c.epochs;
-  p.reshuffle = c.reshuffle;
-  const LossKind loss = parse_loss(c.loss);
-  p.epoch.dim = c.dim;
-  p.epoch.models = c.models();
-  p.epoch.loss = loss;
-  p.epoch.huber_h = c.huber_h;
-  p.epoch.lambda = c.lambda;
-  p.epoch.feature_bound = c.feature_bound;
-  p.epoch.batch_size = c.batch_size;
-  p.epoch.averaging = c.averaging;
+  TrainingPlan p = base_plan(c);
+  const LossKind loss = p.epoch.loss;
   p.epoch.radius = c.radius.value_or(0.0);
   p.constants = loss_constants(loss, c.feature_bound, c.lambda, p.epoch.radius, c.huber_h);
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "core/algorithms/algorithm.h"
+#include "core/algorithms/bolton.h"
 #include "core/algorithms/bst14.h"
 #include "core/algorithms/non_private.h"
 #include "core/algorithms/scs13.h"
@@ -10,8 +11,8 @@ namespace dptrain {
 namespace {
 
 // Implemented algorithms, and those of the roadmap that are not built yet.
-const std::vector<std::string> kImplemented = {"none", "scs13", "bst14"};
-const std::vector<std::string> kPlanned = {"bolton", "amp", "psgd", "pfw", "dpagd", "dpsgd", "dpadam", "opdisc"};
+const std::vector<std::string> kImplemented = {"none", "bolton", "scs13", "bst14"};
+const std::vector<std::string> kPlanned = {"amp", "psgd", "pfw", "dpagd", "dpsgd", "dpadam", "opdisc"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -29,6 +30,7 @@ std::vector<std::string> known_algorithms() {
 
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "none") return std::make_unique<NonPrivateSgd>();
+  if (name == "bolton") return std::make_unique<Bolton>();
   if (name == "scs13") return std::make_unique<Scs13>();
   if (name == "bst14") return std::make_unique<Bst14>();
   if (std::find(kPlanned.begin(), kPlanned.end(), name) != kPlanned.end())

@@ -13,20 +13,9 @@ double gradient_sum_sensitivity(const TrainingConfig& c) {
 }
 
 TrainingPlan base_plan(const TrainingConfig& c, double radius) {
-  TrainingPlan p;
-  p.epochs = c.epochs;
-  p.reshuffle = c.reshuffle;
-  const LossKind loss = parse_loss(c.loss);
-  p.epoch.dim = c.dim;
-  p.epoch.models = c.models();
-  p.epoch.loss = loss;
-  p.epoch.huber_h = c.huber_h;
-  p.epoch.lambda = c.lambda;
-  p.epoch.feature_bound = c.feature_bound;
-  p.epoch.batch_size = c.batch_size;
-  p.epoch.averaging = c.averaging;
+  TrainingPlan p = dptrain::base_plan(c);
   p.epoch.radius = radius;
-  p.constants = loss_constants(loss, c.feature_bound, c.lambda, radius, c.huber_h);
+  p.constants = loss_constants(p.epoch.loss, c.feature_bound, c.lambda, radius, c.huber_h);
   return p;
 }
 

@@ -23,9 +23,8 @@ namespace dptrain::whitebox {
 // only), so it does not enter.
 double gradient_sum_sensitivity(const TrainingConfig& config);
 
-// The part of the plan both algorithms share: epochs, loss, dimensions,
-// batch size, averaging, loss constants (with the radius), lambda.
-// `radius` is the projection radius (0 = none).
+// dptrain::base_plan plus the projection radius (0 = none) and the loss
+// constants on that ball.
 TrainingPlan base_plan(const TrainingConfig& config, double radius);
 
 // Throws Error(InvalidParameter) if config.options has a key not in `allowed`.

@@ -217,7 +217,7 @@ std::vector<double> make_state(const EpochConfig& c, const double* w, std::uint6
   return s;
 }
 
-void validate(const double* s, std::size_t len) {
+void validate_layout(const double* s, std::size_t len) {
   if (s == nullptr || len < kHeaderSize) bad_state("The state is shorter than its header.");
   if (s[kMagic] != kMagicValue || s[kVersion] != kVersionValue)
     bad_state("The state does not start with the dptrain magic number and version.");
@@ -227,26 +227,30 @@ void validate(const double* s, std::size_t len) {
   if (!(s[kAveraging] == 0 || s[kAveraging] == 1)) bad_state("Invalid averaging flag.");
   if (len != state_length(static_cast<int>(d), static_cast<int>(K), s[kAveraging] == 1))
     bad_state("The state length does not match its dimension.");
+  if (!(is_count(s[kBatchSize]) && s[kBatchSize] >= 1)) bad_state("Invalid batch size.");
+  for (int f : {kUpdates, kRows, kPending, kAveraged})
+    if (!is_count(s[f])) bad_state("Invalid counter.");
+  if (!(s[kPending] < s[kBatchSize])) bad_state("Pending rows exceed the batch size.");
   if (!(s[kLoss] == 0 || s[kLoss] == 1)) bad_state("Unknown loss.");
+  const double sk = s[kSchedule];
+  if (!(sk >= 0 && sk <= 4 && std::floor(sk) == sk)) bad_state("Unknown step-size schedule.");
+}
+
+void validate(const double* s, std::size_t len) {
+  validate_layout(s, len);
   if (!(s[kHuberH] > 0 && s[kHuberH] < 1)) bad_state("Invalid Huber parameter.");
   if (!(s[kLambda] >= 0 && std::isfinite(s[kLambda]))) bad_state("Invalid lambda.");
   if (!(s[kRadius] >= 0 && std::isfinite(s[kRadius]))) bad_state("Invalid radius.");
   if (!(s[kFeatureBound] > 0 && std::isfinite(s[kFeatureBound]))) bad_state("Invalid feature bound.");
-  if (!(is_count(s[kBatchSize]) && s[kBatchSize] >= 1)) bad_state("Invalid batch size.");
-  const double sk = s[kSchedule];
-  if (!(sk >= 0 && sk <= 4 && std::floor(sk) == sk)) bad_state("Unknown step-size schedule.");
   for (int f : {kEta, kBeta, kGamma, kOffset})
     if (!(s[f] >= 0 && std::isfinite(s[f]))) bad_state("Invalid step-size parameter.");
-  const auto kind = static_cast<ScheduleKind>(static_cast<int>(sk));
+  const auto kind = static_cast<ScheduleKind>(static_cast<int>(s[kSchedule]));
   if ((kind == ScheduleKind::Constant || kind == ScheduleKind::InverseSqrt) && !(s[kEta] > 0))
     bad_state("The step size must be positive.");
   if (kind != ScheduleKind::Constant && kind != ScheduleKind::InverseSqrt && !(s[kBeta] > 0))
     bad_state("The smoothness constant must be positive.");
   if (kind == ScheduleKind::StronglyConvex && !(s[kGamma] > 0))
     bad_state("The strong-convexity constant must be positive.");
-  for (int f : {kUpdates, kRows, kPending, kAveraged})
-    if (!is_count(s[f])) bad_state("Invalid counter.");
-  if (!(s[kPending] < s[kBatchSize])) bad_state("Pending rows exceed the batch size.");
   for (int f = kAveraged + 1; f < kNoiseFirst; ++f)
     if (s[f] != 0) bad_state("Reserved header fields must be zero.");
   validate_noise(s);

@@ -116,6 +116,29 @@ std::vector<double> make_state(const EpochConfig& config, const double* weights,
 // values. Called on every state that enters the aggregate from outside.
 void validate(const double* s, std::size_t len);
 
+// The O(1) part of validate(): magic, version, dimensions, flags and
+// counters agree with `len`, so that add_row/flush/combine stay inside the
+// array and their switches see known enums.
+void validate_layout(const double* s, std::size_t len);
+
+// What fixes a state's memory layout (and the enums the hot path switches
+// on), taken from a state that passed validate(). same_layout() is the
+// check the transition function runs on every row: a handful of
+// comparisons, so a different array that happens to sit at the address of
+// the last validated one cannot make add_row step outside it.
+struct LayoutKey {
+  std::size_t len;
+  double magic, version, dim, models, averaging, loss, schedule;
+};
+inline LayoutKey layout_key(const double* s, std::size_t len) {
+  return {len, s[kMagic], s[kVersion], s[kDim], s[kModels], s[kAveraging], s[kLoss], s[kSchedule]};
+}
+inline bool same_layout(const double* s, std::size_t len, const LayoutKey& k) {
+  return len == k.len && len >= kHeaderSize && s[kMagic] == k.magic && s[kVersion] == k.version &&
+         s[kDim] == k.dim && s[kModels] == k.models && s[kAveraging] == k.averaging && s[kLoss] == k.loss &&
+         s[kSchedule] == k.schedule;
+}
+
 EpochConfig config_of(const double* s);
 
 // True if `a` and `b` (both valid) belong to the same training run: the

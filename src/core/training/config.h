@@ -63,6 +63,12 @@ void validate_arguments(const TrainingConfig& config);
 // validate_arguments plus the public facts of the data (n, d, classes).
 void validate_common(const TrainingConfig& config);
 
+// The part of a plan every algorithm shares, copied from the arguments and
+// the public facts: epochs (fixed before any data is read, trap T3),
+// reshuffle, and the epoch configuration (d, K, loss, lambda, feature bound,
+// batch size, averaging). Radius, schedule and privacy are the algorithm's.
+TrainingPlan base_plan(const TrainingConfig& config);
+
 // The step-size schedule of `kind` for this run: eta from learning_rate (or
 // `default_eta`), beta/gamma from the loss constants, and for the decreasing
 // and sqrt schedules the offset m^c with c = options.schedule_c (default 0.5).

@@ -1,0 +1,25 @@
+// PostgreSQL's binary COPY format for rows (id bigint, x float8[], y),
+// built in memory without libpq (so it is unit-testable). Binary COPY sends
+// every double exactly and spares the server from parsing text numbers.
+// Layout (PostgreSQL docs, "COPY ... Binary Format"): signature, flags and
+// header-extension length; per tuple an int16 field count and, per field,
+// an int32 byte length and the type's binary (send/recv) representation;
+// a trailer int16 -1. All integers big-endian.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "loader/labels.h"
+
+namespace dptrain::loader {
+
+inline constexpr std::uint32_t kFloat8Oid = 701;  // pg_type.oid of float8 (fixed since PostgreSQL 7)
+
+void copy_binary_header(std::string& out);
+void copy_binary_trailer(std::string& out);
+// Appends one tuple (id, x[0..n), y) with y of `type`.
+void copy_binary_row(std::string& out, std::int64_t id, const double* x, std::size_t n, LabelType type,
+                     const LabelValue& y);
+
+}  // namespace dptrain::loader

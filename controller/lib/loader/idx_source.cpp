@@ -1,0 +1,134 @@
+#include "loader/idx_source.h"
+
+#include <cstdio>
+
+#include "core/error.h"
+#include "loader/text_input.h"
+
+namespace dptrain::loader {
+
+std::size_t IdxArray::item_size() const {
+  std::size_t s = 1;
+  for (std::size_t k = 1; k < shape.size(); ++k) s *= shape[k];
+  return s;
+}
+
+IdxArray parse_idx(const std::vector<unsigned char>& b, const std::string& path) {
+  if (b.size() < 4 || b[0] != 0 || b[1] != 0)
+    fail(ErrorKind::InvalidData, "\"" + path + "\" is not an IDX file (bad magic number)", {},
+         "IDX files start with 0x00 0x00 <type> <dimensions> (MNIST: 0x00000803 images, 0x00000801 labels).");
+  if (b[2] != 0x08) {
+    char type[8];
+    std::snprintf(type, sizeof(type), "0x%02x", b[2]);
+    fail(ErrorKind::InvalidData, "\"" + path + "\" holds IDX type " + type + ", not unsigned bytes",
+         {}, "Only unsigned-byte IDX files (type 0x08, as MNIST) are supported.");
+  }
+  const std::size_t ndims = b[3];
+  if (ndims == 0 || b.size() < 4 + 4 * ndims)
+    fail(ErrorKind::InvalidData, "\"" + path + "\" has a truncated IDX header");
+  IdxArray a;
+  std::size_t total = 1;
+  for (std::size_t k = 0; k < ndims; ++k) {
+    const unsigned char* p = b.data() + 4 + 4 * k;
+    const std::uint32_t d = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+    a.shape.push_back(d);
+    total *= d;
+  }
+  const std::size_t body = b.size() - 4 - 4 * ndims;
+  if (body != total)
+    fail(ErrorKind::InvalidData,
+         "\"" + path + "\" is truncated or has trailing bytes: its header promises " + std::to_string(total) +
+             " bytes of data, the file has " + std::to_string(body));
+  a.data.assign(b.begin() + static_cast<std::ptrdiff_t>(4 + 4 * ndims), b.end());
+  return a;
+}
+
+std::string idx_labels_path_for(const std::string& images_path) {
+  const std::string from = "images-idx3-ubyte", to = "labels-idx1-ubyte";
+  const auto slash = images_path.rfind('/');
+  const auto pos = images_path.rfind(from);
+  if (pos == std::string::npos || (slash != std::string::npos && pos < slash)) return {};
+  return images_path.substr(0, pos) + to + images_path.substr(pos + from.size());
+}
+
+namespace {
+
+std::string labels_path(const std::string& images, std::string given) {
+  if (!given.empty()) return given;
+  std::string derived = idx_labels_path_for(images);
+  if (derived.empty())
+    fail(ErrorKind::InvalidParameter, "no labels file for IDX images \"" + images + "\"", {},
+         "Pass --labels-file (and --test-labels-file) for IDX input.");
+  return derived;
+}
+
+void check_pair(const IdxArray& images, const IdxArray& labels, const std::string& ipath, const std::string& lpath) {
+  if (images.shape.size() < 2)
+    fail(ErrorKind::InvalidData, "\"" + ipath + "\" is not an IDX images file (it has " +
+                                     std::to_string(images.shape.size()) + " dimension)", {},
+         "Is it a labels file? Give the images file as FILE and the labels with --labels-file.");
+  if (labels.shape.size() != 1)
+    fail(ErrorKind::InvalidData, "\"" + lpath + "\" is not an IDX labels file (one dimension expected)");
+  if (images.items() != labels.items())
+    fail(ErrorKind::InvalidData,
+         "\"" + ipath + "\" holds " + std::to_string(images.items()) + " images but \"" + lpath + "\" " +
+             std::to_string(labels.items()) + " labels");
+}
+
+}  // namespace
+
+IdxSource::IdxSource(const std::string& train_images, std::string train_labels,
+                     const std::optional<std::string>& test_images, std::string test_labels,
+                     const RowSplitter& splitter) {
+  if (test_images && splitter.active())
+    fail(ErrorKind::InvalidParameter, "give either a test file or a test-row list, not both");
+  train_labels = labels_path(train_images, train_labels);
+  arrays_[0] = parse_idx(read_file_bytes(train_images), train_images);
+  arrays_[1] = parse_idx(read_file_bytes(train_labels), train_labels);
+  check_pair(arrays_[0], arrays_[1], train_images, train_labels);
+  dims_ = arrays_[0].item_size();
+  if (dims_ == 0) fail(ErrorKind::InvalidData, "\"" + train_images + "\" holds empty images");
+  splitter.check_complete(arrays_[0].items(), train_images);
+  for (std::uint32_t v = 0; v < 256; ++v) labels_.intern(std::to_string(v));
+
+  parts_[0] = ImagePart{train_images, &arrays_[0], &arrays_[1], {}};
+  if (test_images) {
+    test_labels = labels_path(*test_images, test_labels);
+    arrays_[2] = parse_idx(read_file_bytes(*test_images), *test_images);
+    arrays_[3] = parse_idx(read_file_bytes(test_labels), test_labels);
+    check_pair(arrays_[2], arrays_[3], *test_images, test_labels);
+    if (arrays_[2].item_size() != dims_)
+      fail(ErrorKind::InvalidData, "test images have " + std::to_string(arrays_[2].item_size()) +
+                                       " pixels, training images " + std::to_string(dims_));
+    parts_[1] = ImagePart{*test_images, &arrays_[2], &arrays_[3], {}};
+    for (std::uint32_t i = 0; i < arrays_[2].items(); ++i) parts_[1].index.push_back(i);
+  } else {
+    parts_[1] = ImagePart{splitter.active() ? train_images : std::string(), &arrays_[0], &arrays_[1], {}};
+  }
+  for (std::uint32_t i = 0; i < arrays_[0].items(); ++i)
+    parts_[static_cast<int>(splitter.part_of(i))].index.push_back(i);
+  if (parts_[0].index.empty()) fail(ErrorKind::InvalidData, "no training images in \"" + train_images + "\"");
+  notices_.push_back("pixels scaled by 1/255 (the bounds of the IDX byte format: data-independent)");
+}
+
+void IdxSource::features(Part p, std::size_t i, double* out) const {
+  const ImagePart& s = part(p);
+  const unsigned char* px = s.images->data.data() + static_cast<std::size_t>(s.index[i]) * dims_;
+  for (std::size_t k = 0; k < dims_; ++k) out[k] = px[k] / 255.0;
+}
+
+std::uint32_t IdxSource::label_code(Part p, std::size_t i) const {
+  const ImagePart& s = part(p);
+  return s.labels->data[s.index[i]];  // labels_ interned "0".."255" in order: code = value
+}
+
+RowOrigin IdxSource::origin(Part p, std::size_t i) const {
+  const std::uint64_t item = part(p).index[i];
+  return RowOrigin{item, item + 1};
+}
+
+nlohmann::json IdxSource::describe() const {
+  return {{"format", "idx"}, {"scaling", "pixel / 255 (format bounds)"}, {"image_shape", arrays_[0].shape}};
+}
+
+}  // namespace dptrain::loader

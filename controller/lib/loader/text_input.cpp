@@ -1,0 +1,125 @@
+#include "loader/text_input.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace dptrain::loader {
+namespace {
+
+constexpr unsigned kChunk = 1u << 18;
+
+gzFile open_input(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    fail(ErrorKind::InvalidParameter, "cannot open input file \"" + path + "\": " + std::strerror(errno), {},
+         "Check the path (gzip-compressed files are read directly).");
+  if (S_ISDIR(st.st_mode))
+    fail(ErrorKind::InvalidParameter, "input \"" + path + "\" is a directory, not a file");
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr)
+    fail(ErrorKind::InvalidParameter, "cannot open input file \"" + path + "\": " + std::strerror(errno));
+  gzbuffer(f, kChunk);
+  return f;
+}
+
+// Reads up to n bytes; throws on a zlib error (corrupt or truncated gzip).
+std::size_t checked_read(gzFile f, const std::string& path, char* out, unsigned n) {
+  const int got = gzread(f, out, n);
+  if (got < 0) {
+    int code = 0;
+    const char* msg = gzerror(f, &code);
+    fail(ErrorKind::InvalidData, "cannot read \"" + path + "\": " + (msg ? msg : "read error"), {},
+         "Is the gzip file complete?");
+  }
+  if (got == 0) {
+    int code = 0;
+    const char* msg = gzerror(f, &code);
+    if (code != Z_OK)  // Z_BUF_ERROR here: the gzip stream ended early
+      fail(ErrorKind::InvalidData, "cannot read \"" + path + "\": " + (msg ? msg : "read error"), {},
+           "Is the gzip file complete?");
+  }
+  return static_cast<std::size_t>(got);
+}
+
+}  // namespace
+
+std::string file_line(const std::string& path, std::uint64_t line) { return path + ":" + std::to_string(line); }
+
+LineReader::LineReader(const std::string& path) : file_(open_input(path)), path_(path), buffer_(kChunk) {}
+
+LineReader::~LineReader() {
+  if (file_) gzclose(file_);
+}
+
+void LineReader::strip_bom(std::string& line) const {
+  // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first field.
+  if (line_ == 0 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+}
+
+bool LineReader::fill() {
+  if (eof_) return false;
+  if (pos_ > 0) {  // keep the unfinished line at the front
+    std::memmove(buffer_.data(), buffer_.data() + pos_, end_ - pos_);
+    end_ -= pos_;
+    pos_ = 0;
+  }
+  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a very long line
+  const std::size_t got = checked_read(file_, path_, buffer_.data() + end_,
+                                       static_cast<unsigned>(buffer_.size() - end_));
+  if (got == 0) eof_ = true;
+  end_ += got;
+  return got > 0;
+}
+
+bool LineReader::next(std::string& line) {
+  for (;;) {
+    const char* start = buffer_.data() + pos_;
+    const void* nl = std::memchr(start, '\n', end_ - pos_);
+    if (nl != nullptr) {
+      std::size_t len = static_cast<const char*>(nl) - start;
+      pos_ += len + 1;
+      if (len > 0 && start[len - 1] == '\r') --len;
+      line.assign(start, len);
+      strip_bom(line);
+      ++line_;
+      return true;
+    }
+    if (!fill()) {
+      if (pos_ == end_) return false;
+      std::size_t len = end_ - pos_;  // last line without a terminator
+      const char* s = buffer_.data() + pos_;
+      if (len > 0 && s[len - 1] == '\r') --len;
+      line.assign(s, len);
+      strip_bom(line);
+      pos_ = end_;
+      ++line_;
+      return true;
+    }
+  }
+}
+
+std::vector<unsigned char> read_file_bytes(const std::string& path) {
+  gzFile f = open_input(path);
+  std::vector<unsigned char> out;
+  try {
+    std::size_t used = 0;
+    for (;;) {
+      out.resize(used + kChunk);
+      const std::size_t got = checked_read(f, path, reinterpret_cast<char*>(out.data() + used), kChunk);
+      used += got;
+      if (got == 0) break;
+    }
+    out.resize(used);
+  } catch (...) {
+    gzclose(f);
+    throw;
+  }
+  gzclose(f);
+  return out;
+}
+
+}  // namespace dptrain::loader

@@ -1,0 +1,45 @@
+// Reading input files for `dptrain load`. Every reader goes through zlib,
+// which inflates gzip files and passes plain files through unchanged, so
+// `adult.data.gz` and `adult.data` are read the same way.
+#pragma once
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dptrain::loader {
+
+// "file:line" for error messages.
+std::string file_line(const std::string& path, std::uint64_t line);
+
+// Line-by-line reader; strips the line terminator ("\n" or "\r\n").
+// Throws dptrain::Error(InvalidParameter) if the file cannot be opened and
+// InvalidData on a read error (e.g. a truncated gzip stream).
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  bool next(std::string& line);
+  std::uint64_t line_number() const { return line_; }  // 1-based, of the last line returned
+  const std::string& path() const { return path_; }
+
+ private:
+  bool fill();
+  void strip_bom(std::string& line) const;
+  gzFile file_ = nullptr;
+  std::string path_;
+  std::vector<char> buffer_;
+  std::size_t pos_ = 0, end_ = 0;
+  std::uint64_t line_ = 0;
+  bool eof_ = false;
+};
+
+// The whole (inflated) content of a file, for binary formats like IDX.
+std::vector<unsigned char> read_file_bytes(const std::string& path);
+
+}  // namespace dptrain::loader

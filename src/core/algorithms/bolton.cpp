@@ -1,0 +1,241 @@
+#include "core/algorithms/bolton.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "core/error.h"
+#include "core/privacy/bolton_sensitivity.h"
+#include "core/privacy/gaussian_calibration.h"
+#include "core/privacy/samplers.h"
+
+namespace dptrain {
+namespace {
+
+namespace pb = privacy::bolton;
+
+[[noreturn]] void bad(const std::string& message, const std::string& hint = {}, const std::string& detail = {}) {
+  fail(ErrorKind::InvalidParameter, message, detail, hint);
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+// options keys bolton understands; anything else is a typo worth an error.
+const std::vector<std::string> kOptionKeys = {"schedule_c", "gaussian_calibration"};
+
+void check_options(const TrainingConfig& c, ScheduleKind kind, bool pure) {
+  for (const auto& [key, value] : c.options.items()) {
+    if (std::find(kOptionKeys.begin(), kOptionKeys.end(), key) == kOptionKeys.end())
+      bad("unknown option \"" + key + "\" for algorithm \"bolton\"", "Bolton options: schedule_c, gaussian_calibration.");
+  }
+  if (c.options.contains("schedule_c")) {
+    if (!c.options["schedule_c"].is_number()) bad("options.schedule_c must be a number");
+    if (kind != ScheduleKind::Decreasing && kind != ScheduleKind::Sqrt)
+      bad("options.schedule_c applies only to the decreasing and sqrt schedules");
+  }
+  if (c.options.contains("gaussian_calibration")) {
+    if (!c.options["gaussian_calibration"].is_string()) bad("options.gaussian_calibration must be a string");
+    if (pure)
+      bad("options.gaussian_calibration applies only to (epsilon, delta)-DP",
+          "Pass delta > 0 for Gaussian noise, or drop the option for pure epsilon-DP.");
+  }
+}
+
+// Which schedule the run uses (Bolt-on Algorithms 1 and 2 and §3.2.1's
+// corollaries), with a clear error for combinations no lemma covers.
+ScheduleKind choose_schedule(const TrainingConfig& c, bool strongly_convex) {
+  if (strongly_convex) {
+    const ScheduleKind kind = c.schedule ? parse_schedule(*c.schedule)
+                                         : (c.learning_rate ? ScheduleKind::Constant : ScheduleKind::StronglyConvex);
+    if (kind == ScheduleKind::StronglyConvex) {
+      if (c.learning_rate)
+        bad("learning_rate is not used by the strongly_convex schedule",
+            "Drop learning_rate (the step is min(1/beta, 1/(lambda t))), or use schedule => 'constant'.");
+      return kind;
+    }
+    if (kind == ScheduleKind::Constant) {
+      if (!c.learning_rate)
+        bad("the constant schedule with lambda > 0 needs learning_rate",
+            "Pass learning_rate <= 1/beta (Bolt-on Lemma 7), or omit schedule for min(1/beta, 1/(lambda t)).");
+      return kind;
+    }
+    bad("schedule \"" + schedule_name(kind) + "\" is not available for bolton with lambda > 0",
+        "With lambda > 0 use schedule => 'strongly_convex' (default) or 'constant' with learning_rate; "
+        "the decreasing and sqrt schedules are for lambda = 0.");
+  }
+  const ScheduleKind kind = c.schedule ? parse_schedule(*c.schedule) : ScheduleKind::Constant;
+  switch (kind) {
+    case ScheduleKind::Constant: return kind;
+    case ScheduleKind::Decreasing:
+    case ScheduleKind::Sqrt:
+      if (c.learning_rate)
+        bad("learning_rate is not used by the " + schedule_name(kind) + " schedule",
+            "Drop learning_rate (the step is 2/(beta (t + m^c))), or use schedule => 'constant'.");
+      return kind;
+    case ScheduleKind::StronglyConvex:
+      bad("the strongly_convex schedule needs lambda > 0", "Pass lambda > 0, or use constant, decreasing or sqrt.");
+    case ScheduleKind::InverseSqrt:
+      bad("the inverse_sqrt schedule has no Bolt-on sensitivity bound",
+          "Use schedule constant, decreasing or sqrt (lambda = 0), or strongly_convex (lambda > 0).");
+  }
+  bad("unknown schedule");
+}
+
+}  // namespace
+
+// --- the noise ------------------------------------------------------------------
+
+nlohmann::json BoltonNoise::to_json() const {
+  if (distribution == Distribution::L2Laplace)
+    return {{"distribution", "l2_laplace"},
+            {"description", "density proportional to exp(-epsilon ||v|| / sensitivity): ||v|| ~ Gamma(d, sensitivity/epsilon), direction uniform on the sphere (Bolt-on Theorem 1)"},
+            {"sensitivity", sensitivity},
+            {"epsilon", epsilon},
+            {"gamma_scale", scale}};
+  return {{"distribution", "gaussian"},
+          {"sensitivity", sensitivity},
+          {"epsilon", epsilon},
+          {"delta", delta},
+          {"sigma", scale}};
+}
+
+BoltonNoise BoltonNoise::from_json(const nlohmann::json& j) {
+  BoltonNoise n;
+  const std::string d = j.at("distribution").get<std::string>();
+  if (d == "l2_laplace") {
+    n.distribution = Distribution::L2Laplace;
+    n.scale = j.at("gamma_scale").get<double>();
+  } else if (d == "gaussian") {
+    n.distribution = Distribution::Gaussian;
+    n.delta = j.at("delta").get<double>();
+    n.scale = j.at("sigma").get<double>();
+  } else {
+    fail(ErrorKind::Internal, "unknown bolton noise distribution \"" + d + "\"");
+  }
+  n.sensitivity = j.at("sensitivity").get<double>();
+  n.epsilon = j.at("epsilon").get<double>();
+  if (!(n.scale > 0) || !std::isfinite(n.scale)) fail(ErrorKind::Internal, "invalid bolton noise scale");
+  if (n.distribution == Distribution::L2Laplace && std::abs(n.scale - n.sensitivity / n.epsilon) > 1e-12 * n.scale)
+    fail(ErrorKind::Internal, "inconsistent bolton noise record");
+  return n;
+}
+
+void BoltonNoise::add_to(WeightMatrix& w, privacy::RandomSource& rng) const {
+  const auto d = static_cast<std::size_t>(w.cols());
+  std::vector<double> noise(d);
+  for (Eigen::Index k = 0; k < w.rows(); ++k) {
+    if (distribution == Distribution::L2Laplace) {
+      privacy::l2_laplace_noise(rng, noise.data(), d, sensitivity, epsilon);
+    } else {
+      privacy::gaussian_noise(rng, noise.data(), d, scale);
+    }
+    w.row(k) += Eigen::Map<const Eigen::RowVectorXd>(noise.data(), static_cast<Eigen::Index>(d));
+  }
+}
+
+// --- the plan ----------------------------------------------------------------------
+
+TrainingPlan Bolton::plan(const TrainingConfig& c) const {
+  validate_common(c);
+  if (!c.epsilon)
+    bad("algorithm \"bolton\" needs epsilon",
+        "Pass epsilon => ... (pure epsilon-DP), and delta => ... for (epsilon, delta)-DP.");
+  const double epsilon = *c.epsilon;
+  const bool pure = !c.delta || *c.delta == 0.0;
+  const double delta = pure ? 0.0 : *c.delta;
+  const bool strongly_convex = c.lambda > 0;
+  const LossKind loss = parse_loss(c.loss);
+  const ScheduleKind kind = choose_schedule(c, strongly_convex);
+  check_options(c, kind, pure);
+
+  TrainingPlan p = base_plan(c);  // epochs fixed before any data is read (trap T3)
+  // Strongly convex: L = L_x + lambda R holds only on ||w|| <= R, so project
+  // after every update (the engine does whenever radius > 0; trap T18).
+  p.epoch.radius = strongly_convex ? c.radius.value_or(1.0 / c.lambda) : c.radius.value_or(0.0);
+  p.constants = loss_constants(loss, c.feature_bound, c.lambda, strongly_convex ? p.epoch.radius : 0.0, c.huber_h);
+
+  // Convex default step: eta = 1/sqrt(m) (Bolt-on §4.3), capped at 2/beta so
+  // the expansiveness precondition of Lemma 1 holds (m is public).
+  const double default_eta = std::min(1.0 / std::sqrt(static_cast<double>(c.rows)), 2.0 / p.constants.smoothness);
+  p.epoch.schedule = plan_schedule(c, kind, p.constants, default_eta);
+
+  pb::RunShape shape;
+  shape.rows = c.rows;
+  shape.batch_size = c.batch_size;
+  shape.epochs = c.epochs;
+  const pb::Output output = c.averaging ? pb::Output::UniformAverage : pb::Output::LastIterate;
+  const pb::Bound bound = pb::sensitivity(p.epoch.schedule, p.constants, shape, output);
+
+  // One-vs-all: K models on the same rows, sequential (basic) composition (§0.2, trap T21).
+  const int K = p.epoch.models;
+  BoltonNoise noise;
+  noise.sensitivity = bound.sensitivity;
+  noise.epsilon = epsilon / K;
+  std::string calibration;
+  if (pure) {
+    noise.distribution = BoltonNoise::Distribution::L2Laplace;
+    noise.scale = bound.sensitivity / noise.epsilon;
+  } else {
+    noise.distribution = BoltonNoise::Distribution::Gaussian;
+    noise.delta = delta / K;
+    const privacy::GaussianCalibration method =
+        privacy::parse_gaussian_calibration(c.options.value("gaussian_calibration", std::string("analytic")));
+    calibration = privacy::gaussian_calibration_name(method);
+    try {
+      noise.scale = privacy::gaussian_sigma(bound.sensitivity, noise.epsilon, noise.delta, method);
+    } catch (const Error& e) {
+      if (K == 1) throw;
+      // Say which epsilon the calibration saw: the per-model share.
+      throw Error(e.kind(), e.what(),
+                  "Each of the " + std::to_string(K) + " one-vs-all models gets epsilon/K = " + num(noise.epsilon) +
+                      " and delta/K = " + num(noise.delta) + ".",
+                  e.hint(), e.sqlstate());
+    }
+  }
+
+  p.epsilon = epsilon;
+  p.delta = delta;
+  nlohmann::json noise_json = noise.to_json();
+  if (!pure) noise_json["calibration"] = calibration;
+  if (pure) noise_json["expected_norm"] = c.dim * noise.scale;
+  p.privacy = {
+      {"private", true},
+      {"notion", pure ? "epsilon-DP" : "(epsilon, delta)-DP"},
+      {"epsilon", epsilon},
+      {"delta", delta},
+      {"adjacency", "replace-one: neighbouring tables differ in one row (features and label)"},
+      {"n_public", true},
+      {"mechanism", "output perturbation of permutation SGD (Bolt-on, Wu et al. SIGMOD 2017)"},
+      {"convexity", bound.strongly_convex ? "strongly convex" : "convex"},
+      {"sensitivity", bound.sensitivity},
+      {"sensitivity_rule", bound.rule},
+      {"released_iterate", c.averaging ? "uniform average of all iterates" : "last iterate"},
+      {"lipschitz", p.constants.lipschitz},
+      {"smoothness", p.constants.smoothness},
+      {"strong_convexity", p.constants.strong_convexity},
+      {"models", K},
+      {"per_model_epsilon", noise.epsilon},
+      {"per_model_delta", noise.delta},
+      {"composition", K > 1 ? "basic composition over the one-vs-all models (each gets epsilon/K, delta/K)"
+                            : "single model"},
+      {"epochs_fixed_in_advance", true},
+      {"noise", noise_json},
+  };
+  if (!pure && delta >= 1.0 / static_cast<double>(c.rows))
+    p.warnings.push_back("delta = " + num(delta) + " is not below 1/n = " + num(1.0 / static_cast<double>(c.rows)) +
+                         ": a mechanism that publishes one random row in the clear satisfies such a guarantee; "
+                         "use delta << 1/n (e.g. 1/n^2)");
+  return p;
+}
+
+void Bolton::release(const TrainingConfig&, const TrainingPlan& plan, WeightMatrix& weights,
+                     privacy::RandomSource& rng) const {
+  BoltonNoise::from_json(plan.privacy.at("noise")).add_to(weights, rng);
+}
+
+}  // namespace dptrain

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# dptrain train --algorithm bolton: the CLI's controller (epochs over libpq)
+# and --server (dp_train) plan the same privacy, and with the same seed they
+# release the very same model (same core, same shuffle, same noise stream).
+set -euo pipefail
+: "${DPTRAIN_CLI:?}"
+db=dptrain_bolton_cli_$$
+createdb "$db"
+trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+psql -q -X -v ON_ERROR_STOP=1 -d "$db" <<'SQL'
+CREATE EXTENSION dptrain;
+CREATE TABLE pts AS
+SELECT i AS id, ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x,
+       (sin(i * 0.7) + 0.5 * cos(i * 1.3) > 0) AS y
+FROM generate_series(1, 500) i;
+SQL
+
+train() {
+  "$DPTRAIN_CLI" train --db "dbname=$db" --table pts --label y --features x --classes false,true \
+    --algorithm bolton --epochs 3 --batch-size 20 --seed 5 --json "$@"
+}
+field() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+
+for scenario in "--epsilon 2" "--epsilon 2 --delta 1e-6" "--epsilon 2 --lambda 0.01" "--epsilon 2 --delta 1e-6 --lambda 0.01"; do
+  # shellcheck disable=SC2086
+  controller=$(train $scenario --name "c_${scenario//[^a-z0-9]/_}")
+  # shellcheck disable=SC2086
+  server=$(train $scenario --server --name "s_${scenario//[^a-z0-9]/_}")
+  for j in "$controller" "$server"; do
+    [ "$(echo "$j" | field "j['algorithm']")" = bolton ] || { echo "not a bolton model: $j"; exit 1; }
+    [ "$(echo "$j" | field "j['details']['privacy']['private']")" = True ] || { echo "not private: $j"; exit 1; }
+  done
+  plan_c=$(echo "$controller" | field "json.dumps(j['details']['privacy'], sort_keys=True)")
+  plan_s=$(echo "$server" | field "json.dumps(j['details']['privacy'], sort_keys=True)")
+  [ "$plan_c" = "$plan_s" ] || { echo "privacy plans differ for $scenario"; echo "$plan_c"; echo "$plan_s"; exit 1; }
+  same=$(psql -X -At -d "$db" -c "
+    SELECT c.weights = s.weights FROM dptrain.models c, dptrain.models s
+    WHERE c.id = $(echo "$controller" | field "j['model_id']") AND s.id = $(echo "$server" | field "j['model_id']")")
+  [ "$same" = t ] || { echo "controller and server releases differ for $scenario"; exit 1; }
+  echo "ok: $scenario (sensitivity $(echo "$controller" | field "j['details']['privacy']['sensitivity']"))"
+done
+
+# Errors reach the CLI with their hint, and nothing is stored.
+if out=$(train 2>&1); then echo "missing epsilon accepted"; exit 1; fi
+echo "$out" | grep -q 'needs epsilon' || { echo "unexpected error: $out"; exit 1; }
+if out=$(train --epsilon 1 --learning-rate 3 2>&1); then echo "eta > 2/beta accepted"; exit 1; fi
+echo "$out" | grep -q '2/beta' || { echo "unexpected error: $out"; exit 1; }
+[ "$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')" = 8 ] || { echo "a failed run stored a model"; exit 1; }
+echo "bolton_cli: all ok"

@@ -1,0 +1,84 @@
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "loader/idx_source.h"
+#include "temp_file.h"
+
+namespace dptrain::loader {
+namespace {
+
+using testing::TempFile;
+
+std::string be32(std::uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+}
+
+// n images of 2 x 3 pixels: image i has pixels i*10 + k.
+std::string images(std::uint32_t n) {
+  std::string s = be32(0x00000803) + be32(n) + be32(2) + be32(3);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (int k = 0; k < 6; ++k) s.push_back(static_cast<char>(i * 10 + k));
+  return s;
+}
+
+std::string labels(const std::vector<int>& v) {
+  std::string s = be32(0x00000801) + be32(static_cast<std::uint32_t>(v.size()));
+  for (int x : v) s.push_back(static_cast<char>(x));
+  return s;
+}
+
+std::vector<unsigned char> bytes(const std::string& s) { return std::vector<unsigned char>(s.begin(), s.end()); }
+
+TEST(Idx, ParsesHeaderAndBody) {
+  const IdxArray a = parse_idx(bytes(images(4)), "img");
+  EXPECT_EQ(a.shape, (std::vector<std::uint32_t>{4, 2, 3}));
+  EXPECT_EQ(a.items(), 4u);
+  EXPECT_EQ(a.item_size(), 6u);
+  EXPECT_EQ(a.data[6 + 1], 11);
+}
+
+TEST(Idx, MalformedFilesAreErrors) {
+  EXPECT_LOAD_ERROR(parse_idx(bytes("PK\3\4...."), "a.zip"), "\"a.zip\" is not an IDX file (bad magic number)");
+  std::string floats = images(1);
+  floats[2] = 0x0D;
+  EXPECT_LOAD_ERROR(parse_idx(bytes(floats), "f"), "not unsigned bytes");
+  const std::string whole = images(3);
+  EXPECT_LOAD_ERROR(parse_idx(bytes(whole.substr(0, whole.size() - 1)), "cut"),
+                    "\"cut\" is truncated or has trailing bytes: its header promises 18 bytes of data, the file has 17");
+  EXPECT_LOAD_ERROR(parse_idx(bytes(whole.substr(0, 9)), "hdr"), "truncated IDX header");
+}
+
+TEST(Idx, LabelsPathFollowsTheMnistNaming) {
+  EXPECT_EQ(idx_labels_path_for("/d/t10k-images-idx3-ubyte.gz"), "/d/t10k-labels-idx1-ubyte.gz");
+  EXPECT_EQ(idx_labels_path_for("train-images-idx3-ubyte"), "train-labels-idx1-ubyte");
+  EXPECT_EQ(idx_labels_path_for("/images-idx3-ubyte.d/pixels.bin"), "");
+}
+
+TEST(IdxSource, PixelsOver255LabelsAndTestRows) {
+  TempFile img(images(5), ".gz", true), lab(labels({7, 0, 3, 3, 9}), ".gz", true);
+  const IdxSource s(img.path(), lab.path(), std::nullopt, "", RowSplitter({1, 4}, "list"));
+  EXPECT_EQ(s.dims(), 6u);
+  ASSERT_EQ(s.rows(Part::Train), 3u);
+  ASSERT_EQ(s.rows(Part::Test), 2u);
+  std::vector<double> x(6);
+  s.features(Part::Train, 1, x.data());  // item 2
+  EXPECT_EQ(x[0], 20 / 255.0);
+  EXPECT_EQ(x[5], 25 / 255.0);
+  EXPECT_EQ(s.labels().value(s.label_code(Part::Train, 1)), "3");
+  EXPECT_EQ(s.origin(Part::Test, 1).row, 4u);
+  EXPECT_EQ(s.labels().value(s.label_code(Part::Test, 1)), "9");
+}
+
+TEST(IdxSource, MismatchedOrMissingFilesAreErrors) {
+  TempFile img(images(3)), lab(labels({1, 2})), lab3(labels({1, 2, 3}));
+  EXPECT_LOAD_ERROR(IdxSource(img.path(), lab.path(), std::nullopt, "", RowSplitter()),
+                    "holds 3 images but \"" + lab.path() + "\" 2 labels");
+  EXPECT_LOAD_ERROR(IdxSource(lab3.path(), lab3.path(), std::nullopt, "", RowSplitter()),
+                    "is not an IDX images file");
+  EXPECT_LOAD_ERROR(IdxSource(img.path(), "", std::nullopt, "", RowSplitter()), "no labels file for IDX images");
+  EXPECT_LOAD_ERROR(IdxSource(img.path(), "/nonexistent/labels", std::nullopt, "", RowSplitter()),
+                    "cannot open input file \"/nonexistent/labels\"");
+}
+
+}  // namespace
+}  // namespace dptrain::loader

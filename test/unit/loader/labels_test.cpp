@@ -1,0 +1,123 @@
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "loader/labels.h"
+
+namespace dptrain::loader {
+namespace {
+
+// A label dictionary; the first `train` entries occur in training rows.
+struct Labels {
+  Labels(std::vector<std::string> values, std::size_t train) {
+    for (const auto& v : values) dict.intern(v);
+    in_train.assign(values.size(), false);
+    for (std::size_t i = 0; i < train; ++i) in_train[i] = true;
+  }
+  LabelEncoder encoder(LabelOptions o = {}) const { return LabelEncoder(dict, in_train, o); }
+  std::uint32_t code(const std::string& v) const { return dict.find(v); }
+  Dictionary dict;
+  std::vector<bool> in_train;
+};
+
+TEST(LabelEncoder, PositiveValueMakesABooleanTask) {
+  const Labels l({"<=50K", ">50K"}, 2);
+  LabelOptions o;
+  o.positive = ">50K.";  // a trailing dot is ignored, as in adult.test
+  const LabelEncoder e = l.encoder(o);
+  EXPECT_EQ(e.type(), LabelType::Boolean);
+  EXPECT_EQ(e.positive(), ">50K");
+  EXPECT_TRUE(e.value(l.code(">50K")).boolean);
+  EXPECT_FALSE(e.value(l.code("<=50K")).boolean);
+  EXPECT_EQ(e.classes(), (std::vector<std::string>{">50K", "<=50K"}));
+  EXPECT_STREQ(label_sql_type(e.type()), "boolean");
+}
+
+TEST(LabelEncoder, UnknownPositiveIsAnError) {
+  const Labels l({"<=50K", ">50K"}, 2);
+  LabelOptions o;
+  o.positive = ">60K";
+  try {
+    l.encoder(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown label \">60K\" given as --positive");
+    EXPECT_EQ(e.detail(), "Labels in the training rows: <=50K, >50K.");
+  }
+}
+
+TEST(LabelEncoder, BinaryTaskRejectsTestLabelsTrainingNeverShows) {
+  const Labels l({"no", "yes", "maybe"}, 2);  // "maybe" only in the test rows
+  LabelOptions o;
+  o.positive = "yes";
+  const LabelEncoder e = l.encoder(o);
+  EXPECT_TRUE(e.known(l.code("no")));
+  EXPECT_FALSE(e.known(l.code("maybe")));
+}
+
+TEST(LabelEncoder, OneVsRestTreatsUnseenTestLabelsAsNegative) {
+  const Labels l({"normal", "smurf", "neptune", "spy"}, 3);  // KDD: "spy" only in test
+  LabelOptions o;
+  o.positive = "normal";
+  const LabelEncoder e = l.encoder(o);
+  EXPECT_TRUE(e.known(l.code("spy")));
+  EXPECT_FALSE(e.value(l.code("spy")).boolean);
+  EXPECT_TRUE(e.value(l.code("normal")).boolean);
+  EXPECT_EQ(e.classes(), (std::vector<std::string>{"normal", "neptune", "smurf"}));
+}
+
+TEST(LabelEncoder, PlusMinusOneIsBooleanAndNumbersMatchAsNumbers) {
+  const Labels l({"+1", "-1", "1"}, 2);  // a test file writing "1" for "+1"
+  const LabelEncoder e = l.encoder();
+  EXPECT_EQ(e.type(), LabelType::Boolean);
+  EXPECT_EQ(e.positive(), "+1");
+  EXPECT_TRUE(e.value(l.code("+1")).boolean);
+  EXPECT_FALSE(e.value(l.code("-1")).boolean);
+  EXPECT_TRUE(e.known(l.code("1")));
+  EXPECT_TRUE(e.value(l.code("1")).boolean);
+  LabelOptions o;
+  o.positive = "-1";  // the user may pick the other class
+  const LabelEncoder neg = l.encoder(o);
+  EXPECT_TRUE(neg.value(l.code("-1")).boolean);
+  EXPECT_FALSE(neg.value(l.code("1")).boolean);
+}
+
+TEST(LabelEncoder, IntegersStayIntegers) {
+  const Labels l({"7", "0", "3", "3.0", "11"}, 3);
+  const LabelEncoder e = l.encoder();
+  EXPECT_EQ(e.type(), LabelType::Integer);
+  EXPECT_EQ(e.classes(), (std::vector<std::string>{"0", "3", "7"}));
+  EXPECT_EQ(e.value(l.code("7")).integer, 7);
+  EXPECT_TRUE(e.known(l.code("3.0")));
+  EXPECT_EQ(e.value(l.code("3.0")).integer, 3);
+  EXPECT_FALSE(e.known(l.code("11")));
+  EXPECT_STREQ(label_sql_type(e.type()), "integer");
+}
+
+TEST(LabelEncoder, AnythingElseIsText) {
+  const Labels l({"setosa", "versicolor", "2.5", "virginica"}, 3);
+  const LabelEncoder e = l.encoder();
+  EXPECT_EQ(e.type(), LabelType::Text);
+  EXPECT_EQ(e.classes(), (std::vector<std::string>{"2.5", "setosa", "versicolor"}));
+  EXPECT_EQ(e.value(l.code("setosa")).text, "setosa");
+  EXPECT_FALSE(e.known(l.code("virginica")));
+}
+
+TEST(LabelEncoder, TooManyClassesSuggestsTheWrongColumn) {
+  std::vector<std::string> many;
+  for (int i = 0; i < 150; ++i) many.push_back("v" + std::to_string(i));
+  const Labels l(many, many.size());
+  try {
+    l.encoder();
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::ProgramLimit);
+    EXPECT_NE(std::string(e.what()).find("150 distinct values (more than 100)"), std::string::npos);
+    EXPECT_NE(e.hint().find("Is --label the right column?"), std::string::npos);
+  }
+  LabelOptions o;
+  o.max_classes = 200;
+  EXPECT_EQ(l.encoder(o).classes().size(), 150u);
+}
+
+}  // namespace
+}  // namespace dptrain::loader
