@@ -21,7 +21,7 @@
 //   batch     per-epoch time at each --batch-sizes -> batch.csv (Figure 5 d-f)
 //   scale     per-epoch time at --batch-size for every table size in
 //             --scale-rows -> scale.csv (Figure 2); the temp table's size
-//             and whether it fits in temp_buffers are recorded
+//             and whether it fits in temp_buffers (--temp-buffers) are recorded
 //
 // Tables are synthesized (Forest-Covertype-like: --dim 54 features in
 // [-1, 1] / sqrt(dim / 3), so E||x||^2 = 1, rows clipped to norm 1 by the
@@ -203,7 +203,10 @@ int main(int argc, char** argv) {
   std::vector<std::int64_t> batches = {1, 10, 50, 500};
   std::vector<long> scale_rows = {100000, 200000, 400000, 800000};
   std::vector<std::string> algorithms = kAlgorithms;
+  std::string temp_buffers;
   app.add_option("--db", db, "libpq connection string");
+  app.add_option("--temp-buffers", temp_buffers,
+                 "SET temp_buffers for this session (the prepared training tables are temp tables)");
   app.add_option("--experiment", experiment, "overhead | epochs | batch | scale")->capture_default_str();
   app.add_option("--rows", s.rows, "table size (overhead, epochs, batch)")->capture_default_str();
   app.add_option("--dim", s.dim)->capture_default_str();
@@ -222,6 +225,8 @@ int main(int argc, char** argv) {
       throw std::runtime_error("the noiseless baseline 'none' must be the first algorithm");
     PgConnection c(db);
     c.on_notice = [](const std::string&, const std::string&) {};
+    // Before any temp table is touched in this session (PostgreSQL refuses later).
+    if (!temp_buffers.empty()) c.exec("SET temp_buffers = " + c.quote_literal(temp_buffers));
     c.exec("CREATE EXTENSION IF NOT EXISTS dptrain");
     const std::string algs = header(s.algorithms);
 
