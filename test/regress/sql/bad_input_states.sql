@@ -59,7 +59,7 @@ INSERT INTO cases (what, sql) VALUES
   ('unknown schedule',               $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(10, 9)) FROM st$$),
   ('negative step size',             $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(11, -0.1)) FROM st$$),
   ('infinite lambda',                $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(6, 'Infinity')) FROM st$$),
-  ('reserved field set',             $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(30, 1)) FROM st$$),
+  ('reserved field set',             $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(40, 1)) FROM st$$),
   ('NaN weight',                     $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(48, 'NaN')) FROM st$$),
   ('rows of the wrong length',       $$SELECT dptrain.sgd_epoch(x || 0::float8, y, pg_temp.state()) FROM st$$),
   ('label not -1/0/+1',              $$SELECT dptrain.sgd_epoch(x, 2::float8, pg_temp.state()) FROM st$$);
