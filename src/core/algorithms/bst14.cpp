@@ -42,7 +42,7 @@ Bst14Budget bst14_budget(std::int64_t rows, std::int64_t batch_size, int epochs,
 
 TrainingPlan Bst14::plan(const TrainingConfig& c) const {
   validate_common(c);
-  whitebox::check_options(c, "bst14", {"calibration", "amplification", "schedule_c"});
+  whitebox::check_options(c, "bst14", {"gaussian_calibration", "amplification", "schedule_c"});
   const double epsilon = whitebox::required_epsilon(c, "bst14");
   if (!c.delta || *c.delta <= 0)
     fail(ErrorKind::InvalidParameter, "algorithm \"bst14\" needs delta > 0",
@@ -108,6 +108,7 @@ TrainingPlan Bst14::plan(const TrainingConfig& c) const {
                {"noise", "gaussian"},
                {"sigma", budget.sigma}};
   if (c.lambda == 0) p.privacy["gradient_bound_G"] = G;
+  whitebox::warn_if_delta_large(c, delta, p);
   p.epsilon = epsilon;
   p.delta = delta;
   return p;

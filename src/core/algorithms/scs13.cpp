@@ -8,12 +8,12 @@ namespace dptrain {
 
 TrainingPlan Scs13::plan(const TrainingConfig& c) const {
   validate_common(c);
-  whitebox::check_options(c, "scs13", {"calibration", "accountant", "schedule_c"});
+  whitebox::check_options(c, "scs13", {"gaussian_calibration", "accountant", "schedule_c"});
   const double epsilon = whitebox::required_epsilon(c, "scs13");
   const double delta = c.delta.value_or(0.0);
   const bool pure = delta == 0.0;
-  if (pure && (c.options.contains("calibration") || c.options.contains("accountant")))
-    fail(ErrorKind::InvalidParameter, "options.calibration and options.accountant apply to (epsilon, delta)-DP only",
+  if (pure && (c.options.contains("gaussian_calibration") || c.options.contains("accountant")))
+    fail(ErrorKind::InvalidParameter, "options.gaussian_calibration and options.accountant apply to (epsilon, delta)-DP only",
          {}, "Pass delta > 0 for Gaussian noise, or drop the option.");
 
   const double radius = c.radius.value_or(c.lambda > 0 ? 1.0 / c.lambda : 0.0);
@@ -55,8 +55,8 @@ TrainingPlan Scs13::plan(const TrainingConfig& c) const {
       p.privacy["pass_delta"] = delta / k;
       p.privacy["composition"] = "parallel within a pass (disjoint batches), basic over passes";
     } else if (accountant == "rdp") {
-      if (c.options.contains("calibration"))
-        fail(ErrorKind::InvalidParameter, "options.calibration does not apply to accountant 'rdp'");
+      if (c.options.contains("gaussian_calibration"))
+        fail(ErrorKind::InvalidParameter, "options.gaussian_calibration does not apply to accountant 'rdp'");
       // One pass = one Gaussian mechanism per row (q = 1): RDP alpha / (2 z^2)
       // for noise multiplier z = sigma / Delta; k passes add up. The
       // accountant's q = 1 case is exactly this plain Gaussian, for the
@@ -73,6 +73,7 @@ TrainingPlan Scs13::plan(const TrainingConfig& c) const {
     }
     p.privacy["sigma"] = p.epoch.noise_scale;
   }
+  whitebox::warn_if_delta_large(c, delta, p);
   p.epsilon = epsilon;
   p.delta = delta;
   return p;

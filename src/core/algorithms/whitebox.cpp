@@ -1,6 +1,7 @@
 #include "core/algorithms/whitebox.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/error.h"
 
@@ -42,7 +43,17 @@ std::string string_option(const TrainingConfig& c, const char* key, const std::s
 }
 
 privacy::GaussianCalibration calibration(const TrainingConfig& c) {
-  return privacy::parse_gaussian_calibration(string_option(c, "calibration", "analytic"));
+  return privacy::parse_gaussian_calibration(string_option(c, "gaussian_calibration", "analytic"));
+}
+
+void warn_if_delta_large(const TrainingConfig& c, double delta, TrainingPlan& plan) {
+  if (delta > 0 && delta >= 1.0 / static_cast<double>(c.rows)) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "delta = %g is not below 1/n = %g", delta, 1.0 / static_cast<double>(c.rows));
+    plan.warnings.push_back(std::string(buf) +
+                            ": a mechanism that publishes one random row in the clear satisfies such a guarantee; "
+                            "use delta << 1/n (e.g. 1/n^2)");
+  }
 }
 
 double required_epsilon(const TrainingConfig& c, const std::string& algorithm) {

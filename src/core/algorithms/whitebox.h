@@ -34,9 +34,12 @@ void check_options(const TrainingConfig& config, const std::string& algorithm,
 // options.<key> as a string (`fallback` if absent; Error if not a string).
 std::string string_option(const TrainingConfig& config, const char* key, const std::string& fallback);
 
-// options.calibration: "analytic" (default, exact for every epsilon),
+// options.gaussian_calibration (as for bolton): "analytic" (default, exact for every epsilon),
 // "classic" (Dwork-Roth, epsilon < 1 only) or "amp".
 privacy::GaussianCalibration calibration(const TrainingConfig& config);
+
+// The warning bolton gives too: delta >= 1/n allows publishing a row.
+void warn_if_delta_large(const TrainingConfig& config, double delta, TrainingPlan& plan);
 
 // Throws unless epsilon is given (both algorithms are private only).
 double required_epsilon(const TrainingConfig& config, const std::string& algorithm);

@@ -44,7 +44,7 @@ SELECT details->'hyperparameters'->>'schedule' AS schedule, details->'hyperparam
        details->'privacy'->>'amplification' AS amplification, details->'privacy'->>'calibration' AS calibration,
        round((details->'privacy'->>'sigma')::numeric, 6) AS sigma
 FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
-              radius => 2, options => '{"amplification": "linear", "calibration": "classic"}',
+              radius => 2, options => '{"amplification": "linear", "gaussian_calibration": "classic"}',
               name => 'wb_bst14_convex', seed => 7);
 
 -- The models are usable, flagged as seeded, and a seed reproduces a run exactly.
@@ -141,8 +141,8 @@ SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta
                        reshuffle => true);
 SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', delta => 1e-6);
 SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 3, delta => 1e-6, epochs => 1,
-                       options => '{"calibration": "classic"}');
-SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, options => '{"calibration": "classic"}');
+                       options => '{"gaussian_calibration": "classic"}');
+SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, options => '{"gaussian_calibration": "classic"}');
 SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, options => '{"sigma": 1}');
 SELECT dptrain.sgd_state_with_noise(dptrain.sgd_state(3), 'laplace', 1);
 -- nothing is left behind by the failed runs

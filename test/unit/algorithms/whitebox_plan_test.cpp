@@ -63,7 +63,7 @@ TEST(Scs13Plan, GaussianPerPassBudgets) {
   // Classic (Dwork-Roth A.1): sigma = 2 sqrt(2 ln(1.25 / 3.3333e-7)) / (1/3)
   //   = 6 sqrt(2 ln 3.75e6) = 6 sqrt(2 * 15.137340) = 6 * 5.5022433 = 33.013460 (mpmath: 33.013378813).
   TrainingConfig c = config("scs13", 1000, 3, 10, 3, 1.0, 1e-6);
-  c.options = {{"calibration", "classic"}};
+  c.options = {{"gaussian_calibration", "classic"}};
   TrainingPlan p = Scs13().plan(c);
   EXPECT_EQ(p.epoch.noise, privacy::BatchNoiseKind::Gaussian);
   EXPECT_LT(rel(p.epoch.noise_scale, 33.013378813), 1e-9);
@@ -72,6 +72,13 @@ TEST(Scs13Plan, GaussianPerPassBudgets) {
   p = Scs13().plan(c);
   EXPECT_LT(rel(p.epoch.noise_scale, 24.9424574019), 1e-9);
   EXPECT_DOUBLE_EQ(*p.delta, 1e-6);
+  EXPECT_TRUE(p.warnings.empty());
+  // delta >= 1/n is allowed but warned about (as for bolton), for both algorithms.
+  c.delta = 0.002;
+  EXPECT_EQ(Scs13().plan(c).warnings.size(), 1u);
+  c.algorithm = "bst14";
+  c.lambda = 0.1;
+  EXPECT_EQ(Bst14().plan(c).warnings.size(), 1u);
 }
 
 TEST(Scs13Plan, MnistLikeVectorsBasicAndRdp) {
@@ -80,7 +87,7 @@ TEST(Scs13Plan, MnistLikeVectorsBasicAndRdp) {
   //   = 20 sqrt(2 * 24.530117) = 20 * 7.0042 = 140.085 (mpmath 140.085483407).
   const double m = 60000;
   TrainingConfig c = config("scs13", 60000, 50, 50, 10, 1.0, 1 / (m * m));
-  c.options = {{"calibration", "classic"}};
+  c.options = {{"gaussian_calibration", "classic"}};
   EXPECT_LT(rel(Scs13().plan(c).epoch.noise_scale, 140.085483407), 1e-9);
   c.options = nlohmann::json::object();
   EXPECT_LT(rel(Scs13().plan(c).epoch.noise_scale, 112.653938844), 1e-9);
@@ -115,10 +122,10 @@ TEST(Scs13Plan, ErrorPaths) {
   c.epsilon.reset();
   EXPECT_THROW(Scs13().plan(c), Error);  // private only
   c = config("scs13", 1000, 3, 10, 3, 1.0, std::nullopt);
-  c.options = {{"calibration", "classic"}};
+  c.options = {{"gaussian_calibration", "classic"}};
   EXPECT_THROW(Scs13().plan(c), Error);  // calibration needs delta > 0
   c = config("scs13", 1000, 3, 10, 1, 3.0, 1e-6);
-  c.options = {{"calibration", "classic"}};
+  c.options = {{"gaussian_calibration", "classic"}};
   EXPECT_THROW(Scs13().plan(c), Error);  // classic Gaussian needs eps/k < 1 (trap T6)
   c.options = {{"accountant", "moments"}};
   EXPECT_THROW(Scs13().plan(c), Error);
@@ -126,7 +133,7 @@ TEST(Scs13Plan, ErrorPaths) {
   EXPECT_THROW(Scs13().plan(c), Error);  // typo: unknown option
   c.options = {{"accountant", 3}};
   EXPECT_THROW(Scs13().plan(c), Error);
-  c.options = {{"accountant", "rdp"}, {"calibration", "classic"}};
+  c.options = {{"accountant", "rdp"}, {"gaussian_calibration", "classic"}};
   EXPECT_THROW(Scs13().plan(c), Error);
 }
 
