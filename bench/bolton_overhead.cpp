@@ -125,6 +125,7 @@ double controller_seconds(const std::string& algorithm, long rows, int dim, int 
     for (int e = 0; e < t.epochs(); ++e) {
       std::vector<double> s = t.epoch_input();  // stands in for the aggregate's result
       s[dptrain::epoch_state::kRows] = static_cast<double>(rows);
+      s[dptrain::epoch_state::kUpdates] += static_cast<double>((rows + batch - 1) / batch);
       t.epoch_output(s.data(), s.size());
     }
     t.finish(0.0);

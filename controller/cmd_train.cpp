@@ -16,7 +16,7 @@ struct TrainOptions {
   double epsilon = 0, delta = 0, learning_rate = 0, radius = 0;
   std::int64_t seed = 0;
   std::string schedule, options = "{}";
-  bool server = false, json = false;
+  bool server = false, controller = false, json = false;
 };
 
 void run(TrainOptions& o, const CLI::App& cmd) {
@@ -32,8 +32,24 @@ void run(TrainOptions& o, const CLI::App& cmd) {
 
   client::PgConnection conn(o.db);
   const bool progress = !o.json;
-  const client::TrainingOutcome r = o.server ? client::train_in_server(conn, o.target, c)
-                                             : client::train_with_controller(conn, o.target, c, progress);
+  // Controller mode needs privileges of a role trusted with the raw data;
+  // anyone else trains inside the server, where dp_train checks the privacy
+  // budget of a role that may not read the table.
+  bool server = o.server;
+  if (!server) {
+    const std::string missing = client::controller_missing_privileges(conn, o.target, c);
+    if (!missing.empty()) {
+      if (o.controller)
+        throw client::PgError("controller mode needs " + missing + ", which this role lacks", "42501", {},
+                              "Train inside the server instead (--server, i.e. dp_train): it works without "
+                              "read access when the table's owner granted a privacy budget.");
+      std::cerr << "NOTICE:  controller mode needs " << missing
+                << ", which this role lacks: training inside the server (dp_train) instead\n";
+      server = true;
+    }
+  }
+  const client::TrainingOutcome r = server ? client::train_in_server(conn, o.target, c)
+                                           : client::train_with_controller(conn, o.target, c, progress);
   const Model& m = r.model;
   if (o.json) {
     nlohmann::json j = {{"model_id", r.model_id},
@@ -46,7 +62,7 @@ void run(TrainOptions& o, const CLI::App& cmd) {
                         {"epochs", r.epochs},
                         {"classes", m.classes},
                         {"seeded", m.seeded},
-                        {"mode", o.server ? "server" : "controller"},
+                        {"mode", server ? "server" : "controller"},
                         {"details", m.details}};
     std::cout << j.dump() << "\n";
   } else {
@@ -85,7 +101,10 @@ void register_train(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "TESTS ONLY: reproducible shuffle and noise (the model is not private)");
   cmd->add_option("--name", o->config.name, "model name");
   cmd->add_option("--options", o->options, "algorithm-specific options (JSON object)");
-  cmd->add_flag("--server", o->server, "run the whole training inside the server (dp_train)");
+  auto* server = cmd->add_flag("--server", o->server, "run the whole training inside the server (dp_train)");
+  cmd->add_flag("--controller", o->controller,
+                "drive the epochs from here, or fail (default: here if this role may, else in the server)")
+      ->excludes(server);
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }

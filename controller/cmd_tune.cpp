@@ -19,7 +19,7 @@ struct TuneOptions {
   double epsilon = 0, delta = 0, learning_rate = 0, radius = 0;
   std::int64_t seed = 0;
   std::string schedule, options = "{}";
-  bool server = false, json = false;
+  bool server = false, controller = false, json = false;
 };
 
 std::string show(double v) {
@@ -40,8 +40,23 @@ void run(TuneOptions& o, const CLI::App& cmd) {
   c.options = nlohmann::json::parse(o.options);
 
   client::PgConnection conn(o.db);
-  const client::TuningOutcome r = o.server ? client::tune_in_server(conn, o.target, c, o.grid)
-                                           : client::tune_with_controller(conn, o.target, c, o.grid, !o.json);
+  // As `dptrain train`: the controller needs a role trusted with the raw
+  // data; anyone else tunes inside the server (dp_tune checks the budget).
+  bool server = o.server;
+  if (!server) {
+    const std::string missing = client::tuning_controller_missing_privileges(conn, o.target, c);
+    if (!missing.empty()) {
+      if (o.controller)
+        throw client::PgError("controller mode needs " + missing + ", which this role lacks", "42501", {},
+                              "Tune inside the server instead (--server, i.e. dp_tune): it works without read "
+                              "access when the table's owner granted a privacy budget.");
+      std::cerr << "NOTICE:  controller mode needs " << missing
+                << ", which this role lacks: tuning inside the server (dp_tune) instead\n";
+      server = true;
+    }
+  }
+  const client::TuningOutcome r = server ? client::tune_in_server(conn, o.target, c, o.grid)
+                                         : client::tune_with_controller(conn, o.target, c, o.grid, !o.json);
   const Model& m = r.model;
   if (o.json) {
     nlohmann::json chosen = r.chosen.to_json();
@@ -55,7 +70,7 @@ void run(TuneOptions& o, const CLI::App& cmd) {
                         {"candidates", r.candidates},
                         {"seconds", r.seconds},
                         {"seeded", m.seeded},
-                        {"mode", o.server ? "server" : "controller"},
+                        {"mode", server ? "server" : "controller"},
                         {"details", m.details}};
     std::cout << j.dump() << "\n";
   } else {
@@ -95,7 +110,10 @@ void register_tune(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "TESTS ONLY: reproducible split, noise and choice (the model is not private)");
   cmd->add_option("--name", o->config.name, "name of the chosen model");
   cmd->add_option("--options", o->options, "algorithm-specific options (JSON object)");
-  cmd->add_flag("--server", o->server, "run the whole tuning inside the server (dp_tune)");
+  auto* server = cmd->add_flag("--server", o->server, "run the whole tuning inside the server (dp_tune)");
+  cmd->add_flag("--controller", o->controller,
+                "drive the candidates' epochs from here, or fail (default: here if this role may, else in the server)")
+      ->excludes(server);
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }

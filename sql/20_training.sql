@@ -19,13 +19,18 @@ CREATE FUNCTION dptrain.training_prepare(
     classes text[] DEFAULT NULL, seed bigint DEFAULT NULL,
     OUT shuffled text, OUT rows bigint, OUT dim int, OUT classes text[],
     OUT classes_from_data boolean, OUT source_name text)
-RETURNS record AS 'MODULE_PATHNAME', 'dptrain_training_prepare' LANGUAGE C VOLATILE;
+RETURNS record AS 'MODULE_PATHNAME', 'dptrain_training_prepare' LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION dptrain.training_reshuffle(shuffled text)
-RETURNS void AS 'MODULE_PATHNAME', 'dptrain_training_reshuffle' LANGUAGE C STRICT VOLATILE;
+RETURNS void AS 'MODULE_PATHNAME', 'dptrain_training_reshuffle' LANGUAGE C STRICT VOLATILE
+SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION dptrain.training_drop(shuffled text)
-RETURNS void AS 'MODULE_PATHNAME', 'dptrain_training_drop' LANGUAGE C STRICT VOLATILE;
+RETURNS void AS 'MODULE_PATHNAME', 'dptrain_training_drop' LANGUAGE C STRICT VOLATILE
+SET search_path = pg_catalog, pg_temp;
+-- Stores a model and charges the caller's budget (sql/40_ledger.sql).
 CREATE FUNCTION dptrain.store_model(model jsonb)
-RETURNS bigint AS 'MODULE_PATHNAME', 'dptrain_store_model' LANGUAGE C STRICT VOLATILE;
+RETURNS bigint AS 'MODULE_PATHNAME', 'dptrain_store_model' LANGUAGE C STRICT VOLATILE
+SET search_path = pg_catalog, pg_temp;
 REVOKE EXECUTE ON FUNCTION
     dptrain.training_prepare(regclass, text, text, text[], bigint),
     dptrain.training_reshuffle(text),
@@ -56,8 +61,13 @@ CREATE FUNCTION @extschema@.dp_train(
     options       jsonb    DEFAULT '{}')
 RETURNS dptrain.trained_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_train' LANGUAGE C VOLATILE
+-- SECURITY INVOKER on purpose: the C code knows the caller (GetUserId() on
+-- entry) and switches to the table owner / extension owner step by step
+-- (src/pg/access.h, docs/governance.md). Its SQL resolves names in
+-- pg_catalog only.
 -- The per-row work of an epoch is one C call: JIT-compiling the epoch query
 -- costs tens of milliseconds per epoch and gains nothing.
+SET search_path = pg_catalog, pg_temp
 SET jit = off;
 COMMENT ON FUNCTION @extschema@.dp_train IS
 'train a (differentially private) linear model on a table; see README for the arguments';

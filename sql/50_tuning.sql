@@ -53,6 +53,11 @@ CREATE FUNCTION @extschema@.dp_tune(
     options       jsonb    DEFAULT '{}')
 RETURNS dptrain.tuned_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_tune' LANGUAGE C VOLATILE
+-- As dp_train: SECURITY INVOKER, identities switched step by step in C
+-- (src/pg/access.h, docs/governance.md), the caller's budget checked before
+-- and charged with the total (epsilon, delta) in the transaction that stores
+-- the chosen model; names resolved in pg_catalog only; no JIT.
+SET search_path = pg_catalog, pg_temp
 SET jit = off;
 COMMENT ON FUNCTION @extschema@.dp_tune IS
 'privately tune (lambda, epochs, batch size) over a grid and store the chosen model (Bolt-on Algorithm 3); see docs/tuning.md';

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "core/training/epoch_query.h"
 #include "core/training/trainer.h"
 #include "extension.h"
 #include "progress.h"
@@ -41,6 +42,26 @@ std::string to_text_array_literal(const std::vector<std::string>& values) {
   return s + "}";
 }
 
+std::string controller_missing_privileges(PgConnection& conn, const TrainingTarget& target,
+                                          const TrainingConfig& config) {
+  PgResult r = conn.exec(
+      "SELECT concat_ws(', ', "
+      "CASE WHEN NOT has_function_privilege('dptrain.training_prepare(regclass, text, text, text[], bigint)', "
+      "'EXECUTE') THEN 'EXECUTE on dptrain.training_prepare' END, "
+      "CASE WHEN NOT has_function_privilege('dptrain.sgd_epoch(float8[], float8, float8[])', 'EXECUTE') "
+      "THEN 'EXECUTE on dptrain.sgd_epoch' END, "
+      "CASE WHEN $4 AND NOT has_function_privilege('dptrain.training_reshuffle(text)', 'EXECUTE') "
+      "THEN 'EXECUTE on dptrain.training_reshuffle' END, "
+      "CASE WHEN NOT has_function_privilege('dptrain.training_drop(text)', 'EXECUTE') "
+      "THEN 'EXECUTE on dptrain.training_drop' END, "
+      "CASE WHEN NOT has_function_privilege('dptrain.store_model(jsonb)', 'EXECUTE') "
+      "THEN 'EXECUTE on dptrain.store_model' END, "
+      "CASE WHEN NOT (has_column_privilege($1::regclass, $2, 'SELECT') AND "
+      "has_column_privilege($1::regclass, $3, 'SELECT')) THEN 'SELECT on the label and feature columns' END)",
+      {target.table, target.label, target.features, config.reshuffle ? "true" : "false"});
+  return r.get(0, 0);
+}
+
 std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& target, TrainingConfig& config) {
   PgResult prep = conn.exec(
       "SELECT shuffled, rows, dim, classes, classes_from_data, source_name "
@@ -57,7 +78,8 @@ std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& targe
 }
 
 void run_remote_epochs(PgConnection& conn, Trainer& trainer, const std::string& shuffled, ProgressBar* bar) {
-  const std::string epoch_sql = "SELECT dptrain.sgd_epoch(x, y, $1::float8[]) FROM " + shuffled;
+  // The same SQL dp_train runs (decided by the core from the plan).
+  const std::string epoch_sql = dptrain::epoch_sql(trainer.plan(), shuffled, trainer.config().rows);
   for (int e = 1; e <= trainer.epochs(); ++e) {
     if (e > 1 && trainer.plan().reshuffle) conn.exec("SELECT dptrain.training_reshuffle($1)", {shuffled});
     const std::vector<double> input = trainer.epoch_input();

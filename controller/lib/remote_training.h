@@ -37,6 +37,14 @@ struct TrainingOutcome {
 TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
                                       bool show_progress);
 
+// What this role lacks to run the controller itself (EXECUTE on dptrain's
+// internal functions and the epoch aggregate, SELECT on the label and
+// feature columns), as a readable list; empty if nothing. An analyst who may
+// train on a table only through a privacy budget lacks all of it and trains
+// with dp_train inside the server instead (docs/governance.md).
+std::string controller_missing_privileges(PgConnection& conn, const TrainingTarget& target,
+                                          const TrainingConfig& config);
+
 // Runs the whole training inside the server with one dp_train call.
 TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& config);
 

@@ -35,6 +35,14 @@ tuning::Candidate chosen_candidate(const Model& m) {
 
 }  // namespace
 
+std::string tuning_controller_missing_privileges(PgConnection& conn, const TrainingTarget& target,
+                                                 const TrainingConfig& config) {
+  std::string missing = controller_missing_privileges(conn, target, config);
+  if (conn.exec("SELECT has_function_privilege('dptrain.training_split(text, int)', 'EXECUTE')").get(0, 0) != "t")
+    missing += std::string(missing.empty() ? "" : ", ") + "EXECUTE on dptrain.training_split";
+  return missing;
+}
+
 TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
                                    const tuning::Grid& grid, bool show_progress) {
   validate_arguments(config);

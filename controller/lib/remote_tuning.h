@@ -17,6 +17,12 @@ struct TuningOutcome {
   double seconds = 0.0;
 };
 
+// What this role lacks to run the tuning controller itself: what `dptrain
+// train` needs (controller_missing_privileges) and EXECUTE on
+// dptrain.training_split; empty if nothing.
+std::string tuning_controller_missing_privileges(PgConnection& conn, const TrainingTarget& target,
+                                                 const TrainingConfig& config);
+
 TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
                                    const tuning::Grid& grid, bool show_progress);
 

@@ -11,15 +11,17 @@ namespace {
 
 using ConstVec = Eigen::Map<const Eigen::VectorXd>;
 
+constexpr const char* kPackedHint = "Use dp_predict / dp_evaluate with a stored model; do not pack models by hand.";
+
 void check_row(const double* p, const double* x, int len) {
   if (len != dim(p))
     throw Error(ErrorKind::InvalidData, "feature array has the wrong length",
                 "The row has " + std::to_string(len) + " features, the model expects " + std::to_string(dim(p)) + ".",
-                {}, sqlstate::kArraySubscriptError);
+                "Pass features of the dimension the model was trained on.", sqlstate::kArraySubscriptError);
   for (int i = 0; i < len; ++i)
     if (!std::isfinite(x[i]))
-      throw Error(ErrorKind::InvalidData, "feature array contains a non-finite value (NaN or infinity)", {}, {},
-                  sqlstate::kFloatingPointException);
+      throw Error(ErrorKind::InvalidData, "feature array contains a non-finite value (NaN or infinity)", {},
+                  "Remove or repair rows with NaN or infinite features.", sqlstate::kFloatingPointException);
 }
 
 }  // namespace
@@ -39,13 +41,13 @@ std::vector<double> pack(const Model& m) {
 
 void validate(const double* p, std::size_t len) {
   if (len < kHeaderSize || p[0] != kMagicValue || p[1] != 1)
-    fail(ErrorKind::InvalidState, "malformed packed dptrain model");
+    fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Wrong header.", kPackedHint);
   const double K = p[2], d = p[3];
   if (!(K >= 1 && d >= 1 && K * d <= 1e8 && std::floor(K) == K && std::floor(d) == d) || K == 2 ||
       len != kHeaderSize + static_cast<std::size_t>(K * d))
-    fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Inconsistent dimensions.");
+    fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Inconsistent dimensions.", kPackedHint);
   if (!(p[4] == 0 || p[4] == 1) || !(p[5] > 0 && p[5] < 1) || !(p[6] > 0 && std::isfinite(p[6])))
-    fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Invalid loss parameters.");
+    fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Invalid loss parameters.", kPackedHint);
 }
 
 int predict_index(const double* p, const double* x, int len) {

@@ -89,6 +89,12 @@ Datum dptrain_sgd_state_info(PG_FUNCTION_ARGS) {
                         {"updates", es::updates(s)},
                         {"pending", static_cast<std::int64_t>(s[es::kPending])},
                         {"averaging", c.averaging}};
+    // White-box noise and sampling; the key is never shown.
+    if (c.noise != dptrain::privacy::BatchNoiseKind::None)
+      j["noise"] = {{"kind", dptrain::privacy::batch_noise_name(c.noise)},
+                    {"scale", c.noise_scale},
+                    {"seeded", c.noise_seeded}};
+    if (c.sampled_batches) j["sampled_batch"] = static_cast<std::int64_t>(s[es::kSampledBatch]);
     json = new std::string(j.dump());
   });
   dptrain::pg::delete_on_reset(CurrentMemoryContext, json);

@@ -5,6 +5,7 @@
 
 #include "core/model.h"
 #include "core/packed_model.h"
+#include "ledger.h"
 
 namespace dptrain::pg {
 namespace {
@@ -19,7 +20,7 @@ struct ParsedModel {
 
 }  // namespace
 
-int64 store_model_json(const char* model_json) {
+int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name) {
   ParsedModel* parsed = nullptr;
   DPT_CORE({
     auto p = std::make_unique<ParsedModel>();
@@ -36,9 +37,10 @@ int64 store_model_json(const char* model_json) {
   ArrayType* weights = K == 1 ? make_float8_array(parsed->weights.data(), d)
                               : make_float8_matrix(parsed->weights.data(), K, d);
 
-  Oid types[9] = {TEXTOID, TEXTOID, TEXTOID, FLOAT8OID, FLOAT8OID, TEXTOID, TEXTARRAYOID, FLOAT8ARRAYOID, JSONBOID};
-  Datum values[9];
-  char nulls[9] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+  Oid types[11] = {TEXTOID,      TEXTOID,        TEXTOID,   FLOAT8OID, FLOAT8OID,  TEXTOID,
+                   TEXTARRAYOID, FLOAT8ARRAYOID, JSONBOID,  NAMEOID,   REGCLASSOID};
+  Datum values[11];
+  char nulls[12] = "           ";
   if (m.name.empty()) nulls[0] = 'n';
   else values[0] = CStringGetTextDatum(m.name.c_str());
   values[1] = CStringGetTextDatum(m.algorithm.c_str());
@@ -51,16 +53,33 @@ int64 store_model_json(const char* model_json) {
   values[6] = PointerGetDatum(make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
   values[7] = PointerGetDatum(weights);
   values[8] = DirectFunctionCall1(jsonb_in, CStringGetDatum(parsed->details.c_str()));
+  values[9] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(ids.caller, false)));
+  values[10] = ObjectIdGetDatum(relid);
   const bool seeded = m.seeded;
   const char* sql = seeded
-      ? "INSERT INTO dptrain.models (name, algorithm, loss, epsilon, delta, source, classes, weights, seeded, details) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9) RETURNING id"
-      : "INSERT INTO dptrain.models (name, algorithm, loss, epsilon, delta, source, classes, weights, seeded, details) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, false, $9) RETURNING id";
-  if (SPI_execute_with_args(sql, 9, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
+      ? "INSERT INTO dptrain.models (name, algorithm, loss, epsilon, delta, source, classes, weights, seeded, details, "
+        "created_by, source_table) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9, $10, $11) RETURNING id"
+      : "INSERT INTO dptrain.models (name, algorithm, loss, epsilon, delta, source, classes, weights, seeded, details, "
+        "created_by, source_table) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, false, $9, $10, $11) RETURNING id";
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.runner, false);
+  if (SPI_execute_with_args(sql, 11, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
     elog(ERROR, "dptrain: could not store the model");
+  restore_identity(&sw);
   bool isnull;
-  return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+  const int64 id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+
+  RunCharge run;
+  run.relid = relid;
+  run.source_name = source_name;
+  run.algorithm = pstrdup(m.algorithm.c_str());
+  run.has_epsilon = m.epsilon.has_value();
+  run.epsilon = m.epsilon.value_or(0);
+  run.has_delta = m.delta.has_value();
+  run.delta = m.delta.value_or(0);
+  run.seeded = seeded;
+  ledger_charge(ids, run, id);
+  return id;
 }
 
 void load_model(const char* reference, MemoryContext context, StoredModel* out) {
@@ -118,11 +137,44 @@ extern "C" {
 
 PG_FUNCTION_INFO_V1(dptrain_store_model);
 
-// dptrain.store_model(model jsonb) -> bigint: used by `dptrain train`.
+// dptrain.store_model(model jsonb) -> bigint: used by `dptrain train` in
+// controller mode. The model is charged to the caller's budget on the
+// relation its details name (details.data.source); the caller must be able
+// to read that relation -- controller mode reads the data itself, and a role
+// that may not read it trains with dp_train instead.
 Datum dptrain_store_model(PG_FUNCTION_ARGS) {
   const char* json = DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(0)));
+  Jsonb* model = PG_GETARG_JSONB_P(0);
+  const char* source = nullptr;
+  {
+    // details -> data -> source, as text (NULL if absent or not a string).
+    Datum path_items[3] = {CStringGetTextDatum("details"), CStringGetTextDatum("data"), CStringGetTextDatum("source")};
+    ArrayType* path = construct_array(path_items, 3, TEXTOID, -1, false, TYPALIGN_INT);
+    LOCAL_FCINFO(call, 2);
+    InitFunctionCallInfoData(*call, nullptr, 2, InvalidOid, nullptr, nullptr);
+    call->args[0].value = PointerGetDatum(model);
+    call->args[0].isnull = false;
+    call->args[1].value = PointerGetDatum(path);
+    call->args[1].isnull = false;
+    const Datum value = jsonb_extract_path_text(call);
+    if (!call->isnull) source = TextDatumGetCString(value);
+  }
+  if (source == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("the model does not name its source table"),
+                    errdetail("details.data.source is missing."),
+                    errhint("Store models produced by the dptrain controller (dptrain train).")));
+  const Oid relid = DatumGetObjectId(DirectFunctionCall1(regclassin, CStringGetDatum(source)));
+  dptrain::pg::RunIdentities ids;
+  ids.caller = ids.reader = GetUserId();
+  ids.runner = dptrain::pg::function_owner(fcinfo);
+  ids.caller_reads = true;
+  if (!dptrain::pg::can_read_any_column(relid, ids.caller))
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                    errmsg("permission denied to store a model of %s", source),
+                    errdetail("dptrain.store_model is the controller's path, which reads the data itself."),
+                    errhint("Without read access, train with dp_train (dptrain train --server).")));
   SPI_connect();
-  const int64 id = dptrain::pg::store_model_json(json);
+  const int64 id = dptrain::pg::store_model_json(json, ids, relid, source);
   SPI_finish();
   PG_RETURN_INT64(id);
 }

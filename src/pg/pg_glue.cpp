@@ -43,6 +43,14 @@ void capture(CoreError* out, const char* what, bool out_of_memory) {
   out->detail[0] = out->hint[0] = '\0';
 }
 
+void capture_json(CoreError* out, const char* what) {
+  out->sqlstate = ERRCODE_INVALID_PARAMETER_VALUE;
+  copy_text(out->message, sizeof(out->message), "invalid JSON value");
+  copy_text(out->detail, sizeof(out->detail), what);
+  copy_text(out->hint, sizeof(out->hint),
+            "Check the types in the JSON argument, e.g. options => '{\"schedule_c\": 0.5}' takes a number.");
+}
+
 void report(const CoreError* err) {
   ereport(ERROR, (errcode(err->sqlstate), errmsg("%s", err->message),
                   err->detail[0] ? errdetail("%s", err->detail) : 0,
@@ -51,13 +59,20 @@ void report(const CoreError* err) {
 }
 
 const double* float8_array_data(ArrayType* a, int* length, const char* what) {
+  // Feature arrays come from the user's rows; everything else (training
+  // states, packed models, evaluation states) is produced by dptrain itself.
+  const bool features = strncmp(what, "feature", 7) == 0;
+  const char* hint = features ? "Remove or repair rows with NULL features before training."
+                              : "dptrain produces these arrays itself; do not construct them by hand.";
   if (ARR_ELEMTYPE(a) != FLOAT8OID)
-    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("%s must be a float8[] array", what)));
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("%s must be a float8[] array", what),
+                    errhint("%s", features ? "Cast the features to float8[]." : hint)));
   if (ARR_NDIM(a) > 1)
-    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("%s must be a one-dimensional array", what)));
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("%s must be a one-dimensional array", what),
+                    errhint("%s", features ? "Pass the features of one row as a one-dimensional array." : hint)));
   if (ARR_HASNULL(a) && array_contains_nulls(a))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s must not contain NULL elements", what),
-                    errhint("Remove or repair rows with NULL features before training.")));
+                    errhint("%s", hint)));
   *length = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
   return reinterpret_cast<const double*>(ARR_DATA_PTR(a));
 }

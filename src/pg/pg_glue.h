@@ -9,12 +9,18 @@
 //   by a memory-context reset callback, which also runs on error.
 #pragma once
 
+// Before PostgreSQL's headers, whose port.h redefines snprintf & co.
+#include <nlohmann/json.hpp>
+
 extern "C" {
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -24,9 +30,12 @@ extern "C" {
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 }
 
@@ -48,6 +57,7 @@ struct CoreError {
 
 void capture(CoreError* out, const dptrain::Error& e);
 void capture(CoreError* out, const char* what, bool out_of_memory);
+void capture_json(CoreError* out, const char* what);
 pg_attribute_noreturn() void report(const CoreError* err);
 
 template <typename F>
@@ -57,6 +67,10 @@ bool run_core(CoreError* err, F&& body) noexcept {
     return true;
   } catch (const dptrain::Error& e) {
     capture(err, e);
+  } catch (const nlohmann::json::exception& e) {
+    // A JSON value of the wrong shape or type from the caller (options,
+    // a model passed to store_model): bad input, not an internal error.
+    capture_json(err, e.what());
   } catch (const std::bad_alloc&) {
     capture(err, "out of memory", true);
   } catch (const std::exception& e) {

@@ -14,12 +14,12 @@ struct PredictCache {
   dptrain::pg::StoredModel model;
 };
 
-const double* checked_packed(FunctionCallInfo fcinfo, ArrayType* packed, int* len) {
+// The model argument of the evaluation aggregate, validated on every row: the
+// check is O(1), and caching it by pointer is unsound (a row's detoasted copy
+// may be allocated at the address of the previous row's).
+const double* checked_packed(ArrayType* packed, int* len) {
   const double* p = float8_array_data(packed, len, "packed model");
-  if (fcinfo->flinfo->fn_extra != packed) {
-    DPT_CORE({ pm::validate(p, static_cast<std::size_t>(*len)); });
-    fcinfo->flinfo->fn_extra = packed;
-  }
+  DPT_CORE({ pm::validate(p, static_cast<std::size_t>(*len)); });
   return p;
 }
 
@@ -56,9 +56,11 @@ Datum dptrain_dp_predict(PG_FUNCTION_ARGS) {
 Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
   MemoryContext aggcontext;
   if (!AggCheckCallContext(fcinfo, &aggcontext))
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("evaluate_transition must run as an aggregate")));
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("evaluate_transition must run as an aggregate"),
+                    errhint("Use dp_evaluate.")));
   if (PG_ARGISNULL(3))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("model must not be NULL")));
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("model must not be NULL"),
+                    errhint("Use dp_evaluate with a stored model.")));
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
     const double zero[3] = {0, 0, 0};
@@ -69,13 +71,15 @@ Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
     state = PG_GETARG_ARRAYTYPE_P(0);
     int slen = 0;
     float8_array_data(state, &slen, "evaluation state");
-    if (slen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state")));
+    if (slen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state"),
+                                   errhint("The evaluation aggregate's state is {rows, correct, loss_sum}.")));
   }
   if (PG_ARGISNULL(1))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL")));
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL"),
+                    errhint("Remove or repair rows with NULL features before evaluating.")));
   int len = 0, plen = 0;
   const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
-  const double* p = checked_packed(fcinfo, PG_GETARG_ARRAYTYPE_P(3), &plen);
+  const double* p = checked_packed(PG_GETARG_ARRAYTYPE_P(3), &plen);
   const int label = PG_ARGISNULL(2) ? -1 : PG_GETARG_INT32(2);
   double* totals = reinterpret_cast<double*>(ARR_DATA_PTR(state));
   DPT_CORE({ pm::accumulate(p, x, len, label, totals); });
@@ -85,14 +89,16 @@ Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
 Datum dptrain_evaluate_combine(PG_FUNCTION_ARGS) {
   MemoryContext aggcontext;
   if (!AggCheckCallContext(fcinfo, &aggcontext))
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("evaluate_combine must run as an aggregate")));
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("evaluate_combine must run as an aggregate"),
+                    errhint("Use dp_evaluate.")));
   if (PG_ARGISNULL(1)) {
     if (PG_ARGISNULL(0)) PG_RETURN_NULL();
     PG_RETURN_DATUM(PG_GETARG_DATUM(0));
   }
   int blen = 0;
   const double* b = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &blen, "evaluation state");
-  if (blen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state")));
+  if (blen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state"),
+                                   errhint("The evaluation aggregate's state is {rows, correct, loss_sum}.")));
   if (PG_ARGISNULL(0)) {
     MemoryContext old = MemoryContextSwitchTo(aggcontext);
     ArrayType* copy = dptrain::pg::make_float8_array(b, 3);
@@ -102,7 +108,8 @@ Datum dptrain_evaluate_combine(PG_FUNCTION_ARGS) {
   ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
   int alen = 0;
   double* a = const_cast<double*>(float8_array_data(state, &alen, "evaluation state"));
-  if (alen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state")));
+  if (alen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state"),
+                                   errhint("The evaluation aggregate's state is {rows, correct, loss_sum}.")));
   for (int i = 0; i < 3; ++i) a[i] += b[i];
   PG_RETURN_ARRAYTYPE_P(state);
 }
@@ -112,7 +119,8 @@ Datum dptrain_evaluate_combine(PG_FUNCTION_ARGS) {
 Datum dptrain_dp_evaluate(PG_FUNCTION_ARGS) {
   for (int i = 0; i < 4; ++i)
     if (PG_ARGISNULL(i))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("dp_evaluate arguments must not be NULL")));
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("dp_evaluate arguments must not be NULL"),
+                      errhint("Pass the model, the table and its label and feature columns.")));
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_evaluate must return a row");
   tupdesc = BlessTupleDesc(tupdesc);
@@ -122,11 +130,13 @@ Datum dptrain_dp_evaluate(PG_FUNCTION_ARGS) {
   const char* features = text_to_cstring(PG_GETARG_TEXT_PP(3));
   char* relname = get_rel_name(relid);
   if (relname == nullptr)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid)));
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid),
+                    errhint("Pass the table as a name, e.g. source => 'my_schema.my_table'.")));
   for (const char* column : {label, features})
     if (get_attnum(relid, column) == InvalidAttrNumber)
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                      errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname)));
+                      errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
+                      errhint("Pass the label and feature column names as they are spelled in the table.")));
   const char* qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), relname);
 
   MemoryContext caller = CurrentMemoryContext;
@@ -157,9 +167,11 @@ Datum dptrain_dp_evaluate(PG_FUNCTION_ARGS) {
   const int64 null_labels = DatumGetInt64(SPI_getbinval(row, desc, 4, &isnull));
   SPI_finish();
   if (null_labels > 0)
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label column \"%s\" contains NULL values", label)));
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label column \"%s\" contains NULL values", label),
+                    errhint("Remove rows with NULL labels before evaluating.")));
   if (n == 0)
-    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to evaluate on", relname)));
+    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to evaluate on", relname),
+                    errhint("Evaluate on a table with at least one row.")));
 
   Datum out[3] = {Float8GetDatum(correct / static_cast<double>(n)), Int64GetDatum(n),
                   Float8GetDatum(loss_sum / static_cast<double>(n))};

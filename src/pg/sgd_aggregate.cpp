@@ -32,14 +32,17 @@ MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
   MemoryContext aggcontext;
   if (!AggCheckCallContext(fcinfo, &aggcontext))
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("%s can only be called as part of the dptrain.sgd_epoch aggregate", fn)));
+                    errmsg("%s can only be called as part of the dptrain.sgd_epoch aggregate", fn),
+                    errhint("Train with dp_train (or dptrain train).")));
   return aggcontext;
 }
 
-// Per-call-site cache in fn_extra: the state last created or validated here
-// and whether the label argument is boolean (looked up once, not per row).
+// Per-call-site cache in fn_extra: the state this call site created or
+// validated last (with its layout), and whether the label argument is
+// boolean (looked up once, not per row).
 struct CallSite {
-  ArrayType* trusted;
+  ArrayType* state;
+  es::LayoutKey key;
   bool label_is_bool;
 };
 
@@ -53,18 +56,26 @@ CallSite* call_site(FunctionCallInfo fcinfo) {
   return site;
 }
 
-// The state argument, validated in full unless it is the state this call
-// site created or checked last (a state from elsewhere, e.g. a hand-written
-// aggregate's INITCOND or a partial state from a worker, is never trusted).
-ArrayType* trusted_state(FunctionCallInfo fcinfo) {
+void remember_state(FunctionCallInfo fcinfo, ArrayType* state, const double* data, int len) {
   CallSite* site = call_site(fcinfo);
+  site->state = state;
+  site->key = es::layout_key(data, static_cast<std::size_t>(len));
+}
+
+// The state argument, checked on every call: in full (O(length): every
+// value finite and in range) unless it is the state this call site created
+// or validated last, and then still its layout (O(1): es::same_layout), so
+// that a different array allocated at the same address cannot pass. A state
+// from elsewhere (a hand-written aggregate's INITCOND, a partial state from
+// a worker) is never trusted.
+ArrayType* trusted_state(FunctionCallInfo fcinfo) {
   ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
-  if (site->trusted != state) {
-    int len = 0;
-    const double* data = float8_array_data(state, &len, "training state");
-    DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
-    site->trusted = state;
-  }
+  int len = 0;
+  const double* data = float8_array_data(state, &len, "training state");
+  const CallSite* site = call_site(fcinfo);
+  if (site->state == state && es::same_layout(data, static_cast<std::size_t>(len), site->key)) return state;
+  DPT_CORE({ es::validate(data, static_cast<std::size_t>(len)); });
+  remember_state(fcinfo, state, data, len);
   return state;
 }
 
@@ -75,6 +86,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_sgd_transition);
 PG_FUNCTION_INFO_V1(dptrain_sgd_combine);
 PG_FUNCTION_INFO_V1(dptrain_sgd_final);
+PG_FUNCTION_INFO_V1(dptrain_sgd_sampled_transition);
 
 // sgd_transition(state float8[], x float8[] | real[], y float8 | boolean, init float8[])
 Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
@@ -82,9 +94,12 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
     if (PG_ARGISNULL(3))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL")));
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL"),
+                      errhint("The controller (dp_train or dptrain train) passes the initial state.")));
     state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "initial training state");
-    call_site(fcinfo)->trusted = state;
+    std::size_t len;
+    const double* data = state_data(state, &len);
+    remember_state(fcinfo, state, data, static_cast<int>(len));
   } else {
     state = trusted_state(fcinfo);
   }
@@ -98,9 +113,11 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
   ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
   const Oid elem = ARR_ELEMTYPE(x);
   if (elem != FLOAT8OID && elem != FLOAT4OID)
-    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("features must be float8[] or real[]")));
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("features must be float8[] or real[]"),
+                    errhint("Cast the features to float8[].")));
   if (ARR_NDIM(x) > 1)
-    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional")));
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional"),
+                    errhint("Every row's features must be a one-dimensional array.")));
   if (ARR_HASNULL(x) && array_contains_nulls(x))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not contain NULL elements"),
                     errhint("Remove or repair rows with NULL features before training.")));
@@ -117,6 +134,37 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
     const float* xf = reinterpret_cast<const float*>(ARR_DATA_PTR(x));
     DPT_CORE({ es::add_row(s, xf, len, label); });
   }
+  PG_RETURN_ARRAYTYPE_P(state);
+}
+
+// sgd_sampled_transition(state float8[], x float8[], y float8, batch int8, init float8[]):
+// one row of sampled batch `batch` (BST14). The rows come from the prepared
+// temp table (float8[] features, class index labels).
+Datum dptrain_sgd_sampled_transition(PG_FUNCTION_ARGS) {
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_sampled_transition");
+  ArrayType* state;
+  if (PG_ARGISNULL(0)) {
+    if (PG_ARGISNULL(4))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL")));
+    state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(4), "initial training state");
+    std::size_t len;
+    const double* data = state_data(state, &len);
+    remember_state(fcinfo, state, data, static_cast<int>(len));
+  } else {
+    state = trusted_state(fcinfo);
+  }
+  if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features, label and batch must not be NULL")));
+  ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
+  if (ARR_NDIM(x) != 1 || (ARR_HASNULL(x) && array_contains_nulls(x)))
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional without NULLs")));
+  const int len = ARR_DIMS(x)[0];
+  const double* xd = reinterpret_cast<const double*>(ARR_DATA_PTR(x));
+  const double label = PG_GETARG_FLOAT8(2);
+  const int64 batch = PG_GETARG_INT64(3);
+  std::size_t slen;
+  double* s = state_data(state, &slen);
+  DPT_CORE({ es::add_sampled_row(s, xd, len, label, batch); });
   PG_RETURN_ARRAYTYPE_P(state);
 }
 

@@ -1,16 +1,20 @@
 // dp_train: the whole training run inside the backend. The controller logic
 // is the core's Trainer (the same one `dptrain train` drives over libpq);
-// this file only runs its SQL: prepare the shuffled table, one aggregate
-// query per epoch, store the released model.
+// this file only runs its SQL: decide who may train and with whose rights
+// (access.h), check the caller's privacy budget, prepare the shuffled table,
+// one aggregate query per epoch, store the released model and charge the
+// budget in the same transaction (ledger.h).
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/algorithms/algorithm.h"
+#include "core/training/epoch_query.h"
 #include "core/training/trainer.h"
-#include "epochs.h"
+#include "ledger.h"
 #include "models.h"
 #include "training_data.h"
+#include "training_run.h"
 
 namespace {
 
@@ -20,6 +24,7 @@ struct TrainSession {
   dptrain::TrainingConfig config;
   std::unique_ptr<dptrain::Trainer> trainer;
   std::vector<double> input;
+  std::string epoch_sql;  // from the core: the same SQL the CLI runs
   dptrain::Model model;
   std::string model_json;
   std::string notice;
@@ -53,7 +58,8 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
                 kReshuffle, kOptions})
     if (PG_ARGISNULL(i))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("argument %s of dp_train must not be NULL",
-                                                                      arg_name(i))));
+                                                                      arg_name(i)),
+                      errhint("Leave the argument out to use its default.")));
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_train must return a row");
   tupdesc = BlessTupleDesc(tupdesc);
@@ -91,19 +97,24 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     if (!PG_ARGISNULL(kRadius)) c.radius = PG_GETARG_FLOAT8(kRadius);
     c.options = nlohmann::json::parse(options);
     dptrain::validate_arguments(c);
-    dptrain::make_algorithm(c.algorithm);  // unknown / not implemented: fail now
     s = session.release();
   });
   dptrain::pg::delete_on_reset(caller, s);
 
-  // 2. Public facts of the data and one random permutation of it.
+  // 2. Who may train here, and the budget, before any data is read.
   SPI_connect();
-  dptrain::pg::PreparedData prep;
-  dptrain::pg::prepare_training_data(PG_GETARG_OID(kSource), label, features,
-                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
-                                     seed, &prep);
+  const Oid relid = PG_GETARG_OID(kSource);
+  const dptrain::pg::RunIdentities ids = dptrain::pg::decide_access(fcinfo, relid, label, features, s->config);
+  DPT_CORE({ dptrain::make_algorithm(s->config.algorithm); });  // unknown / not implemented: fail now
+  dptrain::pg::require_free_name(name, ids.runner);
 
-  // 3. The whole plan (steps, noise) from public inputs only.
+  // 3. Public facts of the data and one random permutation of it.
+  dptrain::pg::PreparedData prep;
+  dptrain::pg::prepare_training_data(relid, label, features,
+                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
+                                     seed, ids, &prep);
+
+  // 4. The whole plan (steps, noise) from public inputs only.
   DPT_CORE({
     dptrain::TrainingConfig& c = s->config;
     c.source = prep.source_name;
@@ -112,6 +123,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     c.classes.assign(prep.classes, prep.classes + prep.nclasses);
     c.classes_from_data = prep.classes_from_data;
     s->trainer = std::make_unique<dptrain::Trainer>(c);
+    s->epoch_sql = dptrain::epoch_sql(s->trainer->plan(), prep.shuffled, prep.rows);
   });
   for (const std::string& w : s->trainer->plan().warnings) ereport(WARNING, (errmsg("%s", w.c_str())));
   if (prep.classes_from_data && strcmp(algorithm, "none") != 0)
@@ -119,12 +131,16 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
                      errdetail("The list of classes is outside the privacy guarantee."),
                      errhint("Pass classes => ARRAY[...] to declare them.")));
 
-  // 4. Epochs: one aggregate query each; only public progress is reported.
+  // 5. Epochs: one aggregate query each, with the runner's rights over the
+  // runner's temp table; only public progress is reported.
   const TimestampTz start = GetCurrentTimestamp();
-  dptrain::pg::run_training_epochs(s->trainer.get(), prep.shuffled, &s->input, "");
+  dptrain::pg::IdentitySwitch as_runner;
+  dptrain::pg::switch_identity(&as_runner, ids.runner, false);
+  dptrain::pg::run_training_epochs(s->trainer.get(), prep.shuffled, s->epoch_sql.c_str(), &s->input, "");
   dptrain::pg::drop_training_data(prep.shuffled);
+  dptrain::pg::restore_identity(&as_runner);
 
-  // 5. Release (output perturbation etc.) and store, in this transaction.
+  // 6. Release (output perturbation etc.), store and charge, in this transaction.
   long secs;
   int usecs;
   TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
@@ -132,7 +148,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     s->model = s->trainer->finish(static_cast<double>(secs) + usecs / 1e6);
     s->model_json = s->model.to_json().dump();
   });
-  const int64 id = dptrain::pg::store_model_json(s->model_json.c_str());
+  const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name);
   SPI_finish();
 
   const dptrain::Model& m = s->model;

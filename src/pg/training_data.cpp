@@ -1,5 +1,6 @@
 #include "training_data.h"
 
+#include "core/sgd/epoch_state.h"
 
 namespace dptrain::pg {
 namespace {
@@ -15,20 +16,17 @@ void spi_exec(const char* sql, int nargs, Oid* types, Datum* values, int expecte
   if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
 }
 
-AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role) {
-  if (column == nullptr || column[0] == '\0')
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s column name must not be empty", role)));
-  const AttrNumber attnum = get_attnum(relid, column);
-  if (attnum == InvalidAttrNumber || attnum < 0)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                    errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
-                    errhint("Pass the name of the %s column (e.g. %s => '%s').", role,
-                            strcmp(role, "label") == 0 ? "label" : "features",
-                            strcmp(role, "label") == 0 ? "y" : "x")));
-  return attnum;
+// Runs `sql` with the rights of `role` in a security-restricted operation:
+// for every query that reads the source relation (access.h).
+void spi_exec_as_reader(Oid role, const char* sql, int nargs, Oid* types, Datum* values, int expected) {
+  IdentitySwitch sw;
+  switch_identity(&sw, role, true);
+  spi_exec(sql, nargs, types, values, expected);
+  restore_identity(&sw);
 }
 
-void check_feature_type(Oid relid, AttrNumber attnum, const char* column) {
+// The element type of the feature column (checked: a number type).
+Oid check_feature_type(Oid relid, AttrNumber attnum, const char* column) {
   const Oid type = getBaseType(get_atttype(relid, attnum));
   const Oid elem = get_element_type(type);
   if (elem != FLOAT8OID && elem != FLOAT4OID && elem != NUMERICOID && elem != INT2OID && elem != INT4OID &&
@@ -37,6 +35,7 @@ void check_feature_type(Oid relid, AttrNumber attnum, const char* column) {
                     errmsg("feature column \"%s\" must be an array of numbers (float8[] or real[])", column),
                     errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum))),
                     errhint("Store the features of each row in one float8[] column (dptrain load does).")));
+  return elem;
 }
 
 LabelKind check_label_type(Oid relid, AttrNumber attnum, const char* column) {
@@ -56,7 +55,8 @@ LabelKind check_label_type(Oid relid, AttrNumber attnum, const char* column) {
     default:
       ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                       errmsg("label column \"%s\" must be boolean, a number or text", column),
-                      errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum)))));
+                      errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum))),
+                      errhint("Use a boolean, integer or text label column.")));
   }
   return LabelKind::Text;
 }
@@ -67,24 +67,63 @@ int64 datum_int64(int row, int col) {
   return isnull ? 0 : DatumGetInt64(d);
 }
 
+// The declared classes as C strings: one-dimensional, no NULLs, no
+// duplicates, at most kMaxClasses (checked before anything is copied).
+char** declared_class_names(ArrayType* declared, int* nclasses) {
+  if (ARR_NDIM(declared) != 1 || (ARR_HASNULL(declared) && array_contains_nulls(declared)))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("classes must be a one-dimensional text array without NULLs"),
+                    errhint("For example classes => ARRAY['no', 'yes'] (binary: negative class first).")));
+  if (ArrayGetNItems(ARR_NDIM(declared), ARR_DIMS(declared)) > kMaxClasses)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED), errmsg("too many classes"),
+                    errdetail("%d classes were declared; at most %d are supported.",
+                              ArrayGetNItems(ARR_NDIM(declared), ARR_DIMS(declared)), kMaxClasses),
+                    errhint("Classification supports up to %d classes.", kMaxClasses)));
+  Datum* items;
+  deconstruct_array(declared, TEXTOID, -1, false, TYPALIGN_INT, &items, nullptr, nclasses);
+  char** names = static_cast<char**>(palloc(sizeof(char*) * (*nclasses > 0 ? *nclasses : 1)));
+  for (int i = 0; i < *nclasses; ++i) {
+    names[i] = TextDatumGetCString(items[i]);
+    for (int j = 0; j < i; ++j)
+      if (strcmp(names[i], names[j]) == 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("class \"%s\" is listed twice", names[i]),
+                        errhint("List every class once.")));
+  }
+  return names;
+}
+
 }  // namespace
 
+AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role) {
+  if (column == nullptr || column[0] == '\0')
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s column name must not be empty", role),
+                    errhint("Pass the name of the %s column.", role)));
+  const AttrNumber attnum = get_attnum(relid, column);
+  if (attnum == InvalidAttrNumber || attnum < 0)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
+                    errhint("Pass the name of the %s column as it is spelled in the table, without quotes "
+                            "(e.g. %s => '%s').",
+                            role, strcmp(role, "label") == 0 ? "label" : "features",
+                            strcmp(role, "label") == 0 ? "y" : "x")));
+  return attnum;
+}
+
 void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
-                           bool has_seed, int64 seed, PreparedData* out) {
-  char* relname = get_rel_name(relid);
-  if (relname == nullptr)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid)));
-  const char relkind = get_rel_relkind(relid);
-  if (relkind != RELKIND_RELATION && relkind != RELKIND_VIEW && relkind != RELKIND_MATVIEW &&
-      relkind != RELKIND_FOREIGN_TABLE && relkind != RELKIND_PARTITIONED_TABLE)
-    ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not a table or view", relname)));
+                           bool has_seed, int64 seed, const RunIdentities& ids, PreparedData* out) {
+  char* relname = require_training_relation(relid);
   const char* nspname = get_namespace_name(get_rel_namespace(relid));
   const char* qualified = quote_qualified_identifier(nspname, relname);
 
   const AttrNumber x_att = require_column(relid, relname, features, "features");
   const AttrNumber y_att = require_column(relid, relname, label, "label");
-  check_feature_type(relid, x_att, features);
+  const Oid feature_elem = check_feature_type(relid, x_att, features);
   const LabelKind label_kind = check_label_type(relid, y_att, label);
+  if (declared == nullptr && label_kind != LabelKind::Boolean && !ids.caller_reads)
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                    errmsg("the classes must be declared to train on \"%s\" without read access", relname),
+                    errdetail("Reading the list of classes from the data would reveal it."),
+                    errhint("Pass classes => ARRAY[...] (binary: negative class first).")));
   const char* x = quote_identifier(features);
   const char* y = quote_identifier(label);
 
@@ -93,11 +132,21 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
   initStringInfo(&sql);
   appendStringInfo(&sql,
                    "SELECT count(*)::int8, min(cardinality(%s))::int8, max(cardinality(%s))::int8, "
-                   "count(*) FILTER (WHERE %s IS NULL)::int8, count(*) FILTER (WHERE %s IS NULL)::int8 FROM %s",
-                   x, x, x, y, qualified);
-  spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+                   "count(*) FILTER (WHERE %s IS NULL)::int8, count(*) FILTER (WHERE %s IS NULL)::int8, "
+                   "count(*) FILTER (WHERE array_ndims(%s) > 1)::int8, %s, %s FROM %s",
+                   x, x, x, y, x,
+                   label_kind == LabelKind::Numeric ? psprintf("count(*) FILTER (WHERE %s::text = 'NaN')::int8", y)
+                                                    : "0::int8",
+                   // numeric values beyond float8's range would fail the cast below without a hint
+                   feature_elem == NUMERICOID
+                       ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v "
+                                  "WHERE abs(v) > 1.7976931348623157e308))::int8", x)
+                       : "0::int8",
+                   qualified);
+  spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
-  const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5);
+  const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),
+              nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8);
   if (n == 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
                     errhint("Train on a table with at least one row.")));
@@ -108,33 +157,45 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
   if (null_y > 0)
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label column \"%s\" contains NULL values", label),
                     errhint("Remove rows with NULL labels before training.")));
+  if (nan_y > 0)
+    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("label column \"%s\" contains NaN", label),
+                    errhint("NaN is not a class: remove or repair those rows.")));
+  if (out_of_range > 0)
+    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                    errmsg("feature column \"%s\" has values beyond the range of float8", features),
+                    errhint("Scale the features (dptrain load normalizes rows to norm 1).")));
+  if (multi_dim > 0)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                    errmsg("feature column \"%s\" contains multi-dimensional arrays", features),
+                    errhint("Every row's features must be a one-dimensional array.")));
   if (dmin != dmax)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays have different lengths"),
-                    errdetail("Lengths range from %lld to %lld.", (long long) dmin, (long long) dmax),
+                    // The range is a fact about the data: only for those who may read it.
+                    ids.caller_reads ? errdetail("Lengths range from %lld to %lld.", (long long) dmin, (long long) dmax)
+                                     : 0,
                     errhint("Every row must have the same number of features.")));
   if (dmin == 0)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays are empty"),
                     errhint("Rows need at least one feature.")));
-  if (dmin > INT_MAX)
-    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED), errmsg("too many features")));
 
   // Classes: declared by the caller, implied by a boolean label, or read
   // from the data (then outside the privacy guarantee: the metadata says so).
   ArrayType* classes;
+  char** class_names;
+  int nclasses;
   bool from_data = false;
   if (declared != nullptr) {
-    if (ARR_NDIM(declared) != 1 || (ARR_HASNULL(declared) && array_contains_nulls(declared)))
-      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                      errmsg("classes must be a one-dimensional text array without NULLs")));
+    class_names = declared_class_names(declared, &nclasses);
     classes = declared;
   } else if (label_kind == LabelKind::Boolean) {
     Datum items[2] = {CStringGetTextDatum("false"), CStringGetTextDatum("true")};
     classes = construct_array(items, 2, TEXTOID, -1, false, TYPALIGN_INT);
+    class_names = declared_class_names(classes, &nclasses);
   } else {
     resetStringInfo(&sql);
     appendStringInfo(&sql, "SELECT %s::text FROM (SELECT DISTINCT %s FROM %s ORDER BY 1 LIMIT %d) c", y, y, qualified,
                      kMaxClasses + 1);
-    spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     const int k = static_cast<int>(SPI_processed);
     if (k > kMaxClasses)
       ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -145,22 +206,20 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
     for (int i = 0; i < k; ++i)
       items[i] = CStringGetTextDatum(SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
     classes = construct_array(items, k, TEXTOID, -1, false, TYPALIGN_INT);
+    class_names = declared_class_names(classes, &nclasses);
     from_data = true;
-  }
-  Datum* class_items;
-  int nclasses;
-  deconstruct_array(classes, TEXTOID, -1, false, TYPALIGN_INT, &class_items, nullptr, &nclasses);
-  char** class_names = static_cast<char**>(palloc(sizeof(char*) * (nclasses > 0 ? nclasses : 1)));
-  for (int i = 0; i < nclasses; ++i) {
-    class_names[i] = TextDatumGetCString(class_items[i]);
-    for (int j = 0; j < i; ++j)
-      if (strcmp(class_names[i], class_names[j]) == 0)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("class \"%s\" is listed twice", class_names[i])));
   }
   if (nclasses < 2)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("training needs at least two classes"),
                     nclasses == 1 ? errdetail("Every row has the label \"%s\".", class_names[0]) : 0,
                     errhint("Check the label column, or declare the classes explicitly.")));
+  // The model size is known now: refuse before copying any data.
+  const int64 models = nclasses == 2 ? 1 : nclasses;
+  if (dmin > INT_MAX || models * dmin > dptrain::epoch_state::kMaxParameters)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED), errmsg("model too large"),
+                    errdetail("%lld models x %lld features exceed the limit of %lld parameters.", (long long) models,
+                              (long long) dmin, (long long) dptrain::epoch_state::kMaxParameters),
+                    errhint("Reduce the dimension, e.g. with a random projection, or the number of classes.")));
 
   Oid class_type[1] = {TEXTARRAYOID};
   Datum class_value[1] = {PointerGetDatum(classes)};
@@ -168,7 +227,7 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
     resetStringInfo(&sql);
     appendStringInfo(&sql, "SELECT count(*) FILTER (WHERE array_position($1, %s::text) IS NULL)::int8 FROM %s", y,
                      qualified);
-    spi_exec(sql.data, 1, class_type, class_value, SPI_OK_SELECT);
+    spi_exec_as_reader(ids.reader, sql.data, 1, class_type, class_value, SPI_OK_SELECT);
     if (datum_int64(0, 1) > 0)
       ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
                       errmsg("label column \"%s\" has values outside the declared classes", label),
@@ -184,20 +243,33 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 
   // One random permutation, materialized: a temp table is never scanned by
   // parallel workers, so every epoch over it is one sequential pass in
-  // this order (the permutation the bolt-on analysis fixes).
+  // this order (the permutation the bolt-on analysis fixes). It belongs to
+  // the runner; the reader may only insert into it. Column i numbers the
+  // rows 1..n (in the source's scan order, unrelated to their contents):
+  // BST14 fetches its sampled batches by row number (dptrain.sampled_rows).
   const char* shuffled = psprintf("pg_temp.dptrain_shuffled_%d", ++shuffle_counter);
-  resetStringInfo(&sql);
-  appendStringInfo(&sql, "CREATE TEMP TABLE %s (x float8[], y float8) ON COMMIT DROP", shuffled);
-  spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
+  {
+    IdentitySwitch sw;
+    switch_identity(&sw, ids.runner, false);
+    resetStringInfo(&sql);
+    appendStringInfo(&sql, "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP", shuffled);
+    spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
+    if (ids.reader != ids.runner) {
+      resetStringInfo(&sql);
+      appendStringInfo(&sql, "GRANT INSERT ON %s TO %s", shuffled, quoted_role(ids.reader));
+      spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
+    }
+    restore_identity(&sw);
+  }
   resetStringInfo(&sql);
   appendStringInfo(&sql,
-                   "INSERT INTO %s SELECT %s::float8[], (array_position($1, %s::text) - 1)::float8 FROM %s "
-                   "ORDER BY random()",
+                   "INSERT INTO %s SELECT row_number() OVER (), %s::float8[], "
+                   "(array_position($1, %s::text) - 1)::float8 FROM %s ORDER BY random()",
                    shuffled, x, y, qualified);
-  spi_exec(sql.data, 1, class_type, class_value, SPI_OK_INSERT);
+  spi_exec_as_reader(ids.reader, sql.data, 1, class_type, class_value, SPI_OK_INSERT);
 
   out->shuffled = pstrdup(shuffled);
-  out->source_name = psprintf("%s.%s", nspname, relname);
+  out->source_name = pstrdup(qualified);
   out->rows = n;
   out->dim = static_cast<int>(dmin);
   out->nclasses = nclasses;
@@ -218,8 +290,8 @@ void reshuffle_training_data(const char* shuffled) {
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "CREATE TEMP TABLE %s_next (x float8[], y float8) ON COMMIT DROP; "
-                   "INSERT INTO %s_next SELECT x, y FROM %s ORDER BY random(); "
+                   "CREATE TEMP TABLE %s_next (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP; "
+                   "INSERT INTO %s_next SELECT i, x, y FROM %s ORDER BY random(); "
                    "DROP TABLE %s; ALTER TABLE %s_next RENAME TO %s",
                    shuffled, shuffled, shuffled, shuffled, shuffled, bare);
   if (SPI_execute(sql.data, false, 0) < 0) elog(ERROR, "dptrain: reshuffle failed");
@@ -241,12 +313,13 @@ char** split_training_data(const char* shuffled, int parts, int64* rows) {
     names[p] = psprintf("pg_temp.dptrain_shuffled_%d", ++shuffle_counter);
     resetStringInfo(&sql);
     // A temp table is read by one sequential scan in insertion order (never
-    // by parallel workers, never synchronized), so row_number() OVER () is
-    // the position in the random order.
+    // by parallel workers, never synchronized), so the inner row_number() is
+    // the position in the random order; the outer one numbers the part's rows
+    // 1..m_p in their order (column i, for BST14's dptrain.sampled_rows).
     appendStringInfo(&sql,
-                     "CREATE TEMP TABLE %s (x float8[], y float8) ON COMMIT DROP; "
-                     "INSERT INTO %s SELECT x, y FROM (SELECT x, y, row_number() OVER () - 1 AS r FROM %s) s "
-                     "WHERE r %% %d = %d",
+                     "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP; "
+                     "INSERT INTO %s SELECT row_number() OVER (), x, y "
+                     "FROM (SELECT x, y, row_number() OVER () - 1 AS r FROM %s) s WHERE r %% %d = %d",
                      names[p], names[p], shuffled, parts, p);
     if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT) elog(ERROR, "dptrain: could not split %s", shuffled);
     rows[p] = static_cast<int64>(SPI_processed);
@@ -275,11 +348,16 @@ Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
   tupdesc = BlessTupleDesc(tupdesc);
   dptrain::pg::PreparedData prepared;
   MemoryContext caller = CurrentMemoryContext;
+  // The controller's path: everything with the caller's own rights (it needs
+  // SELECT on the data and EXECUTE on the epoch aggregate anyway).
+  dptrain::pg::RunIdentities ids;
+  ids.caller = ids.reader = ids.runner = GetUserId();
+  ids.caller_reads = true;
   SPI_connect();
   dptrain::pg::prepare_training_data(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)),
                                      text_to_cstring(PG_GETARG_TEXT_PP(2)),
                                      PG_ARGISNULL(3) ? nullptr : PG_GETARG_ARRAYTYPE_P(3), !PG_ARGISNULL(4),
-                                     PG_ARGISNULL(4) ? 0 : PG_GETARG_INT64(4), &prepared);
+                                     PG_ARGISNULL(4) ? 0 : PG_GETARG_INT64(4), ids, &prepared);
   MemoryContext old = MemoryContextSwitchTo(caller);
   Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * prepared.nclasses));
   for (int i = 0; i < prepared.nclasses; ++i) items[i] = CStringGetTextDatum(prepared.classes[i]);

@@ -2,10 +2,11 @@
 // controller through dptrain.training_prepare): resolve and check the
 // table and columns, count the rows, check the feature dimension and
 // labels, and materialize one random permutation of (x, y) into a
-// session-private temp table with y mapped to the class index.
+// session-private temp table (i, x, y) with y mapped to the class index and
+// i numbering the rows 1..n.
 #pragma once
 
-#include "pg_glue.h"
+#include "access.h"
 
 namespace dptrain::pg {
 
@@ -20,9 +21,16 @@ struct PreparedData {
 };
 
 // Requires SPI_connect(). `declared_classes` may be NULL (then the classes
-// come from the label type or, failing that, from the data).
+// come from the label type or, failing that, from the data -- the latter only
+// for a caller that may read the data). The relation is read with the rights
+// of ids.reader in a security-restricted operation; the temp table belongs to
+// ids.runner (access.h). For a caller that may not read the data, errors
+// about the data carry no data-dependent numbers.
 void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared_classes,
-                           bool has_seed, int64 seed, PreparedData* out);
+                           bool has_seed, int64 seed, const RunIdentities& ids, PreparedData* out);
+
+// The columns `label` and `features` of `relid` (ERROR if missing).
+AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role);
 
 // A fresh permutation of an already prepared table (per-epoch reshuffle).
 void reshuffle_training_data(const char* shuffled);
@@ -31,9 +39,10 @@ void drop_training_data(const char* shuffled);
 // Private tuning: deals the rows of a prepared table out into `parts` new
 // prepared tables by position (row r, 0-based in the table's random order,
 // goes to part r mod parts; each part keeps the order, so it is a uniformly
-// random permutation of a uniformly random part). Returns the names
-// (palloc'd) and the row counts in `rows` (parts entries). The source table
-// is left as it is.
+// random permutation of a uniformly random part, with its rows numbered
+// 1..m_p in column i). The parts belong to the current role (call it as the
+// runner). Returns the names (palloc'd) and the row counts in `rows` (parts
+// entries). The source table is left as it is.
 char** split_training_data(const char* shuffled, int parts, int64* rows);
 
 }  // namespace dptrain::pg

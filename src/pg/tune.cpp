@@ -1,18 +1,20 @@
 // dp_tune: private hyperparameter tuning inside the backend (Bolt-on
 // Algorithm 3; the logic is the core's tuning::Tuner, the same one
 // `dptrain tune` drives over libpq; docs/tuning.md). This file only runs its
-// SQL: prepare and split the table, train every candidate on its part with
-// the same epoch routine as dp_train, count each released candidate's
-// misclassifications on the held-out part, store the chosen model.
+// SQL, with dp_train's steps (training_run.h): who may train and the privacy
+// budget, prepare and split the table, train every candidate on its part,
+// count each released candidate's misclassifications on the held-out part,
+// store the chosen model and charge its total (epsilon, delta) to the budget.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/packed_model.h"
+#include "core/training/epoch_query.h"
 #include "core/tuning/private_tuning.h"
-#include "epochs.h"
 #include "models.h"
 #include "training_data.h"
+#include "training_run.h"
 
 namespace {
 
@@ -22,6 +24,7 @@ struct TuneSession {
   std::unique_ptr<dptrain::tuning::Tuner> tuner;
   std::unique_ptr<dptrain::Trainer> trainer;
   std::vector<double> input;
+  std::string epoch_sql;
   std::vector<double> packed;
   dptrain::Model model;
   std::string json;
@@ -74,7 +77,8 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
                 kReshuffle, kOptions})
     if (PG_ARGISNULL(i))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                      errmsg("argument %s of dp_tune must not be NULL", arg_name(i))));
+                      errmsg("argument %s of dp_tune must not be NULL", arg_name(i)),
+                      errhint("Leave the argument out to use its default.")));
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_tune must return a row");
   tupdesc = BlessTupleDesc(tupdesc);
@@ -118,19 +122,24 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
     g.batch_sizes.assign(batches, batches + nbatches);
     dptrain::validate_arguments(c);
     dptrain::tuning::expand(g);
-    dptrain::make_algorithm(c.algorithm);
     s = session.release();
   });
   dptrain::pg::delete_on_reset(caller, s);
 
-  // 2. Public facts of the data and one random permutation of it.
+  // 2. Who may tune here, and the budget (the total epsilon and delta), before any data is read.
   SPI_connect();
-  dptrain::pg::PreparedData prep;
-  dptrain::pg::prepare_training_data(PG_GETARG_OID(kSource), label, features,
-                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
-                                     seed, &prep);
+  const Oid relid = PG_GETARG_OID(kSource);
+  const dptrain::pg::RunIdentities ids = dptrain::pg::decide_access(fcinfo, relid, label, features, s->config);
+  DPT_CORE({ dptrain::make_algorithm(s->config.algorithm); });
+  dptrain::pg::require_free_name(name, ids.runner);
 
-  // 3. Every candidate's plan, for its part size, from public inputs only.
+  // 3. Public facts of the data and one random permutation of it.
+  dptrain::pg::PreparedData prep;
+  dptrain::pg::prepare_training_data(relid, label, features,
+                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
+                                     seed, ids, &prep);
+
+  // 4. Every candidate's plan, for its part size, from public inputs only.
   DPT_CORE({
     dptrain::TrainingConfig& c = s->config;
     c.source = prep.source_name;
@@ -146,8 +155,11 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
                      errdetail("The list of classes is outside the privacy guarantee."),
                      errhint("Pass classes => ARRAY[...] to declare them.")));
 
-  // 4. The l + 1 disjoint parts (by position in the random order).
+  // 5. The l + 1 disjoint parts (by position in the random order), as the
+  // runner: the temp tables, the epochs and the held-out counts are its.
   const TimestampTz start = GetCurrentTimestamp();
+  dptrain::pg::IdentitySwitch as_runner;
+  dptrain::pg::switch_identity(&as_runner, ids.runner, false);
   const int parts = s->tuner->parts(), candidates = s->tuner->candidates();
   int64* part_rows = static_cast<int64*>(palloc(sizeof(int64) * parts));
   char** part = dptrain::pg::split_training_data(prep.shuffled, parts, part_rows);
@@ -158,10 +170,13 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   const char* evaluate_sql = psprintf(
       "SELECT e[1]::int8, e[2]::int8 FROM (SELECT dptrain.evaluate_agg(x, y::int, $1) e FROM %s) q", held_out);
 
-  // 5. Every candidate on its own part; its released model scored on the held-out part.
+  // 6. Every candidate on its own part; its released model scored on the held-out part.
   for (int i = 0; i < candidates; ++i) {
-    DPT_CORE({ s->trainer = s->tuner->trainer(i); });
-    dptrain::pg::run_training_epochs(s->trainer.get(), part[i], &s->input,
+    DPT_CORE({
+      s->trainer = s->tuner->trainer(i);
+      s->epoch_sql = dptrain::epoch_sql(s->trainer->plan(), part[i], s->tuner->part_rows()[i]);
+    });
+    dptrain::pg::run_training_epochs(s->trainer.get(), part[i], s->epoch_sql.c_str(), &s->input,
                                      psprintf("candidate %d of %d: ", i + 1, candidates));
     dptrain::pg::drop_training_data(part[i]);
     DPT_CORE({
@@ -181,8 +196,9 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
     DPT_CORE({ s->tuner->record(i, std::move(s->model), rows - correct, rows); });
   }
   dptrain::pg::drop_training_data(held_out);
+  dptrain::pg::restore_identity(&as_runner);
 
-  // 6. The exponential mechanism, and the chosen model stored like dp_train's.
+  // 7. The exponential mechanism; the chosen model stored and charged like dp_train's.
   long secs;
   int usecs;
   TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
@@ -190,7 +206,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
     s->model = s->tuner->finish(static_cast<double>(secs) + usecs / 1e6);
     s->json = s->model.to_json().dump();
   });
-  const int64 id = dptrain::pg::store_model_json(s->json.c_str());
+  const int64 id = dptrain::pg::store_model_json(s->json.c_str(), ids, relid, prep.source_name);
   SPI_finish();
 
   const dptrain::Model& m = s->model;

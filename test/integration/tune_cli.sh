@@ -68,4 +68,21 @@ echo "$out" | grep -q 'twice' || { echo "unexpected error: $out"; exit 1; }
 if out=$(tune 2>&1); then echo "missing epsilon accepted"; exit 1; fi
 echo "$out" | grep -q 'epsilon' || { echo "unexpected error: $out"; exit 1; }
 [ "$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')" = "$before" ] || { echo "a failed run stored a model"; exit 1; }
+# A role that may not read the table (only a budget from its owner) cannot run
+# the controller: `dptrain tune` falls back to dp_tune in the server, which
+# charges the total epsilon once; --controller refuses instead.
+analyst=tune_analyst_$$
+err=$(mktemp)
+trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true; psql -X -q -d postgres -c "DROP ROLE IF EXISTS $analyst" >/dev/null 2>&1 || true; rm -f "$err"' EXIT
+psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "CREATE ROLE $analyst LOGIN" -c "SELECT dp_grant_budget('pts', '$analyst', 1.0, 0)" >/dev/null
+out=$("$DPTRAIN_CLI" tune --db "dbname=$db user=$analyst" --table pts --label y --features x --classes false,true \
+        --epsilon 0.7 --lambdas 0,0.01 --epochs 1,2 --json 2>"$err") || { cat "$err"; exit 1; }
+grep -q 'tuning inside the server (dp_tune) instead' "$err" || { echo "no fallback notice: $(cat "$err")"; exit 1; }
+[ "$(echo "$out" | field "j['mode']")" = server ] || { echo "expected server mode: $out"; exit 1; }
+left=$(psql -X -At -d "$db" -c "SELECT round(epsilon::numeric, 6) FROM dp_budget_remaining('pts', '$analyst')")
+[ "$left" = 0.300000 ] || { echo "expected 0.3 of the budget left, got $left"; exit 1; }
+if out=$("$DPTRAIN_CLI" tune --db "dbname=$db user=$analyst" --table pts --label y --features x --classes false,true \
+           --epsilon 0.1 --controller 2>&1); then echo "--controller accepted without the privileges"; exit 1; fi
+echo "$out" | grep -q 'controller mode needs' || { echo "unexpected error: $out"; exit 1; }
+echo "ok: an analyst with a budget tunes in the server; 0.7 charged once"
 echo "tune_cli: all ok"

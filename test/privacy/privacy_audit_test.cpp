@@ -80,13 +80,13 @@ TEST(PrivacyAudit, HarnessIsDeterministic) {
 TEST(PrivacyAudit, NeighboursDifferInExactlyTheCanaryLabel) {
   const Neighbours n = standard_neighbours();
   ASSERT_EQ(n.d.rows(), 100);
-  ASSERT_EQ(n.d.features, n.d_prime.features);
+  ASSERT_EQ(n.d.x, n.d_prime.x);
   int differing = 0;
-  for (std::int64_t i = 0; i < n.d.rows(); ++i) differing += n.d.labels[i] != n.d_prime.labels[i];
+  for (std::size_t i = 0; i < n.d.y.size(); ++i) differing += n.d.y[i] != n.d_prime.y[i];
   EXPECT_EQ(differing, 1);
-  EXPECT_EQ(n.d.labels[99], 1.0);
-  EXPECT_EQ(n.d_prime.labels[99], 0.0);
-  EXPECT_EQ(n.d.row(99)[0], 1.0);
+  EXPECT_EQ(n.d.y[99], 1.0);
+  EXPECT_EQ(n.d_prime.y[99], 0.0);
+  EXPECT_EQ(n.d.x[99][0], 1.0);
 }
 
 }  // namespace

@@ -2,15 +2,17 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/algorithms/bolton.h"
+#include "core/algorithms/bst14.h"
 #include "core/algorithms/non_private.h"
+#include "core/algorithms/scs13.h"
 #include "core/error.h"
 
 namespace dptrain {
 namespace {
 
-// Algorithms of the project's roadmap that are not implemented yet.
-const std::vector<std::string> kPlanned = {"scs13", "bst14", "amp", "psgd", "pfw",
-                                           "dpagd", "dpsgd", "dpadam", "opdisc"};
+// Implemented algorithms, and those of the roadmap that are not built yet.
+const std::vector<std::string> kImplemented = {"none", "bolton", "scs13", "bst14"};
+const std::vector<std::string> kPlanned = {"amp", "psgd", "pfw", "dpagd", "dpsgd", "dpadam", "opdisc"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -21,7 +23,7 @@ std::string joined(const std::vector<std::string>& v) {
 }  // namespace
 
 std::vector<std::string> known_algorithms() {
-  std::vector<std::string> v = {"none", "bolton"};
+  std::vector<std::string> v = kImplemented;
   v.insert(v.end(), kPlanned.begin(), kPlanned.end());
   return v;
 }
@@ -29,9 +31,11 @@ std::vector<std::string> known_algorithms() {
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "none") return std::make_unique<NonPrivateSgd>();
   if (name == "bolton") return std::make_unique<Bolton>();
+  if (name == "scs13") return std::make_unique<Scs13>();
+  if (name == "bst14") return std::make_unique<Bst14>();
   if (std::find(kPlanned.begin(), kPlanned.end(), name) != kPlanned.end())
     fail(ErrorKind::NotImplemented, "algorithm \"" + name + "\" is not implemented yet", {},
-         "Implemented algorithms: none, bolton.");
+         "Implemented algorithms: " + joined(kImplemented) + ".");
   fail(ErrorKind::InvalidParameter, "unknown algorithm \"" + name + "\"", {},
        "Known algorithms: " + joined(known_algorithms()) + ".");
 }

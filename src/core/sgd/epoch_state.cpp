@@ -28,7 +28,18 @@ std::size_t block(const double* s) { return static_cast<std::size_t>(dim(s)) * m
 double* accumulator(double* s) { return s + kHeaderSize + block(s); }
 double* average_mut(double* s) { return s + kHeaderSize + 2 * block(s); }
 
-// w <- Pi_R(w - eta (lambda w + acc / b)) for every model, then reset acc.
+privacy::KeyWords key_words_of(const double* s) {
+  privacy::KeyWords k;
+  for (int i = 0; i < 8; ++i) k[i] = static_cast<std::uint32_t>(s[kNoiseKey + i]);
+  return k;
+}
+
+void add_state_noise(const double* s, double* acc, std::size_t n, std::uint64_t t) {
+  const auto kind = static_cast<privacy::BatchNoiseKind>(static_cast<int>(s[kNoiseKind]));
+  privacy::add_batch_noise(kind, s[kNoiseScale], privacy::key_from_words(key_words_of(s)), t, acc, n);
+}
+
+// w <- Pi_R(w - eta (lambda w + (acc [+ Z_t]) / b)) for every model, then reset acc.
 void step(double* s) {
   const int d = dim(s);
   const int K = models(s);
@@ -46,6 +57,9 @@ void step(double* s) {
 
   double* w = weights(s);
   double* acc = accumulator(s);
+  // White-box noise on the batch's gradient sum (SCS13 / BST14): one joint
+  // draw over all K models, from the stream of update t.
+  if (noisy(s)) add_state_noise(s, acc, block(s), t);
   for (int k = 0; k < K; ++k) {
     Vec wk(w + static_cast<std::size_t>(k) * d, d);
     Vec gk(acc + static_cast<std::size_t>(k) * d, d);
@@ -74,6 +88,11 @@ template <typename T>
   throw Error(ErrorKind::InvalidData, "feature values are too large",
               "The squared norm of a feature vector overflows a double.",
               "Scale the features (dptrain load normalizes rows to norm 1).", sqlstate::kFloatingPointException);
+}
+
+[[noreturn]] void refuse_unsampled_rows() {
+  fail(ErrorKind::InvalidState, "this training state takes sampled batches only", {},
+       "BST14 epochs run through dptrain.sgd_sampled_epoch over dptrain.sampled_rows, not over a permutation.");
 }
 
 template <typename T>
@@ -125,6 +144,27 @@ void add_row_impl(double* s, const T* x_data, std::int64_t len, double label) {
   if (s[kPending] >= s[kBatchSize]) step(s);
 }
 
+// The white-box fields: kind, scale, seeded flag, key words, sampling.
+void validate_noise(const double* s) {
+  const double kind = s[kNoiseKind];
+  if (!(kind == 0 || kind == 1 || kind == 2)) bad_state("Unknown noise kind.");
+  if (!(s[kSampledBatches] == 0 || s[kSampledBatches] == 1)) bad_state("Invalid sampled-batches flag.");
+  if (!is_count(s[kSampledBatch])) bad_state("Invalid sampled batch number.");
+  if (s[kSampledBatches] == 0 && s[kSampledBatch] != 0) bad_state("A batch number without sampled batches.");
+  const bool keyed = kind != 0 || s[kSampledBatches] != 0;
+  for (int i = 0; i < 8; ++i) {
+    const double w = s[kNoiseKey + i];
+    if (!(is_count(w) && w <= 4294967295.0)) bad_state("Invalid key word.");
+    if (!keyed && w != 0) bad_state("A key without white-box noise or sampling.");
+  }
+  if (kind == 0) {
+    if (s[kNoiseScale] != 0 || s[kNoiseSeeded] != 0) bad_state("Noise parameters without a noise kind.");
+    return;
+  }
+  if (!(s[kNoiseScale] > 0 && std::isfinite(s[kNoiseScale]))) bad_state("Invalid noise scale.");
+  if (!(s[kNoiseSeeded] == 0 || s[kNoiseSeeded] == 1)) bad_state("Invalid seeded flag.");
+}
+
 }  // namespace
 
 std::size_t state_length(int dim, int models, bool averaging) {
@@ -159,6 +199,14 @@ std::vector<double> make_state(const EpochConfig& c, const double* w, std::uint6
   s[kUpdates] = static_cast<double>(updates);
   s[kAveraging] = c.averaging ? 1 : 0;
   s[kAveraged] = static_cast<double>(averaged);
+  s[kNoiseKind] = static_cast<int>(c.noise);
+  if (c.noise != privacy::BatchNoiseKind::None) {
+    s[kNoiseScale] = c.noise_scale;
+    s[kNoiseSeeded] = c.noise_seeded ? 1 : 0;
+  }
+  if (c.noise != privacy::BatchNoiseKind::None || c.sampled_batches)
+    for (int i = 0; i < 8; ++i) s[kNoiseKey + i] = c.noise_key[i];
+  s[kSampledBatches] = c.sampled_batches ? 1 : 0;
   const std::size_t n = static_cast<std::size_t>(c.dim) * c.models;
   if (w) std::copy(w, w + n, s.begin() + kHeaderSize);
   if (c.averaging) {
@@ -169,7 +217,7 @@ std::vector<double> make_state(const EpochConfig& c, const double* w, std::uint6
   return s;
 }
 
-void validate(const double* s, std::size_t len) {
+void validate_layout(const double* s, std::size_t len) {
   if (s == nullptr || len < kHeaderSize) bad_state("The state is shorter than its header.");
   if (s[kMagic] != kMagicValue || s[kVersion] != kVersionValue)
     bad_state("The state does not start with the dptrain magic number and version.");
@@ -179,27 +227,34 @@ void validate(const double* s, std::size_t len) {
   if (!(s[kAveraging] == 0 || s[kAveraging] == 1)) bad_state("Invalid averaging flag.");
   if (len != state_length(static_cast<int>(d), static_cast<int>(K), s[kAveraging] == 1))
     bad_state("The state length does not match its dimension.");
+  if (!(is_count(s[kBatchSize]) && s[kBatchSize] >= 1)) bad_state("Invalid batch size.");
+  for (int f : {kUpdates, kRows, kPending, kAveraged})
+    if (!is_count(s[f])) bad_state("Invalid counter.");
+  if (!(s[kPending] < s[kBatchSize])) bad_state("Pending rows exceed the batch size.");
   if (!(s[kLoss] == 0 || s[kLoss] == 1)) bad_state("Unknown loss.");
+  const double sk = s[kSchedule];
+  if (!(sk >= 0 && sk <= 4 && std::floor(sk) == sk)) bad_state("Unknown step-size schedule.");
+}
+
+void validate(const double* s, std::size_t len) {
+  validate_layout(s, len);
   if (!(s[kHuberH] > 0 && s[kHuberH] < 1)) bad_state("Invalid Huber parameter.");
   if (!(s[kLambda] >= 0 && std::isfinite(s[kLambda]))) bad_state("Invalid lambda.");
   if (!(s[kRadius] >= 0 && std::isfinite(s[kRadius]))) bad_state("Invalid radius.");
   if (!(s[kFeatureBound] > 0 && std::isfinite(s[kFeatureBound]))) bad_state("Invalid feature bound.");
-  if (!(is_count(s[kBatchSize]) && s[kBatchSize] >= 1)) bad_state("Invalid batch size.");
-  const double sk = s[kSchedule];
-  if (!(sk >= 0 && sk <= 4 && std::floor(sk) == sk)) bad_state("Unknown step-size schedule.");
   for (int f : {kEta, kBeta, kGamma, kOffset})
     if (!(s[f] >= 0 && std::isfinite(s[f]))) bad_state("Invalid step-size parameter.");
-  const auto kind = static_cast<ScheduleKind>(static_cast<int>(sk));
+  const auto kind = static_cast<ScheduleKind>(static_cast<int>(s[kSchedule]));
   if ((kind == ScheduleKind::Constant || kind == ScheduleKind::InverseSqrt) && !(s[kEta] > 0))
     bad_state("The step size must be positive.");
   if (kind != ScheduleKind::Constant && kind != ScheduleKind::InverseSqrt && !(s[kBeta] > 0))
     bad_state("The smoothness constant must be positive.");
   if (kind == ScheduleKind::StronglyConvex && !(s[kGamma] > 0))
     bad_state("The strong-convexity constant must be positive.");
-  for (int f : {kUpdates, kRows, kPending, kAveraged})
-    if (!is_count(s[f])) bad_state("Invalid counter.");
-  if (!(s[kPending] < s[kBatchSize])) bad_state("Pending rows exceed the batch size.");
-  for (int f = kAveraged + 1; f < kHeaderSize; ++f)
+  for (int f = kAveraged + 1; f < kNoiseFirst; ++f)
+    if (s[f] != 0) bad_state("Reserved header fields must be zero.");
+  validate_noise(s);
+  for (int f = kSampledBatch + 1; f < kHeaderSize; ++f)
     if (s[f] != 0) bad_state("Reserved header fields must be zero.");
   for (std::size_t i = kHeaderSize; i < len; ++i)
     if (!std::isfinite(s[i])) bad_state("The model contains a non-finite value.");
@@ -221,24 +276,80 @@ EpochConfig config_of(const double* s) {
   c.schedule.gamma = s[kGamma];
   c.schedule.offset = s[kOffset];
   c.averaging = averaging(s);
+  c.noise = static_cast<privacy::BatchNoiseKind>(static_cast<int>(s[kNoiseKind]));
+  c.noise_scale = s[kNoiseScale];
+  c.noise_seeded = s[kNoiseSeeded] != 0;
+  c.noise_key = key_words_of(s);
+  c.sampled_batches = sampled(s);
   return c;
 }
 
+bool same_run(const double* a, const double* b) {
+  return std::memcmp(a, b, sizeof(double) * kUpdates) == 0 &&
+         std::memcmp(a + kNoiseFirst, b + kNoiseFirst, sizeof(double) * (kSampledBatch - kNoiseFirst)) == 0;
+}
+
 void add_row(double* s, const double* x, std::int64_t len, double label) {
+  if (sampled(s)) refuse_unsampled_rows();
   add_row_impl(s, x, len, label);
 }
 
 void add_row(double* s, const float* x, std::int64_t len, double label) {
+  if (sampled(s)) refuse_unsampled_rows();
+  add_row_impl(s, x, len, label);
+}
+
+void add_sampled_row(double* s, const double* x, std::int64_t len, double label, std::int64_t batch) {
+  if (!sampled(s))
+    fail(ErrorKind::InvalidState, "this training state does not take sampled batches", {},
+         "Feed permutation epochs through dptrain.sgd_epoch.");
+  // A new batch may only start when the previous one is complete (exactly
+  // b rows), and batches are numbered 1, 2, ... in order: the aggregate
+  // must see each sampled batch as one contiguous run of b rows.
+  const double current = s[kSampledBatch];
+  if (s[kPending] == 0) {
+    if (static_cast<double>(batch) != current + 1)
+      fail(ErrorKind::InvalidState, "sampled batches arrived out of order",
+           "Expected batch " + std::to_string(static_cast<std::int64_t>(current) + 1) + ", got " +
+               std::to_string(batch) + ".",
+           "The epoch query must feed the batches of dptrain.sampled_rows in order.");
+    s[kSampledBatch] = current + 1;
+  } else if (static_cast<double>(batch) != current) {
+    fail(ErrorKind::InvalidState, "a sampled batch ended early",
+         "Batch " + std::to_string(static_cast<std::int64_t>(current)) + " had " +
+             std::to_string(static_cast<std::int64_t>(s[kPending])) + " of " +
+             std::to_string(static_cast<std::int64_t>(s[kBatchSize])) + " rows when batch " + std::to_string(batch) +
+             " started.",
+         "Was the training table modified during training?");
+  }
   add_row_impl(s, x, len, label);
 }
 
 void flush(double* s) {
-  if (s[kPending] > 0) step(s);
+  if (s[kPending] == 0) return;
+  if (sampled(s))
+    fail(ErrorKind::Internal, "the last sampled batch is incomplete",
+         std::to_string(static_cast<std::int64_t>(s[kPending])) + " of " +
+             std::to_string(static_cast<std::int64_t>(s[kBatchSize])) + " rows.",
+         "Was the training table modified during training?");
+  step(s);
 }
 
 void combine(double* a, std::size_t a_len, const double* b, std::size_t b_len) {
-  if (a_len != b_len || std::memcmp(a, b, sizeof(double) * kUpdates) != 0)
-    bad_state("Cannot combine states of different training configurations.");
+  if (a_len != b_len || !same_run(a, b)) bad_state("Cannot combine states of different training configurations.");
+  if (noisy(a) || sampled(a)) {
+    // Only the identity: an empty partial state. Nothing is flushed here, so
+    // no noise is ever drawn in a combine function.
+    if (b[kRows] == 0) return;
+    if (a[kRows] == 0) {
+      std::copy(b, b + b_len, a);
+      return;
+    }
+    fail(ErrorKind::InvalidState, "white-box training states cannot be combined",
+         "SCS13 and BST14 add noise inside one sequential pass; partial states of parallel workers or "
+         "partitions are not covered by their privacy analysis.",
+         "Run the epoch over a temporary table (dp_train and dptrain train do), without parallel aggregation.");
+  }
   // Partial states from parallel workers arrive with their last mini-batch
   // still pending: apply it first (sum divided by b, as everywhere).
   flush(a);

@@ -7,6 +7,21 @@
 //   acc   K*d                   gradient sum of the pending mini-batch
 //   avg   K*d (if averaging)    running average of the iterates
 //
+// White-box noise (SCS13, BST14; docs/whitebox.md): when kNoiseKind is not
+// none, every update first adds a noise vector Z_t (K*d values, one joint
+// mechanism over all one-vs-all models) to the batch's gradient SUM, then
+// steps with (acc + Z_t) / b. Z_t is drawn from Keystream(key, t), t = the
+// global update index, so every batch has its own stream and nothing but the
+// state itself is needed to continue a run: no RNG object lives across rows.
+// The key is stored as eight 32-bit integer words (exact doubles, survives a
+// text round trip). Noisy partial states are never combined (combine()
+// refuses them: the analysis is of one sequential run, and the noise of an
+// aggregate is never added in a combine function).
+//
+// Sampled batches (BST14): with kSampledBatches = 1 the rows arrive as
+// numbered batches of exactly b rows (add_sampled_row checks the order and
+// the size; add_row refuses such a state).
+//
 // The controller builds the initial state (make_state), the aggregate's
 // transition function copies it once into the aggregate context and then
 // calls add_row() per tuple, updating the array in place. The final
@@ -24,6 +39,8 @@
 #include <vector>
 
 #include "core/loss/loss.h"
+#include "core/privacy/batch_noise.h"
+#include "core/privacy/keystream.h"
 #include "core/sgd/step_schedule.h"
 
 namespace dptrain::epoch_state {
@@ -49,9 +66,15 @@ enum Field : int {
   kPending,        // rows in the pending (not yet applied) mini-batch
   kAveraging,      // 1 = keep the running average of the iterates
   kAveraged,       // number of iterates in that average
-  // Fields kNoiseFirst .. kHeaderSize-1 are reserved for white-box noise
-  // added at the end of every mini-batch inside the aggregate.
+  // Fields kNoiseFirst .. kHeaderSize-1: white-box noise added at the end
+  // of every mini-batch inside the aggregate (zero when there is none).
   kNoiseFirst = 24,
+  kNoiseKind = kNoiseFirst,  // privacy::BatchNoiseKind
+  kNoiseScale,               // Gaussian sigma / L2-Laplace scale, on the gradient SUM
+  kNoiseSeeded,              // 1 = the key comes from a test seed (NOT private)
+  kNoiseKey,                 // kNoiseKey .. kNoiseKey+7: the 256-bit key, 32-bit words
+  kSampledBatches = kNoiseKey + 8,  // 1 = rows arrive in sampled batches (BST14)
+  kSampledBatch,             // number of the current (or last) sampled batch of this epoch
   kHeaderSize = 48,
 };
 
@@ -71,6 +94,13 @@ struct EpochConfig {
   std::int64_t batch_size = 1;
   StepSchedule schedule;
   bool averaging = false;
+  // White-box noise (none by default). The key is secret: it is never part
+  // of a plan or of a model's metadata, only of the states of one run.
+  privacy::BatchNoiseKind noise = privacy::BatchNoiseKind::None;
+  double noise_scale = 0.0;
+  bool noise_seeded = false;
+  privacy::KeyWords noise_key{};
+  bool sampled_batches = false;
 };
 
 std::size_t state_length(int dim, int models, bool averaging);
@@ -86,7 +116,34 @@ std::vector<double> make_state(const EpochConfig& config, const double* weights,
 // values. Called on every state that enters the aggregate from outside.
 void validate(const double* s, std::size_t len);
 
+// The O(1) part of validate(): magic, version, dimensions, flags and
+// counters agree with `len`, so that add_row/flush/combine stay inside the
+// array and their switches see known enums.
+void validate_layout(const double* s, std::size_t len);
+
+// What fixes a state's memory layout (and the enums the hot path switches
+// on), taken from a state that passed validate(). same_layout() is the
+// check the transition function runs on every row: a handful of
+// comparisons, so a different array that happens to sit at the address of
+// the last validated one cannot make add_row step outside it.
+struct LayoutKey {
+  std::size_t len;
+  double magic, version, dim, models, averaging, loss, schedule;
+};
+inline LayoutKey layout_key(const double* s, std::size_t len) {
+  return {len, s[kMagic], s[kVersion], s[kDim], s[kModels], s[kAveraging], s[kLoss], s[kSchedule]};
+}
+inline bool same_layout(const double* s, std::size_t len, const LayoutKey& k) {
+  return len == k.len && len >= kHeaderSize && s[kMagic] == k.magic && s[kVersion] == k.version &&
+         s[kDim] == k.dim && s[kModels] == k.models && s[kAveraging] == k.averaging && s[kLoss] == k.loss &&
+         s[kSchedule] == k.schedule;
+}
+
 EpochConfig config_of(const double* s);
+
+// True if `a` and `b` (both valid) belong to the same training run: the
+// same configuration, noise and key (counters may differ).
+bool same_run(const double* a, const double* b);
 
 // --- the hot path ------------------------------------------------------------
 // One tuple: accumulates its gradient and takes an SGD step when the
@@ -95,12 +152,19 @@ EpochConfig config_of(const double* s);
 void add_row(double* s, const double* x, std::int64_t len, double label);
 void add_row(double* s, const float* x, std::int64_t len, double label);
 
-// Applies the pending partial mini-batch, if any (sum divided by b).
+// One tuple of sampled batch number `batch` (1, 2, ... in this epoch; every
+// batch has exactly b rows and arrives in order, else Error(InvalidState)).
+void add_sampled_row(double* s, const double* x, std::int64_t len, double label, std::int64_t batch);
+
+// Applies the pending partial mini-batch, if any (sum divided by b). A
+// sampled state must not have one (Error(Internal)).
 void flush(double* s);
 
 // Count-weighted model averaging of two states of the same configuration into
 // `into` (pending partial batches are applied first); a state that has seen
-// no rows is the identity.
+// no rows is the identity. States with white-box noise or sampled batches
+// are only ever combined with an empty state (anything else throws): their
+// privacy analysis is that of one sequential run.
 void combine(double* into, std::size_t into_len, const double* other, std::size_t other_len);
 
 // --- accessors -----------------------------------------------------------------
@@ -110,6 +174,8 @@ inline std::uint64_t updates(const double* s) { return static_cast<std::uint64_t
 inline std::uint64_t rows(const double* s) { return static_cast<std::uint64_t>(s[kRows]); }
 inline std::uint64_t averaged(const double* s) { return static_cast<std::uint64_t>(s[kAveraged]); }
 inline bool averaging(const double* s) { return s[kAveraging] != 0.0; }
+inline bool noisy(const double* s) { return s[kNoiseKind] != 0.0; }
+inline bool sampled(const double* s) { return s[kSampledBatches] != 0.0; }
 inline double* weights(double* s) { return s + kHeaderSize; }
 inline const double* weights(const double* s) { return s + kHeaderSize; }
 inline const double* average(const double* s) {

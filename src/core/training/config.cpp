@@ -15,7 +15,7 @@ namespace {
 
 void validate_arguments(const TrainingConfig& c) {
   if (c.epochs < 1) bad("epochs must be at least 1", "Pass epochs => 1 or more.");
-  if (c.epochs > 100000) bad("epochs must be at most 100000");
+  if (c.epochs > 100000) bad("epochs must be at most 100000", "Pass epochs => 100000 or fewer.");
   if (c.batch_size < 1) bad("batch_size must be at least 1", "Pass batch_size => 1 or more.");
   if (c.epsilon) {
     if (!std::isfinite(*c.epsilon) || *c.epsilon <= 0)
@@ -25,15 +25,18 @@ void validate_arguments(const TrainingConfig& c) {
     if (!std::isfinite(*c.delta) || *c.delta < 0 || *c.delta >= 1)
       bad("delta must be in [0, 1)", "Use delta => 0 (or NULL) for pure epsilon-DP, typically delta < 1/n.");
   }
-  if (!std::isfinite(c.lambda) || c.lambda < 0) bad("lambda must be a non-negative finite number");
+  if (!std::isfinite(c.lambda) || c.lambda < 0)
+    bad("lambda must be a non-negative finite number", "Use lambda => 0 for no L2 regularization.");
   if (c.learning_rate && (!std::isfinite(*c.learning_rate) || *c.learning_rate <= 0))
-    bad("learning_rate must be a positive finite number");
-  if (!(c.huber_h > 0 && c.huber_h < 1)) bad("huber_h must be in (0, 1)");
-  if (c.radius && (!std::isfinite(*c.radius) || *c.radius <= 0)) bad("radius must be a positive finite number");
-  if (!std::isfinite(c.feature_bound) || c.feature_bound <= 0) bad("feature_bound must be a positive finite number");
+    bad("learning_rate must be a positive finite number", "Leave learning_rate NULL for the algorithm's default.");
+  if (!(c.huber_h > 0 && c.huber_h < 1)) bad("huber_h must be in (0, 1)", "The default is huber_h => 0.1.");
+  if (c.radius && (!std::isfinite(*c.radius) || *c.radius <= 0))
+    bad("radius must be a positive finite number", "Leave radius NULL for no projection (or the algorithm's default).");
+  if (!std::isfinite(c.feature_bound) || c.feature_bound <= 0)
+    bad("feature_bound must be a positive finite number", "Rows are clipped to this L2 norm; the default is 1.");
   parse_loss(c.loss);
   if (c.schedule) parse_schedule(*c.schedule);
-  if (!c.options.is_object()) bad("options must be a JSON object");
+  if (!c.options.is_object()) bad("options must be a JSON object", "For example options => '{}'.");
 }
 
 void validate_common(const TrainingConfig& c) {
@@ -74,10 +77,10 @@ StepSchedule plan_schedule(const TrainingConfig& c, ScheduleKind kind, const Los
   s.beta = k.smoothness;
   s.gamma = k.strong_convexity;
   if (kind == ScheduleKind::StronglyConvex && !(k.strong_convexity > 0))
-    bad("the strongly_convex schedule needs lambda > 0");
+    bad("the strongly_convex schedule needs lambda > 0", "Pass lambda => a positive value, or another schedule.");
   if (kind == ScheduleKind::Decreasing || kind == ScheduleKind::Sqrt) {
     const double exponent = c.options.value("schedule_c", 0.5);
-    if (!(exponent >= 0 && exponent < 1)) bad("options.schedule_c must be in [0, 1)");
+    if (!(exponent >= 0 && exponent < 1)) bad("options.schedule_c must be in [0, 1)", "The default is 0.5.");
     s.offset = std::pow(static_cast<double>(c.rows), exponent);
   }
   return s;

@@ -1,53 +1,71 @@
 #include "core/training/in_memory.h"
 
+#include <algorithm>
 #include <numeric>
-#include <string>
 
 #include "core/error.h"
+#include "core/sgd/batch_sampler.h"
 #include "core/sgd/epoch_state.h"
 
 namespace dptrain {
 
-void InMemoryTable::add(const std::vector<double>& x, double label) {
-  if (static_cast<int>(x.size()) != dim)
-    fail(ErrorKind::InvalidData, "feature arrays have different lengths",
-         "A row has " + std::to_string(x.size()) + " features, the table has " + std::to_string(dim) + ".");
-  features.insert(features.end(), x.begin(), x.end());
-  labels.push_back(label);
+Model train_in_memory(TrainingConfig config, const InMemoryData& data, std::uint64_t shuffle_seed) {
+  if (data.x.empty() || data.x.size() != data.y.size())
+    fail(ErrorKind::InvalidData, "in-memory training needs rows with one label each");
+  config.rows = data.rows();
+  config.dim = data.dim();
+  Trainer trainer(config);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(config.rows));
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 shuffler(shuffle_seed);
+  std::shuffle(order.begin(), order.end(), shuffler);  // training_prepare's ORDER BY random()
+  return run_in_memory(trainer, data, std::move(order), &shuffler);
 }
 
-void describe_table(const InMemoryTable& table, TrainingConfig& config) {
-  config.rows = table.rows();
-  config.dim = table.dim;
-}
-
-void shuffle(std::vector<std::int64_t>& order, privacy::RandomSource& rng) {
-  for (std::size_t i = order.size(); i > 1; --i) {
-    const std::size_t j = static_cast<std::size_t>(rng.uniform_below(i));
-    std::swap(order[i - 1], order[j]);
-  }
-}
-
-Model train_in_memory(Trainer& trainer, const InMemoryTable& table, std::vector<std::int64_t> order,
-                      privacy::RandomSource* reshuffle_rng) {
-  const std::int64_t m = table.rows();
+Model run_in_memory(Trainer& trainer, const InMemoryData& data, std::vector<std::int64_t> order,
+                    std::mt19937_64* reshuffler) {
+  const std::int64_t n = data.rows();
+  if (n == 0 || data.x.size() != data.y.size())
+    fail(ErrorKind::InvalidData, "in-memory training needs rows with one label each");
+  if (trainer.config().rows != n || trainer.config().dim != data.dim())
+    fail(ErrorKind::Internal, "run_in_memory: the Trainer was planned for other data");
   if (order.empty()) {
-    order.resize(static_cast<std::size_t>(m));
+    order.resize(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), std::int64_t{0});
   }
-  if (static_cast<std::int64_t>(order.size()) != m)
-    fail(ErrorKind::Internal, "train_in_memory: the order is not a permutation of the rows");
-  if (trainer.plan().reshuffle && reshuffle_rng == nullptr)
-    fail(ErrorKind::Internal, "train_in_memory: the plan reshuffles but no random source was given");
-  for (int e = trainer.epochs_done(); e < trainer.epochs(); ++e) {
-    if (e > 0 && trainer.plan().reshuffle) shuffle(order, *reshuffle_rng);
-    std::vector<double> state = trainer.epoch_input();
-    for (std::int64_t i : order) {
-      if (i < 0 || i >= m) fail(ErrorKind::Internal, "train_in_memory: row index out of range");
-      epoch_state::add_row(state.data(), table.row(i), table.dim, table.labels[static_cast<std::size_t>(i)]);
+  if (static_cast<std::int64_t>(order.size()) != n)
+    fail(ErrorKind::Internal, "run_in_memory: the order is not a permutation of the rows");
+  for (std::int64_t i : order)
+    if (i < 0 || i >= n) fail(ErrorKind::Internal, "run_in_memory: row index out of range");
+  if (trainer.plan().reshuffle && !trainer.plan().epoch.sampled_batches && reshuffler == nullptr)
+    fail(ErrorKind::Internal, "run_in_memory: the plan reshuffles but no random generator was given");
+  const std::int64_t b = trainer.config().batch_size;
+
+  std::vector<std::int64_t> batch(static_cast<std::size_t>(b));
+  for (int e = trainer.epochs_done() + 1; e <= trainer.epochs(); ++e) {
+    std::vector<double> s = trainer.epoch_input();
+    const int d = epoch_state::dim(s.data());
+    if (trainer.plan().epoch.sampled_batches) {
+      // As dptrain.sample_batches($1, n) joined to the rows by number.
+      BatchSampler sampler(privacy::key_from_words(epoch_state::config_of(s.data()).noise_key),
+                           epoch_state::updates(s.data()), n, b);
+      const std::int64_t batches = batches_per_epoch(n, b);
+      for (std::int64_t j = 1; j <= batches; ++j) {
+        sampler.next(batch.data());
+        for (std::int64_t row : batch) {
+          const auto i = static_cast<std::size_t>(row - 1);
+          epoch_state::add_sampled_row(s.data(), data.x[i].data(), d, data.y[i], j);
+        }
+      }
+    } else {
+      if (e > 1 && trainer.plan().reshuffle) std::shuffle(order.begin(), order.end(), *reshuffler);
+      for (std::int64_t i : order) {
+        const auto r = static_cast<std::size_t>(i);
+        epoch_state::add_row(s.data(), data.x[r].data(), d, data.y[r]);
+      }
     }
-    epoch_state::flush(state.data());
-    trainer.epoch_output(state.data(), state.size());
+    epoch_state::flush(s.data());  // the final function
+    trainer.epoch_output(s.data(), s.size());
   }
   return trainer.finish(0.0);
 }

@@ -1,8 +1,16 @@
 #include "core/training/trainer.h"
 
 #include "core/error.h"
+#include "core/privacy/keystream.h"
 
 namespace dptrain {
+namespace {
+
+// Stream of a test seed that keys the white-box noise (distinct from the
+// stream 0 that finish() uses for output perturbation).
+constexpr std::uint64_t kWhiteBoxKeyStream = 0x77686974'65626f78;  // "whitebox"
+
+}  // namespace
 
 Trainer::Trainer(TrainingConfig config) : Trainer(config, make_algorithm(config.algorithm)) {}
 
@@ -10,6 +18,16 @@ Trainer::Trainer(TrainingConfig config, std::unique_ptr<Algorithm> algorithm)
     : config_(std::move(config)), algorithm_(std::move(algorithm)) {
   if (!algorithm_) fail(ErrorKind::Internal, "Trainer without an algorithm");
   plan_ = algorithm_->plan(config_);
+  epoch_config_ = plan_.epoch;
+  if (plan_.epoch.noise != privacy::BatchNoiseKind::None || plan_.epoch.sampled_batches) {
+    // One fresh 256-bit key per run; every batch then reads its own stream
+    // (nonce = update index), every BST14 epoch its own sampling stream.
+    std::unique_ptr<privacy::RandomSource> rng =
+        config_.seed ? privacy::RandomSource::seeded(static_cast<std::uint64_t>(*config_.seed), kWhiteBoxKeyStream)
+                     : privacy::RandomSource::secure();
+    epoch_config_.noise_key = privacy::key_to_words(privacy::draw_key(*rng));
+    epoch_config_.noise_seeded = config_.seed.has_value();
+  }
   const std::size_t n = static_cast<std::size_t>(plan_.epoch.dim) * plan_.epoch.models;
   weights_.assign(n, 0.0);
   if (plan_.epoch.averaging) average_.assign(n, 0.0);
@@ -18,21 +36,31 @@ Trainer::Trainer(TrainingConfig config, std::unique_ptr<Algorithm> algorithm)
 }
 
 std::vector<double> Trainer::epoch_input() const {
-  return epoch_state::make_state(plan_.epoch, weights_.data(), updates_,
+  return epoch_state::make_state(epoch_config_, weights_.data(), updates_,
                                  plan_.epoch.averaging ? average_.data() : nullptr, averaged_);
+}
+
+std::int64_t Trainer::rows_per_epoch() const {
+  return plan_.epoch.sampled_batches ? config_.updates_per_epoch() * config_.batch_size : config_.rows;
 }
 
 void Trainer::epoch_output(const double* s, std::size_t len) {
   if (epochs_done_ >= plan_.epochs) fail(ErrorKind::Internal, "more epochs than planned");
   epoch_state::validate(s, len);
   const std::vector<double> expected = epoch_input();
-  if (len != expected.size() || !std::equal(s, s + epoch_state::kUpdates, expected.begin()))
+  if (len != expected.size() || !epoch_state::same_run(s, expected.data()))
     fail(ErrorKind::InvalidState, "the epoch returned a state of a different training configuration");
-  if (epoch_state::rows(s) != static_cast<std::uint64_t>(config_.rows))
-    fail(ErrorKind::Internal, "the epoch did not see every row exactly once",
-         "It saw " + std::to_string(epoch_state::rows(s)) + " rows, the table has " +
-             std::to_string(config_.rows) + ".",
+  if (epoch_state::rows(s) != static_cast<std::uint64_t>(rows_per_epoch()))
+    fail(ErrorKind::Internal,
+         plan_.epoch.sampled_batches ? "the epoch did not see every sampled batch in full"
+                                     : "the epoch did not see every row exactly once",
+         "It saw " + std::to_string(epoch_state::rows(s)) + " rows, expected " + std::to_string(rows_per_epoch()) +
+             " (the table has " + std::to_string(config_.rows) + ").",
          "Was the table modified during training?");
+  // Every update of the epoch drew its noise from the stream of its own
+  // update index; the next epoch continues from the public count.
+  if (epoch_state::updates(s) != updates_ + static_cast<std::uint64_t>(config_.updates_per_epoch()))
+    fail(ErrorKind::Internal, "the epoch made an unexpected number of updates");
   const double* w = epoch_state::weights(s);
   std::copy(w, w + weights_.size(), weights_.begin());
   if (plan_.epoch.averaging) {

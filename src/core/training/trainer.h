@@ -37,6 +37,9 @@ class Trainer {
 
   // Initial aggregate state of the next epoch.
   std::vector<double> epoch_input() const;
+  // Rows the next epoch's aggregate must see: n for a permutation epoch,
+  // ceil(n / b) * b for sampled batches (BST14).
+  std::int64_t rows_per_epoch() const;
   // The state the epoch aggregate returned (validated here).
   void epoch_output(const double* state, std::size_t len);
 
@@ -48,6 +51,9 @@ class Trainer {
   TrainingConfig config_;
   std::unique_ptr<Algorithm> algorithm_;
   TrainingPlan plan_;
+  // plan_.epoch plus the run's secret key for white-box noise and batch
+  // sampling (never recorded anywhere else).
+  epoch_state::EpochConfig epoch_config_;
   std::vector<double> weights_;   // K*d, row-major
   std::vector<double> average_;   // running average (if averaging)
   std::uint64_t updates_ = 0;

@@ -45,7 +45,6 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/privacy/audit_statistics.h"
-#include "core/privacy/random_source.h"
 #include "core/training/in_memory.h"
 #include "core/training/trainer.h"
 
@@ -55,7 +54,7 @@ namespace pa = privacy::audit;
 
 // D and D' and the row order every run uses (the canary is at `canary_position`).
 struct Neighbours {
-  InMemoryTable d, d_prime;
+  InMemoryData d, d_prime;
   std::vector<std::string> classes = {"negative", "positive"};
   std::int64_t canary_position = 0;
 };
@@ -64,12 +63,11 @@ struct Neighbours {
 // labels independent of x with P(positive) = 1/2 (pure noise: the model
 // stays near 0, where losses have their largest gradients, so the canary's
 // effect is not damped by the other rows).
-inline InMemoryTable noise_rows(int m, int dim, double norm, unsigned seed) {
+inline InMemoryData noise_rows(int m, int dim, double norm, unsigned seed) {
   std::mt19937_64 gen(seed);
   std::normal_distribution<double> g;
   std::bernoulli_distribution coin(0.5);
-  InMemoryTable t;
-  t.dim = dim;
+  InMemoryData t;
   for (int i = 0; i < m; ++i) {
     std::vector<double> x(dim);
     double sq = 0;
@@ -78,22 +76,28 @@ inline InMemoryTable noise_rows(int m, int dim, double norm, unsigned seed) {
       sq += v * v;
     }
     for (double& v : x) v *= norm / std::sqrt(sq);
-    t.add(x, coin(gen) ? 1.0 : 0.0);
+    t.x.push_back(x);
+    t.y.push_back(coin(gen) ? 1.0 : 0.0);
   }
   return t;
 }
 
 // Inserts the canary (x*, positive) / (x*, negative) at `position` of `base`.
-inline Neighbours canary_neighbours(const InMemoryTable& base, const std::vector<double>& canary_x,
+inline Neighbours canary_neighbours(const InMemoryData& base, const std::vector<double>& canary_x,
                                     std::int64_t position) {
   Neighbours n;
   n.canary_position = position;
   for (int side = 0; side < 2; ++side) {
-    InMemoryTable& t = side == 0 ? n.d : n.d_prime;
-    t.dim = base.dim;
+    InMemoryData& t = side == 0 ? n.d : n.d_prime;
     for (std::int64_t i = 0; i <= base.rows(); ++i) {
-      if (i == position) t.add(canary_x, side == 0 ? 1.0 : 0.0);
-      if (i < base.rows()) t.add(std::vector<double>(base.row(i), base.row(i) + base.dim), base.labels[i]);
+      if (i == position) {
+        t.x.push_back(canary_x);
+        t.y.push_back(side == 0 ? 1.0 : 0.0);
+      }
+      if (i < base.rows()) {
+        t.x.push_back(base.x[static_cast<std::size_t>(i)]);
+        t.y.push_back(base.y[static_cast<std::size_t>(i)]);
+      }
     }
   }
   return n;
@@ -133,27 +137,24 @@ struct Result {
 namespace detail {
 
 inline TrainingConfig with_facts(TrainingConfig c, const Neighbours& n) {
-  describe_table(n.d, c);
+  c.rows = n.d.rows();
+  c.dim = n.d.dim();
   c.classes = n.classes;
   return c;
 }
 
 // The released weights (K*d, row-major) of one run with noise seed `seed`.
-inline std::vector<double> release(const Scenario& s, const TrainingConfig& config, const InMemoryTable& table,
+inline std::vector<double> release(const Scenario& s, const TrainingConfig& config, const InMemoryData& table,
                                    std::int64_t seed, const Options& o) {
   TrainingConfig c = config;
-  c.seed = seed;
+  c.seed = seed;  // the noise (and a white-box algorithm's key) of this run
   Trainer t(c, s.algorithm ? s.algorithm() : make_algorithm(c.algorithm));
-  std::vector<std::int64_t> order;
-  std::unique_ptr<privacy::RandomSource> order_rng;
-  if (o.random_order || t.plan().reshuffle) {
-    // Orders from their own stream, independent of the noise stream (stream 0).
-    order_rng = privacy::RandomSource::seeded(static_cast<std::uint64_t>(seed), 1);
-    order.resize(static_cast<std::size_t>(table.rows()));
-    std::iota(order.begin(), order.end(), std::int64_t{0});
-    if (o.random_order) shuffle(order, *order_rng);
-  }
-  const Model m = train_in_memory(t, table, order, order_rng.get());
+  // Row orders (public, as in SQL) from a generator of their own.
+  std::mt19937_64 orders(static_cast<std::uint64_t>(seed) ^ 0x6f72646572ULL);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(table.rows()));
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  if (o.random_order) std::shuffle(order.begin(), order.end(), orders);
+  const Model m = run_in_memory(t, table, order, &orders);
   return std::vector<double>(m.weights.data(), m.weights.data() + m.weights.size());
 }
 
@@ -194,7 +195,7 @@ inline Result run_audit(const Scenario& s, const Neighbours& n, const Options& o
   }
   // Noise seeds: disjoint blocks per phase and table, derived from o.seed.
   const std::int64_t base = static_cast<std::int64_t>(o.seed % 1000000) * 100000000;
-  auto releases = [&](const InMemoryTable& table, int runs, std::int64_t block) {
+  auto releases = [&](const InMemoryData& table, int runs, std::int64_t block) {
     std::vector<std::vector<double>> out;
     out.reserve(static_cast<std::size_t>(runs));
     for (int i = 0; i < runs; ++i) out.push_back(detail::release(s, config, table, base + block * 20000000 + i, o));

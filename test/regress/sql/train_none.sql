@@ -15,7 +15,7 @@ FROM dp_train('sep', 'y', 'x', algorithm => 'none', epochs => 5, batch_size => 1
 SELECT accuracy > 0.97 AS accurate, n, loss < 0.3 AS low_loss FROM dp_evaluate('sep_none', 'sep', 'y', 'x');
 SELECT dp_predict('sep_none', ARRAY[0.9, 0.5, 0.25]) AS positive,
        dp_predict('sep_none', ARRAY[-0.9, -0.5, 0.25]) AS negative;
--- by id as well as by name (other test files may have stored models first)
-SELECT dp_predict(id::text, ARRAY[0.9, 0.5, 0.25]) FROM dptrain.models WHERE name = 'sep_none';
-SELECT name, algorithm, loss, source, classes, seeded, created_by = current_user AS mine FROM dptrain.models
-WHERE name = 'sep_none';
+-- by id as well as by name (other test files store models too: look the id up)
+SELECT dp_predict((SELECT id::text FROM dptrain.models WHERE name = 'sep_none'), ARRAY[0.9, 0.5, 0.25]);
+SELECT name, algorithm, loss, source, classes, seeded, created_by = current_user AS mine
+FROM dptrain.models WHERE name = 'sep_none';

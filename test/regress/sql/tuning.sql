@@ -101,7 +101,35 @@ SELECT has_function_privilege('tune_someone', 'dp_tune(regclass, text, text, tex
        has_function_privilege('tune_someone', 'dptrain.training_split(text, int)', 'EXECUTE') AS training_split;
 DROP ROLE tune_someone;
 
--- 5. Errors (and a failed call stores nothing).
+-- 5. The privacy budget (docs/governance.md): an analyst who may not read the
+--    table tunes on a budget granted by its owner; a tuning run is charged its
+--    total (epsilon, delta) once -- not once per candidate -- and refused
+--    before any data is read when it would exceed the budget or is seeded.
+CREATE ROLE tune_owner;
+CREATE ROLE tune_analyst;
+GRANT CREATE ON SCHEMA public TO tune_owner;
+SET ROLE tune_owner;
+CREATE TABLE tune_owned AS SELECT * FROM generate_series(1, 1000) i,
+  LATERAL (SELECT ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x, sin(i * 0.7) + 0.5 * cos(i * 1.3) > 0 AS y) r;
+SELECT dp_grant_budget('tune_owned', 'tune_analyst', 1.0, 1e-6);
+SET ROLE tune_analyst;
+SELECT model_id IS NOT NULL AS stored, epsilon, delta, candidates
+FROM dp_tune('tune_owned', 'y', 'x', epsilon => 0.6, delta => 1e-7, lambdas => '{0, 0.01}', epochs => '{1, 2}');
+SELECT * FROM dp_budget_remaining('tune_owned');
+-- 0.5 more would exceed the 0.4 left; a seed (known noise) is never allowed under a budget
+SELECT model_id FROM dp_tune('tune_owned', 'y', 'x', epsilon => 0.5, lambdas => '{0, 0.01}', epochs => '{1, 2}');
+SELECT model_id FROM dp_tune('tune_owned', 'y', 'x', epsilon => 0.1, lambdas => '{0, 0.01}', epochs => '{1, 2}',
+                             seed => 1);
+SELECT * FROM dp_budget_remaining('tune_owned');
+SELECT algorithm, epsilon, delta FROM dptrain.ledger WHERE role = 'tune_analyst'::regrole;
+RESET ROLE;
+DELETE FROM dptrain.ledger WHERE role = 'tune_analyst'::regrole;
+DELETE FROM dptrain.models WHERE created_by IN ('tune_owner', 'tune_analyst');
+DROP TABLE tune_owned;
+REVOKE CREATE ON SCHEMA public FROM tune_owner;
+DROP ROLE tune_owner, tune_analyst;
+
+-- 6. Errors (and a failed call stores nothing).
 CREATE TEMP TABLE tune_before AS SELECT count(*) AS n FROM dptrain.models;
 -- epsilon is required, and the algorithm must be private and known
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', classes => ARRAY['false', 'true']);

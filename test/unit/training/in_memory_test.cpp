@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <map>
 #include <numeric>
 
 #include "core/error.h"
@@ -12,20 +11,23 @@
 namespace dptrain {
 namespace {
 
-InMemoryTable small_table() {
-  InMemoryTable t;
-  t.dim = 2;
-  for (int i = 0; i < 23; ++i) t.add({std::sin(i * 0.9), std::cos(i * 1.7) * 0.5}, (i * 7) % 3 == 0 ? 1.0 : 0.0);
+InMemoryData small_table() {
+  InMemoryData t;
+  for (int i = 0; i < 23; ++i) {
+    t.x.push_back({std::sin(i * 0.9), std::cos(i * 1.7) * 0.5});
+    t.y.push_back((i * 7) % 3 == 0 ? 1.0 : 0.0);
+  }
   return t;
 }
 
-TrainingConfig none_config(const InMemoryTable& t) {
+TrainingConfig none_config(const InMemoryData& t) {
   TrainingConfig c;
   c.algorithm = "none";
   c.epochs = 3;
   c.batch_size = 5;  // 23 rows: four full batches and a partial one per epoch
   c.learning_rate = 0.3;
-  describe_table(t, c);
+  c.rows = t.rows();
+  c.dim = t.dim();
   c.classes = {"neg", "pos"};
   return c;
 }
@@ -37,18 +39,18 @@ std::vector<std::int64_t> identity(std::int64_t m) {
 }
 
 TEST(InMemoryTraining, SameModelAsTheEpochAggregateFedByHand) {
-  const InMemoryTable t = small_table();
+  const InMemoryData t = small_table();
   std::vector<std::int64_t> order = identity(t.rows());
   std::swap(order[0], order[22]);
   std::swap(order[3], order[7]);
   Trainer a(none_config(t));
-  const Model m = train_in_memory(a, t, order);
+  const Model m = run_in_memory(a, t, order);
   EXPECT_EQ(a.epochs_done(), 3);
 
   Trainer b(none_config(t));
   for (int e = 0; e < b.epochs(); ++e) {
     std::vector<double> s = b.epoch_input();
-    for (std::int64_t i : order) epoch_state::add_row(s.data(), t.row(i), 2, t.labels[i]);
+    for (std::int64_t i : order) epoch_state::add_row(s.data(), t.x[i].data(), 2, t.y[i]);
     epoch_state::flush(s.data());
     b.epoch_output(s.data(), s.size());
   }
@@ -56,52 +58,50 @@ TEST(InMemoryTraining, SameModelAsTheEpochAggregateFedByHand) {
 
   // The order matters (SGD is not permutation invariant), and the default is the table order.
   Trainer c(none_config(t)), d(none_config(t));
-  const Model in_table_order = train_in_memory(c, t);
+  const Model in_table_order = run_in_memory(c, t);
   EXPECT_NE(in_table_order.weights, m.weights);
-  EXPECT_EQ(in_table_order.weights, train_in_memory(d, t, identity(t.rows())).weights);
+  EXPECT_EQ(in_table_order.weights, run_in_memory(d, t, identity(t.rows())).weights);
 }
 
-TEST(InMemoryTraining, ReshuffleNeedsARandomSourceAndIsReproducibleWithASeed) {
-  const InMemoryTable t = small_table();
+TEST(InMemoryTraining, TrainInMemoryIsRunInMemoryWithASeededShuffle) {
+  const InMemoryData t = small_table();
+  TrainingConfig c = none_config(t);
+  c.reshuffle = true;
+  const Model a = train_in_memory(c, t, 5);
+  EXPECT_EQ(a.weights, train_in_memory(c, t, 5).weights);
+  EXPECT_NE(a.weights, train_in_memory(c, t, 6).weights);
+  std::vector<std::int64_t> order = identity(t.rows());
+  std::mt19937_64 shuffler(5);
+  std::shuffle(order.begin(), order.end(), shuffler);
+  Trainer tr(c);
+  EXPECT_EQ(a.weights, run_in_memory(tr, t, order, &shuffler).weights);
+}
+
+TEST(InMemoryTraining, ReshuffleNeedsAGenerator) {
+  const InMemoryData t = small_table();
   TrainingConfig c = none_config(t);
   c.reshuffle = true;
   Trainer no_rng(c);
-  EXPECT_THROW(train_in_memory(no_rng, t), Error);
-  auto run = [&](std::uint64_t seed) {
-    Trainer tr(c);
-    auto rng = privacy::RandomSource::seeded(seed);
-    return train_in_memory(tr, t, {}, rng.get()).weights;
-  };
-  EXPECT_EQ(run(1), run(1));
-  EXPECT_NE(run(1), run(2));
-  Trainer fixed(none_config(t));
-  EXPECT_NE(run(1), train_in_memory(fixed, t).weights);  // epochs 2 and 3 saw other orders
+  EXPECT_THROW(run_in_memory(no_rng, t), Error);
+  std::mt19937_64 g1(1), g2(1), g3(2);
+  Trainer a(c), b(c), d(c), fixed(none_config(t));
+  const Model ma = run_in_memory(a, t, {}, &g1);
+  EXPECT_EQ(ma.weights, run_in_memory(b, t, {}, &g2).weights);
+  EXPECT_NE(ma.weights, run_in_memory(d, t, {}, &g3).weights);
+  EXPECT_NE(ma.weights, run_in_memory(fixed, t).weights);  // epochs 2 and 3 saw other orders
 }
 
-TEST(InMemoryTraining, RejectsOrdersThatAreNotPermutations) {
-  const InMemoryTable t = small_table();
-  Trainer a(none_config(t)), b(none_config(t));
-  EXPECT_THROW(train_in_memory(a, t, {0, 1, 2}), Error);
+TEST(InMemoryTraining, RejectsOrdersThatAreNotPermutationsAndOtherData) {
+  const InMemoryData t = small_table();
+  Trainer a(none_config(t)), b(none_config(t)), c(none_config(t));
+  EXPECT_THROW(run_in_memory(a, t, {0, 1, 2}), Error);
   std::vector<std::int64_t> bad = identity(t.rows());
   bad[4] = 99;
-  EXPECT_THROW(train_in_memory(b, t, bad), Error);
-  InMemoryTable u;
-  u.dim = 2;
-  EXPECT_THROW(u.add({1.0}, 0.0), Error);
-}
-
-TEST(InMemoryTraining, ShuffleIsAUniformPermutation) {
-  auto rng = privacy::RandomSource::seeded(42);
-  std::map<std::vector<std::int64_t>, int> seen;
-  const int draws = 6000;
-  for (int i = 0; i < draws; ++i) {
-    std::vector<std::int64_t> v = {0, 1, 2};
-    shuffle(v, *rng);
-    ++seen[v];
-  }
-  ASSERT_EQ(seen.size(), 6u);
-  // Each of the 3! orders: mean 1000, sd sqrt(6000 * 1/6 * 5/6) = 28.9; 5 sd = 144.
-  for (const auto& [order, count] : seen) EXPECT_NEAR(count, 1000, 144);
+  EXPECT_THROW(run_in_memory(b, t, bad), Error);
+  InMemoryData shorter = t;
+  shorter.x.pop_back();
+  shorter.y.pop_back();
+  EXPECT_THROW(run_in_memory(c, shorter), Error);  // planned for 23 rows
 }
 
 }  // namespace

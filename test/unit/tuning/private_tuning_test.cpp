@@ -158,16 +158,16 @@ TEST(Tuner, RejectsWhatCannotBeTunedPrivately) {
 
 // --- end to end in memory ----------------------------------------------------------
 
-InMemoryTable separable(int m, unsigned seed) {
+InMemoryData separable(int m, unsigned seed) {
   std::mt19937_64 gen(seed);
   std::normal_distribution<double> g;
-  InMemoryTable t;
-  t.dim = 3;
+  InMemoryData t;
   for (int i = 0; i < m; ++i) {
     std::vector<double> x = {g(gen), g(gen), 0.3};
     const double norm = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
     for (double& v : x) v /= norm;
-    t.add(x, x[0] - 0.5 * x[1] + 0.2 * g(gen) > 0 ? 1.0 : 0.0);
+    t.y.push_back(x[0] - 0.5 * x[1] + 0.2 * g(gen) > 0 ? 1.0 : 0.0);
+    t.x.push_back(x);
   }
   return t;
 }
@@ -179,23 +179,26 @@ struct TuningRun {
 };
 
 // The whole of Algorithm 3 in memory, as dp_tune runs it in SQL.
-TuningRun tune_in_memory(const InMemoryTable& table, TrainingConfig c, const Grid& grid) {
-  describe_table(table, c);
+TuningRun tune_in_memory(const InMemoryData& table, TrainingConfig c, const Grid& grid) {
+  c.rows = table.rows();
+  c.dim = table.dim();
   Tuner t(c, grid);
-  std::vector<InMemoryTable> parts(static_cast<std::size_t>(t.parts()));
-  for (auto& p : parts) p.dim = table.dim;
-  for (std::int64_t r = 0; r < table.rows(); ++r)  // the table is already in random order
-    parts[r % t.parts()].add(std::vector<double>(table.row(r), table.row(r) + table.dim), table.labels[r]);
+  std::vector<InMemoryData> parts(static_cast<std::size_t>(t.parts()));
+  for (std::int64_t r = 0; r < table.rows(); ++r) {  // the table is already in random order
+    InMemoryData& p = parts[static_cast<std::size_t>(r % t.parts())];
+    p.x.push_back(table.x[static_cast<std::size_t>(r)]);
+    p.y.push_back(table.y[static_cast<std::size_t>(r)]);
+  }
   for (int p = 0; p < t.parts(); ++p) EXPECT_EQ(parts[p].rows(), t.part_rows()[p]);
-  const InMemoryTable& held_out = parts[t.held_out_part()];
+  const InMemoryData& held_out = parts[t.held_out_part()];
   TuningRun run;
   for (int i = 0; i < t.candidates(); ++i) {
     auto trainer = t.trainer(i);
-    const Model m = train_in_memory(*trainer, parts[i]);
+    const Model m = run_in_memory(*trainer, parts[i]);
     const std::vector<double> packed = packed_model::pack(m);
     double totals[3] = {0, 0, 0};
     for (std::int64_t r = 0; r < held_out.rows(); ++r)
-      packed_model::accumulate(packed.data(), held_out.row(r), held_out.dim, static_cast<int>(held_out.labels[r]),
+      packed_model::accumulate(packed.data(), held_out.x[r].data(), held_out.dim(), static_cast<int>(held_out.y[r]),
                                totals);
     const std::int64_t errors = held_out.rows() - static_cast<std::int64_t>(totals[1]);
     run.errors.push_back(errors);
@@ -207,7 +210,7 @@ TuningRun tune_in_memory(const InMemoryTable& table, TrainingConfig c, const Gri
 }
 
 TEST(Tuner, EndToEndInMemoryRecordsTheTotalPrivacyAndNoScores) {
-  const InMemoryTable table = separable(3000, 1);
+  const InMemoryData table = separable(3000, 1);
   TrainingConfig c = base_config(0);
   c.epsilon = 0.5;
   c.delta = 1e-8;
@@ -248,7 +251,7 @@ TEST(Tuner, EndToEndInMemoryRecordsTheTotalPrivacyAndNoScores) {
 TEST(Tuner, LargeEpsilonPicksTheBestCandidate) {
   // epsilon = 2000: a candidate with k more errors is e^(1000 k) times less
   // likely, so the selection is the argmin (any of the tied best).
-  const InMemoryTable table = separable(3000, 2);
+  const InMemoryData table = separable(3000, 2);
   TrainingConfig c = base_config(0);
   c.epsilon = 2000;
   for (int seed = 1; seed <= 3; ++seed) {

@@ -1,0 +1,48 @@
+-- White-box private SGD (SCS13, BST14; docs/whitebox.md). Their noise is
+-- added at the end of every mini-batch inside the epoch aggregate (the state
+-- carries the noise scale and the run's secret key), so SCS13 runs its
+-- permutation epochs through dptrain.sgd_epoch unchanged. BST14 needs freshly
+-- sampled batches instead of a permutation (algorithms.md trap T9):
+--
+--   SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, $1)
+--   FROM (SELECT dptrain.sampled_rows($1, '<prepared table>'::regclass, n) AS r) s;
+--
+-- sampled_rows draws ceil(n/b) batches of b distinct row numbers from the
+-- key in the state (dptrain.sample_batches lists the same batches) and
+-- streams those rows, batch after batch, fetched by tuple id; the
+-- aggregate's transition function checks that every batch arrives whole and
+-- in order. The sampled aggregate has no combine function and is not
+-- parallel safe: a BST14 epoch is one sequential run.
+CREATE FUNCTION dptrain.sample_batches(state float8[], rows int8)
+RETURNS TABLE (batch int8, "row" int8)
+AS 'MODULE_PATHNAME', 'dptrain_sample_batches' LANGUAGE C VOLATILE ROWS 100000;
+
+CREATE FUNCTION dptrain.sgd_sampled_transition(state float8[], x float8[], y float8, batch int8, init float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_sampled_transition' LANGUAGE C;
+CREATE AGGREGATE dptrain.sgd_sampled_epoch(x float8[], y float8, batch int8, init float8[]) (
+    SFUNC = dptrain.sgd_sampled_transition, STYPE = float8[],
+    FINALFUNC = dptrain.sgd_final, FINALFUNC_MODIFY = READ_WRITE);
+
+REVOKE EXECUTE ON FUNCTION
+    dptrain.sample_batches(float8[], int8),
+    dptrain.sgd_sampled_transition(float8[], float8[], float8, int8, float8[]),
+    dptrain.sgd_sampled_epoch(float8[], float8, int8, float8[])
+FROM PUBLIC;
+
+-- By hand (and in tests): turn an epoch state into a white-box one.
+--   SELECT dptrain.sgd_state_with_noise(dptrain.sgd_state(3, 10), 'gaussian', 4.0);
+-- noise: 'none' | 'gaussian' (scale = sigma) | 'l2_laplace' (scale =
+-- sensitivity / epsilon), on the gradient SUM of every batch; sampled = the
+-- state takes sampled batches (dptrain.sgd_sampled_epoch). The key comes
+-- from the OS CSPRNG, or from seed (reproducible, not private).
+CREATE FUNCTION dptrain.sgd_state_with_noise(
+    state float8[], noise text, scale float8, sampled boolean DEFAULT false, seed bigint DEFAULT NULL)
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_state_with_noise' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+-- The rows of one sampled epoch, fetched by tuple id (what the epoch query
+-- of BST14 streams into dptrain.sgd_sampled_epoch; see src/pg/sampled_rows.cpp).
+CREATE TYPE dptrain.sampled_row AS (batch int8, x float8[], y float8);
+CREATE FUNCTION dptrain.sampled_rows(state float8[], prepared regclass, rows int8)
+RETURNS SETOF dptrain.sampled_row
+AS 'MODULE_PATHNAME', 'dptrain_sampled_rows' LANGUAGE C VOLATILE ROWS 100000;
+REVOKE EXECUTE ON FUNCTION dptrain.sampled_rows(float8[], regclass, int8) FROM PUBLIC;

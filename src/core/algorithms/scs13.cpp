@@ -1,0 +1,82 @@
+#include "core/algorithms/scs13.h"
+
+#include "core/algorithms/whitebox.h"
+#include "core/error.h"
+#include "core/privacy/rdp_sampled_gaussian.h"
+
+namespace dptrain {
+
+TrainingPlan Scs13::plan(const TrainingConfig& c) const {
+  validate_common(c);
+  whitebox::check_options(c, "scs13", {"gaussian_calibration", "accountant", "schedule_c"});
+  const double epsilon = whitebox::required_epsilon(c, "scs13");
+  const double delta = c.delta.value_or(0.0);
+  const bool pure = delta == 0.0;
+  if (pure && (c.options.contains("gaussian_calibration") || c.options.contains("accountant")))
+    fail(ErrorKind::InvalidParameter, "options.gaussian_calibration and options.accountant apply to (epsilon, delta)-DP only",
+         {}, "Pass delta > 0 for Gaussian noise, or drop the option.");
+
+  const double radius = c.radius.value_or(c.lambda > 0 ? 1.0 / c.lambda : 0.0);
+  TrainingPlan p = whitebox::base_plan(c, radius);
+  const ScheduleKind kind = c.schedule ? parse_schedule(*c.schedule)
+                            : c.lambda > 0 ? ScheduleKind::StronglyConvex
+                                           : ScheduleKind::InverseSqrt;
+  p.epoch.schedule = plan_schedule(c, kind, p.constants, kDefaultLearningRate);
+
+  const int k = c.epochs;
+  const double sensitivity = whitebox::gradient_sum_sensitivity(c);
+  const double pass_epsilon = epsilon / k;
+  p.privacy = {{"private", true},
+               {"mechanism", "scs13: noise on every mini-batch gradient sum, inside the epoch aggregate"},
+               {"adjacency", "replace-one"},
+               {"sensitivity", sensitivity},
+               {"passes", k},
+               {"updates", static_cast<std::int64_t>(k) * c.updates_per_epoch()}};
+  if (pure) {
+    // Density prop. to exp(-pass_epsilon ||z|| / Delta): each update is
+    // pass_epsilon-DP w.r.t. the rows of its batch.
+    p.epoch.noise = privacy::BatchNoiseKind::L2Laplace;
+    p.epoch.noise_scale = sensitivity / pass_epsilon;
+    p.privacy["notion"] = "epsilon-DP";
+    p.privacy["noise"] = "l2_laplace";
+    p.privacy["noise_scale"] = p.epoch.noise_scale;
+    p.privacy["pass_epsilon"] = pass_epsilon;
+    p.privacy["composition"] = "parallel within a pass (disjoint batches), basic over passes";
+  } else {
+    const std::string accountant = whitebox::string_option(c, "accountant", "basic");
+    p.epoch.noise = privacy::BatchNoiseKind::Gaussian;
+    p.privacy["notion"] = "(epsilon, delta)-DP";
+    p.privacy["noise"] = "gaussian";
+    if (accountant == "basic") {
+      const privacy::GaussianCalibration method = whitebox::calibration(c);
+      p.epoch.noise_scale = privacy::gaussian_sigma(sensitivity, pass_epsilon, delta / k, method);
+      p.privacy["calibration"] = privacy::gaussian_calibration_name(method);
+      p.privacy["pass_epsilon"] = pass_epsilon;
+      p.privacy["pass_delta"] = delta / k;
+      p.privacy["composition"] = "parallel within a pass (disjoint batches), basic over passes";
+    } else if (accountant == "rdp") {
+      if (c.options.contains("gaussian_calibration"))
+        fail(ErrorKind::InvalidParameter, "options.gaussian_calibration does not apply to accountant 'rdp'");
+      // One pass = one Gaussian mechanism per row (q = 1): RDP alpha / (2 z^2)
+      // for noise multiplier z = sigma / Delta; k passes add up. The
+      // accountant's q = 1 case is exactly this plain Gaussian, for the
+      // sensitivity under our (replace-one) adjacency.
+      const privacy::RdpNoise r = privacy::sampled_gaussian_noise_multiplier(1.0, k, epsilon, delta);
+      p.epoch.noise_scale = r.noise_multiplier * sensitivity;
+      p.privacy["noise_multiplier"] = r.noise_multiplier;
+      p.privacy["rdp_epsilon"] = r.epsilon;
+      p.privacy["rdp_order"] = r.optimal_order;
+      p.privacy["composition"] = "parallel within a pass (disjoint batches), RDP over passes";
+    } else {
+      fail(ErrorKind::InvalidParameter, "unknown accountant \"" + accountant + "\" for scs13", {},
+           "Use options => '{\"accountant\": \"basic\"}' or '{\"accountant\": \"rdp\"}'.");
+    }
+    p.privacy["sigma"] = p.epoch.noise_scale;
+  }
+  whitebox::warn_if_delta_large(c, delta, p);
+  p.epsilon = epsilon;
+  p.delta = delta;
+  return p;
+}
+
+}  // namespace dptrain

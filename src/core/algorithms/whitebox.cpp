@@ -1,0 +1,66 @@
+#include "core/algorithms/whitebox.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.h"
+
+namespace dptrain::whitebox {
+
+double gradient_sum_sensitivity(const TrainingConfig& c) {
+  // Lipschitz constant of the unregularized loss in w (lambda = 0): L_x.
+  const LossConstants loss = loss_constants(parse_loss(c.loss), c.feature_bound, 0.0, 0.0, c.huber_h);
+  return 2.0 * loss.lipschitz * std::sqrt(static_cast<double>(c.models()));
+}
+
+TrainingPlan base_plan(const TrainingConfig& c, double radius) {
+  TrainingPlan p = dptrain::base_plan(c);
+  p.epoch.radius = radius;
+  p.constants = loss_constants(p.epoch.loss, c.feature_bound, c.lambda, radius, c.huber_h);
+  return p;
+}
+
+void check_options(const TrainingConfig& c, const std::string& algorithm,
+                   std::initializer_list<const char*> allowed) {
+  for (auto it = c.options.begin(); it != c.options.end(); ++it) {
+    bool known = false;
+    std::string list;
+    for (const char* a : allowed) {
+      known = known || it.key() == a;
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    if (!known)
+      fail(ErrorKind::InvalidParameter, "unknown option \"" + it.key() + "\" for algorithm " + algorithm, {},
+           "Options of " + algorithm + ": " + list + ".");
+  }
+}
+
+std::string string_option(const TrainingConfig& c, const char* key, const std::string& fallback) {
+  const auto it = c.options.find(key);
+  if (it == c.options.end()) return fallback;
+  if (!it->is_string()) fail(ErrorKind::InvalidParameter, std::string("options.") + key + " must be a string");
+  return it->get<std::string>();
+}
+
+privacy::GaussianCalibration calibration(const TrainingConfig& c) {
+  return privacy::parse_gaussian_calibration(string_option(c, "gaussian_calibration", "analytic"));
+}
+
+void warn_if_delta_large(const TrainingConfig& c, double delta, TrainingPlan& plan) {
+  if (delta > 0 && delta >= 1.0 / static_cast<double>(c.rows)) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "delta = %g is not below 1/n = %g", delta, 1.0 / static_cast<double>(c.rows));
+    plan.warnings.push_back(std::string(buf) +
+                            ": a mechanism that publishes one random row in the clear satisfies such a guarantee; "
+                            "use delta << 1/n (e.g. 1/n^2)");
+  }
+}
+
+double required_epsilon(const TrainingConfig& c, const std::string& algorithm) {
+  if (!c.epsilon)
+    fail(ErrorKind::InvalidParameter, "algorithm \"" + algorithm + "\" needs epsilon", {},
+         "Pass epsilon => ... (the total privacy budget of the run).");
+  return *c.epsilon;
+}
+
+}  // namespace dptrain::whitebox

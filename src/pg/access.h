@@ -1,0 +1,61 @@
+// Who a training run acts for, and with whose rights each of its steps runs
+// (docs/governance.md, "Identities"). dp_train is SECURITY INVOKER with a
+// fixed search_path; it switches identity per step in C:
+//
+//  * caller  the role in effect where the function was called (GetUserId()
+//            on entry: current_user at the call site, also under SET ROLE or
+//            inside another SECURITY DEFINER function). Its budget is checked
+//            and charged; it is recorded as the model's creator.
+//  * reader  whose rights read the source relation: the caller if it may
+//            SELECT the label and feature columns, otherwise the relation's
+//            owner (only when the owner granted the caller a budget). Code the
+//            relation may run while being read (views, row security policies,
+//            the functions in them) runs as this role inside a
+//            security-restricted operation with GUC changes undone afterwards,
+//            as PostgreSQL runs VACUUM, ANALYZE and REFRESH MATERIALIZED VIEW
+//            as the table owner. It never runs as the extension owner.
+//  * runner  the owner of the dptrain function (the extension owner): runs
+//            the epoch aggregate over the shuffled temp table and writes
+//            dptrain.models and the ledger. Only dptrain's own SQL runs with
+//            its rights.
+#pragma once
+
+#include "pg_glue.h"
+
+namespace dptrain::pg {
+
+struct RunIdentities {
+  Oid caller;
+  Oid reader;
+  Oid runner;
+  bool caller_reads;  // the caller may read the data itself (reader == caller)
+};
+
+// An identity switch; undone by restore_identity (or by the transaction or
+// subtransaction abort if an ERROR comes first).
+struct IdentitySwitch {
+  Oid saved_user;
+  int saved_context;
+  int guc_level;
+};
+// `restricted`: a security-restricted operation (no temp objects, no SET
+// ROLE), for steps that may run code owned by someone else.
+void switch_identity(IdentitySwitch* s, Oid role, bool restricted);
+void restore_identity(const IdentitySwitch* s);
+
+// The owner of the SQL function being called (the extension owner).
+Oid function_owner(FunctionCallInfo fcinfo);
+Oid relation_owner(Oid relid);
+
+// SELECT privilege (table-level or on the columns) of `role`.
+bool can_read_columns(Oid relid, AttrNumber label, AttrNumber features, Oid role);
+bool can_read_any_column(Oid relid, Oid role);
+
+// Relation `relid` exists and can be trained on (table, view, matview,
+// foreign or partitioned table), else ERROR. Returns its name.
+char* require_training_relation(Oid relid);
+
+// A quoted role name for SQL text.
+const char* quoted_role(Oid role);
+
+}  // namespace dptrain::pg

@@ -1,0 +1,36 @@
+// Steps of a training run inside the backend shared by dp_train and dp_tune
+// (one place, so the two cannot drift): who may train and with whose rights,
+// the model-name check, and the epochs (one aggregate query each over a
+// prepared table, the state handed out and taken back by the core's Trainer).
+#pragma once
+
+#include <vector>
+
+#include "access.h"
+#include "core/training/config.h"
+#include "core/training/trainer.h"
+
+namespace dptrain::pg {
+
+// Who may train on `relid`, and whose rights read it (access.h): a caller
+// that may SELECT the label and feature columns reads them itself; any other
+// caller needs a privacy budget from the owner (ledger_precheck raises
+// otherwise) and the data is read with the owner's rights. Seeded noise and
+// runs without epsilon are refused under a budget before any data is read.
+// Requires SPI_connect().
+RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
+                            const dptrain::TrainingConfig& c);
+
+// A model name is unique: refuse a taken one before training, not after.
+void require_free_name(const char* name, Oid runner);
+
+// Runs every planned epoch of `trainer` with `epoch_sql` (core/training/
+// epoch_query.h) over the prepared table `shuffled`, reshuffling it between
+// epochs if the plan says so. Call it as the runner. `input` is scratch
+// space owned by the caller's session (no C++ object lives in this frame: it
+// may ereport). Reports only public progress: "<progress>epoch e of k done"
+// NOTICEs. Requires SPI_connect().
+void run_training_epochs(dptrain::Trainer* trainer, const char* shuffled, const char* epoch_sql,
+                         std::vector<double>* input, const char* progress);
+
+}  // namespace dptrain::pg

@@ -1,0 +1,83 @@
+-- The bad-input catalogue, part 1: arguments. Every case is an ERROR with a
+-- proper SQLSTATE, a message and a hint, raised before any data is read.
+-- pg_temp.try() runs a statement and shows what it raised (in a
+-- subtransaction, which also shows that a failed dp_train leaves the
+-- session's identity and settings as they were).
+SET client_min_messages = warning;
+CREATE FUNCTION pg_temp.try(sql text, OUT code text, OUT message text, OUT detail text, OUT hint text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE sql;
+  code := '00000';
+  message := 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
+                          detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+END
+$$;
+
+CREATE TABLE bad_args AS
+SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(i) > 0) AS y, 'text'::text AS t
+FROM generate_series(1, 20) i;
+CREATE SEQUENCE bad_args_seq;
+CREATE INDEX bad_args_idx ON bad_args (id);
+
+CREATE TEMP TABLE cases (ord serial, what text, sql text);
+INSERT INTO cases (what, sql) VALUES
+  ('NULL source',          $$SELECT dp_train(NULL, 'y', 'x', algorithm => 'none')$$),
+  ('NULL label',           $$SELECT dp_train('bad_args', NULL, 'x', algorithm => 'none')$$),
+  ('NULL features',        $$SELECT dp_train('bad_args', 'y', NULL, algorithm => 'none')$$),
+  ('NULL algorithm',       $$SELECT dp_train('bad_args', 'y', 'x', algorithm => NULL)$$),
+  ('NULL epochs',          $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epochs => NULL)$$),
+  ('unknown table',        $$SELECT dp_train('no_such_table', 'y', 'x', algorithm => 'none')$$),
+  ('a sequence',           $$SELECT dp_train('bad_args_seq', 'y', 'x', algorithm => 'none')$$),
+  ('an index',             $$SELECT dp_train('bad_args_idx', 'y', 'x', algorithm => 'none')$$),
+  ('unknown label column', $$SELECT dp_train('bad_args', 'label', 'x', algorithm => 'none')$$),
+  ('unknown feature column', $$SELECT dp_train('bad_args', 'y', 'features', algorithm => 'none')$$),
+  ('empty column name',    $$SELECT dp_train('bad_args', '', 'x', algorithm => 'none')$$),
+  ('system column',        $$SELECT dp_train('bad_args', 'y', 'ctid', algorithm => 'none')$$),
+  ('features not numbers', $$SELECT dp_train('bad_args', 'y', 't', algorithm => 'none')$$),
+  ('label an array',       $$SELECT dp_train('bad_args', 'x', 'x', algorithm => 'none')$$),
+  ('unknown algorithm',    $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'magic')$$),
+  ('planned algorithm',    $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'dpsgd', epsilon => 1)$$),
+  ('unknown loss',         $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', loss => 'hinge')$$),
+  ('unknown schedule',     $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', schedule => 'fast')$$),
+  ('epochs = 0',           $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epochs => 0)$$),
+  ('epochs < 0',           $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epochs => -3)$$),
+  ('epochs too many',      $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epochs => 100001)$$),
+  ('batch_size = 0',       $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 0)$$),
+  ('batch_size < 0',       $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => -1)$$),
+  ('epsilon = 0',          $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epsilon => 0)$$),
+  ('epsilon < 0',          $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epsilon => -1)$$),
+  ('epsilon NaN',          $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epsilon => 'NaN')$$),
+  ('epsilon infinite',     $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epsilon => 'Infinity')$$),
+  ('delta < 0',            $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epsilon => 1, delta => -1e-9)$$),
+  ('delta = 1',            $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epsilon => 1, delta => 1)$$),
+  ('delta NaN',            $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epsilon => 1, delta => 'NaN')$$),
+  ('epsilon for none',     $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epsilon => 1, batch_size => 5)$$),
+  ('lambda < 0',           $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', lambda => -0.1)$$),
+  ('learning_rate = 0',    $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', learning_rate => 0)$$),
+  ('huber_h = 1',          $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', huber_h => 1)$$),
+  ('radius NaN',           $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', radius => 'NaN')$$),
+  ('options not an object', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', options => '[1]')$$),
+  ('option of wrong type', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, schedule => 'decreasing', options => '{"schedule_c": "half"}')$$),
+  ('classes 2-D',          $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => '{{a,b},{c,d}}')$$),
+  ('classes with NULL',    $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => ARRAY['false', NULL])$$),
+  ('classes empty',        $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => '{}')$$),
+  ('class listed twice',   $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => '{false,true,false}')$$),
+  ('too many classes',     $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => (SELECT array_agg(i::text) FROM generate_series(1, 1001) i))$$);
+
+\x on
+SELECT c.ord, c.what, r.* FROM cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
+\x off
+
+-- A model name is taken: refused before training, not after it.
+SELECT name FROM dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, name => 'bad_args_model');
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, name => 'bad_args_model')$$);
+\x off
+
+-- Nothing above left anything behind, and the session is as it was.
+SELECT count(*) AS models FROM dptrain.models WHERE source = 'public.bad_args';
+SELECT current_user = session_user AS same_user, current_setting('search_path') AS search_path;
+SELECT count(*) AS temp_tables FROM pg_class WHERE relname LIKE 'dptrain_shuffled%';

@@ -1,0 +1,91 @@
+-- The bad-input catalogue, part 2: the data. Every broken table is refused
+-- with an ERROR carrying a SQLSTATE and a hint (no skip-and-count policy:
+-- the caller repairs or filters the rows), and nothing is stored.
+SET client_min_messages = warning;
+CREATE FUNCTION pg_temp.try(sql text, OUT code text, OUT message text, OUT detail text, OUT hint text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE sql;
+  code := '00000';
+  message := 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
+                          detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+END
+$$;
+-- Forty good rows, then one row broken as each case says.
+CREATE FUNCTION pg_temp.broken(name text, x text, y text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('CREATE TABLE %I AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (i %% 2)::int AS y '
+                 'FROM generate_series(1, 40) i', name);
+  EXECUTE format('INSERT INTO %I VALUES (41, %s, %s)', name, x, y);
+END
+$$;
+SELECT pg_temp.broken('d_null_x', 'NULL', '1'),
+       pg_temp.broken('d_null_y', 'ARRAY[0.1, 0.2]', 'NULL'),
+       pg_temp.broken('d_null_row', 'NULL', 'NULL'),
+       pg_temp.broken('d_null_elem', 'ARRAY[0.1, NULL]', '1'),
+       pg_temp.broken('d_nan', $$ARRAY[0.1, 'NaN']$$, '1'),
+       pg_temp.broken('d_inf', $$ARRAY['Infinity', 0.1]$$, '0'),
+       pg_temp.broken('d_minus_inf', $$ARRAY[0.1, '-Infinity']$$, '1'),
+       pg_temp.broken('d_huge', 'ARRAY[1e300, 1e300]', '1'),
+       pg_temp.broken('d_ragged', 'ARRAY[0.1, 0.2, 0.3]', '1'),
+       pg_temp.broken('d_empty_array', $$'{}'$$, '1'),
+       pg_temp.broken('d_2d', 'ARRAY[[0.1], [0.2]]', '1'),
+       pg_temp.broken('d_label_7', 'ARRAY[0.1, 0.2]', '7');
+CREATE TABLE d_all_empty AS SELECT i AS id, '{}'::float8[] AS x, (i % 2 = 0) AS y FROM generate_series(1, 10) i;
+CREATE TABLE d_nan_label AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (i % 3)::float8 AS y
+  FROM generate_series(1, 30) i;
+UPDATE d_nan_label SET y = 'NaN' WHERE id = 5;
+CREATE TABLE d_one_class AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, 'yes'::text AS y
+  FROM generate_series(1, 30) i;
+CREATE TABLE d_no_rows (id int, x float8[], y boolean);
+CREATE TABLE d_one_row AS SELECT 1 AS id, ARRAY[0.5, 0.5]::float8[] AS x, true AS y;
+-- real[] and numeric[] features go through the same checks (cast to float8[]).
+CREATE TABLE d_real_nan AS SELECT i AS id, ARRAY[sin(i), cos(i)]::real[] AS x, (i % 2 = 0) AS y
+  FROM generate_series(1, 20) i;
+UPDATE d_real_nan SET x = ARRAY['NaN', 1]::real[] WHERE id = 3;
+CREATE TABLE d_numeric_huge AS SELECT i AS id, ARRAY[i, 1]::numeric[] AS x, (i % 2 = 0) AS y
+  FROM generate_series(1, 20) i;
+UPDATE d_numeric_huge SET x = ARRAY[1e309, 1]::numeric[] WHERE id = 3;
+-- 1000 classes x 10001 features = 10,001,000 parameters: over the 10M cap.
+CREATE TABLE d_too_big AS SELECT i AS id, array_fill(0.001::float8, ARRAY[10001]) AS x, i::text AS y
+  FROM generate_series(1, 2) i;
+
+CREATE TEMP TABLE cases (ord serial, what text, sql text);
+INSERT INTO cases (what, sql) VALUES
+  ('NULL features',          $$SELECT dp_train('d_null_x', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('NULL label',             $$SELECT dp_train('d_null_y', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('all-NULL row',           $$SELECT dp_train('d_null_row', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('NULL array element',     $$SELECT dp_train('d_null_elem', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('NaN feature',            $$SELECT dp_train('d_nan', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('Infinity feature',       $$SELECT dp_train('d_inf', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('-Infinity feature',      $$SELECT dp_train('d_minus_inf', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('norm overflows',         $$SELECT dp_train('d_huge', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('ragged arrays',          $$SELECT dp_train('d_ragged', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('one zero-length array',  $$SELECT dp_train('d_empty_array', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('all zero-length arrays', $$SELECT dp_train('d_all_empty', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('2-D feature array',      $$SELECT dp_train('d_2d', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('label outside declared', $$SELECT dp_train('d_label_7', 'y', 'x', algorithm => 'none', batch_size => 5, classes => '{0,1}')$$),
+  ('NaN label',              $$SELECT dp_train('d_nan_label', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('a single class',         $$SELECT dp_train('d_one_class', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('empty table',            $$SELECT dp_train('d_no_rows', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('batch larger than n',    $$SELECT dp_train('d_label_7', 'y', 'x', algorithm => 'none', batch_size => 42)$$),
+  ('one row, default batch', $$SELECT dp_train('d_one_row', 'y', 'x', algorithm => 'none')$$),
+  ('NaN in real[]',          $$SELECT dp_train('d_real_nan', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('numeric[] overflow',     $$SELECT dp_train('d_numeric_huge', 'y', 'x', algorithm => 'none', batch_size => 5)$$),
+  ('model too large',        $$SELECT dp_train('d_too_big', 'y', 'x', algorithm => 'none', batch_size => 5, classes => (SELECT array_agg(i::text) FROM generate_series(1, 1000) i))$$);
+
+\x on
+SELECT c.ord, c.what, r.* FROM cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
+\x off
+
+-- Small but valid: one row (n = 1 is public; the classes are declared), and
+-- numeric labels read from the data (the 41st row of d_label_7 is then
+-- simply a third class).
+SELECT classes, details->'data'->'rows' AS n FROM dp_train('d_one_row', 'y', 'x', algorithm => 'none', batch_size => 1,
+                                                     classes => '{false,true}', seed => 1);
+SELECT classes FROM dp_train('d_label_7', 'y', 'x', algorithm => 'none', batch_size => 5, seed => 1);
+
+-- Only the two valid runs stored a model.
+SELECT source, count(*) FROM dptrain.models WHERE source LIKE 'public.d\_%' GROUP BY source ORDER BY source;

@@ -1,0 +1,110 @@
+-- The bad-input catalogue, part 3: aggregate states and models passed by
+-- hand. Only roles trusted with the raw data may run the epoch aggregate
+-- (EXECUTE is revoked from PUBLIC); even for them a malformed state is an
+-- ERROR, never a crash. The evaluation aggregate is PUBLIC, so its model
+-- argument is checked on every row.
+SET client_min_messages = warning;
+CREATE FUNCTION pg_temp.try(sql text, OUT code text, OUT message text, OUT detail text, OUT hint text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE sql;
+  code := '00000';
+  message := 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
+                          detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+END
+$$;
+-- A well-formed initial state (layout in src/core/sgd/epoch_state.h): d = 2,
+-- K = 1, logistic, h = 0.1, lambda = 0, no projection, feature bound 1,
+-- b = 1, constant step 0.1; 48 header values, then w and the accumulator.
+CREATE FUNCTION pg_temp.state(VARIADIC fix float8[] DEFAULT '{}') RETURNS float8[] LANGUAGE plpgsql AS $$
+DECLARE
+  s float8[] := ARRAY[1146115188, 1, 2, 1, 0, 0.1, 0, 0, 1, 1, 0, 0.1]::float8[]
+                || array_fill(0::float8, ARRAY[36 + 4]);
+BEGIN
+  -- fix = {index (0-based), value, index, value, ...}
+  FOR i IN 1 .. coalesce(array_length(fix, 1), 0) BY 2 LOOP
+    s[fix[i]::int + 1] := fix[i + 1];
+  END LOOP;
+  RETURN s;
+END
+$$;
+CREATE TABLE st (x float8[], y float8);
+INSERT INTO st VALUES (ARRAY[0.5, 0.5], 1), (ARRAY[-0.5, 0.25], -1);
+
+-- The well-formed state trains: 2 rows, 2 updates.
+SELECT s[16] AS updates, s[17] AS rows FROM (SELECT dptrain.sgd_epoch(x, y, pg_temp.state()) s FROM st) q;
+
+CREATE TEMP TABLE cases (ord serial, what text, sql text);
+INSERT INTO cases (what, sql) VALUES
+  ('state function called directly', $$SELECT dptrain.sgd_transition(NULL, ARRAY[1, 2]::float8[], 1::float8, pg_temp.state())$$),
+  ('final function called directly', $$SELECT dptrain.sgd_final(pg_temp.state())$$),
+  ('combine called directly',        $$SELECT dptrain.sgd_combine(pg_temp.state(), pg_temp.state())$$),
+  ('NULL initial state',             $$SELECT dptrain.sgd_epoch(x, y, NULL) FROM st$$),
+  ('too short',                      $$SELECT dptrain.sgd_epoch(x, y, ARRAY[1, 2, 3]::float8[]) FROM st$$),
+  ('empty',                          $$SELECT dptrain.sgd_epoch(x, y, '{}') FROM st$$),
+  ('two-dimensional',                $$SELECT dptrain.sgd_epoch(x, y, ARRAY[pg_temp.state(), pg_temp.state()]) FROM st$$),
+  ('NULL element',                   $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state() || NULL::float8) FROM st$$),
+  ('bad magic',                      $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(0, 42)) FROM st$$),
+  ('one value too many',             $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state() || 0::float8) FROM st$$),
+  ('huge claimed dimension',         $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(2, 1e9)) FROM st$$),
+  ('huge claimed number of models',  $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(3, 5e6)) FROM st$$),
+  ('fractional dimension',           $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(2, 1.5)) FROM st$$),
+  ('NaN dimension',                  $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(2, 'NaN')) FROM st$$),
+  ('averaging without its block',    $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(18, 1)) FROM st$$),
+  ('pending rows >= batch',          $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(17, 1)) FROM st$$),
+  ('negative row counter',           $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(16, -1)) FROM st$$),
+  ('unknown loss',                   $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(4, 9)) FROM st$$),
+  ('unknown schedule',               $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(10, 9)) FROM st$$),
+  ('negative step size',             $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(11, -0.1)) FROM st$$),
+  ('infinite lambda',                $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(6, 'Infinity')) FROM st$$),
+  ('reserved field set',             $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(40, 1)) FROM st$$),
+  ('NaN weight',                     $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(48, 'NaN')) FROM st$$),
+  ('rows of the wrong length',       $$SELECT dptrain.sgd_epoch(x || 0::float8, y, pg_temp.state()) FROM st$$),
+  ('label not -1/0/+1',              $$SELECT dptrain.sgd_epoch(x, 2::float8, pg_temp.state()) FROM st$$);
+
+\x on
+SELECT c.ord, c.what, r.* FROM cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
+\x off
+
+-- Hand-written aggregates reusing dptrain's state functions with a crafted
+-- INITCOND (creating them needs EXECUTE on the functions, which only
+-- trusted roles have): the state is validated like any other.
+CREATE AGGREGATE pg_temp.evil_epoch(float8[], float8, float8[]) (
+    SFUNC = dptrain.sgd_transition, STYPE = float8[], INITCOND = '{1146115188,1,100000,1,0,0.1}');
+CREATE AGGREGATE pg_temp.evil_final(float8[], float8, float8[]) (
+    SFUNC = dptrain.sgd_transition, STYPE = float8[], FINALFUNC = dptrain.sgd_final,
+    INITCOND = '{1146115188,1,2,1,0,0.1,0,0,1,1,0,0.1,0,0,0,0,0,7}');
+\x on
+SELECT * FROM pg_temp.try($$SELECT pg_temp.evil_epoch(x, y, NULL) FROM st$$);
+-- no rows: the final function gets the INITCOND itself
+SELECT * FROM pg_temp.try($$SELECT pg_temp.evil_final(x, y, NULL) FROM st WHERE false$$);
+\x off
+
+-- The evaluation aggregate (PUBLIC): a packed model per row, crafted ones
+-- among them (this crashed the backend when the check was cached by pointer).
+CREATE TABLE packed (ord int, m float8[]);
+INSERT INTO packed VALUES (1, '{1146115181,1,1,2,0,0.1,1,0.5,0.5}'),
+                          (2, '{1146115181,1,5000000,2,0,0.1,1,0.5,0.5}'),
+                          (3, '{1146115181,1,1,2,0,0.1,1,0.5}');
+\x on
+SELECT * FROM pg_temp.try($$SELECT dptrain.evaluate_agg(ARRAY[1, 1]::float8[], 1, m) FROM packed$$);
+SELECT * FROM pg_temp.try($$SELECT dptrain.evaluate_agg(ARRAY[1, 1]::float8[], 1, m) FROM packed WHERE ord = 3$$);
+\x off
+SELECT dptrain.evaluate_agg(ARRAY[1, 1]::float8[], 1, m) AS rows_correct_loss FROM packed WHERE ord = 1;
+-- ... and its state, with a crafted INITCOND (any role may do this).
+CREATE AGGREGATE pg_temp.evil_eval(float8[], int, float8[]) (
+    SFUNC = dptrain.evaluate_transition, STYPE = float8[], INITCOND = '{1,2}');
+\x on
+SELECT * FROM pg_temp.try($$SELECT pg_temp.evil_eval(ARRAY[1, 1]::float8[], 1, m) FROM packed WHERE ord = 1$$);
+\x off
+
+-- dp_predict with features that do not fit the model.
+SELECT name FROM dp_train('st', 'y', 'x', algorithm => 'none', batch_size => 1, classes => '{-1,1}', name => 'st_model');
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_predict('st_model', ARRAY[1, 2, 3])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_predict('st_model', ARRAY[1, 'NaN'::float8])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_predict('st_model', ARRAY[1, NULL])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_predict('no_such_model', ARRAY[1, 2])$$);
+\x off
