@@ -13,4 +13,11 @@ run() { echo; echo "=== $*"; "$@" || status=1; }
 run bash bench/epoch_vs_scan.sh
 [ -f bench/bolton_overhead.sh ] && run bash bench/bolton_overhead.sh
 run bash bench/runtime.sh $quick
+if [ -n "${BENCH_FULL:-}" ]; then
+  run build/bench/privacy_audit
+  run env FASHION=1 bash bench/bolton_accuracy.sh
+else
+  run build/bench/privacy_audit --runs 5000 --calibration-runs 1000
+  run env RUNS=2 EPSILONS='{0.1,1}' MNIST_RUNS=1 MNIST_EPSILONS='{1,10}' bash bench/bolton_accuracy.sh
+fi
 exit $status
