@@ -80,7 +80,7 @@ std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& targe
 void run_remote_epochs(PgConnection& conn, Trainer& trainer, const std::string& shuffled, ProgressBar* bar) {
   // The same SQL dp_train runs (decided by the core from the plan).
   const std::string epoch_sql = dptrain::epoch_sql(trainer.plan(), shuffled, trainer.config().rows);
-  for (int e = 1; e <= trainer.epochs(); ++e) {
+  for (int e = 1; trainer.needs_epoch(); ++e) {
     if (e > 1 && trainer.plan().reshuffle) conn.exec("SELECT dptrain.training_reshuffle($1)", {shuffled});
     const std::vector<double> input = trainer.epoch_input();
     PgResult r = conn.exec(epoch_sql, {to_array_literal(input.data(), input.size())});
@@ -88,6 +88,14 @@ void run_remote_epochs(PgConnection& conn, Trainer& trainer, const std::string& 
     const std::vector<double> state = parse_float_array(r.get(0, 0));
     trainer.epoch_output(state.data(), state.size());
     if (bar) bar->update(e);
+    if (trainer.wants_training_loss()) {
+      // Convergence tolerance: the noiseless model's loss only decides
+      // whether to stop; it is never printed (trap T5).
+      const std::vector<double> model = trainer.current_packed_model();
+      PgResult l = conn.exec(dptrain::training_loss_sql(shuffled), {to_array_literal(model.data(), model.size())});
+      const std::vector<double> totals = parse_float_array(l.get(0, 0));
+      trainer.training_loss(dptrain::mean_training_loss(totals.data(), totals.size()));
+    }
   }
 }
 
@@ -128,7 +136,7 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
   TrainingOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.model = trainer.finish(out.seconds);
-  out.epochs = trainer.epochs();
+  out.epochs = trainer.epochs_done();
   PgResult stored = conn.exec("SELECT dptrain.store_model($1::jsonb)", {out.model.to_json().dump()});
   out.model_id = std::stoll(stored.get(0, 0));
   tx.commit();
@@ -167,7 +175,8 @@ TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.model_id = std::stoll(r.get(0, 0));
   out.model = fetch_model(conn, out.model_id);
-  out.epochs = c.epochs;
+  out.epochs = out.model.details.contains("stopping") ? out.model.details["stopping"].value("epochs_run", c.epochs)
+                                                      : c.epochs;
   return out;
 }
 

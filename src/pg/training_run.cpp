@@ -1,5 +1,6 @@
 #include "training_run.h"
 
+#include "core/training/epoch_query.h"
 #include "ledger.h"
 #include "training_data.h"
 
@@ -15,6 +16,12 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
   const AttrNumber y = require_column(relid, relname, label, "label");
   ids.caller_reads = can_read_columns(relid, y, x, ids.caller);
   ids.reader = ids.caller_reads ? ids.caller : relation_owner(relid);
+  if (!ids.caller_reads && dptrain::stops_on_data(c))
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                    errmsg("options.tolerance is not available without read access to \"%s\"", relname),
+                    errdetail("It stops after a data-dependent number of epochs, which the privacy argument covers "
+                              "only informally (Bolt-on §4.3)."),
+                    errhint("Fix the number of epochs instead.")));
   ledger_precheck(ids, relid, c.epsilon.has_value(), c.epsilon.value_or(0), c.delta.has_value(),
                   c.delta.value_or(0), c.seed.has_value());
   return ids;
@@ -35,25 +42,54 @@ void require_free_name(const char* name, Oid runner) {
                     errhint("Choose another name, or leave name NULL.")));
 }
 
+namespace {
+
+// Runs `sql` with $1 = `param` as float8[] and returns the float8[] of its
+// single row (valid until SPI_freetuptable), its length in *len.
+const double* run_array_query(const char* sql, const std::vector<double>& param, const char* what, int* len) {
+  Oid type[1] = {FLOAT8ARRAYOID};
+  Datum value[1] = {PointerGetDatum(make_float8_array(param.data(), static_cast<int>(param.size())))};
+  if (SPI_execute_with_args(sql, 1, type, value, nullptr, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+    elog(ERROR, "dptrain: %s query failed", what);
+  bool isnull;
+  const Datum result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+  if (isnull) elog(ERROR, "dptrain: the %s query saw no rows", what);
+  return float8_array_data(DatumGetArrayTypeP(result), len, what);
+}
+
+}  // namespace
+
 void run_training_epochs(dptrain::Trainer* trainer, const char* shuffled, const char* epoch_sql,
                          std::vector<double>* input, const char* progress) {
   const int epochs = trainer->epochs();
-  for (int e = 1; e <= epochs; ++e) {
+  const char* loss_sql = nullptr;
+  for (int e = 1; trainer->needs_epoch(); ++e) {
     CHECK_FOR_INTERRUPTS();
     if (e > 1 && trainer->plan().reshuffle) reshuffle_training_data(shuffled);
     DPT_CORE({ *input = trainer->epoch_input(); });
-    Oid type[1] = {FLOAT8ARRAYOID};
-    Datum value[1] = {PointerGetDatum(make_float8_array(input->data(), static_cast<int>(input->size())))};
-    if (SPI_execute_with_args(epoch_sql, 1, type, value, nullptr, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-      elog(ERROR, "dptrain: epoch query failed");
-    bool isnull;
-    const Datum result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-    if (isnull) elog(ERROR, "dptrain: the epoch saw no rows");
     int len = 0;
-    const double* state = float8_array_data(DatumGetArrayTypeP(result), &len, "epoch result");
+    const double* state = run_array_query(epoch_sql, *input, "epoch", &len);
     DPT_CORE({ trainer->epoch_output(state, static_cast<std::size_t>(len)); });
     SPI_freetuptable(SPI_tuptable);
     ereport(NOTICE, (errmsg("dptrain: %sepoch %d of %d done", progress, e, epochs)));
+    if (trainer->wants_training_loss()) {
+      // Convergence tolerance: the loss of the noiseless model decides
+      // whether to stop; it is never reported (trap T5).
+      if (loss_sql == nullptr) {
+        std::string* sql = nullptr;
+        DPT_CORE({ sql = new std::string(dptrain::training_loss_sql(shuffled)); });
+        loss_sql = pstrdup(sql->c_str());
+        delete sql;
+      }
+      DPT_CORE({ *input = trainer->current_packed_model(); });
+      int n = 0;
+      const double* totals = run_array_query(loss_sql, *input, "training loss", &n);
+      DPT_CORE({ trainer->training_loss(dptrain::mean_training_loss(totals, static_cast<std::size_t>(n))); });
+      SPI_freetuptable(SPI_tuptable);
+      if (trainer->stopped_early())
+        ereport(NOTICE, (errmsg("dptrain: %sstopped after epoch %d of %d: the training objective improved by less "
+                                "than the tolerance", progress, e, epochs)));
+    }
   }
 }
 

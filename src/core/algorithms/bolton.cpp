@@ -26,17 +26,31 @@ std::string num(double v) {
 }
 
 // options keys bolton understands; anything else is a typo worth an error.
-const std::vector<std::string> kOptionKeys = {"schedule_c", "gaussian_calibration"};
+const std::vector<std::string> kOptionKeys = {"schedule_c", "gaussian_calibration", "tolerance"};
 
 void check_options(const TrainingConfig& c, ScheduleKind kind, bool pure) {
   for (const auto& [key, value] : c.options.items()) {
     if (std::find(kOptionKeys.begin(), kOptionKeys.end(), key) == kOptionKeys.end())
-      bad("unknown option \"" + key + "\" for algorithm \"bolton\"", "Bolton options: schedule_c, gaussian_calibration.");
+      bad("unknown option \"" + key + "\" for algorithm \"bolton\"",
+          "Bolton options: schedule_c, gaussian_calibration, tolerance.");
   }
   if (c.options.contains("schedule_c")) {
     if (!c.options["schedule_c"].is_number()) bad("options.schedule_c must be a number");
     if (kind != ScheduleKind::Decreasing && kind != ScheduleKind::Sqrt)
       bad("options.schedule_c applies only to the decreasing and sqrt schedules");
+  }
+  if (c.options.contains("tolerance")) {
+    const auto& t = c.options["tolerance"];
+    if (!t.is_number() || !(t.get<double>() > 0 && t.get<double>() < 1))
+      bad("options.tolerance must be a number in (0, 1)", "E.g. 0.01: stop when an epoch improves the objective by < 1%.");
+    // Bolt-on §4.3: only the strongly convex bound is independent of the
+    // number of epochs; in the convex case it grows with k (trap T3).
+    if (c.lambda <= 0)
+      bad("options.tolerance needs lambda > 0",
+          "In the convex case the sensitivity grows with the number of epochs, so it must be fixed in advance "
+          "(Bolt-on §4.3); pass lambda > 0 or drop the tolerance.");
+    if (kind != ScheduleKind::StronglyConvex)
+      bad("options.tolerance needs the strongly_convex schedule", "Drop schedule and learning_rate.");
   }
   if (c.options.contains("gaussian_calibration")) {
     if (!c.options["gaussian_calibration"].is_string()) bad("options.gaussian_calibration must be a string");
@@ -169,7 +183,19 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
   shape.batch_size = c.batch_size;
   shape.epochs = c.epochs;
   const pb::Output output = c.averaging ? pb::Output::UniformAverage : pb::Output::LastIterate;
-  const pb::Bound bound = pb::sensitivity(p.epoch.schedule, p.constants, shape, output);
+  pb::Bound bound = pb::sensitivity(p.epoch.schedule, p.constants, shape, output);
+  // With a convergence tolerance the run may stop after any k' <= k epochs:
+  // calibrate for the largest bound over all of them (Lemma 8's bound holds
+  // for each fixed k'; choosing k' from the data is the informal step).
+  if (c.options.contains("tolerance")) {
+    p.stop_tolerance = c.options["tolerance"].get<double>();
+    for (int k = 1; k < c.epochs; ++k) {
+      shape.epochs = k;
+      const pb::Bound shorter = pb::sensitivity(p.epoch.schedule, p.constants, shape, output);
+      if (shorter.sensitivity > bound.sensitivity) bound = shorter;
+    }
+    shape.epochs = c.epochs;
+  }
 
   // One-vs-all: K models on the same rows, sequential (basic) composition (§0.2, trap T21).
   const int K = p.epoch.models;
@@ -223,9 +249,17 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
       {"per_model_delta", noise.delta},
       {"composition", K > 1 ? "basic composition over the one-vs-all models (each gets epsilon/K, delta/K)"
                             : "single model"},
-      {"epochs_fixed_in_advance", true},
+      {"epochs_fixed_in_advance", p.stop_tolerance == 0},
       {"noise", noise_json},
   };
+  if (p.stop_tolerance > 0) {
+    p.privacy["guarantee"] =
+        "informal: the run stops when an epoch improves the training objective by less than the tolerance, so the "
+        "number of epochs depends on the data; the noise covers every stopping epoch up to the maximum (Lemma 8 "
+        "for each fixed k), but the paper's argument for the data-dependent choice is informal (Bolt-on §4.3)";
+    p.warnings.push_back("options.tolerance: the number of epochs depends on the data; the privacy argument for "
+                         "this is informal (Bolt-on §4.3)");
+  }
   if (!pure && delta >= 1.0 / static_cast<double>(c.rows))
     p.warnings.push_back("delta = " + num(delta) + " is not below 1/n = " + num(1.0 / static_cast<double>(c.rows)) +
                          ": a mechanism that publishes one random row in the clear satisfies such a guarantee; "

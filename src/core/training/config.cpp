@@ -54,6 +54,8 @@ void validate_common(const TrainingConfig& c) {
         "Use a smaller batch_size.");
 }
 
+bool stops_on_data(const TrainingConfig& c) { return c.options.is_object() && c.options.contains("tolerance"); }
+
 TrainingPlan base_plan(const TrainingConfig& c) {
   TrainingPlan p;
   p.epochs = c.epochs;

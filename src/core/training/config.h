@@ -55,11 +55,20 @@ struct TrainingPlan {
   std::optional<double> delta;
   nlohmann::json privacy = nlohmann::json::object();  // mechanism, sensitivity, noise, split
   std::vector<std::string> warnings;     // reported as WARNING / on stderr
+  // > 0: stop early once an epoch lowers the training objective by less than
+  // this fraction (Bolt-on §4.3's convergence tolerance; strongly convex
+  // bolt-on only). The number of epochs then depends on the data, which the
+  // paper's privacy argument covers only informally: see docs/bolton.md.
+  double stop_tolerance = 0.0;
 };
 
 // Checks the user arguments every algorithm shares, before any data is
 // looked at; throws Error(InvalidParameter).
 void validate_arguments(const TrainingConfig& config);
+// True if the run may stop after a data-dependent number of epochs
+// (options.tolerance). Such runs have only an informal privacy argument.
+bool stops_on_data(const TrainingConfig& config);
+
 // validate_arguments plus the public facts of the data (n, d, classes).
 void validate_common(const TrainingConfig& config);
 

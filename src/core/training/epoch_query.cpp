@@ -1,5 +1,9 @@
 #include "core/training/epoch_query.h"
 
+#include <cmath>
+
+#include "core/error.h"
+
 namespace dptrain {
 
 std::string epoch_sql(const TrainingPlan& plan, const std::string& table, std::int64_t rows) {
@@ -9,6 +13,16 @@ std::string epoch_sql(const TrainingPlan& plan, const std::string& table, std::i
   return "SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, $1::float8[]) "
          "FROM (SELECT dptrain.sampled_rows($1::float8[], '" + table + "'::regclass, " + std::to_string(rows) +
          ") AS r) s";
+}
+
+std::string training_loss_sql(const std::string& table) {
+  return "SELECT dptrain.evaluate_agg(x, y::int, $1::float8[]) FROM " + table;
+}
+
+double mean_training_loss(const double* totals, std::size_t len) {
+  if (totals == nullptr || len != 3 || !(totals[0] >= 1) || !std::isfinite(totals[2]))
+    fail(ErrorKind::Internal, "malformed training-loss result");
+  return totals[2] / totals[0];
 }
 
 }  // namespace dptrain

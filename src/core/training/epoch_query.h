@@ -26,4 +26,11 @@ namespace dptrain {
 //    batch arrives whole and in order.
 std::string epoch_sql(const TrainingPlan& plan, const std::string& table, std::int64_t rows);
 
+// The training loss of the current model (convergence tolerance only):
+// $1 = Trainer::current_packed_model(); returns one row {rows, correct,
+// loss_sum} (the evaluation aggregate's state) over the prepared table.
+std::string training_loss_sql(const std::string& table);
+// Mean loss from that row's float8[] state.
+double mean_training_loss(const double* totals, std::size_t len);
+
 }  // namespace dptrain

@@ -1,5 +1,8 @@
 #include "core/training/in_memory.h"
 
+#include "core/packed_model.h"
+#include "core/training/epoch_query.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -42,7 +45,7 @@ Model run_in_memory(Trainer& trainer, const InMemoryData& data, std::vector<std:
   const std::int64_t b = trainer.config().batch_size;
 
   std::vector<std::int64_t> batch(static_cast<std::size_t>(b));
-  for (int e = trainer.epochs_done() + 1; e <= trainer.epochs(); ++e) {
+  for (int e = trainer.epochs_done() + 1; trainer.needs_epoch(); ++e) {
     std::vector<double> s = trainer.epoch_input();
     const int d = epoch_state::dim(s.data());
     if (trainer.plan().epoch.sampled_batches) {
@@ -66,6 +69,15 @@ Model run_in_memory(Trainer& trainer, const InMemoryData& data, std::vector<std:
     }
     epoch_state::flush(s.data());  // the final function
     trainer.epoch_output(s.data(), s.size());
+    if (trainer.wants_training_loss()) {  // as training_loss_sql over the rows
+      const std::vector<double> model = trainer.current_packed_model();
+      double totals[3] = {0, 0, 0};
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto r = static_cast<std::size_t>(i);
+        packed_model::accumulate(model.data(), data.x[r].data(), data.dim(), static_cast<int>(data.y[r]), totals);
+      }
+      trainer.training_loss(mean_training_loss(totals, 3));
+    }
   }
   return trainer.finish(0.0);
 }

@@ -1,6 +1,10 @@
 #include "core/training/trainer.h"
 
+#include <Eigen/Core>
+#include <cmath>
+
 #include "core/error.h"
+#include "core/packed_model.h"
 #include "core/privacy/keystream.h"
 
 namespace dptrain {
@@ -45,7 +49,7 @@ std::int64_t Trainer::rows_per_epoch() const {
 }
 
 void Trainer::epoch_output(const double* s, std::size_t len) {
-  if (epochs_done_ >= plan_.epochs) fail(ErrorKind::Internal, "more epochs than planned");
+  if (!needs_epoch()) fail(ErrorKind::Internal, "more epochs than planned");
   epoch_state::validate(s, len);
   const std::vector<double> expected = epoch_input();
   if (len != expected.size() || !epoch_state::same_run(s, expected.data()))
@@ -73,8 +77,31 @@ void Trainer::epoch_output(const double* s, std::size_t len) {
   ++epochs_done_;
 }
 
+std::vector<double> Trainer::current_packed_model() const {
+  Model m;
+  m.loss = plan_.epoch.loss;
+  m.huber_h = plan_.epoch.huber_h;
+  m.feature_bound = plan_.epoch.feature_bound;
+  const std::vector<double>& w = plan_.epoch.averaging ? average_ : weights_;
+  m.weights = Eigen::Map<const WeightMatrix>(w.data(), plan_.epoch.models, plan_.epoch.dim);
+  return packed_model::pack(m);
+}
+
+void Trainer::training_loss(double mean_loss) {
+  if (!wants_training_loss()) fail(ErrorKind::Internal, "training_loss() without a convergence tolerance");
+  if (!std::isfinite(mean_loss) || mean_loss < 0) fail(ErrorKind::Internal, "invalid training loss");
+  // The objective SGD minimizes: mean loss + (lambda/2) ||w||^2 (per model).
+  const std::vector<double>& w = plan_.epoch.averaging ? average_ : weights_;
+  const double squared = Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size())).squaredNorm();
+  const double objective = mean_loss + 0.5 * plan_.epoch.lambda * squared / plan_.epoch.models;
+  // Bismarck's rule: stop when (previous - current) / previous < tolerance.
+  if (previous_objective_ > 0 && (previous_objective_ - objective) / previous_objective_ < plan_.stop_tolerance)
+    stopped_ = true;
+  previous_objective_ = objective;
+}
+
 Model Trainer::finish(double seconds) {
-  if (epochs_done_ != plan_.epochs)
+  if (epochs_done_ != plan_.epochs && !stopped_)
     fail(ErrorKind::Internal, "finish() before all planned epochs ran");
   const int K = plan_.epoch.models, d = plan_.epoch.dim;
   const std::vector<double>& source = plan_.epoch.averaging ? average_ : weights_;
@@ -108,6 +135,12 @@ Model Trainer::finish(double seconds) {
                               : "libsodium CSPRNG (ChaCha20 keyed from the OS)"},
       {"seconds", seconds},
   };
+  if (plan_.stop_tolerance > 0)
+    m.details["stopping"] = {{"tolerance", plan_.stop_tolerance},
+                             {"max_epochs", plan_.epochs},
+                             {"epochs_run", epochs_done_},
+                             {"note", "data-dependent number of epochs: the privacy argument is informal "
+                                      "(Bolt-on §4.3); the noise is calibrated for any number up to max_epochs"}};
   if (config_.seed) m.details["seed"] = *config_.seed;
   if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
   return m;

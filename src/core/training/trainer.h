@@ -34,6 +34,10 @@ class Trainer {
   const TrainingPlan& plan() const { return plan_; }
   int epochs() const { return plan_.epochs; }
   int epochs_done() const { return epochs_done_; }
+  // Another epoch is due: fewer than planned ran and the convergence
+  // tolerance (if any) has not stopped the run.
+  bool needs_epoch() const { return epochs_done_ < plan_.epochs && !stopped_; }
+  bool stopped_early() const { return stopped_; }
 
   // Initial aggregate state of the next epoch.
   std::vector<double> epoch_input() const;
@@ -42,6 +46,15 @@ class Trainer {
   std::int64_t rows_per_epoch() const;
   // The state the epoch aggregate returned (validated here).
   void epoch_output(const double* state, std::size_t len);
+
+  // With a convergence tolerance the controller measures the training loss
+  // after every epoch: the current (noiseless) model packed for the
+  // evaluation aggregate (packed_model.h), and the mean loss it measured
+  // over the training rows. Never shown to anyone: it only decides whether
+  // to stop (trap T5).
+  bool wants_training_loss() const { return plan_.stop_tolerance > 0 && !stopped_ && epochs_done_ > 0; }
+  std::vector<double> current_packed_model() const;
+  void training_loss(double mean_loss);
 
   // After the last epoch: applies the algorithm's release step and returns
   // the model with its metadata. `seconds` is the wall time to record.
@@ -59,6 +72,8 @@ class Trainer {
   std::uint64_t updates_ = 0;
   std::uint64_t averaged_ = 0;
   int epochs_done_ = 0;
+  double previous_objective_ = -1.0;  // training objective after the previous epoch
+  bool stopped_ = false;
 };
 
 }  // namespace dptrain

@@ -83,6 +83,9 @@ Tuner::Tuner(TrainingConfig config, Grid grid) : config_(std::move(config)), gri
         "Tune a private algorithm (e.g. algorithm => 'bolton'); without privacy, tune on the data directly.");
   if (!config_.epsilon)
     bad("private tuning needs epsilon", "Pass epsilon => ... (and delta => ... for (epsilon, delta)-DP).");
+  if (stops_on_data(config_))
+    bad("options.tolerance is not available in private tuning",
+        "Each candidate's number of epochs is a value of the grid, fixed in advance (Bolt-on Algorithm 3).");
   make_algorithm(config_.algorithm);  // unknown / not implemented: fail now
   candidates_ = expand(grid_);
   part_rows_ = part_sizes(config_.rows, parts());

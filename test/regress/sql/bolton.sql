@@ -147,7 +147,7 @@ SELECT * FROM dp_train('bolton_three', 'label', 'x', algorithm => 'bolton', epsi
 SELECT * FROM dp_train('bolton_sep', 'y', 'x', algorithm => 'bolton', epsilon => 1,
                        options => '{"gaussian_calibration": "analytic"}', classes => ARRAY['false', 'true']);
 SELECT * FROM dp_train('bolton_sep', 'y', 'x', algorithm => 'bolton', epsilon => 1,
-                       options => '{"tolerance": 0.01}', classes => ARRAY['false', 'true']);
+                       options => '{"tolerances": 0.01}', classes => ARRAY['false', 'true']);
 -- bad privacy parameters
 SELECT * FROM dp_train('bolton_sep', 'y', 'x', algorithm => 'bolton', epsilon => -1, classes => ARRAY['false', 'true']);
 SELECT * FROM dp_train('bolton_sep', 'y', 'x', algorithm => 'bolton', epsilon => 1, delta => 1,

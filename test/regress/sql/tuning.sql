@@ -155,7 +155,9 @@ SELECT model_id FROM dp_tune('tune_tiny', 'y', 'x', epsilon => 1, batch_sizes =>
 -- a candidate whose plan fails is named (eta > 2/beta for lambda = 0)
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => '{0}', learning_rate => 3,
                              classes => ARRAY['false', 'true']);
--- the algorithm's own checks still apply
+-- the algorithm's own checks still apply; no data-dependent number of epochs
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, options => '{"tolerances": 0.01}',
+                             classes => ARRAY['false', 'true']);
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, options => '{"tolerance": 0.01}',
                              classes => ARRAY['false', 'true']);
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, delta => 1, classes => ARRAY['false', 'true']);

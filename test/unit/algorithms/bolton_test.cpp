@@ -216,7 +216,7 @@ TEST(BoltonPlan, ErrorsAreClear) {
   EXPECT_TRUE(contains(error_of(c), "not used"));
 
   c = mnist_like();
-  c.options = {{"tolerance", 0.01}};
+  c.options = {{"tolerances", 0.01}};
   EXPECT_TRUE(contains(error_of(c), "unknown option"));
 
   c = mnist_like();
