@@ -2,17 +2,9 @@
 -- with an ERROR carrying a SQLSTATE and a hint (no skip-and-count policy:
 -- the caller repairs or filters the rows), and nothing is stored.
 SET client_min_messages = warning;
-CREATE FUNCTION pg_temp.try(sql text, OUT code text, OUT message text, OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE sql;
-  code := '00000';
-  message := 'no error';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-                          detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
 -- Forty good rows, then one row broken as each case says.
 CREATE FUNCTION pg_temp.broken(name text, x text, y text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN

@@ -4,17 +4,9 @@
 -- ERROR, never a crash. The evaluation aggregate is PUBLIC, so its model
 -- argument is checked on every row.
 SET client_min_messages = warning;
-CREATE FUNCTION pg_temp.try(sql text, OUT code text, OUT message text, OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE sql;
-  code := '00000';
-  message := 'no error';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-                          detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
 -- A well-formed initial state (layout in src/core/sgd/epoch_state.h): d = 2,
 -- K = 1, logistic, h = 0.1, lambda = 0, no projection, feature bound 1,
 -- b = 1, constant step 0.1; 48 header values, then w and the accumulator.

@@ -7,17 +7,9 @@
 -- delta), so any private algorithm is charged the same way.
 SET client_min_messages = warning;
 \set SHOW_CONTEXT never
-CREATE FUNCTION pg_temp.try(sql text, OUT code text, OUT message text, OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE sql;
-  code := '00000';
-  message := 'no error';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-                          detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
 -- A released model as the controller stores it (K = 1: binary).
 CREATE FUNCTION pg_temp.model(source text, name text, epsilon float8, delta float8,
                               classes text[] DEFAULT '{no,yes}', seeded boolean DEFAULT false) RETURNS jsonb
