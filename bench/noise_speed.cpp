@@ -7,9 +7,9 @@
 //
 // Prints, for Gaussian and L2-Laplace noise at d = 54 (Forest Covertype) and
 // d = 784 (MNIST), the time per batch and per coordinate (best of R runs of N
-// batches; the best run is the one least disturbed by other processes).
-// For comparison it also times the same noise drawn through the
-// general-purpose samplers (samplers.h, a heap RandomSource per batch).
+// batches; the best run is the one least disturbed by other processes), and
+// the cost of one normal and of the raw keystream in a long stream, which
+// bound what a batch can cost.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "core/privacy/batch_noise.h"
-#include "core/privacy/keystream.h"
 #include "core/privacy/random_source.h"
 #include "core/privacy/samplers.h"
 
@@ -62,29 +61,32 @@ int main(int argc, char** argv) {
   const privacy::RandomSource::Key key = bench_key();
   for (std::size_t d : {std::size_t{54}, std::size_t{784}}) {
     const long n = std::max(1000L, static_cast<long>(batches * 54 / d));
-    std::vector<double> acc(d, 0.0), scratch(d);
+    std::vector<double> acc(d, 0.0);
 
     double sec = seconds_per_batch(n, repeat, [&](std::uint64_t t) {
       privacy::add_batch_noise(privacy::BatchNoiseKind::Gaussian, 1.0, key, t, acc.data(), d);
     });
-    print_row("add_batch_noise (Keystream)", "gaussian", d, sec, acc[0]);
+    print_row("add_batch_noise", "gaussian", d, sec, acc[0]);
     sec = seconds_per_batch(n, repeat, [&](std::uint64_t t) {
       privacy::add_batch_noise(privacy::BatchNoiseKind::L2Laplace, 1.0, key, t, acc.data(), d);
     });
-    print_row("add_batch_noise (Keystream)", "l2_laplace", d, sec, acc[0]);
-
-    sec = seconds_per_batch(n, repeat, [&](std::uint64_t t) {
-      auto rng = privacy::RandomSource::from_key(key, t);
-      privacy::gaussian_noise(*rng, scratch.data(), d, 1.0);
-      for (std::size_t i = 0; i < d; ++i) acc[i] += scratch[i];
-    });
-    print_row("samplers.h (heap RandomSource)", "gaussian", d, sec, acc[0]);
-    sec = seconds_per_batch(n, repeat, [&](std::uint64_t t) {
-      auto rng = privacy::RandomSource::from_key(key, t);
-      privacy::l2_laplace_noise(*rng, scratch.data(), d, 1.0, 1.0);
-      for (std::size_t i = 0; i < d; ++i) acc[i] += scratch[i];
-    });
-    print_row("samplers.h (heap RandomSource)", "l2_laplace", d, sec, acc[0]);
+    print_row("add_batch_noise", "l2_laplace", d, sec, acc[0]);
   }
+
+  // One long stream: the normal alone, and the keystream alone (8 bytes per normal).
+  const long values = batches * 54;
+  auto rng = privacy::RandomSource::from_key(key, 1);
+  std::vector<double> block(1024);
+  double sec = seconds_per_batch(values / 1024, repeat, [&](std::uint64_t) {
+    privacy::fill_standard_normal(rng, block.data(), block.size());
+  });
+  std::printf("%-34s %7.2f ns/value  (checksum %.3g)\n", "fill_standard_normal, one stream", sec * 1e9 / 1024,
+              block[0]);
+  std::uint64_t x = 0;
+  sec = seconds_per_batch(values / 1024, repeat, [&](std::uint64_t) {
+    for (int i = 0; i < 1024; ++i) x ^= rng.next_u64();
+  });
+  std::printf("%-34s %7.2f ns/value  (checksum %.3g)\n", "next_u64, one stream", sec * 1e9 / 1024,
+              static_cast<double>(x >> 11));
   return 0;
 }

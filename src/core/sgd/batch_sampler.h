@@ -21,7 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/privacy/keystream.h"
+#include "core/privacy/random_source.h"
 
 namespace dptrain {
 
@@ -41,7 +41,7 @@ class BatchSampler {
   void next(std::int64_t* out);
 
  private:
-  privacy::Keystream stream_;
+  privacy::RandomSource stream_;
   std::int64_t rows_;
   std::int64_t batch_size_;
   std::vector<std::int64_t> chosen_;
