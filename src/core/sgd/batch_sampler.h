@@ -12,9 +12,10 @@
 // adjacency, q = b/m).
 //
 // The randomness is the run's secret key with the epoch's own nonce
-// (keystream.h), so the server-side set-returning function that produces
-// the batches (dptrain.sample_batches) and a test or audit running in the
-// core produce the same batches for the same key.
+// (RandomSource::from_key(key, sampling_nonce(u0)), batch_noise.h), so the
+// server-side set-returning function that produces the batches
+// (dptrain.sample_batches) and a test or audit running in the core produce
+// the same batches for the same key.
 #pragma once
 
 #include <cstdint>
