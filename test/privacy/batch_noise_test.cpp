@@ -24,20 +24,11 @@ namespace dptrain::privacy {
 namespace {
 
 using test::ks_test;
+using test::report;
+using test::fixed_key;
 
 constexpr double kMinP = 1e-3;
 constexpr double kMaxZ = 5.0;
-
-RandomSource::Key key(unsigned char v) {
-  RandomSource::Key k{};
-  for (int i = 0; i < 32; ++i) k[i] = static_cast<unsigned char>(v * 31 + i);
-  return k;
-}
-
-double report(const std::string& what, double p) {
-  std::printf("[ KS ] %-58s p = %.4g\n", what.c_str(), p);
-  return p;
-}
 
 TEST(BatchNoise, L2LaplaceNormIsGammaAndDirectionIsUniform) {
   // d = 54 (Forest Covertype), scale 3: ||Z|| ~ Gamma(54, 3); the first
@@ -46,7 +37,7 @@ TEST(BatchNoise, L2LaplaceNormIsGammaAndDirectionIsUniform) {
   std::vector<double> norms, first;
   for (std::uint64_t t = 1; t <= 60000; ++t) {
     std::vector<double> z(d, 0.0);
-    add_batch_noise(BatchNoiseKind::L2Laplace, 3.0, key(5), t, z.data(), d);
+    add_batch_noise(BatchNoiseKind::L2Laplace, 3.0, fixed_key(5), t, z.data(), d);
     double sq = 0;
     for (double v : z) sq += v * v;
     norms.push_back(std::sqrt(sq));
@@ -72,7 +63,7 @@ TEST(BatchNoise, GaussianScaleAndFreshStreamsPerUpdate) {
   std::vector<double> prev(d, 0.0);
   for (std::uint64_t t = 1; t <= 20000; ++t) {
     std::vector<double> z(d, 0.0);
-    add_batch_noise(BatchNoiseKind::Gaussian, 2.5, key(6), t, z.data(), d);
+    add_batch_noise(BatchNoiseKind::Gaussian, 2.5, fixed_key(6), t, z.data(), d);
     all.insert(all.end(), z.begin(), z.end());
     if (t > 1) {
       a.push_back(prev[0]);
@@ -94,9 +85,9 @@ TEST(BatchNoise, GaussianScaleAndFreshStreamsPerUpdate) {
   EXPECT_LT(std::abs(corr) * std::sqrt(static_cast<double>(a.size())), kMaxZ) << corr;
   // The same (key, t) gives the same noise; another t another.
   std::vector<double> x(d, 0.0), y(d, 0.0), w(d, 0.0);
-  add_batch_noise(BatchNoiseKind::Gaussian, 1.0, key(7), 5, x.data(), d);
-  add_batch_noise(BatchNoiseKind::Gaussian, 1.0, key(7), 5, y.data(), d);
-  add_batch_noise(BatchNoiseKind::Gaussian, 1.0, key(7), 6, w.data(), d);
+  add_batch_noise(BatchNoiseKind::Gaussian, 1.0, fixed_key(7), 5, x.data(), d);
+  add_batch_noise(BatchNoiseKind::Gaussian, 1.0, fixed_key(7), 5, y.data(), d);
+  add_batch_noise(BatchNoiseKind::Gaussian, 1.0, fixed_key(7), 6, w.data(), d);
   EXPECT_EQ(x, y);
   EXPECT_NE(x, w);
 }
@@ -113,14 +104,14 @@ TEST(BatchNoise, NoncesOfARunNeverOverlap) {
   EXPECT_EQ(sampling_nonce(1200), top + 1200);
   EXPECT_THROW(sampling_nonce(top), Error);
   std::vector<double> z(4, 0.0);
-  EXPECT_THROW(add_batch_noise(BatchNoiseKind::Gaussian, 1.0, key(8), 0, z.data(), z.size()), Error);
-  EXPECT_THROW(add_batch_noise(BatchNoiseKind::L2Laplace, 1.0, key(8), top, z.data(), z.size()), Error);
+  EXPECT_THROW(add_batch_noise(BatchNoiseKind::Gaussian, 1.0, fixed_key(8), 0, z.data(), z.size()), Error);
+  EXPECT_THROW(add_batch_noise(BatchNoiseKind::L2Laplace, 1.0, fixed_key(8), top, z.data(), z.size()), Error);
   // No noise: nothing drawn, nothing added.
-  add_batch_noise(BatchNoiseKind::None, 0.0, key(8), 1, z.data(), z.size());
+  add_batch_noise(BatchNoiseKind::None, 0.0, fixed_key(8), 1, z.data(), z.size());
   EXPECT_EQ(z, std::vector<double>(4, 0.0));
   // The noise of update t is the Gaussian of stream (key, t).
-  add_batch_noise(BatchNoiseKind::Gaussian, 1.5, key(8), 42, z.data(), z.size());
-  auto rng = RandomSource::from_key(key(8), 42);
+  add_batch_noise(BatchNoiseKind::Gaussian, 1.5, fixed_key(8), 42, z.data(), z.size());
+  auto rng = RandomSource::from_key(fixed_key(8), 42);
   std::vector<double> expected(4, 0.0);
   add_gaussian_noise(rng, expected.data(), expected.size(), 1.5);
   EXPECT_EQ(z, expected);

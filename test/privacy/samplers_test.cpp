@@ -29,23 +29,14 @@ namespace dptrain::privacy {
 namespace {
 
 using test::ks_test;
+using test::report;
+using test::fixed_key;
 using test::mean_z;
 using test::variance_z;
 
 constexpr double kMinP = 1e-3;  // KS acceptance threshold (see statistics.h)
 constexpr double kMaxZ = 5.0;   // moment z-score bound (two-sided 5.7e-7)
 constexpr std::size_t kN = 200000;
-
-RandomSource::Key key(unsigned char v) {
-  RandomSource::Key k{};
-  for (int i = 0; i < 32; ++i) k[i] = static_cast<unsigned char>(v * 31 + i);
-  return k;
-}
-
-double report(const std::string& what, double p) {
-  std::printf("[ KS ] %-55s p = %.4g\n", what.c_str(), p);
-  return p;
-}
 
 template <typename Draw>
 std::vector<double> draw(std::size_t n, Draw&& f) {
@@ -71,7 +62,7 @@ TEST(KsHarness, AcceptsTheRightDistributionAndRejectsNearbyWrongOnes) {
 // --- univariate samplers ----------------------------------------------------
 
 TEST(Samplers, StandardNormalMatchesCdfAndMoments) {
-  auto rng = RandomSource::from_key(key(1), 1);
+  auto rng = RandomSource::from_key(fixed_key(1), 1);
   const std::size_t n = 400000;
   const std::vector<double> z = draw(n, [&] { return standard_normal(rng); });
   boost::math::normal_distribution<> n01;
@@ -99,7 +90,7 @@ TEST(Ziggurat, TailBeyondTheBaseStrip) {
   const double r = 3.6541528853610088;
   boost::math::normal_distribution<> n01;
   const double p_tail = 2 * cdf(complement(n01, r));
-  auto rng = RandomSource::from_key(key(2), 1);
+  auto rng = RandomSource::from_key(fixed_key(2), 1);
   const std::size_t n = 8000000;
   std::vector<double> tail;
   for (std::size_t i = 0; i < n; ++i) {
@@ -118,7 +109,7 @@ TEST(Ziggurat, WedgesOfEveryStrip) {
   // The body: the distribution of |Z| restricted to [0.5, 3.6] covers
   // strips whose wedge test runs; KS of the conditional distribution there.
   boost::math::normal_distribution<> n01;
-  auto rng = RandomSource::from_key(key(3), 9);
+  auto rng = RandomSource::from_key(fixed_key(3), 9);
   std::vector<double> mid;
   while (mid.size() < 200000) {
     const double v = std::abs(standard_normal(rng));
