@@ -11,8 +11,9 @@
 // none, every update first adds a noise vector Z_t (K*d values, one joint
 // mechanism over all one-vs-all models) to the batch's gradient SUM, then
 // steps with (acc + Z_t) / b. Z_t is drawn from RandomSource::from_key(key, t)
-// (privacy/batch_noise.h), t = the global update index, so every batch has its own stream and nothing but the
-// state itself is needed to continue a run: no RNG object lives across rows.
+// (privacy/batch_noise.h), t = the global update index, so every batch has
+// its own stream and nothing but the state itself is needed to continue a
+// run: no RNG object lives across rows.
 // The key is stored as eight 32-bit integer words (exact doubles, survives a
 // text round trip). Noisy partial states are never combined (combine()
 // refuses them: the analysis is of one sequential run, and the noise of an
