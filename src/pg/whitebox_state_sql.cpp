@@ -3,10 +3,9 @@
 // batches switched on, for running SCS13/BST14-style epochs by hand and for
 // tests. The key is fresh from the OS CSPRNG, or derived from `seed` (then
 // the state is flagged as seeded: reproducible, not private).
-#include <memory>
 #include <vector>
 
-#include "core/privacy/keystream.h"
+#include "core/privacy/random_source.h"
 #include "core/sgd/epoch_state.h"
 #include "pg_glue.h"
 
@@ -46,7 +45,7 @@ Datum dptrain_sgd_state_with_noise(PG_FUNCTION_ARGS) {
     if (keyed) {
       auto rng = has_seed ? dptrain::privacy::RandomSource::seeded(static_cast<std::uint64_t>(seed))
                           : dptrain::privacy::RandomSource::secure();
-      c.noise_key = dptrain::privacy::key_to_words(dptrain::privacy::draw_key(*rng));
+      c.noise_key = dptrain::privacy::key_to_words(dptrain::privacy::draw_key(rng));
     }
     const double* avg = es::averaging(in) ? es::average(in) : nullptr;
     out = new std::vector<double>(es::make_state(c, es::weights(in), es::updates(in), avg, es::averaged(in)));

@@ -25,6 +25,7 @@ namespace dptrain {
 namespace {
 
 namespace es = epoch_state;
+using test::report;
 
 test::Rows synthetic(int m, int d, int classes, unsigned seed) {
   std::mt19937_64 gen(seed);
@@ -90,11 +91,6 @@ std::vector<WeightMatrix> noise_samples(TrainingConfig c, const test::Rows& data
     out.push_back(m.weights - w0);
   }
   return out;
-}
-
-double report(const std::string& what, double p) {
-  std::printf("[ KS ] %-60s p = %.4g\n", what.c_str(), p);
-  return p;
 }
 
 TEST(BoltonRelease, GaussianNoiseHasThePlannedSigma) {

@@ -1,8 +1,10 @@
 // Small statistics helpers for the sampler tests: the one-sample
-// Kolmogorov-Smirnov test and z-scores of sample moments.
+// Kolmogorov-Smirnov test, z-scores of sample moments, fixed keys, and the
+// line that prints a p-value.
 //
 // Why fixed seeds and p > 1e-3 are sound thresholds: every test draws from a
-// RandomSource::seeded(...) stream, so its outcome is deterministic. For a
+// RandomSource::seeded(...) or from_key(fixed_key(...), ...) stream, so its
+// outcome is deterministic. For a
 // correct sampler and a continuous target distribution the KS p-value of a
 // fresh seed is (asymptotically) uniform on (0, 1), so a seed makes a correct
 // sampler fail with probability 1e-3 per KS check; over the ~30 KS checks of
@@ -16,11 +18,29 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <numeric>
+#include <string>
 #include <vector>
 
+#include "core/privacy/random_source.h"
+
 namespace dptrain::test {
+
+// A fixed 256-bit key per small integer, for tests that read the
+// per-update streams RandomSource::from_key(key, nonce).
+inline privacy::RandomSource::Key fixed_key(unsigned char v) {
+  privacy::RandomSource::Key k{};
+  for (int i = 0; i < 32; ++i) k[i] = static_cast<unsigned char>(v * 31 + i);
+  return k;
+}
+
+// Prints a test's p-value (so that a run documents itself) and returns it.
+inline double report(const std::string& what, double p) {
+  std::printf("[ KS ] %-60s p = %.4g\n", what.c_str(), p);
+  return p;
+}
 
 // D_n = sup_x |F_n(x) - F(x)| for the sample (sorted in place).
 inline double ks_statistic(std::vector<double>& sample, const std::function<double(double)>& cdf) {

@@ -22,6 +22,7 @@ namespace dptrain {
 namespace {
 
 using test::ks_test;
+using test::report;
 
 constexpr double kMinP = 1e-3;
 
@@ -44,11 +45,6 @@ TrainingConfig base(const std::string& algorithm, std::int64_t b, int epochs, do
   c.delta = delta;
   c.classes = {"neg", "pos"};
   return c;
-}
-
-double report(const std::string& what, double p) {
-  std::printf("[ KS ] %-58s p = %.4g\n", what.c_str(), p);
-  return p;
 }
 
 // All coordinates of the models of `runs` runs (seeds first..first+runs-1,

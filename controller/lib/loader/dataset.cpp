@@ -128,7 +128,7 @@ Dataset::Dataset(const LoadOptions& o) : normalize_(o.normalize) {
     if (o.projection_seed) {
       seed = *o.projection_seed;
     } else {
-      seed = privacy::RandomSource::secure()->next_u64() >> 1;  // fits a bigint / JSON integer
+      seed = privacy::RandomSource::secure().next_u64() >> 1;  // fits a bigint / JSON integer
       projection_seed_drawn_ = true;
     }
     projection_ = std::make_unique<preprocessing::RandomProjection>(source_->dims(), o.project, seed);

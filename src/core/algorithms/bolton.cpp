@@ -140,15 +140,15 @@ BoltonNoise BoltonNoise::from_json(const nlohmann::json& j) {
 }
 
 void BoltonNoise::add_to(WeightMatrix& w, privacy::RandomSource& rng) const {
+  // One independent draw per model (row of the row-major matrix), added in place.
   const auto d = static_cast<std::size_t>(w.cols());
-  std::vector<double> noise(d);
+  std::vector<double> direction(d);
   for (Eigen::Index k = 0; k < w.rows(); ++k) {
     if (distribution == Distribution::L2Laplace) {
-      privacy::l2_laplace_noise(rng, noise.data(), d, sensitivity, epsilon);
+      privacy::add_l2_laplace_noise(rng, w.row(k).data(), d, scale, direction.data());  // scale = Delta / eps
     } else {
-      privacy::gaussian_noise(rng, noise.data(), d, scale);
+      privacy::add_gaussian_noise(rng, w.row(k).data(), d, scale);
     }
-    w.row(k) += Eigen::Map<const Eigen::RowVectorXd>(noise.data(), static_cast<Eigen::Index>(d));
   }
 }
 

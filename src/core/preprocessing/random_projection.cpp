@@ -28,7 +28,7 @@ RandomProjection::RandomProjection(std::size_t input_dim, std::size_t output_dim
   // The matrix is public and independent of the data (a fixed function of
   // the seed, row-major draw order), so a seeded source is the right one.
   auto rng = privacy::RandomSource::seeded(seed);
-  privacy::fill_standard_normal(*rng, matrix_.data(), matrix_.size());
+  privacy::fill_standard_normal(rng, matrix_.data(), matrix_.size());
   matrix_ *= 1.0 / std::sqrt(static_cast<double>(output_dim));  // N(0, 1/k)
 }
 

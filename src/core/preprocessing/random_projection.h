@@ -22,7 +22,10 @@ namespace dptrain::preprocessing {
 
 class RandomProjection {
  public:
-  // Draws the k x d matrix from RandomSource::seeded(seed). Throws
+  // Draws the k x d matrix from RandomSource::seeded(seed), row-major, with
+  // fill_standard_normal (the ziggurat of samplers.h; versions before the
+  // samplers were merged used the polar method, so a seed recorded by them
+  // gives another matrix now; tables keep the rows they were loaded with). Throws
   // dptrain::Error(InvalidParameter) unless d >= 1 and 1 <= k, and
   // ProgramLimit beyond 2^28 entries.
   RandomProjection(std::size_t input_dim, std::size_t output_dim, std::uint64_t seed);

@@ -2,81 +2,65 @@
 
 #include <sodium.h>
 
-#include <cstring>
+#include <algorithm>
 
 #include "core/error.h"
 
 namespace dptrain::privacy {
 namespace {
 
+// sodium_init() selects the vectorized ChaCha20 code and seeds randombytes;
+// it is idempotent and thread safe, the static only spares the call after
+// the first time (a source is started per mini-batch).
 void ensure_sodium() {
-  static const bool ok = sodium_init() >= 0;
-  if (!ok) fail(ErrorKind::Internal, "libsodium failed to initialize");
+  static const bool ready = sodium_init() >= 0;
+  if (!ready) fail(ErrorKind::Internal, "libsodium failed to initialize");
 }
 
 }  // namespace
 
-RandomSource::RandomSource(const Key& key, std::uint64_t stream, bool seeded)
-    : key_(key), seeded_(seeded) {
+RandomSource::RandomSource(const Key& key, std::uint64_t stream, bool seeded) : key_(key), seeded_(seeded) {
+  ensure_sodium();
   for (int i = 0; i < 8; ++i) nonce_[i] = static_cast<unsigned char>(stream >> (8 * i));
 }
 
-std::unique_ptr<RandomSource> RandomSource::secure() {
+RandomSource RandomSource::secure() {
   ensure_sodium();
   Key key;
   randombytes_buf(key.data(), key.size());
-  return std::unique_ptr<RandomSource>(new RandomSource(key, 0, false));
+  return RandomSource(key, 0, false);
 }
 
-std::unique_ptr<RandomSource> RandomSource::seeded(std::uint64_t seed, std::uint64_t stream) {
+RandomSource RandomSource::seeded(std::uint64_t seed, std::uint64_t stream) {
   ensure_sodium();
-  unsigned char in[16] = "dptrain-seed";
+  // BLAKE2b-256 of "dptrain-" followed by the seed's 8 little-endian bytes.
+  unsigned char in[16] = {'d', 'p', 't', 'r', 'a', 'i', 'n', '-'};
   for (int i = 0; i < 8; ++i) in[8 + i] = static_cast<unsigned char>(seed >> (8 * i));
   Key key;
   crypto_generichash(key.data(), key.size(), in, sizeof(in), nullptr, 0);
-  return std::unique_ptr<RandomSource>(new RandomSource(key, stream, true));
+  return RandomSource(key, stream, true);
 }
 
-std::unique_ptr<RandomSource> RandomSource::from_key(const Key& key, std::uint64_t stream) {
-  ensure_sodium();
-  return std::unique_ptr<RandomSource>(new RandomSource(key, stream, true));
-}
+RandomSource RandomSource::from_key(const Key& key, std::uint64_t stream) { return RandomSource(key, stream, true); }
 
 void RandomSource::refill() {
-  // crypto_stream_chacha20_xor_ic over zeros = the keystream from a block counter.
-  std::memset(buffer_.data(), 0, buffer_.size());
-  crypto_stream_chacha20_xor_ic(buffer_.data(), buffer_.data(), buffer_.size(), nonce_.data(),
-                                block_counter_, key_.data());
-  block_counter_ += buffer_.size() / 64;
+  // crypto_stream_chacha20_xor_ic over zeros = the keystream from block `block_`.
+  std::memset(buffer_, 0, sizeof(buffer_));
+  crypto_stream_chacha20_xor_ic(buffer_, buffer_, sizeof(buffer_), nonce_, block_, key_.data());
+  block_ += sizeof(buffer_) / 64;
   pos_ = 0;
 }
 
 void RandomSource::fill(void* out, std::size_t n) {
   auto* dst = static_cast<unsigned char*>(out);
   while (n > 0) {
-    if (pos_ == buffer_.size()) refill();
-    const std::size_t take = std::min(n, buffer_.size() - pos_);
-    std::memcpy(dst, buffer_.data() + pos_, take);
+    if (pos_ == kBufferBytes) refill();
+    const std::size_t take = std::min(n, kBufferBytes - pos_);
+    std::memcpy(dst, buffer_ + pos_, take);
     pos_ += take;
     dst += take;
     n -= take;
   }
-}
-
-std::uint64_t RandomSource::next_u64() {
-  std::uint64_t v;
-  fill(&v, sizeof(v));
-  return v;
-}
-
-double RandomSource::uniform_open01() {
-  // k / 2^53 with k uniform in [1, 2^53): every value is exactly
-  // representable, never 0, never 1. (The former (k + 0.5) / 2^53 needed 54
-  // significand bits: for k = 2^53 - 1 it rounded to exactly 1.0.)
-  std::uint64_t k;
-  do k = next_u64() >> 11;
-  while (k == 0);
-  return static_cast<double>(k) * 0x1.0p-53;
 }
 
 std::uint64_t RandomSource::uniform_below(std::uint64_t n) {
@@ -86,6 +70,26 @@ std::uint64_t RandomSource::uniform_below(std::uint64_t n) {
   do v = next_u64();
   while (v >= limit);
   return v % n;
+}
+
+KeyWords key_to_words(const RandomSource::Key& key) {
+  KeyWords w{};
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j) w[i] |= static_cast<std::uint32_t>(key[4 * i + j]) << (8 * j);
+  return w;
+}
+
+RandomSource::Key key_from_words(const KeyWords& words) {
+  RandomSource::Key key;
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j) key[4 * i + j] = static_cast<unsigned char>(words[i] >> (8 * j));
+  return key;
+}
+
+RandomSource::Key draw_key(RandomSource& rng) {
+  RandomSource::Key key;
+  rng.fill(key.data(), key.size());
+  return key;
 }
 
 }  // namespace dptrain::privacy

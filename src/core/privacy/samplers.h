@@ -1,30 +1,44 @@
 // Noise samplers on top of RandomSource (a ChaCha20 keystream): the
 // distributions the privacy proofs use, drawn with exact methods from
-// 53-bit uniforms.
+// 53-bit uniforms. The one set of samplers of dptrain: the bolt-on release,
+// the white-box per-batch noise (batch_noise.h) and the random projection
+// all draw through these functions.
 //
-//   standard_normal   Marsaglia's polar method (exact rejection sampler)
+//   standard_normal   the ziggurat of Marsaglia & Tsang (2000), "The Ziggurat
+//                     Method for Generating Random Variables", 256 strips,
+//                     exact: points outside a strip's core are accepted by
+//                     rejection in the wedge, and the tail beyond r by
+//                     Marsaglia's (1964) exact tail sampler. Strip index,
+//                     sign and the 53-bit uniform come from disjoint bits of
+//                     one 64-bit word (Doornik 2005: reusing bits correlates
+//                     them). ~99% of the values cost one word and no
+//                     transcendental function.
 //   exponential       inversion, -scale * ln U
 //   laplace           random sign times an exponential
-//   gamma             Marsaglia & Tsang (2000) for shape >= 1; for shape < 1
-//                     Gamma(a) = Gamma(a + 1) * U^(1/a) (their Section 6)
+//   gamma             Marsaglia & Tsang (2000), "A simple method for
+//                     generating gamma variables", for shape >= 1 (on the
+//                     ziggurat normal); for shape < 1 Gamma(a) = Gamma(a + 1)
+//                     * U^(1/a) (their Section 6)
 //   uniform_direction g / ||g||, g ~ N(0, I_d): uniform on the unit SPHERE
 //                     (not the ball: algorithms.md trap T7)
-//   l2_laplace_noise  density proportional to exp(-epsilon ||v|| / Delta)
-//                     (Bolt-on eq. (3), Chaudhuri-Monteleoni-Sarwate 2011):
-//                     ||v|| ~ Gamma(shape d, scale Delta/epsilon), times an
-//                     independent uniform direction
-//   gaussian_noise    N(0, sigma^2 I_d)
+//   add_l2_laplace_noise  density proportional to exp(-||v|| / scale), scale
+//                     = sensitivity / epsilon (Bolt-on eq. (3),
+//                     Chaudhuri-Monteleoni-Sarwate 2011): ||v|| ~ Gamma(shape
+//                     d, scale) times an independent uniform direction
+//   add_gaussian_noise    N(0, sigma^2 I_d)
 //
-// Bulk functions fill caller-owned memory and allocate nothing, so an
-// algorithm can draw one noise vector per mini-batch cheaply.
+// Bulk functions write caller-owned memory and allocate nothing, and the
+// normal is inlined into their loops, so a noise vector per mini-batch costs
+// a few ns per coordinate (bench/noise_speed).
 //
 // Floating-point caveats (Mironov, "On significance of the least significant
 // bits for differential privacy", CCS 2012). The proofs assume real-valued
 // noise; these samplers return doubles:
 //   * The uniforms are multiples of 2^-53, so the tails are truncated: an
-//     exponential never exceeds 53 ln 2 ~ 36.7 scales (missing mass 1e-16)
-//     and the polar normal never exceeds sqrt(-2 ln 2^-103) ~ 12 standard
-//     deviations (missing mass ~1e-32), far below any delta we use.
+//     exponential never exceeds 53 ln 2 ~ 36.7 scales (missing mass 1e-16);
+//     the normal's tail sampler returns r + a with a = -ln(U1)/r and
+//     2(-ln U2) > a^2, so |Z| < r + sqrt(2 * 36.7) ~ 12.2 standard deviations
+//     (missing mass below 1e-33), far below any delta we use.
 //   * The set of doubles a sampler can output is not the same at every
 //     offset, and rounding f(D) + noise to a double can leave traces of f(D)
 //     in the low-order bits. Mironov shows this breaks the textbook Laplace
@@ -46,8 +60,7 @@ namespace dptrain::privacy {
 
 // N(0, 1).
 double standard_normal(RandomSource& rng);
-// Fills out[0..n) with independent N(0, 1) values (uses both values of each
-// polar pair).
+// Fills out[0..n) with independent N(0, 1) values.
 void fill_standard_normal(RandomSource& rng, double* out, std::size_t n);
 
 // Exponential with mean `scale` (> 0): density e^{-x/scale}/scale on x > 0.
@@ -65,12 +78,19 @@ double gamma(RandomSource& rng, double shape, double scale);
 // A uniformly random point of the unit sphere {u : ||u||_2 = 1} in R^d.
 void uniform_direction(RandomSource& rng, double* out, std::size_t d);
 
-// The epsilon-DP output-perturbation noise of Bolt-on (Theorem 1, eq. (3)):
-// v with density proportional to exp(-epsilon ||v||_2 / sensitivity), drawn as
-// r * u with r ~ Gamma(d, sensitivity/epsilon) and u uniform on the sphere.
-void l2_laplace_noise(RandomSource& rng, double* out, std::size_t d, double sensitivity, double epsilon);
+// out[i] += sigma * z_i, z ~ N(0, I_d), sigma > 0: the Gaussian mechanism's
+// noise (Bolt-on Lemma 9, SCS13/BST14 per batch).
+void add_gaussian_noise(RandomSource& rng, double* out, std::size_t d, double sigma);
 
-// N(0, sigma^2 I_d), sigma > 0.
-void gaussian_noise(RandomSource& rng, double* out, std::size_t d, double sigma);
+// out += v with density proportional to exp(-||v||_2 / scale), scale =
+// sensitivity / epsilon > 0, d >= 1 (the epsilon-DP L2-Laplace or
+// "Gamma-norm" mechanism: Bolt-on Theorem 1, eq. (3); SCS13): drawn as
+// r * u with r ~ Gamma(d, scale) and u uniform on the sphere. `scratch`
+// holds d doubles (the direction); it may not overlap `out`.
+void add_l2_laplace_noise(RandomSource& rng, double* out, std::size_t d, double scale, double* scratch);
+
+// |area of the top strip - v| / v for the ziggurat's tables: how well the
+// strips close at the top (a unit test bounds it).
+double ziggurat_closure_error();
 
 }  // namespace dptrain::privacy

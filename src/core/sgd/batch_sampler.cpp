@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/privacy/batch_noise.h"
 
 namespace dptrain {
 namespace {
@@ -18,9 +19,9 @@ std::int64_t batches_per_epoch(std::int64_t rows, std::int64_t batch_size) {
 
 BatchSampler::BatchSampler(const privacy::RandomSource::Key& key, std::uint64_t epoch_start_updates,
                            std::int64_t rows, std::int64_t batch_size)
-    : stream_(key, privacy::kSamplingNonceBit | epoch_start_updates), rows_(rows), batch_size_(batch_size) {
-  if (epoch_start_updates >= privacy::kSamplingNonceBit)
-    fail(ErrorKind::Internal, "update counter out of range for a sampling nonce");
+    : stream_(privacy::RandomSource::from_key(key, privacy::sampling_nonce(epoch_start_updates))),
+      rows_(rows),
+      batch_size_(batch_size) {
   if (!(batch_size >= 1 && batch_size <= rows))
     fail(ErrorKind::InvalidParameter, "a sampled batch needs 1 <= batch_size <= rows",
          "batch_size " + std::to_string(batch_size) + ", rows " + std::to_string(rows) + ".");

@@ -12,16 +12,17 @@
 // adjacency, q = b/m).
 //
 // The randomness is the run's secret key with the epoch's own nonce
-// (keystream.h), so the server-side set-returning function that produces
-// the batches (dptrain.sample_batches) and a test or audit running in the
-// core produce the same batches for the same key.
+// (RandomSource::from_key(key, sampling_nonce(u0)), batch_noise.h), so the
+// server-side set-returning function that produces the batches
+// (dptrain.sample_batches) and a test or audit running in the core produce
+// the same batches for the same key.
 #pragma once
 
 #include <cstdint>
 #include <unordered_set>
 #include <vector>
 
-#include "core/privacy/keystream.h"
+#include "core/privacy/random_source.h"
 
 namespace dptrain {
 
@@ -41,7 +42,7 @@ class BatchSampler {
   void next(std::int64_t* out);
 
  private:
-  privacy::Keystream stream_;
+  privacy::RandomSource stream_;
   std::int64_t rows_;
   std::int64_t batch_size_;
   std::vector<std::int64_t> chosen_;

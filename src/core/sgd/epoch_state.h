@@ -10,9 +10,10 @@
 // White-box noise (SCS13, BST14; docs/whitebox.md): when kNoiseKind is not
 // none, every update first adds a noise vector Z_t (K*d values, one joint
 // mechanism over all one-vs-all models) to the batch's gradient SUM, then
-// steps with (acc + Z_t) / b. Z_t is drawn from Keystream(key, t), t = the
-// global update index, so every batch has its own stream and nothing but the
-// state itself is needed to continue a run: no RNG object lives across rows.
+// steps with (acc + Z_t) / b. Z_t is drawn from RandomSource::from_key(key, t)
+// (privacy/batch_noise.h), t = the global update index, so every batch has
+// its own stream and nothing but the state itself is needed to continue a
+// run: no RNG object lives across rows.
 // The key is stored as eight 32-bit integer words (exact doubles, survives a
 // text round trip). Noisy partial states are never combined (combine()
 // refuses them: the analysis is of one sequential run, and the noise of an
@@ -40,7 +41,7 @@
 
 #include "core/loss/loss.h"
 #include "core/privacy/batch_noise.h"
-#include "core/privacy/keystream.h"
+#include "core/privacy/random_source.h"
 #include "core/sgd/step_schedule.h"
 
 namespace dptrain::epoch_state {

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/packed_model.h"
-#include "core/privacy/keystream.h"
+#include "core/privacy/random_source.h"
 
 namespace dptrain {
 namespace {
@@ -26,10 +26,10 @@ Trainer::Trainer(TrainingConfig config, std::unique_ptr<Algorithm> algorithm)
   if (plan_.epoch.noise != privacy::BatchNoiseKind::None || plan_.epoch.sampled_batches) {
     // One fresh 256-bit key per run; every batch then reads its own stream
     // (nonce = update index), every BST14 epoch its own sampling stream.
-    std::unique_ptr<privacy::RandomSource> rng =
+    privacy::RandomSource rng =
         config_.seed ? privacy::RandomSource::seeded(static_cast<std::uint64_t>(*config_.seed), kWhiteBoxKeyStream)
                      : privacy::RandomSource::secure();
-    epoch_config_.noise_key = privacy::key_to_words(privacy::draw_key(*rng));
+    epoch_config_.noise_key = privacy::key_to_words(privacy::draw_key(rng));
     epoch_config_.noise_seeded = config_.seed.has_value();
   }
   const std::size_t n = static_cast<std::size_t>(plan_.epoch.dim) * plan_.epoch.models;
@@ -107,10 +107,9 @@ Model Trainer::finish(double seconds) {
   const std::vector<double>& source = plan_.epoch.averaging ? average_ : weights_;
   WeightMatrix w = Eigen::Map<const WeightMatrix>(source.data(), K, d);
 
-  std::unique_ptr<privacy::RandomSource> rng =
-      config_.seed ? privacy::RandomSource::seeded(static_cast<std::uint64_t>(*config_.seed))
-                   : privacy::RandomSource::secure();
-  algorithm_->release(config_, plan_, w, *rng);
+  privacy::RandomSource rng = config_.seed ? privacy::RandomSource::seeded(static_cast<std::uint64_t>(*config_.seed))
+                                           : privacy::RandomSource::secure();
+  algorithm_->release(config_, plan_, w, rng);
 
   Model m;
   m.name = config_.name;

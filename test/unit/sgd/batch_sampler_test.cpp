@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/privacy/batch_noise.h"
 
 namespace dptrain {
 namespace {
