@@ -21,7 +21,7 @@ double chi_square_pvalue(const std::vector<double>& scores, double epsilon, int 
   const std::vector<double> p = exponential_mechanism_probabilities(scores, epsilon, 1.0);
   std::vector<int> counts(scores.size(), 0);
   auto rng = RandomSource::seeded(seed);
-  for (int i = 0; i < draws; ++i) ++counts[exponential_mechanism(scores, epsilon, 1.0, *rng)];
+  for (int i = 0; i < draws; ++i) ++counts[exponential_mechanism(scores, epsilon, 1.0, rng)];
   double chi2 = 0;
   for (std::size_t i = 0; i < p.size(); ++i) {
     const double expected = p[i] * draws;
@@ -50,7 +50,7 @@ TEST(ExponentialMechanismSampling, DetectsAWrongFactor) {
   std::vector<int> counts(4, 0);
   auto rng = RandomSource::seeded(14);
   const int draws = 200000;
-  for (int i = 0; i < draws; ++i) ++counts[exponential_mechanism(scores, 2.0, 1.0, *rng)];
+  for (int i = 0; i < draws; ++i) ++counts[exponential_mechanism(scores, 2.0, 1.0, rng)];
   double chi2 = 0;
   for (int i = 0; i < 4; ++i) chi2 += (counts[i] - p[i] * draws) * (counts[i] - p[i] * draws) / (p[i] * draws);
   EXPECT_LT(cdf(complement(boost::math::chi_squared_distribution<>(3.0), chi2)), 1e-10);

@@ -157,12 +157,12 @@ Model Tuner::finish(double seconds) {
   const double epsilon = *config_.epsilon;
   const double delta = config_.delta.value_or(0.0);
 
-  std::unique_ptr<privacy::RandomSource> rng =
+  privacy::RandomSource rng =
       config_.seed ? privacy::RandomSource::seeded(static_cast<std::uint64_t>(*config_.seed), kSelectionStream)
                    : privacy::RandomSource::secure();
   const std::vector<double> scores(errors_.begin(), errors_.end());
   // Score sensitivity 1: replacing one held-out row changes each count by at most 1.
-  chosen_ = static_cast<int>(privacy::exponential_mechanism(scores, epsilon, 1.0, *rng));
+  chosen_ = static_cast<int>(privacy::exponential_mechanism(scores, epsilon, 1.0, rng));
 
   Model m = std::move(*models_[chosen_]);
   const nlohmann::json candidate_privacy = m.details.at("privacy");

@@ -41,24 +41,24 @@ TEST(ExponentialMechanism, LargeScoreGapsDoNotUnderflowTheBest) {
   EXPECT_NEAR(p[0], 1 / (1 + std::exp(-10.0)), 1e-15);
   EXPECT_EQ(p[1], 0.0);
   auto rng = RandomSource::seeded(3);
-  for (int i = 0; i < 1000; ++i) EXPECT_NE(exponential_mechanism({1e6, 5e6, 1e6 + 2}, 10.0, 1.0, *rng), 1u);
+  for (int i = 0; i < 1000; ++i) EXPECT_NE(exponential_mechanism({1e6, 5e6, 1e6 + 2}, 10.0, 1.0, rng), 1u);
 }
 
 TEST(ExponentialMechanism, SingleCandidateAndTies) {
   auto rng = RandomSource::seeded(4);
-  EXPECT_EQ(exponential_mechanism({17}, 0.1, 1.0, *rng), 0u);
+  EXPECT_EQ(exponential_mechanism({17}, 0.1, 1.0, rng), 0u);
   const std::vector<double> p = exponential_mechanism_probabilities({3, 3, 3, 3}, 5.0, 1.0);
   for (double v : p) EXPECT_DOUBLE_EQ(v, 0.25);
 }
 
 TEST(ExponentialMechanism, RejectsBadInput) {
   auto rng = RandomSource::seeded(5);
-  EXPECT_THROW(exponential_mechanism({}, 1.0, 1.0, *rng), Error);
-  EXPECT_THROW(exponential_mechanism({1, 2}, 0.0, 1.0, *rng), Error);
-  EXPECT_THROW(exponential_mechanism({1, 2}, -1.0, 1.0, *rng), Error);
-  EXPECT_THROW(exponential_mechanism({1, 2}, INFINITY, 1.0, *rng), Error);
-  EXPECT_THROW(exponential_mechanism({1, 2}, 1.0, 0.0, *rng), Error);
-  EXPECT_THROW(exponential_mechanism({1, NAN}, 1.0, 1.0, *rng), Error);
+  EXPECT_THROW(exponential_mechanism({}, 1.0, 1.0, rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, 2}, 0.0, 1.0, rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, 2}, -1.0, 1.0, rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, 2}, INFINITY, 1.0, rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, 2}, 1.0, 0.0, rng), Error);
+  EXPECT_THROW(exponential_mechanism({1, NAN}, 1.0, 1.0, rng), Error);
   EXPECT_THROW(exponential_mechanism_probabilities({1, INFINITY}, 1.0, 1.0), Error);
 }
 
