@@ -104,32 +104,18 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   // 2. Who may train here, and the budget, before any data is read.
   SPI_connect();
   const Oid relid = PG_GETARG_OID(kSource);
-  const dptrain::pg::RunIdentities ids = dptrain::pg::decide_access(fcinfo, relid, label, features, s->config);
-  DPT_CORE({ dptrain::make_algorithm(s->config.algorithm); });  // unknown / not implemented: fail now
-  dptrain::pg::require_free_name(name, ids.runner);
-
   // 3. Public facts of the data and one random permutation of it.
+  dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
-  dptrain::pg::prepare_training_data(relid, label, features,
-                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
-                                     seed, ids, &prep);
+  dptrain::pg::begin_run(fcinfo, relid, label, features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
+                         name, &s->config, &ids, &prep);
 
   // 4. The whole plan (steps, noise) from public inputs only.
   DPT_CORE({
-    dptrain::TrainingConfig& c = s->config;
-    c.source = prep.source_name;
-    c.rows = prep.rows;
-    c.dim = prep.dim;
-    c.classes.assign(prep.classes, prep.classes + prep.nclasses);
-    c.classes_from_data = prep.classes_from_data;
-    s->trainer = std::make_unique<dptrain::Trainer>(c);
+    s->trainer = std::make_unique<dptrain::Trainer>(s->config);
     s->epoch_sql = dptrain::epoch_sql(s->trainer->plan(), prep.shuffled, prep.rows);
   });
   for (const std::string& w : s->trainer->plan().warnings) ereport(WARNING, (errmsg("%s", w.c_str())));
-  if (prep.classes_from_data && strcmp(algorithm, "none") != 0)
-    ereport(NOTICE, (errmsg("the classes were read from the data"),
-                     errdetail("The list of classes is outside the privacy guarantee."),
-                     errhint("Pass classes => ARRAY[...] to declare them.")));
 
   // 5. Epochs: one aggregate query each, with the runner's rights over the
   // runner's temp table; only public progress is reported.
@@ -152,7 +138,6 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   SPI_finish();
 
   const dptrain::Model& m = s->model;
-  const int K = static_cast<int>(m.weights.rows()), d = static_cast<int>(m.weights.cols());
   Datum values[8];
   bool nulls[8] = {false, false, false, false, false, false, false, false};
   values[0] = Int64GetDatum(id);
@@ -163,8 +148,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   else nulls[3] = true;
   if (m.delta) values[4] = Float8GetDatum(*m.delta);
   else nulls[4] = true;
-  values[5] = PointerGetDatum(K == 1 ? dptrain::pg::make_float8_array(m.weights.data(), d)
-                                     : dptrain::pg::make_float8_matrix(m.weights.data(), K, d));
+  values[5] = PointerGetDatum(dptrain::pg::weights_array(m));
   values[6] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
   DPT_CORE({ s->model_json = m.details.dump(); });
   values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(s->model_json.c_str()));

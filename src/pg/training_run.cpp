@@ -59,6 +59,32 @@ const double* run_array_query(const char* sql, const std::vector<double>& param,
 
 }  // namespace
 
+void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
+               ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* c, RunIdentities* ids,
+               PreparedData* prep) {
+  *ids = decide_access(fcinfo, relid, label, features, *c);
+  DPT_CORE({ dptrain::make_algorithm(c->algorithm); });  // unknown / not implemented: fail now
+  require_free_name(name, ids->runner);
+  prepare_training_data(relid, label, features, declared_classes, c->seed.has_value(), c->seed.value_or(0), *ids,
+                        prep);
+  DPT_CORE({
+    c->source = prep->source_name;
+    c->rows = prep->rows;
+    c->dim = prep->dim;
+    c->classes.assign(prep->classes, prep->classes + prep->nclasses);
+    c->classes_from_data = prep->classes_from_data;
+  });
+  if (prep->classes_from_data && c->algorithm != "none")
+    ereport(NOTICE, (errmsg("the classes were read from the data"),
+                     errdetail("The list of classes is outside the privacy guarantee."),
+                     errhint("Pass classes => ARRAY[...] to declare them.")));
+}
+
+ArrayType* weights_array(const dptrain::Model& m) {
+  const int K = static_cast<int>(m.weights.rows()), d = static_cast<int>(m.weights.cols());
+  return K == 1 ? make_float8_array(m.weights.data(), d) : make_float8_matrix(m.weights.data(), K, d);
+}
+
 void run_training_epochs(dptrain::Trainer* trainer, const char* shuffled, const char* epoch_sql,
                          std::vector<double>* input, const char* progress) {
   const int epochs = trainer->epochs();

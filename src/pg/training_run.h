@@ -24,6 +24,19 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // A model name is unique: refuse a taken one before training, not after.
 void require_free_name(const char* name, Oid runner);
 
+// The steps every run (dp_train, dp_tune) takes before it plans: who may
+// train and the budget (decide_access), the algorithm and model names, then
+// the public facts of the data and its shuffled copy (prepare_training_data),
+// which are filled into *config (source, rows, dim, classes). Says so in a
+// NOTICE when the classes were read from the data. `config` must live on the
+// heap (it survives an ERROR here). Requires SPI_connect().
+void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
+               ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* config, RunIdentities* ids,
+               struct PreparedData* prep);
+
+// A released model's weights as SQL: float8[d] (binary) or float8[K][d].
+ArrayType* weights_array(const dptrain::Model& model);
+
 // Runs every planned epoch of `trainer` with `epoch_sql` (core/training/
 // epoch_query.h) over the prepared table `shuffled`, reshuffling it between
 // epochs if the plan says so. Call it as the runner. `input` is scratch

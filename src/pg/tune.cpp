@@ -129,31 +129,15 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   // 2. Who may tune here, and the budget (the total epsilon and delta), before any data is read.
   SPI_connect();
   const Oid relid = PG_GETARG_OID(kSource);
-  const dptrain::pg::RunIdentities ids = dptrain::pg::decide_access(fcinfo, relid, label, features, s->config);
-  DPT_CORE({ dptrain::make_algorithm(s->config.algorithm); });
-  dptrain::pg::require_free_name(name, ids.runner);
-
   // 3. Public facts of the data and one random permutation of it.
+  dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
-  dptrain::pg::prepare_training_data(relid, label, features,
-                                     PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses), has_seed,
-                                     seed, ids, &prep);
+  dptrain::pg::begin_run(fcinfo, relid, label, features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
+                         name, &s->config, &ids, &prep);
 
   // 4. Every candidate's plan, for its part size, from public inputs only.
-  DPT_CORE({
-    dptrain::TrainingConfig& c = s->config;
-    c.source = prep.source_name;
-    c.rows = prep.rows;
-    c.dim = prep.dim;
-    c.classes.assign(prep.classes, prep.classes + prep.nclasses);
-    c.classes_from_data = prep.classes_from_data;
-    s->tuner = std::make_unique<dptrain::tuning::Tuner>(c, s->grid);
-  });
+  DPT_CORE({ s->tuner = std::make_unique<dptrain::tuning::Tuner>(s->config, s->grid); });
   for (const std::string& w : s->tuner->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
-  if (prep.classes_from_data)
-    ereport(NOTICE, (errmsg("the classes were read from the data"),
-                     errdetail("The list of classes is outside the privacy guarantee."),
-                     errhint("Pass classes => ARRAY[...] to declare them.")));
 
   // 5. The l + 1 disjoint parts (by position in the random order), as the
   // runner: the temp tables, the epochs and the held-out counts are its.
@@ -211,7 +195,6 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
 
   const dptrain::Model& m = s->model;
   const dptrain::tuning::Candidate& chosen = s->tuner->candidate(s->tuner->chosen());
-  const int K = static_cast<int>(m.weights.rows()), d = static_cast<int>(m.weights.cols());
   Datum values[12];
   bool nulls[12] = {false, false, false, false, false, false, false, false, false, false, false, false};
   values[0] = Int64GetDatum(id);
@@ -224,8 +207,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   values[6] = Int32GetDatum(chosen.epochs);
   values[7] = Int32GetDatum(static_cast<int32>(chosen.batch_size));
   values[8] = Int32GetDatum(candidates);
-  values[9] = PointerGetDatum(K == 1 ? dptrain::pg::make_float8_array(m.weights.data(), d)
-                                     : dptrain::pg::make_float8_matrix(m.weights.data(), K, d));
+  values[9] = PointerGetDatum(dptrain::pg::weights_array(m));
   values[10] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
   DPT_CORE({ s->json = m.details.dump(); });
   values[11] = DirectFunctionCall1(jsonb_in, CStringGetDatum(s->json.c_str()));
