@@ -4,50 +4,19 @@
 
 #include "commands.h"
 #include "remote_training.h"
+#include "run_options.h"
 
 namespace dptrain::cli {
 namespace {
 
-struct TrainOptions {
-  std::string db;
-  client::TrainingTarget target;
-  std::vector<std::string> classes;
-  TrainingConfig config;
-  double epsilon = 0, delta = 0, learning_rate = 0, radius = 0;
-  std::int64_t seed = 0;
-  std::string schedule, options = "{}";
-  bool server = false, controller = false, json = false;
-};
 
-void run(TrainOptions& o, const CLI::App& cmd) {
-  TrainingConfig& c = o.config;
-  if (cmd.count("--epsilon")) c.epsilon = o.epsilon;
-  if (cmd.count("--delta")) c.delta = o.delta;
-  if (cmd.count("--learning-rate")) c.learning_rate = o.learning_rate;
-  if (cmd.count("--radius")) c.radius = o.radius;
-  if (cmd.count("--seed")) c.seed = o.seed;
-  if (cmd.count("--schedule")) c.schedule = o.schedule;
-  if (!o.classes.empty()) o.target.classes = o.classes;
-  c.options = nlohmann::json::parse(o.options);
-
+void run(RunOptions& o, const CLI::App& cmd) {
+  apply_run_options(o, cmd);
+  const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
   const bool progress = !o.json;
-  // Controller mode needs privileges of a role trusted with the raw data;
-  // anyone else trains inside the server, where dp_train checks the privacy
-  // budget of a role that may not read the table.
-  bool server = o.server;
-  if (!server) {
-    const std::string missing = client::controller_missing_privileges(conn, o.target, c);
-    if (!missing.empty()) {
-      if (o.controller)
-        throw client::PgError("controller mode needs " + missing + ", which this role lacks", "42501", {},
-                              "Train inside the server instead (--server, i.e. dp_train): it works without "
-                              "read access when the table's owner granted a privacy budget.");
-      std::cerr << "NOTICE:  controller mode needs " << missing
-                << ", which this role lacks: training inside the server (dp_train) instead\n";
-      server = true;
-    }
-  }
+  const bool server = use_server(
+      o, [&] { return client::controller_missing_privileges(conn, o.target, c); }, "training", "dp_train");
   const client::TrainingOutcome r = server ? client::train_in_server(conn, o.target, c)
                                            : client::train_with_controller(conn, o.target, c, progress);
   const Model& m = r.model;
@@ -78,34 +47,16 @@ void run(TrainOptions& o, const CLI::App& cmd) {
 }  // namespace
 
 void register_train(CLI::App& app) {
-  auto o = std::make_shared<TrainOptions>();
+  auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("train", "train a model on a table (one aggregate query per epoch)");
-  cmd->add_option("--db", o->db, "libpq connection string (default: PG* environment)");
-  cmd->add_option("--table", o->target.table, "table to train on (schema-qualified if needed)")->required();
-  cmd->add_option("--label", o->target.label, "label column")->capture_default_str();
-  cmd->add_option("--features", o->target.features, "float8[] feature column")->capture_default_str();
-  cmd->add_option("--classes", o->classes, "declared classes (binary: negative then positive)")->delimiter(',');
-  cmd->add_option("--algorithm", o->config.algorithm, "none | bolton | ...")->capture_default_str();
-  cmd->add_option("--loss", o->config.loss, "logistic | huber_svm")->capture_default_str();
+  add_run_options(cmd, *o, "training", "dp_train");
+  cmd->add_option("--algorithm", o->config.algorithm, "none | bolton | scs13 | bst14")->capture_default_str();
   cmd->add_option("--epsilon", o->epsilon, "privacy budget epsilon");
   cmd->add_option("--delta", o->delta, "privacy parameter delta (0 = pure epsilon-DP)");
   cmd->add_option("--epochs", o->config.epochs, "passes over the data")->capture_default_str();
   cmd->add_option("--batch-size", o->config.batch_size, "mini-batch size b")->capture_default_str();
   cmd->add_option("--lambda", o->config.lambda, "L2 regularization")->capture_default_str();
-  cmd->add_option("--learning-rate", o->learning_rate, "constant step size");
-  cmd->add_option("--schedule", o->schedule, "constant | strongly_convex | decreasing | sqrt | inverse_sqrt");
-  cmd->add_option("--huber-h", o->config.huber_h, "Huber SVM smoothing h")->capture_default_str();
-  cmd->add_option("--radius", o->radius, "projection radius R");
-  cmd->add_flag("--averaging", o->config.averaging, "release the average of the iterates");
-  cmd->add_flag("--reshuffle", o->config.reshuffle, "fresh random permutation every epoch");
-  cmd->add_option("--seed", o->seed, "TESTS ONLY: reproducible shuffle and noise (the model is not private)");
   cmd->add_option("--name", o->config.name, "model name");
-  cmd->add_option("--options", o->options, "algorithm-specific options (JSON object)");
-  auto* server = cmd->add_flag("--server", o->server, "run the whole training inside the server (dp_train)");
-  cmd->add_flag("--controller", o->controller,
-                "drive the epochs from here, or fail (default: here if this role may, else in the server)")
-      ->excludes(server);
-  cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }
 

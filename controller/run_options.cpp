@@ -1,0 +1,59 @@
+#include "run_options.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace dptrain::cli {
+
+void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const std::string& server_function) {
+  cmd->add_option("--db", o.db, "libpq connection string (default: PG* environment)");
+  cmd->add_option("--table", o.target.table, "table to train on (schema-qualified if needed)")->required();
+  cmd->add_option("--label", o.target.label, "label column")->capture_default_str();
+  cmd->add_option("--features", o.target.features, "float8[] feature column")->capture_default_str();
+  cmd->add_option("--classes", o.classes, "declared classes (binary: negative then positive)")->delimiter(',');
+  cmd->add_option("--loss", o.config.loss, "logistic | huber_svm")->capture_default_str();
+  cmd->add_option("--learning-rate", o.learning_rate, "constant step size");
+  cmd->add_option("--schedule", o.schedule, "constant | strongly_convex | decreasing | sqrt | inverse_sqrt");
+  cmd->add_option("--huber-h", o.config.huber_h, "Huber SVM smoothing h")->capture_default_str();
+  cmd->add_option("--radius", o.radius, "projection radius R");
+  cmd->add_flag("--averaging", o.config.averaging, "release the average of the iterates");
+  cmd->add_flag("--reshuffle", o.config.reshuffle, "fresh random permutation every epoch");
+  cmd->add_option("--seed", o.seed, "TESTS ONLY: reproducible shuffle and noise (the model is not private)");
+  cmd->add_option("--options", o.options, "algorithm-specific options (JSON object)");
+  auto* server = cmd->add_flag("--server", o.server, "run the whole " + run + " inside the server (" + server_function + ")");
+  cmd->add_flag("--controller", o.controller,
+                "drive the epochs from here, or fail (default: here if this role may, else in the server)")
+      ->excludes(server);
+  cmd->add_flag("--json", o.json, "print one JSON object");
+}
+
+void apply_run_options(RunOptions& o, const CLI::App& cmd) {
+  TrainingConfig& c = o.config;
+  if (cmd.count("--epsilon")) c.epsilon = o.epsilon;
+  if (cmd.count("--delta")) c.delta = o.delta;
+  if (cmd.count("--learning-rate")) c.learning_rate = o.learning_rate;
+  if (cmd.count("--radius")) c.radius = o.radius;
+  if (cmd.count("--seed")) c.seed = o.seed;
+  if (cmd.count("--schedule")) c.schedule = o.schedule;
+  if (!o.classes.empty()) o.target.classes = o.classes;
+  c.options = nlohmann::json::parse(o.options);
+}
+
+bool use_server(const RunOptions& o, const std::function<std::string()>& missing_privileges, const std::string& run,
+                const std::string& server_function) {
+  if (o.server) return true;
+  // The controller sees the noiseless model: it needs a role the data owner
+  // trusts with the raw data. Anyone else runs inside the server, which
+  // checks the privacy budget of a role that may not read the table.
+  const std::string missing = missing_privileges();
+  if (missing.empty()) return false;
+  if (o.controller)
+    throw client::PgError("controller mode needs " + missing + ", which this role lacks", "42501", {},
+                          "Run inside the server instead (--server, i.e. " + server_function +
+                              "): it works without read access when the table's owner granted a privacy budget.");
+  std::cerr << "NOTICE:  controller mode needs " << missing << ", which this role lacks: " << run
+            << " inside the server (" << server_function << ") instead\n";
+  return true;
+}
+
+}  // namespace dptrain::cli

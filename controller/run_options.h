@@ -1,0 +1,41 @@
+// What `dptrain train` and `dptrain tune` share: the table and columns, the
+// hyperparameters every run has, and the choice between driving the epochs
+// from here (controller) and running inside the server.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/training/config.h"
+#include "pg_connection.h"
+#include "remote_training.h"
+
+namespace dptrain::cli {
+
+struct RunOptions {
+  std::string db;
+  client::TrainingTarget target;
+  std::vector<std::string> classes;
+  TrainingConfig config;
+  double epsilon = 0, delta = 0, learning_rate = 0, radius = 0;
+  std::int64_t seed = 0;
+  std::string schedule, options = "{}";
+  bool server = false, controller = false, json = false;
+};
+
+// Registers the shared flags. `run` is "training" or "tuning", `server_function`
+// dp_train or dp_tune (for the help texts).
+void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const std::string& server_function);
+
+// Moves the flags that were given into o.config and o.target.
+void apply_run_options(RunOptions& o, const CLI::App& cmd);
+
+// True if the run goes to the server: asked for, or this role lacks the
+// controller's privileges (`missing_privileges` names them; then a NOTICE,
+// or an error with --controller).
+bool use_server(const RunOptions& o, const std::function<std::string()>& missing_privileges, const std::string& run,
+                const std::string& server_function);
+
+}  // namespace dptrain::cli
