@@ -20,13 +20,44 @@ std::vector<std::string> parse_text_array(PgConnection& conn, const std::string&
   return out;
 }
 
-std::string num(double v) {
+
+}  // namespace
+
+std::string exact_number(double v) {
   char buf[40];
   std::snprintf(buf, sizeof(buf), "%.17g", v);
   return buf;
 }
 
-}  // namespace
+NamedCall::NamedCall(std::string function, const TrainingTarget& target, const TrainingConfig& c)
+    : function_(std::move(function)) {
+  add("source", "regclass", target.table);
+  add("label", "text", target.label);
+  add("features", "text", target.features);
+  add("algorithm", "text", c.algorithm);
+  add("loss", "text", c.loss);
+  if (c.epsilon) add("epsilon", "float8", exact_number(*c.epsilon));
+  if (c.delta) add("delta", "float8", exact_number(*c.delta));
+  if (c.learning_rate) add("learning_rate", "float8", exact_number(*c.learning_rate));
+  if (!c.name.empty()) add("name", "text", c.name);
+  if (c.seed) add("seed", "bigint", std::to_string(*c.seed));
+  if (target.classes) add("classes", "text[]", to_text_array_literal(*target.classes));
+  if (c.schedule) add("schedule", "text", *c.schedule);
+  add("huber_h", "float8", exact_number(c.huber_h));
+  add("averaging", "boolean", c.averaging ? "true" : "false");
+  add("reshuffle", "boolean", c.reshuffle ? "true" : "false");
+  if (c.radius) add("radius", "float8", exact_number(*c.radius));
+  add("options", "jsonb", c.options.dump());
+}
+
+void NamedCall::add(const std::string& name, const std::string& type, Param value) {
+  params_.push_back(std::move(value));
+  arguments_ += (arguments_.empty() ? "" : ", ") + name + " => $" + std::to_string(params_.size()) + "::" + type;
+}
+
+std::string NamedCall::sql(const std::string& columns) const {
+  return "SELECT " + columns + " FROM " + function_ + "(" + arguments_ + ")";
+}
 
 std::string to_text_array_literal(const std::vector<std::string>& values) {
   std::string s = "{";
@@ -146,31 +177,12 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
 TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& c) {
   validate_arguments(c);
   const std::string schema = api_schema(conn);
-  std::vector<Param> params = {target.table, target.label, target.features, c.algorithm, c.loss};
-  std::string sql = "SELECT model_id, details, weights, classes, epsilon, delta FROM " + schema +
-                    ".dp_train(source => $1::regclass, label => $2, features => $3, algorithm => $4, loss => $5";
-  auto add = [&](const std::string& name, const std::string& type, Param value) {
-    params.push_back(std::move(value));
-    sql += ", " + name + " => $" + std::to_string(params.size()) + "::" + type;
-  };
-  if (c.epsilon) add("epsilon", "float8", num(*c.epsilon));
-  if (c.delta) add("delta", "float8", num(*c.delta));
-  add("epochs", "int", std::to_string(c.epochs));
-  add("batch_size", "int", std::to_string(c.batch_size));
-  add("lambda", "float8", num(c.lambda));
-  if (c.learning_rate) add("learning_rate", "float8", num(*c.learning_rate));
-  if (!c.name.empty()) add("name", "text", c.name);
-  if (c.seed) add("seed", "bigint", std::to_string(*c.seed));
-  if (target.classes) add("classes", "text[]", to_text_array_literal(*target.classes));
-  if (c.schedule) add("schedule", "text", *c.schedule);
-  add("huber_h", "float8", num(c.huber_h));
-  add("averaging", "boolean", c.averaging ? "true" : "false");
-  add("reshuffle", "boolean", c.reshuffle ? "true" : "false");
-  if (c.radius) add("radius", "float8", num(*c.radius));
-  add("options", "jsonb", c.options.dump());
-  sql += ")";
+  NamedCall call(schema + ".dp_train", target, c);
+  call.add("epochs", "int", std::to_string(c.epochs));
+  call.add("batch_size", "int", std::to_string(c.batch_size));
+  call.add("lambda", "float8", exact_number(c.lambda));
   const auto start = std::chrono::steady_clock::now();
-  PgResult r = conn.exec(sql, params);
+  PgResult r = conn.exec(call.sql("model_id"), call.params());
   TrainingOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.model_id = std::stoll(r.get(0, 0));

@@ -50,6 +50,27 @@ TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target
 
 std::string to_text_array_literal(const std::vector<std::string>& values);
 
+// A call of a dptrain function with named arguments whose values travel as
+// parameters ($n), never pasted into the SQL. Starts with the arguments
+// dp_train and dp_tune share (source, columns, algorithm, loss, privacy,
+// and every hyperparameter but epochs / batch size / lambda).
+class NamedCall {
+ public:
+  NamedCall(std::string function, const TrainingTarget& target, const TrainingConfig& config);
+  void add(const std::string& name, const std::string& type, Param value);
+  // SELECT <columns> FROM function(...)
+  std::string sql(const std::string& columns) const;
+  const std::vector<Param>& params() const { return params_; }
+
+ private:
+  std::string function_;
+  std::string arguments_;
+  std::vector<Param> params_;
+};
+
+// %.17g: a double as text that reads back exactly.
+std::string exact_number(double v);
+
 // Building blocks shared with `dptrain tune` (remote_tuning.h):
 // dptrain.training_prepare for `target`: fills the public facts of `config`
 // (rows, dim, classes, source) and returns the shuffled temp table's name.

@@ -12,18 +12,13 @@
 namespace dptrain::client {
 namespace {
 
-std::string num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
-}
 
 template <typename T>
 std::string array_literal(const std::vector<T>& values, bool exact_doubles) {
   std::string s = "{";
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) s += ',';
-    s += exact_doubles ? num(static_cast<double>(values[i])) : std::to_string(values[i]);
+    s += exact_doubles ? exact_number(static_cast<double>(values[i])) : std::to_string(values[i]);
   }
   return s + "}";
 }
@@ -109,31 +104,12 @@ TuningOutcome tune_in_server(PgConnection& conn, const TrainingTarget& target, c
   validate_arguments(c);
   tuning::expand(grid);
   const std::string schema = api_schema(conn);
-  std::vector<Param> params = {target.table, target.label, target.features, c.algorithm, c.loss};
-  std::string sql = "SELECT model_id, candidates FROM " + schema +
-                    ".dp_tune(source => $1::regclass, label => $2, features => $3, algorithm => $4, loss => $5";
-  auto add = [&](const std::string& name, const std::string& type, Param value) {
-    params.push_back(std::move(value));
-    sql += ", " + name + " => $" + std::to_string(params.size()) + "::" + type;
-  };
-  if (c.epsilon) add("epsilon", "float8", num(*c.epsilon));
-  if (c.delta) add("delta", "float8", num(*c.delta));
-  add("lambdas", "float8[]", array_literal(grid.lambdas, true));
-  add("epochs", "int[]", array_literal(grid.epochs, false));
-  add("batch_sizes", "int[]", array_literal(grid.batch_sizes, false));
-  if (c.learning_rate) add("learning_rate", "float8", num(*c.learning_rate));
-  if (!c.name.empty()) add("name", "text", c.name);
-  if (c.seed) add("seed", "bigint", std::to_string(*c.seed));
-  if (target.classes) add("classes", "text[]", to_text_array_literal(*target.classes));
-  if (c.schedule) add("schedule", "text", *c.schedule);
-  add("huber_h", "float8", num(c.huber_h));
-  add("averaging", "boolean", c.averaging ? "true" : "false");
-  add("reshuffle", "boolean", c.reshuffle ? "true" : "false");
-  if (c.radius) add("radius", "float8", num(*c.radius));
-  add("options", "jsonb", c.options.dump());
-  sql += ")";
+  NamedCall call(schema + ".dp_tune", target, c);
+  call.add("lambdas", "float8[]", array_literal(grid.lambdas, true));
+  call.add("epochs", "int[]", array_literal(grid.epochs, false));
+  call.add("batch_sizes", "int[]", array_literal(grid.batch_sizes, false));
   const auto start = std::chrono::steady_clock::now();
-  PgResult r = conn.exec(sql, params);
+  PgResult r = conn.exec(call.sql("model_id, candidates"), call.params());
   TuningOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.model_id = std::stoll(r.get(0, 0));
