@@ -21,6 +21,8 @@
 # projection seed 1, 10 classes), and with FASHION=1 Fashion-MNIST (official
 # split, projected the same way).
 
+# DATASETS, MNIST_CLASSES, CLI and DB are for the sourcing script.
+# shellcheck disable=SC2034
 accuracy_setup() {
   DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
   mkdir -p "$OUT"
