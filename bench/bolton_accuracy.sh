@@ -23,56 +23,15 @@
 # Output: bench/out/bolton_accuracy/{grid.csv, tuned.csv, cli.csv, summary.md}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
 RUNS=${RUNS:-10}
 EPSILONS=${EPSILONS:-'{0.01,0.03,0.1,0.3,1,3}'}
 MNIST_RUNS=${MNIST_RUNS:-5}
 MNIST_EPSILONS=${MNIST_EPSILONS:-'{0.1,0.3,1,3,10}'}
-OUT=${OUT:-bench/out/bolton_accuracy}
-mkdir -p "$OUT"
-start=$(date +%s)
-
-make -s -j2 >/dev/null
-source scripts/lib/pgtmp.sh
-pgtmp_init
-pgtmp_private_install
-pgtmp_start accuracy "max_parallel_workers_per_gather = 0"
-pgtmp_as_user "$PGTMP_BIN/createdb" accuracy
-export PGDATABASE=accuracy
-CLI=build/dptrain
-DB="dbname=accuracy"
-sql() { psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "$1"; }
-elapsed() { echo "$(( $(date +%s) - start )) s"; }
-
-psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain" -f bench/bolton_accuracy.sql
-"$CLI" load --db "$DB" --table adult --no-header --drop-missing --positive '>50K' \
-  --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" 2>/dev/null
-"$CLI" load --db "$DB" --table mnist --project 50 --projection-seed 1 \
-  --test-rows "$DATA/splits/mnist10k.test_rows.txt.gz" "$DATA/mnist/t10k-images-idx3-ubyte.gz" 2>/dev/null
-MNIST_CLASSES="ARRAY['0','1','2','3','4','5','6','7','8','9']"
-DATASETS="adult mnist"
-if [ -n "${FASHION:-}" ]; then
-  F=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
-  "$CLI" load --db "$DB" --table fashion --project 50 --projection-seed 1 \
-    --test-file "$F/t10k-images-idx3-ubyte.gz" "$F/train-images-idx3-ubyte.gz" 2>/dev/null
-  DATASETS="adult mnist fashion"
-fi
 FASHION_RUNS=${FASHION_RUNS:-3}
 FASHION_EPSILONS=${FASHION_EPSILONS:-'{0.1,1,10}'}
-
-echo "dataset,scenario,epsilon,delta,lambda,learning_rate,epochs,run,accuracy,seconds" > "$OUT/grid.csv"
-echo "dataset,scenario,epsilon,delta,learning_rate,run,chosen_lambda,chosen_epochs,accuracy,seconds" > "$OUT/tuned.csv"
-
-grid() {  # dataset test scenario epsilons delta lambdas rates epochs runs classes
-  echo "[$(elapsed)] $1: $3 (grid)" >&2
-  psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "COPY (
-    SELECT '$1', g.* FROM acc_grid('$1', '$2', '$3', '$4', $5, '$6', '$7', '$8', $9, ${10}) g) TO STDOUT CSV" >> "$OUT/grid.csv"
-}
-tuned() {  # dataset test scenario epsilons delta lambdas epochs runs rate classes
-  echo "[$(elapsed)] $1: $3 (dp_tune)" >&2
-  psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "COPY (
-    SELECT '$1', t.* FROM acc_tune('$1', '$2', '$3', '$4', $5, '$6', '$7', $8, $9, ${10}) t) TO STDOUT CSV" >> "$OUT/tuned.csv"
-}
+OUT=${OUT:-bench/out/bolton_accuracy}
+source bench/lib/accuracy.sh
+accuracy_setup
 
 for dataset in $DATASETS; do
   case $dataset in
@@ -80,7 +39,7 @@ for dataset in $DATASETS; do
     mnist) eps=$MNIST_EPSILONS; runs=$MNIST_RUNS; classes=$MNIST_CLASSES ;;
     fashion) eps=$FASHION_EPSILONS; runs=$FASHION_RUNS; classes=$MNIST_CLASSES ;;
   esac
-  n=$(psql -X -At -c "SELECT count(*) FROM $dataset")
+  n=$(dataset_rows $dataset)
   delta="1.0/$n^2"
   eta0=$(python3 -c "print(repr(1/$n**0.5))")
   rates="{NULL,0.01,0.1,1}"
@@ -103,7 +62,7 @@ done
 echo "[$(elapsed)] CLI runs" >&2
 echo "dataset,command,scenario,epsilon,delta,chosen,accuracy" > "$OUT/cli.csv"
 for dataset in $DATASETS; do
-  n=$(psql -X -At -c "SELECT count(*) FROM $dataset")
+  n=$(dataset_rows $dataset)
   delta=$(python3 -c "print(1/$n**2)")
   cls=()
   [ $dataset != adult ] && cls=(--classes 0,1,2,3,4,5,6,7,8,9)

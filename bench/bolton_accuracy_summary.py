@@ -1,47 +1,25 @@
 """Tables of bench/bolton_accuracy.sh: mean test accuracy (%) per scenario and epsilon."""
 import collections
-import csv
+import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from accuracy_tables import best_of_grid, fmt_eps, mean_sd, nonprivate_lines, read_csv  # noqa: E402
+
 out = sys.argv[1]
 
-
-def num(s):
-    return None if s == "" else float(s)
-
-
-grid = list(csv.DictReader(open(f"{out}/grid.csv")))
-tuned = list(csv.DictReader(open(f"{out}/tuned.csv")))
-cli = list(csv.DictReader(open(f"{out}/cli.csv")))
-
-
-def fmt_eps(e):
-    return "%g" % e
-
-
-def mean_sd(values):
-    m = statistics.mean(values)
-    sd = statistics.stdev(values) if len(values) > 1 else 0.0
-    return m, sd
-
+grid = read_csv(f"{out}/grid.csv")
+tuned = read_csv(f"{out}/tuned.csv")
+cli = read_csv(f"{out}/cli.csv")
 
 for dataset in ("adult", "mnist", "fashion"):
     rows = [r for r in grid if r["dataset"] == dataset]
     if not rows:
         continue
     print(f"\n## {dataset}\n")
-    # non-private references
-    for scen in ("non-private convex", "non-private strongly convex"):
-        by = collections.defaultdict(list)
-        for r in rows:
-            if r["scenario"] == scen:
-                by[(r["lambda"], r["learning_rate"], r["epochs"])].append(float(r["accuracy"]))
-        if by:
-            best = max(by.items(), key=lambda kv: statistics.mean(kv[1]))
-            (lam, lr, ep), accs = best
-            print(f"* {scen} (same SGD, no noise), best over the grid: {100 * statistics.mean(accs):.2f}% "
-                  f"(lambda {lam}, step {lr or 'default'}, {ep} epochs)")
+    for line in nonprivate_lines(rows):
+        print(line)
     eps_values = sorted({float(r["epsilon"]) for r in rows if r["epsilon"] != ""})
     print()
     print("| scenario | tuning | " + " | ".join(f"eps={fmt_eps(e)}" for e in eps_values) + " |")
@@ -56,14 +34,12 @@ for dataset in ("adult", "mnist", "fashion"):
         for label, keep in variants:
             cells = []
             for e in eps_values:
-                by = collections.defaultdict(list)
-                for r in rows:
-                    if r["scenario"] == scen and r["epsilon"] != "" and float(r["epsilon"]) == e and keep(r):
-                        by[(r["lambda"], r["learning_rate"] or "default", r["epochs"])].append(float(r["accuracy"]))
-                if not by:
+                best = best_of_grid(rows, lambda r: r["scenario"] == scen and r["epsilon"] != ""
+                                    and float(r["epsilon"]) == e and keep(r))
+                if not best:
                     cells.append("")
                     continue
-                (lam, lr, ep), accs = max(by.items(), key=lambda kv: statistics.mean(kv[1]))
+                (lam, lr, _, ep), accs = best
                 m, sd = mean_sd(accs)
                 cells.append(f"{100 * m:.1f} ± {100 * sd:.1f}")
                 details.append(f"{scen}, {label}, eps={fmt_eps(e)}: lambda {lam}, step {lr}, {ep} epochs "

@@ -16,8 +16,10 @@ run bash bench/runtime.sh $quick
 if [ -n "${BENCH_FULL:-}" ]; then
   run build/bench/privacy_audit
   run env FASHION=1 bash bench/bolton_accuracy.sh
+  run bash bench/whitebox_accuracy.sh
 else
   run build/bench/privacy_audit --runs 5000 --calibration-runs 1000
   run env RUNS=2 EPSILONS='{0.1,1}' MNIST_RUNS=1 MNIST_EPSILONS='{1,10}' bash bench/bolton_accuracy.sh
+  run env RUNS=2 EPSILONS='{0.1,1}' MNIST_RUNS=1 MNIST_EPSILONS='{1,10}' PRIVATE_TUNING=0 bash bench/whitebox_accuracy.sh
 fi
 exit $status

@@ -5,8 +5,12 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "core/algorithms/bolton.h"
+#include "core/algorithms/bst14.h"
+#include "core/algorithms/scs13.h"
 
 namespace dptrain::test::audit {
 
@@ -43,6 +47,54 @@ inline std::function<std::unique_ptr<Algorithm>()> noiseless_bolton() {
 
 inline std::function<std::unique_ptr<Algorithm>()> under_noised_bolton(double factor) {
   return [factor] { return std::make_unique<UnderNoisedBolton>(factor); };
+}
+
+// A white-box algorithm (Scs13, Bst14) whose per-batch noise scale (Gaussian
+// sigma, or L2-Laplace scale) is divided by `factor`: every noisy update is
+// `factor` times less noisy than its plan requires, while the model still
+// claims the original (epsilon, delta). Only the scale the epochs use
+// changes; the recorded plan says what a correct plan would say (the audit
+// must catch the lie from the released models alone).
+template <class Base>
+class UnderNoisedWhiteBox : public Base {
+ public:
+  explicit UnderNoisedWhiteBox(double factor) : factor_(factor) {}
+  TrainingPlan plan(const TrainingConfig& config) const override {
+    TrainingPlan p = Base::plan(config);
+    p.epoch.noise_scale /= factor_;
+    return p;
+  }
+
+ private:
+  double factor_;
+};
+
+// A white-box algorithm without its per-batch noise (the batch sampling of
+// BST14 stays): for reports and for checking that the neighbouring noiseless
+// models differ by what the scenario says.
+template <class Base>
+class NoiselessWhiteBox : public Base {
+ public:
+  TrainingPlan plan(const TrainingConfig& config) const override {
+    TrainingPlan p = Base::plan(config);
+    p.epoch.noise = privacy::BatchNoiseKind::None;
+    p.epoch.noise_scale = 0;
+    return p;
+  }
+};
+
+// "scs13" or "bst14" -> the test-only variants above.
+inline std::function<std::unique_ptr<Algorithm>()> under_noised_whitebox(const std::string& algorithm,
+                                                                         double factor) {
+  if (algorithm == "scs13") return [factor] { return std::make_unique<UnderNoisedWhiteBox<Scs13>>(factor); };
+  if (algorithm == "bst14") return [factor] { return std::make_unique<UnderNoisedWhiteBox<Bst14>>(factor); };
+  throw std::invalid_argument("under_noised_whitebox: not a white-box algorithm: " + algorithm);
+}
+
+inline std::function<std::unique_ptr<Algorithm>()> noiseless_whitebox(const std::string& algorithm) {
+  if (algorithm == "scs13") return [] { return std::make_unique<NoiselessWhiteBox<Scs13>>(); };
+  if (algorithm == "bst14") return [] { return std::make_unique<NoiselessWhiteBox<Bst14>>(); };
+  throw std::invalid_argument("noiseless_whitebox: not a white-box algorithm: " + algorithm);
 }
 
 }  // namespace dptrain::test::audit

@@ -40,6 +40,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,15 @@ struct Scenario {
   // Optional, for reports only: the same algorithm without its noise (output
   // perturbation), to measure how far apart the neighbouring models really are.
   AlgorithmFactory noiseless;
+  // Optional: the distance between the neighbouring noiseless models that the
+  // analysis allows on these tables (default: plan.privacy["sensitivity"], the
+  // model sensitivity of output perturbation). The noiseless gap is reported
+  // relative to it.
+  std::function<double(const TrainingPlan&)> gap_bound;
+  // Optional: the exact epsilon, at the claimed delta, of the pair of release
+  // distributions on these neighbours, derived from the plan: the most that
+  // any distinguisher could certify with unlimited runs (the audit's ceiling).
+  std::function<double(const TrainingPlan&, double delta)> ceiling;
 };
 
 struct Options {
@@ -126,6 +136,8 @@ struct Result {
   std::string name;
   double claimed_epsilon = 0, claimed_delta = 0;
   double sensitivity = 0;          // plan.privacy["sensitivity"] if the algorithm records one (else 0)
+  double gap_bound = 0;            // scenario.gap_bound(plan), else the sensitivity
+  double ceiling = -1;             // scenario.ceiling(plan, delta) if given (-1 = unknown)
   double mean_gap = 0;             // ||mean release(D) - mean release(D')|| over the calibration runs (noisy)
   double noiseless_gap = -1;       // ||w(D) - w(D')|| without noise, if scenario.noiseless is given
   double threshold = 0;
@@ -135,6 +147,33 @@ struct Result {
 };
 
 namespace detail {
+
+// Wraps an algorithm so that every Trainer of an audit reuses one plan. The
+// plan is a function of the public configuration only (never of the seed:
+// run_audit checks that two seeds give the same plan), and planning a
+// Gaussian mechanism (analytic calibration, advanced composition) costs
+// ~100 us, more than a whole run on the small audit tables.
+class PlannedOnce : public Algorithm {
+ public:
+  PlannedOnce(std::shared_ptr<const Algorithm> inner, std::shared_ptr<const TrainingPlan> plan)
+      : inner_(std::move(inner)), plan_(std::move(plan)) {}
+  std::string name() const override { return inner_->name(); }
+  TrainingPlan plan(const TrainingConfig&) const override { return *plan_; }
+  void release(const TrainingConfig& config, const TrainingPlan& plan, WeightMatrix& weights,
+               privacy::RandomSource& rng) const override {
+    inner_->release(config, plan, weights, rng);
+  }
+
+ private:
+  std::shared_ptr<const Algorithm> inner_;
+  std::shared_ptr<const TrainingPlan> plan_;
+};
+
+inline bool same_plan(const TrainingPlan& a, const TrainingPlan& b) {
+  return a.privacy == b.privacy && a.epoch.noise == b.epoch.noise && a.epoch.noise_scale == b.epoch.noise_scale &&
+         a.epoch.schedule.at(1) == b.epoch.schedule.at(1) && a.epoch.radius == b.epoch.radius &&
+         a.epsilon == b.epsilon && a.delta == b.delta;
+}
 
 inline TrainingConfig with_facts(TrainingConfig c, const Neighbours& n) {
   c.rows = n.d.rows();
@@ -180,10 +219,19 @@ inline Result run_audit(const Scenario& s, const Neighbours& n, const Options& o
   r.name = s.name;
   r.claimed_epsilon = config.epsilon.value_or(0.0);
   r.claimed_delta = config.delta.value_or(0.0);
-  {
-    Trainer probe(config, s.algorithm ? s.algorithm() : make_algorithm(config.algorithm));
-    r.sensitivity = probe.plan().privacy.value("sensitivity", 0.0);
-  }
+  // One plan for all runs (detail::PlannedOnce), checked to be seed-independent.
+  std::shared_ptr<const Algorithm> algorithm = s.algorithm ? s.algorithm() : make_algorithm(config.algorithm);
+  TrainingConfig seeded = config;
+  seeded.seed = 1;
+  auto plan = std::make_shared<const TrainingPlan>(algorithm->plan(seeded));
+  seeded.seed = 2;
+  if (!detail::same_plan(*plan, algorithm->plan(seeded)))
+    throw std::logic_error("run_audit: the plan of \"" + s.name + "\" depends on the seed");
+  r.sensitivity = plan->privacy.value("sensitivity", 0.0);
+  r.gap_bound = s.gap_bound ? s.gap_bound(*plan) : r.sensitivity;
+  if (s.ceiling) r.ceiling = s.ceiling(*plan, r.claimed_delta);
+  Scenario planned = s;
+  planned.algorithm = [algorithm, plan] { return std::make_unique<detail::PlannedOnce>(algorithm, plan); };
   if (s.noiseless) {
     Scenario quiet = s;
     quiet.algorithm = s.noiseless;
@@ -198,7 +246,8 @@ inline Result run_audit(const Scenario& s, const Neighbours& n, const Options& o
   auto releases = [&](const InMemoryData& table, int runs, std::int64_t block) {
     std::vector<std::vector<double>> out;
     out.reserve(static_cast<std::size_t>(runs));
-    for (int i = 0; i < runs; ++i) out.push_back(detail::release(s, config, table, base + block * 20000000 + i, o));
+    for (int i = 0; i < runs; ++i)
+      out.push_back(detail::release(planned, config, table, base + block * 20000000 + i, o));
     return out;
   };
 

@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# Shared by the accuracy benchmarks (bench/bolton_accuracy.sh,
+# bench/whitebox_accuracy.sh): builds, starts a throwaway cluster with this
+# build of the extension, creates the database with the SQL helpers of
+# bench/bolton_accuracy.sql, loads the data sets and defines the helpers
+# below. Source it from the repository root after setting OUT (and optionally
+# DPTRAIN_DATA, FASHION, FASHION_DIR).
+#
+#   accuracy_setup             build, cluster, database, data; sets DATASETS, MNIST_CLASSES, CLI, DB
+#   elapsed                    seconds since accuracy_setup, for progress lines
+#   sql "statement"            psql with errors fatal and warnings quiet
+#   grid DATASET TEST SCENARIO EPSILONS DELTA LAMBDAS RATES EPOCHS RUNS CLASSES [ALGORITHM [RADII]]
+#                              one acc_grid sweep, appended to $OUT/grid.csv
+#   tuned DATASET TEST SCENARIO EPSILONS DELTA LAMBDAS EPOCHS RUNS RATE CLASSES [ALGORITHM [RADIUS]]
+#                              one acc_tune sweep (dp_tune), appended to $OUT/tuned.csv
+#   dataset_rows DATASET       n of a loaded training table
+#
+# Data: UCI Adult (official split, `dptrain load` one-hot + min-max, rows
+# scaled to norm 1), MNIST-10k (the seeded 80/20 split of
+# ../shared/data/splits, Gaussian random projection to 50 dimensions with
+# projection seed 1, 10 classes), and with FASHION=1 Fashion-MNIST (official
+# split, projected the same way).
+
+# DATASETS, MNIST_CLASSES, CLI and DB are for the sourcing script.
+# shellcheck disable=SC2034
+accuracy_setup() {
+  DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
+  mkdir -p "$OUT"
+  ACCURACY_START=$(date +%s)
+  make -s -j2 >/dev/null
+  # shellcheck source=../../scripts/lib/pgtmp.sh
+  source scripts/lib/pgtmp.sh
+  pgtmp_init
+  pgtmp_private_install
+  pgtmp_start accuracy "max_parallel_workers_per_gather = 0"
+  pgtmp_as_user "$PGTMP_BIN/createdb" accuracy
+  export PGDATABASE=accuracy
+  CLI=build/dptrain
+  DB="dbname=accuracy"
+
+  psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain" -f bench/bolton_accuracy.sql
+  "$CLI" load --db "$DB" --table adult --no-header --drop-missing --positive '>50K' \
+    --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" 2>/dev/null
+  "$CLI" load --db "$DB" --table mnist --project 50 --projection-seed 1 \
+    --test-rows "$DATA/splits/mnist10k.test_rows.txt.gz" "$DATA/mnist/t10k-images-idx3-ubyte.gz" 2>/dev/null
+  MNIST_CLASSES="ARRAY['0','1','2','3','4','5','6','7','8','9']"
+  DATASETS="adult mnist"
+  if [ -n "${FASHION:-}" ]; then
+    local f=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
+    "$CLI" load --db "$DB" --table fashion --project 50 --projection-seed 1 \
+      --test-file "$f/t10k-images-idx3-ubyte.gz" "$f/train-images-idx3-ubyte.gz" 2>/dev/null
+    DATASETS="adult mnist fashion"
+  fi
+
+  echo "dataset,scenario,epsilon,delta,lambda,learning_rate,epochs,run,accuracy,seconds,algorithm,radius" > "$OUT/grid.csv"
+  echo "dataset,scenario,epsilon,delta,learning_rate,run,chosen_lambda,chosen_epochs,accuracy,seconds,algorithm,radius" > "$OUT/tuned.csv"
+}
+
+sql() { psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "$1"; }
+elapsed() { echo "$(( $(date +%s) - ACCURACY_START )) s"; }
+dataset_rows() { psql -X -At -c "SELECT count(*) FROM $1"; }
+
+grid() {  # dataset test scenario epsilons delta lambdas rates epochs runs classes [algorithm [radii]]
+  local algorithm=${11:-bolton} radii=${12:-'{NULL}'}
+  echo "[$(elapsed)] $1: $algorithm $3 (grid)" >&2
+  psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "COPY (
+    SELECT '$1', g.* FROM acc_grid('$1', '$2', '$3', '$4', $5, '$6', '$7', '$8', $9, ${10}, '$algorithm', '$radii') g)
+    TO STDOUT CSV" >> "$OUT/grid.csv"
+}
+
+tuned() {  # dataset test scenario epsilons delta lambdas epochs runs rate classes [algorithm [radius]]
+  local algorithm=${11:-bolton} radius=${12:-NULL}
+  echo "[$(elapsed)] $1: $algorithm $3 (dp_tune)" >&2
+  psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "COPY (
+    SELECT '$1', t.* FROM acc_tune('$1', '$2', '$3', '$4', $5, '$6', '$7', $8, $9, ${10}, '$algorithm', $radius) t)
+    TO STDOUT CSV" >> "$OUT/tuned.csv"
+}
