@@ -43,10 +43,6 @@ const char* arg_name(int i) {
   return names[i];
 }
 
-char* text_arg(FunctionCallInfo fcinfo, int i) {
-  return PG_ARGISNULL(i) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(i));
-}
-
 }  // namespace
 
 extern "C" {
@@ -65,37 +61,20 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   tupdesc = BlessTupleDesc(tupdesc);
   MemoryContext caller = CurrentMemoryContext;
 
-  const char* label = text_arg(fcinfo, kLabel);
-  const char* features = text_arg(fcinfo, kFeatures);
-  const char* algorithm = text_arg(fcinfo, kAlgorithm);
-  const char* loss = text_arg(fcinfo, kLoss);
-  const char* name = text_arg(fcinfo, kName);
-  const char* schedule = text_arg(fcinfo, kSchedule);
-  const char* options = DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(kOptions)));
-  const bool has_seed = !PG_ARGISNULL(kSeed);
-  const int64 seed = has_seed ? PG_GETARG_INT64(kSeed) : 0;
+  dptrain::pg::RunArguments args;
+  dptrain::pg::read_run_arguments(fcinfo, {kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
+                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions},
+                                  &args);
 
   // 1. Arguments, before any data is read.
   TrainSession* s = nullptr;
   DPT_CORE({
     auto session = std::make_unique<TrainSession>();
     dptrain::TrainingConfig& c = session->config;
-    c.algorithm = algorithm;
-    c.loss = loss;
-    if (!PG_ARGISNULL(kEpsilon)) c.epsilon = PG_GETARG_FLOAT8(kEpsilon);
-    if (!PG_ARGISNULL(kDelta)) c.delta = PG_GETARG_FLOAT8(kDelta);
+    dptrain::pg::apply_run_arguments(args, &c);
     c.epochs = PG_GETARG_INT32(kEpochs);
     c.batch_size = PG_GETARG_INT32(kBatchSize);
     c.lambda = PG_GETARG_FLOAT8(kLambda);
-    if (!PG_ARGISNULL(kLearningRate)) c.learning_rate = PG_GETARG_FLOAT8(kLearningRate);
-    if (name) c.name = name;
-    if (has_seed) c.seed = seed;
-    if (schedule) c.schedule = std::string(schedule);
-    c.huber_h = PG_GETARG_FLOAT8(kHuberH);
-    c.averaging = PG_GETARG_BOOL(kAveraging);
-    c.reshuffle = PG_GETARG_BOOL(kReshuffle);
-    if (!PG_ARGISNULL(kRadius)) c.radius = PG_GETARG_FLOAT8(kRadius);
-    c.options = nlohmann::json::parse(options);
     dptrain::validate_arguments(c);
     s = session.release();
   });
@@ -107,8 +86,8 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   // 3. Public facts of the data and one random permutation of it.
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
-  dptrain::pg::begin_run(fcinfo, relid, label, features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
-                         name, &s->config, &ids, &prep);
+  dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
+                         args.name, &s->config, &ids, &prep);
 
   // 4. The whole plan (steps, noise) from public inputs only.
   DPT_CORE({

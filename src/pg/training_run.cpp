@@ -6,6 +6,46 @@
 
 namespace dptrain::pg {
 
+void read_run_arguments(FunctionCallInfo fcinfo, const RunArgumentPositions& at, RunArguments* a) {
+  auto string = [&](int i) -> const char* { return PG_ARGISNULL(i) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(i)); };
+  auto real = [&](int i, bool* has, double* value) {
+    *has = !PG_ARGISNULL(i);
+    *value = *has ? PG_GETARG_FLOAT8(i) : 0.0;
+  };
+  a->label = string(at.label);
+  a->features = string(at.features);
+  a->algorithm = string(at.algorithm);
+  a->loss = string(at.loss);
+  a->name = string(at.name);
+  a->schedule = string(at.schedule);
+  a->options = DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(at.options)));
+  real(at.epsilon, &a->has_epsilon, &a->epsilon);
+  real(at.delta, &a->has_delta, &a->delta);
+  real(at.learning_rate, &a->has_learning_rate, &a->learning_rate);
+  real(at.radius, &a->has_radius, &a->radius);
+  a->has_seed = !PG_ARGISNULL(at.seed);
+  a->seed = a->has_seed ? PG_GETARG_INT64(at.seed) : 0;
+  a->huber_h = PG_GETARG_FLOAT8(at.huber_h);
+  a->averaging = PG_GETARG_BOOL(at.averaging);
+  a->reshuffle = PG_GETARG_BOOL(at.reshuffle);
+}
+
+void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* c) {
+  c->algorithm = a.algorithm;
+  c->loss = a.loss;
+  if (a.has_epsilon) c->epsilon = a.epsilon;
+  if (a.has_delta) c->delta = a.delta;
+  if (a.has_learning_rate) c->learning_rate = a.learning_rate;
+  if (a.name) c->name = a.name;
+  if (a.has_seed) c->seed = a.seed;
+  if (a.schedule) c->schedule = std::string(a.schedule);
+  c->huber_h = a.huber_h;
+  c->averaging = a.averaging;
+  c->reshuffle = a.reshuffle;
+  if (a.has_radius) c->radius = a.radius;
+  c->options = nlohmann::json::parse(a.options);
+}
+
 RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                             const dptrain::TrainingConfig& c) {
   RunIdentities ids;

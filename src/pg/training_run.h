@@ -12,6 +12,30 @@
 
 namespace dptrain::pg {
 
+// The arguments dp_train and dp_tune share, as plain data (palloc'd strings,
+// nullptr for SQL NULL), read at the positions each function's signature
+// gives them, and copied into a TrainingConfig inside the core.
+struct RunArgumentPositions {
+  int label, features, algorithm, loss, epsilon, delta, learning_rate, name, seed, schedule, huber_h, averaging,
+      reshuffle, radius, options;
+};
+struct RunArguments {
+  const char* label;
+  const char* features;
+  const char* algorithm;
+  const char* loss;
+  const char* name;
+  const char* schedule;
+  const char* options;  // jsonb as text
+  bool has_epsilon, has_delta, has_learning_rate, has_seed, has_radius;
+  double epsilon, delta, learning_rate, huber_h, radius;
+  int64 seed;
+  bool averaging, reshuffle;
+};
+void read_run_arguments(FunctionCallInfo fcinfo, const RunArgumentPositions& at, RunArguments* out);
+// C++ only (call inside DPT_CORE): the shared arguments into *config.
+void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* config);
+
 // Who may train on `relid`, and whose rights read it (access.h): a caller
 // that may SELECT the label and feature columns reads them itself; any other
 // caller needs a privacy budget from the owner (ledger_precheck raises

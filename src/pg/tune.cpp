@@ -42,10 +42,6 @@ const char* arg_name(int i) {
   return names[i];
 }
 
-char* text_arg(FunctionCallInfo fcinfo, int i) {
-  return PG_ARGISNULL(i) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(i));
-}
-
 // A one-dimensional int[] without NULLs (an empty array gives n = 0).
 int32* int4_array(ArrayType* a, int* n, const char* what) {
   if (ARR_NDIM(a) > 1 || (ARR_HASNULL(a) && array_contains_nulls(a)))
@@ -84,15 +80,10 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   tupdesc = BlessTupleDesc(tupdesc);
   MemoryContext caller = CurrentMemoryContext;
 
-  const char* label = text_arg(fcinfo, kLabel);
-  const char* features = text_arg(fcinfo, kFeatures);
-  const char* algorithm = text_arg(fcinfo, kAlgorithm);
-  const char* loss = text_arg(fcinfo, kLoss);
-  const char* name = text_arg(fcinfo, kName);
-  const char* schedule = text_arg(fcinfo, kSchedule);
-  const char* options = DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(kOptions)));
-  const bool has_seed = !PG_ARGISNULL(kSeed);
-  const int64 seed = has_seed ? PG_GETARG_INT64(kSeed) : 0;
+  dptrain::pg::RunArguments args;
+  dptrain::pg::read_run_arguments(fcinfo, {kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
+                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions},
+                                  &args);
   int nlambdas = 0, nepochs = 0, nbatches = 0;
   const double* lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &nlambdas, "lambdas");
   const int32* epochs = int4_array(PG_GETARG_ARRAYTYPE_P(kEpochs), &nepochs, "epochs");
@@ -103,19 +94,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   DPT_CORE({
     auto session = std::make_unique<TuneSession>();
     dptrain::TrainingConfig& c = session->config;
-    c.algorithm = algorithm;
-    c.loss = loss;
-    if (!PG_ARGISNULL(kEpsilon)) c.epsilon = PG_GETARG_FLOAT8(kEpsilon);
-    if (!PG_ARGISNULL(kDelta)) c.delta = PG_GETARG_FLOAT8(kDelta);
-    if (!PG_ARGISNULL(kLearningRate)) c.learning_rate = PG_GETARG_FLOAT8(kLearningRate);
-    if (name) c.name = name;
-    if (has_seed) c.seed = seed;
-    if (schedule) c.schedule = std::string(schedule);
-    c.huber_h = PG_GETARG_FLOAT8(kHuberH);
-    c.averaging = PG_GETARG_BOOL(kAveraging);
-    c.reshuffle = PG_GETARG_BOOL(kReshuffle);
-    if (!PG_ARGISNULL(kRadius)) c.radius = PG_GETARG_FLOAT8(kRadius);
-    c.options = nlohmann::json::parse(options);
+    dptrain::pg::apply_run_arguments(args, &c);
     dptrain::tuning::Grid& g = session->grid;
     g.lambdas.assign(lambdas, lambdas + nlambdas);
     g.epochs.assign(epochs, epochs + nepochs);
@@ -132,8 +111,8 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   // 3. Public facts of the data and one random permutation of it.
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
-  dptrain::pg::begin_run(fcinfo, relid, label, features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
-                         name, &s->config, &ids, &prep);
+  dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
+                         args.name, &s->config, &ids, &prep);
 
   // 4. Every candidate's plan, for its part size, from public inputs only.
   DPT_CORE({ s->tuner = std::make_unique<dptrain::tuning::Tuner>(s->config, s->grid); });
