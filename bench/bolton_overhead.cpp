@@ -28,6 +28,7 @@
 #include "core/sgd/epoch_state.h"
 #include "core/training/trainer.h"
 #include "pg_connection.h"
+#include "synthetic_table.h"
 
 using dptrain::client::PgConnection;
 
@@ -205,26 +206,7 @@ int main(int argc, char** argv) {
   c.exec("CREATE EXTENSION IF NOT EXISTS dptrain");
   backend_schedstat = "/proc/" + c.exec("SELECT pg_backend_pid()").get(0, 0) + "/schedstat";
   if (backend_cpu_ns() < 0) std::cerr << "(the server is not local: wall-clock times only)\n";
-  const std::string qtable = "public." + c.quote_ident(table);
-  dptrain::client::PgResult existing = c.exec(
-      "SELECT count(*) FROM pg_class WHERE relname = $1 AND relnamespace = 'public'::regnamespace", {table});
-  bool fresh = existing.get(0, 0) == "0";
-  if (!fresh) {
-    dptrain::client::PgResult r = c.exec("SELECT count(*), max(cardinality(x)) FROM " + qtable);
-    fresh = std::stol(r.get(0, 0)) != rows || std::stoi(r.get(0, 1)) != dim;
-    if (fresh) c.exec("DROP TABLE " + qtable);
-  }
-  if (fresh) {
-    std::cerr << "creating " << rows << " x " << dim << " synthetic rows...\n";
-    // Deterministic pseudo-random features of norm <= 1, label from a noisy hyperplane.
-    c.exec("CREATE TABLE " + qtable + " AS "
-           "WITH raw AS (SELECT i, ARRAY(SELECT sin(i * 0.618 + j * 1.7) * cos(j * i * 0.0013) "
-           "FROM generate_series(1, $1::int) j) AS v FROM generate_series(1, $2::bigint) i) "
-           "SELECT i AS id, (SELECT array_agg(e / greatest(1, sqrt((SELECT sum(f * f) FROM unnest(v) f)))) "
-           "FROM unnest(v) e)::float8[] AS x, (v[1] + v[2] - v[3] + 0.3 * sin(i * 7.1) > 0) AS y FROM raw",
-           {std::to_string(dim), std::to_string(rows)});
-    c.exec("VACUUM ANALYZE " + qtable);
-  }
+  const std::string qtable = dptrain::bench::ensure_synthetic_table(c, table, rows, dim);
   const std::string size = c.exec("SELECT pg_size_pretty(pg_total_relation_size($1::regclass))", {qtable}).get(0, 0);
   std::printf("table: %ld rows x %d features (%s); %d epochs, batch size %d, %d pairs per case\n", rows, dim,
               size.c_str(), epochs, batch, repeat);

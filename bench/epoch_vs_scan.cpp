@@ -3,8 +3,8 @@
 //
 //   build/bench/epoch_vs_scan --db "..." [--rows 500000] [--dim 54] [--repeat 5]
 //
-// Creates (or reuses) a synthetic table of `rows` x `dim` features with
-// ||x|| <= 1, shuffles it into a temp table exactly like a training run does
+// Creates (or reuses) a synthetic table of `rows` x `dim` features
+// (bench/lib/synthetic_table.h), shuffles it into a temp table exactly like a training run does
 // (dptrain.training_prepare), and times, alternating, over that temp table:
 //   scan:   SELECT sum(cardinality(x)) FROM shuffled   (detoasts every array)
 //   epoch:  SELECT dptrain.sgd_epoch(x, y, <state>) FROM shuffled
@@ -17,6 +17,7 @@
 
 #include "core/sgd/epoch_state.h"
 #include "pg_connection.h"
+#include "synthetic_table.h"
 
 using dptrain::client::PgConnection;
 
@@ -52,27 +53,7 @@ int main(int argc, char** argv) {
   PgConnection c(db);
   c.on_notice = [](const std::string&, const std::string&) {};
   c.exec("CREATE EXTENSION IF NOT EXISTS dptrain");
-  dptrain::client::PgResult existing = c.exec(
-      "SELECT count(*) FROM pg_class WHERE relname = $1 AND relnamespace = 'public'::regnamespace", {table});
-  const std::string qtable = "public." + c.quote_ident(table);
-  bool fresh = existing.get(0, 0) == "0";
-  if (!fresh) {
-    dptrain::client::PgResult r = c.exec("SELECT count(*), max(cardinality(x)) FROM " + qtable);
-    fresh = std::stol(r.get(0, 0)) != rows || std::stoi(r.get(0, 1)) != dim;
-    if (fresh) c.exec("DROP TABLE " + qtable);
-  }
-  if (fresh) {
-    std::cerr << "creating " << rows << " x " << dim << " synthetic rows...\n";
-    // Deterministic pseudo-random features normalized to norm <= 1 and a
-    // label from a fixed hyperplane.
-    c.exec("CREATE TABLE " + qtable + " AS "
-           "WITH raw AS (SELECT i, ARRAY(SELECT sin(i * 0.618 + j * 1.7) * cos(j * i * 0.0013) "
-           "FROM generate_series(1, $1::int) j) AS v FROM generate_series(1, $2::bigint) i) "
-           "SELECT i AS id, (SELECT array_agg(e / greatest(1, sqrt((SELECT sum(f * f) FROM unnest(v) f)))) "
-           "FROM unnest(v) e)::float8[] AS x, (v[1] + v[2] - v[3] > 0) AS y FROM raw",
-           {std::to_string(dim), std::to_string(rows)});
-    c.exec("VACUUM ANALYZE " + qtable);
-  }
+  const std::string qtable = dptrain::bench::ensure_synthetic_table(c, table, rows, dim);
   const std::string size = c.exec("SELECT pg_size_pretty(pg_total_relation_size($1::regclass))", {qtable}).get(0, 0);
 
   c.exec("BEGIN");

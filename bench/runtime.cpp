@@ -45,6 +45,7 @@
 #include "core/training/epoch_query.h"
 #include "core/training/trainer.h"
 #include "pg_connection.h"
+#include "synthetic_table.h"
 
 using dptrain::client::Param;
 using dptrain::client::PgConnection;
@@ -61,20 +62,8 @@ double median(std::vector<double> v) {
 }
 
 std::string table_for(PgConnection& c, long rows, int dim) {
-  const std::string name = "bench_runtime_" + std::to_string(rows) + "_" + std::to_string(dim);
-  PgResult exists = c.exec("SELECT count(*) FROM pg_class WHERE relname = $1 AND relnamespace = 'public'::regnamespace",
-                           {name});
-  if (exists.get(0, 0) == "0") {
-    std::cerr << "creating " << rows << " x " << dim << " synthetic rows (" << name << ")...\n";
-    c.exec("SELECT setseed(0.42)");
-    // The inner ARRAY must be correlated with i, or it is evaluated once.
-    c.exec("CREATE TABLE public." + name + " AS SELECT i AS id, x, (x[1] + x[2] - x[3] > 0) AS y FROM ("
-           "SELECT i, ARRAY(SELECT (2 * random() - 1) / sqrt($1::float8 / 3) FROM generate_series(1, $1::int + 0 * i)) "
-           "AS x FROM generate_series(1, $2::bigint) i) s",
-           {std::to_string(dim), std::to_string(rows)});
-    c.exec("VACUUM ANALYZE public." + name);
-  }
-  return "public." + name;
+  return dptrain::bench::ensure_synthetic_table(c, "bench_runtime_" + std::to_string(rows) + "_" + std::to_string(dim),
+                                                rows, dim);
 }
 
 struct Setting {
