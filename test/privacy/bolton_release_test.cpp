@@ -159,6 +159,37 @@ TEST(BoltonRelease, OneVsAllModelsEachGetTheirShareAndIndependentNoise) {
             5.0);
 }
 
+TEST(BoltonRelease, OneVsAllJointGaussianCoversTheMatrixWithSqrtKSensitivity) {
+  const test::Rows data = synthetic(90, 4, 3, 4);
+  TrainingConfig c = bolton_config(data, 3);
+  c.epsilon = 1.5;
+  c.delta = 1e-6;
+  c.options = {{"multiclass_noise", "joint"}};
+  TrainingPlan plan;
+  const std::vector<WeightMatrix> noise = noise_samples(c, data, 2000, &plan);
+  // m = 90, b = 10, k = 2, eta = 1/sqrt(90): Delta = 2 * 2 * 1 * (1/sqrt(90)) / 10 per model;
+  // the 3 x 4 matrix: sqrt(3) Delta, at the full (1.5, 1e-6).
+  const double per_model = 4.0 / std::sqrt(90.0) / 10.0;
+  EXPECT_NEAR(plan.privacy["sensitivity"].get<double>(), per_model, 1e-15);
+  const double sigma = plan.privacy["noise"]["sigma"].get<double>();
+  EXPECT_DOUBLE_EQ(sigma, privacy::gaussian_sigma(std::sqrt(3.0) * per_model, 1.5, 1e-6));
+  // Every coordinate of every model is N(0, sigma^2), all independent.
+  std::vector<double> coords;
+  double dot01 = 0.0;
+  for (const auto& w : noise) {
+    for (Eigen::Index k = 0; k < w.rows(); ++k)
+      for (Eigen::Index j = 0; j < w.cols(); ++j) coords.push_back(w(k, j));
+    dot01 += w.row(0).dot(w.row(1));
+  }
+  boost::math::normal_distribution<> g(0.0, sigma);
+  EXPECT_GT(report("Trainer bolton one-vs-all joint: coordinates vs N(0, sigma^2)",
+                   test::ks_test(coords, [&](double x) { return cdf(g, x); })),
+            1e-3);
+  EXPECT_LT(std::abs(test::variance_z(coords, sigma * sigma, 3 * std::pow(sigma, 4))), 5.0);
+  // E <v_0, v_1> = 0 with sd sqrt(d) sigma^2 per draw.
+  EXPECT_LT(std::abs(dot01 / noise.size()) / (2.0 * sigma * sigma / std::sqrt(static_cast<double>(noise.size()))), 5.0);
+}
+
 TEST(BoltonRelease, SeedsMakeReleasesReproducibleAndSecureOnesDiffer) {
   const test::Rows data = synthetic(60, 3, 2, 4);
   TrainingConfig c = bolton_config(data, 2);

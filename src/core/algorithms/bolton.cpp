@@ -26,13 +26,13 @@ std::string num(double v) {
 }
 
 // options keys bolton understands; anything else is a typo worth an error.
-const std::vector<std::string> kOptionKeys = {"schedule_c", "gaussian_calibration", "tolerance"};
+const std::vector<std::string> kOptionKeys = {"schedule_c", "gaussian_calibration", "tolerance", "multiclass_noise"};
 
 void check_options(const TrainingConfig& c, ScheduleKind kind, bool pure) {
   for (const auto& [key, value] : c.options.items()) {
     if (std::find(kOptionKeys.begin(), kOptionKeys.end(), key) == kOptionKeys.end())
       bad("unknown option \"" + key + "\" for algorithm \"bolton\"",
-          "Bolton options: schedule_c, gaussian_calibration, tolerance.");
+          "Bolton options: schedule_c, gaussian_calibration, tolerance, multiclass_noise.");
   }
   if (c.options.contains("schedule_c")) {
     if (!c.options["schedule_c"].is_number()) bad("options.schedule_c must be a number");
@@ -51,6 +51,17 @@ void check_options(const TrainingConfig& c, ScheduleKind kind, bool pure) {
           "(Bolt-on §4.3); pass lambda > 0 or drop the tolerance.");
     if (kind != ScheduleKind::StronglyConvex)
       bad("options.tolerance needs the strongly_convex schedule", "Drop schedule and learning_rate.");
+  }
+  if (c.options.contains("multiclass_noise")) {
+    const auto& m = c.options["multiclass_noise"];
+    if (!m.is_string() || (m != "per_model" && m != "joint"))
+      bad("options.multiclass_noise must be 'per_model' or 'joint'",
+          "'per_model' (default): each one-vs-all model gets epsilon/K, delta/K; 'joint': one Gaussian release "
+          "of all K models with sensitivity sqrt(K) Delta.");
+    if (pure && m == "joint")
+      bad("options.multiclass_noise 'joint' applies only to (epsilon, delta)-DP",
+          "For pure epsilon-DP the joint L2-Laplace release adds as much noise per model as the per-model split; "
+          "pass delta > 0 or drop the option.");
   }
   if (c.options.contains("gaussian_calibration")) {
     if (!c.options["gaussian_calibration"].is_string()) bad("options.gaussian_calibration must be a string");
@@ -197,25 +208,33 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
     shape.epochs = c.epochs;
   }
 
-  // One-vs-all: K models on the same rows, sequential (basic) composition (§0.2, trap T21).
+  // One-vs-all: K models on the same rows (trap T21). Per model (default):
+  // sequential (basic) composition, each model gets (epsilon/K, delta/K).
+  // Joint ((epsilon, delta) only): the K x d matrix is one Gaussian release;
+  // replacing a row moves every model by at most Delta (each model's bound
+  // holds whatever its labels), so the matrix moves by at most sqrt(K) Delta
+  // in Frobenius norm, and isotropic noise calibrated to that sensitivity
+  // at the full (epsilon, delta) covers all K models at once.
   const int K = p.epoch.models;
+  const bool joint = !pure && c.options.value("multiclass_noise", std::string("per_model")) == "joint";
+  const int shares = joint ? 1 : K;
   BoltonNoise noise;
-  noise.sensitivity = bound.sensitivity;
-  noise.epsilon = epsilon / K;
+  noise.sensitivity = joint ? std::sqrt(static_cast<double>(K)) * bound.sensitivity : bound.sensitivity;
+  noise.epsilon = epsilon / shares;
   std::string calibration;
   if (pure) {
     noise.distribution = BoltonNoise::Distribution::L2Laplace;
-    noise.scale = bound.sensitivity / noise.epsilon;
+    noise.scale = noise.sensitivity / noise.epsilon;
   } else {
     noise.distribution = BoltonNoise::Distribution::Gaussian;
-    noise.delta = delta / K;
+    noise.delta = delta / shares;
     const privacy::GaussianCalibration method =
         privacy::parse_gaussian_calibration(c.options.value("gaussian_calibration", std::string("analytic")));
     calibration = privacy::gaussian_calibration_name(method);
     try {
-      noise.scale = privacy::gaussian_sigma(bound.sensitivity, noise.epsilon, noise.delta, method);
+      noise.scale = privacy::gaussian_sigma(noise.sensitivity, noise.epsilon, noise.delta, method);
     } catch (const Error& e) {
-      if (K == 1) throw;
+      if (shares == 1) throw;
       // Say which epsilon the calibration saw: the per-model share.
       throw Error(e.kind(), e.what(),
                   "Each of the " + std::to_string(K) + " one-vs-all models gets epsilon/K = " + num(noise.epsilon) +
@@ -247,8 +266,11 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
       {"models", K},
       {"per_model_epsilon", noise.epsilon},
       {"per_model_delta", noise.delta},
-      {"composition", K > 1 ? "basic composition over the one-vs-all models (each gets epsilon/K, delta/K)"
-                            : "single model"},
+      {"multiclass_noise", joint ? "joint" : "per_model"},
+      {"composition", K == 1 ? "single model"
+                      : joint ? "joint Gaussian release of the K one-vs-all models (sensitivity sqrt(K) Delta of "
+                                "the K x d weight matrix, full epsilon and delta)"
+                              : "basic composition over the one-vs-all models (each gets epsilon/K, delta/K)"},
       {"epochs_fixed_in_advance", p.stop_tolerance == 0},
       {"noise", noise_json},
   };

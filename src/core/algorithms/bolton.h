@@ -17,7 +17,10 @@
 //                Gaussian mechanism (options.gaussian_calibration = 'analytic'
 //                default | 'classic' (the paper's, epsilon < 1) | 'amp')
 //   K classes    K one-vs-all models on the same rows: each gets (eps/K,
-//                delta/K) and its own noise draw (basic composition, §0.2).
+//                delta/K) and its own noise draw (basic composition, §0.2);
+//                or, with options.multiclass_noise = 'joint' and delta > 0,
+//                one Gaussian release of the K x d matrix at the full
+//                (eps, delta) with sensitivity sqrt(K) Delta.
 //
 // Everything is decided in plan() from public inputs (n, d, K and the
 // arguments); the number of epochs is fixed before training (trap T3).
@@ -33,9 +36,9 @@ namespace dptrain {
 struct BoltonNoise {
   enum class Distribution { L2Laplace, Gaussian };
   Distribution distribution = Distribution::L2Laplace;
-  double sensitivity = 0.0;  // L2-sensitivity of each model
-  double epsilon = 0.0;      // per model
-  double delta = 0.0;        // per model (Gaussian only)
+  double sensitivity = 0.0;  // L2-sensitivity of what one draw covers (a model, or all K jointly)
+  double epsilon = 0.0;      // per model, or the total for a joint release
+  double delta = 0.0;        // likewise (Gaussian only)
   // L2Laplace: the Gamma scale Delta/epsilon of the norm; Gaussian: sigma.
   double scale = 0.0;
 

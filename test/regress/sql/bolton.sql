@@ -112,6 +112,20 @@ FROM dp_train('bolton_three', 'label', 'x', algorithm => 'bolton', epsilon => 30
               classes => ARRAY['a', 'b', 'c'], name => 'bolton_ova', seed => 10);
 SELECT p.* FROM dptrain.models m, bolton_privacy(m.details) p WHERE m.name = 'bolton_ova';
 SELECT (dp_evaluate('bolton_ova', 'bolton_three', 'label', 'x')).accuracy > 0.8 AS accurate;
+-- ... or, with options.multiclass_noise = 'joint', one Gaussian release of the
+-- 3 x 3 matrix: sensitivity sqrt(3) Delta at the full (30, 1e-8), so a sigma
+-- far below the per-model one (each model's share would be (10, 3.3e-9)).
+SELECT name, epsilon, delta
+FROM dp_train('bolton_three', 'label', 'x', algorithm => 'bolton', epsilon => 30, delta => 1e-8, epochs => 5,
+              classes => ARRAY['a', 'b', 'c'], options => '{"multiclass_noise": "joint"}',
+              name => 'bolton_ova_joint', seed => 10);
+SELECT name, details->'privacy'->>'multiclass_noise' AS multiclass_noise,
+       round((details->'privacy'->'noise'->>'sensitivity')::numeric
+             / (details->'privacy'->>'sensitivity')::numeric, 6) AS sensitivity_factor,
+       (details->'privacy'->'noise'->>'epsilon')::float8 AS noise_epsilon,
+       round((details->'privacy'->'noise'->>'sigma')::numeric, 8) AS sigma
+FROM dptrain.models WHERE name IN ('bolton_ova', 'bolton_ova_joint') ORDER BY name;
+SELECT (dp_evaluate('bolton_ova_joint', 'bolton_three', 'label', 'x')).accuracy > 0.8 AS accurate;
 
 -- delta >= 1/n is allowed but warned about.
 SELECT name, delta FROM dp_train('bolton_sep', 'y', 'x', algorithm => 'bolton', epsilon => 1, delta => 0.001,
@@ -148,6 +162,9 @@ SELECT * FROM dp_train('bolton_sep', 'y', 'x', algorithm => 'bolton', epsilon =>
                        options => '{"gaussian_calibration": "analytic"}', classes => ARRAY['false', 'true']);
 SELECT * FROM dp_train('bolton_sep', 'y', 'x', algorithm => 'bolton', epsilon => 1,
                        options => '{"tolerances": 0.01}', classes => ARRAY['false', 'true']);
+-- a joint multiclass release is for Gaussian noise only
+SELECT * FROM dp_train('bolton_three', 'label', 'x', algorithm => 'bolton', epsilon => 1,
+                       options => '{"multiclass_noise": "joint"}', classes => ARRAY['a', 'b', 'c']);
 -- bad privacy parameters
 SELECT * FROM dp_train('bolton_sep', 'y', 'x', algorithm => 'bolton', epsilon => -1, classes => ARRAY['false', 'true']);
 SELECT * FROM dp_train('bolton_sep', 'y', 'x', algorithm => 'bolton', epsilon => 1, delta => 1,

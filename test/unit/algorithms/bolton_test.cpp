@@ -103,6 +103,39 @@ TEST(BoltonPlan, OneVsAllSplitsTheBudgetEvenly) {
   EXPECT_EQ(*p.delta, 1e-5);
 }
 
+TEST(BoltonPlan, OneVsAllJointGaussianUsesSqrtKSensitivityAtTheFullBudget) {
+  TrainingConfig c = mnist_like(10);
+  c.epsilon = 0.5;
+  c.delta = 1e-5;
+  c.options = {{"gaussian_calibration", "classic"}, {"multiclass_noise", "joint"}};
+  const TrainingPlan p = Bolton().plan(c);
+  EXPECT_EQ(p.privacy["multiclass_noise"], "joint");
+  EXPECT_EQ(p.epoch.models, 10);
+  // Each model: Delta = 1.632993e-3; the 10 x 50 matrix: sqrt(10) Delta = 5.163978e-3.
+  EXPECT_NEAR(p.privacy["sensitivity"].get<double>(), 1.632993e-3, 1e-9);
+  EXPECT_NEAR(p.privacy["noise"]["sensitivity"].get<double>(), 5.163978e-3, 1e-9);
+  EXPECT_DOUBLE_EQ(p.privacy["noise"]["epsilon"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(p.privacy["noise"]["delta"].get<double>(), 1e-5);
+  // sigma = sqrt(10) Delta sqrt(2 ln(1.25/1e-5)) / 0.5 = 5.163978e-3 * 4.844805 / 0.5 = 0.05003693
+  EXPECT_NEAR(p.privacy["noise"]["sigma"].get<double>(), 0.0500369336, 1e-9);
+  EXPECT_EQ(*p.epsilon, 0.5);
+  EXPECT_EQ(*p.delta, 1e-5);
+  // The per-model split at eps = 0.5 would need eps/K = 0.05, delta/K = 1e-6 each:
+  // sigma = Delta sqrt(2 ln(1.25e6)) / 0.05 = 1.632993e-3 * 5.298764 / 0.05 = 0.1730582, 3.5x larger.
+  c.options = {{"gaussian_calibration", "classic"}};
+  const TrainingPlan split = Bolton().plan(c);
+  EXPECT_EQ(split.privacy["multiclass_noise"], "per_model");
+  EXPECT_NEAR(split.privacy["noise"]["sigma"].get<double>(), 0.173058166, 1e-8);
+
+  // Binary: joint and per-model are the same mechanism.
+  TrainingConfig b = mnist_like();
+  b.delta = 1e-5;
+  b.options = {{"multiclass_noise", "joint"}};
+  const double joint_sigma = Bolton().plan(b).privacy["noise"]["sigma"].get<double>();
+  b.options = nlohmann::json::object();
+  EXPECT_DOUBLE_EQ(joint_sigma, Bolton().plan(b).privacy["noise"]["sigma"].get<double>());
+}
+
 TEST(BoltonPlan, StronglyConvexProjectsEveryUpdateAndUsesLemmaEight) {
   TrainingConfig c = mnist_like();
   c.lambda = 1e-3;
@@ -235,6 +268,13 @@ TEST(BoltonPlan, ErrorsAreClear) {
   EXPECT_NE(error_of(c), "(no error)");
   c.classes = {"0", "1", "2", "3"};  // 4 models: 0.5 each, fine
   EXPECT_NO_THROW(Bolton().plan(c));
+
+  c = mnist_like(10);
+  c.options = {{"multiclass_noise", "joint"}};  // pure epsilon-DP: no gain, refused
+  EXPECT_TRUE(contains(error_of(c), "only to (epsilon, delta)-DP")) << error_of(c);
+  c.delta = 1e-6;
+  c.options = {{"multiclass_noise", "together"}};
+  EXPECT_TRUE(contains(error_of(c), "'per_model' or 'joint'")) << error_of(c);
 
   c = mnist_like();
   c.options = {{"schedule_c", 0.5}};  // only for decreasing/sqrt
