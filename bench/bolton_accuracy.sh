@@ -16,6 +16,8 @@
 #       convex:           epochs {1, 5, 10} x step {1/sqrt(n) (the paper's), 0.01, 0.1, 1}
 #                         (reported both for the paper's step alone and for the best step)
 #       strongly convex:  lambda {1e-4, 1e-3, 1e-2} x epochs {1, 5, 10}, step min(1/beta, 1/(lambda t)), R = 1/lambda
+#       multiclass (eps, delta)-DP also with options.multiclass_noise = 'joint'
+#       (one Gaussian release of the K one-vs-all models) next to the paper's split
 #   * "private tuning": dp_tune (Bolt-on Algorithm 3) over the same lambda x
 #     epochs grid (convex: epochs only, the paper's step; and with the step
 #     fixed at 0.1), end-to-end (eps, delta)-DP; mean test accuracy of RUNS runs.
@@ -49,6 +51,11 @@ for dataset in $DATASETS; do
   grid $dataset ${dataset}_test "convex (eps,delta)-DP" "$eps" "$delta" '{0}' "$rates" '{1,5,10}' "$runs" "$classes"
   grid $dataset ${dataset}_test "strongly convex eps-DP" "$eps" NULL '{1e-4,1e-3,1e-2}' '{NULL}' '{1,5,10}' "$runs" "$classes"
   grid $dataset ${dataset}_test "strongly convex (eps,delta)-DP" "$eps" "$delta" '{1e-4,1e-3,1e-2}' '{NULL}' '{1,5,10}' "$runs" "$classes"
+  if [ "$classes" != NULL ]; then  # one Gaussian release of the K models (options.multiclass_noise)
+    joint='{"multiclass_noise": "joint"}'
+    grid $dataset ${dataset}_test "convex (eps,delta)-DP, joint noise" "$eps" "$delta" '{0}' "$rates" '{1,5,10}' "$runs" "$classes" bolton '{NULL}' false "$joint"
+    grid $dataset ${dataset}_test "strongly convex (eps,delta)-DP, joint noise" "$eps" "$delta" '{1e-4,1e-3,1e-2}' '{NULL}' '{1,5,10}' "$runs" "$classes" bolton '{NULL}' false "$joint"
+  fi
   tuned $dataset ${dataset}_test "convex eps-DP" "$eps" NULL '{0}' '{1,5,10}' "$runs" NULL "$classes"
   tuned $dataset ${dataset}_test "convex (eps,delta)-DP" "$eps" "$delta" '{0}' '{1,5,10}' "$runs" NULL "$classes"
   tuned $dataset ${dataset}_test "convex eps-DP" "$eps" NULL '{0}' '{1,5,10}' "$runs" 0.1 "$classes"

@@ -15,7 +15,8 @@
 -- radius (none: the same projection onto 1/lambda as bolton when lambda > 0).
 CREATE FUNCTION acc_grid(p_train regclass, p_test regclass, p_scenario text, p_epsilons float8[], p_delta float8,
                          p_lambdas float8[], p_rates float8[], p_epochs int[], p_runs int, p_classes text[] DEFAULT NULL,
-                         p_algorithm text DEFAULT 'bolton', p_radii float8[] DEFAULT '{NULL}')
+                         p_algorithm text DEFAULT 'bolton', p_radii float8[] DEFAULT '{NULL}',
+                         p_averaging boolean DEFAULT false, p_options jsonb DEFAULT '{}')
 RETURNS TABLE (scenario text, epsilon float8, delta float8, lambda float8, learning_rate float8, epochs int,
                run int, accuracy float8, seconds float8, algorithm text, radius float8)
 LANGUAGE plpgsql AS $$
@@ -34,7 +35,8 @@ BEGIN
                             epsilon => e, delta => CASE WHEN e IS NULL THEN NULL ELSE p_delta END,
                             lambda => l, learning_rate => r, epochs => k, batch_size => 50, seed => i,
                             radius => COALESCE(rad, CASE WHEN e IS NULL AND l > 0 THEN 1 / l END),
-                            classes => p_classes) t;
+                            classes => p_classes, averaging => p_averaging,
+                            options => p_options) t;
               scenario := p_scenario; epsilon := e; delta := CASE WHEN e IS NULL THEN NULL ELSE p_delta END;
               lambda := l; learning_rate := r; epochs := k; run := i; radius := rad;
               algorithm := CASE WHEN e IS NULL THEN 'none' ELSE p_algorithm END;

@@ -24,7 +24,8 @@ for dataset in ("adult", "mnist", "fashion"):
     print()
     print("| scenario | tuning | " + " | ".join(f"eps={fmt_eps(e)}" for e in eps_values) + " |")
     print("|---|---|" + "---|" * len(eps_values))
-    scenarios = ["convex eps-DP", "convex (eps,delta)-DP", "strongly convex eps-DP", "strongly convex (eps,delta)-DP"]
+    scenarios = ["convex eps-DP", "convex (eps,delta)-DP", "convex (eps,delta)-DP, joint noise",
+                 "strongly convex eps-DP", "strongly convex (eps,delta)-DP", "strongly convex (eps,delta)-DP, joint noise"]
     details = []
     for scen in scenarios:
         variants = [("public, best of grid", lambda r: True)]
@@ -44,7 +45,8 @@ for dataset in ("adult", "mnist", "fashion"):
                 cells.append(f"{100 * m:.1f} ± {100 * sd:.1f}")
                 details.append(f"{scen}, {label}, eps={fmt_eps(e)}: lambda {lam}, step {lr}, {ep} epochs "
                                f"({len(accs)} runs)")
-            print(f"| {scen} | {label} | " + " | ".join(cells) + " |")
+            if any(cells):
+                print(f"| {scen} | {label} | " + " | ".join(cells) + " |")
         for rate_label, rate in (("private (dp_tune)", ""), ("private (dp_tune), step 0.1", "0.1")):
             cells = []
             for e in eps_values:

@@ -9,7 +9,7 @@
 #   accuracy_setup             build, cluster, database, data; sets DATASETS, MNIST_CLASSES, CLI, DB
 #   elapsed                    seconds since accuracy_setup, for progress lines
 #   sql "statement"            psql with errors fatal and warnings quiet
-#   grid DATASET TEST SCENARIO EPSILONS DELTA LAMBDAS RATES EPOCHS RUNS CLASSES [ALGORITHM [RADII]]
+#   grid DATASET TEST SCENARIO EPSILONS DELTA LAMBDAS RATES EPOCHS RUNS CLASSES [ALGORITHM [RADII [AVERAGING [OPTIONS]]]]
 #                              one acc_grid sweep, appended to $OUT/grid.csv
 #   tuned DATASET TEST SCENARIO EPSILONS DELTA LAMBDAS EPOCHS RUNS RATE CLASSES [ALGORITHM [RADIUS]]
 #                              one acc_tune sweep (dp_tune), appended to $OUT/tuned.csv
@@ -60,11 +60,11 @@ sql() { psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c 
 elapsed() { echo "$(( $(date +%s) - ACCURACY_START )) s"; }
 dataset_rows() { psql -X -At -c "SELECT count(*) FROM $1"; }
 
-grid() {  # dataset test scenario epsilons delta lambdas rates epochs runs classes [algorithm [radii]]
-  local algorithm=${11:-bolton} radii=${12:-'{NULL}'}
+grid() {  # dataset test scenario epsilons delta lambdas rates epochs runs classes [algorithm [radii [averaging [options]]]]
+  local algorithm=${11:-bolton} radii=${12:-'{NULL}'} averaging=${13:-false} options=${14:-'{}'}
   echo "[$(elapsed)] $1: $algorithm $3 (grid)" >&2
   psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "COPY (
-    SELECT '$1', g.* FROM acc_grid('$1', '$2', '$3', '$4', $5, '$6', '$7', '$8', $9, ${10}, '$algorithm', '$radii') g)
+    SELECT '$1', g.* FROM acc_grid('$1', '$2', '$3', '$4', $5, '$6', '$7', '$8', $9, ${10}, '$algorithm', '$radii', $averaging, '$options') g)
     TO STDOUT CSV" >> "$OUT/grid.csv"
 }
 
