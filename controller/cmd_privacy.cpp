@@ -5,6 +5,7 @@
 //   zcdp-to-dp            rho-zCDP as (epsilon, delta)-DP
 //   dp-to-zcdp            the rho budget for an (epsilon, delta) target
 //   advanced-composition  k-fold advanced composition of (epsilon, delta)-DP
+//   advanced-composition-step  its inverse: the per-step epsilon for a total epsilon
 // With --json each prints one object holding its inputs and results.
 #include <iomanip>
 #include <iostream>
@@ -67,7 +68,7 @@ json orders_json(const std::string& text, const std::vector<double>& orders) {
 }
 
 struct Options {
-  double epsilon = 0, delta = 0, sensitivity = 1, q = 0, sigma = 0, rho = 0, delta_prime = 0;
+  double epsilon = 0, delta = 0, sensitivity = 1, q = 0, sigma = 0, rho = 0, delta_prime = 0, total_epsilon = 0;
   std::int64_t steps = 0, k = 0;
   std::string method = "analytic", orders = "default", rdp_conversion = "improved",
               zcdp_conversion = "cks", adjacency = "add-remove";
@@ -135,6 +136,16 @@ void run_advanced_composition(const Options& o) {
         o.json, "(" + fmt(total.epsilon) + ", " + fmt(total.delta) + ")-DP after " + std::to_string(o.k) + " steps");
 }
 
+void run_advanced_composition_step(const Options& o) {
+  const double step = pv::advanced_composition_step_epsilon(o.total_epsilon, o.k, o.delta_prime);
+  const double achieved = pv::advanced_composition(step, 0.0, o.k, o.delta_prime).epsilon;
+  print({{"total_epsilon", o.total_epsilon}, {"k", o.k}, {"delta_prime", o.delta_prime}, {"epsilon", step},
+         {"achieved_total_epsilon", achieved}},
+        o.json,
+        "per-step epsilon " + fmt(step) + ": " + std::to_string(o.k) + " steps of (epsilon, delta) compose to (" +
+            fmt(achieved) + ", k delta + " + fmt(o.delta_prime) + ")-DP");
+}
+
 }  // namespace
 
 void register_privacy(CLI::App& app) {
@@ -189,6 +200,15 @@ void register_privacy(CLI::App& app) {
   a->add_option("--delta-prime", o->delta_prime, "slack delta' in (0, 1)")->required();
   a->add_flag("--json", o->json, "print one JSON object");
   a->callback([o] { run_advanced_composition(*o); });
+
+  CLI::App* as = privacy->add_subcommand("advanced-composition-step",
+                                         "the largest per-step epsilon whose k-fold advanced composition is at "
+                                         "most a total epsilon");
+  as->add_option("--total-epsilon", o->total_epsilon, "target total epsilon > 0")->required();
+  as->add_option("--k", o->k, "number of steps k >= 1")->required();
+  as->add_option("--delta-prime", o->delta_prime, "slack delta' in (0, 1)")->required();
+  as->add_flag("--json", o->json, "print one JSON object");
+  as->callback([o] { run_advanced_composition_step(*o); });
 }
 
 }  // namespace dptrain::cli

@@ -77,6 +77,14 @@ has_fields "$out" epsilon delta k delta_prime total_epsilon total_delta
 check "$out" epsilon 0.1 eq; check "$out" delta 1e-6 eq; check "$out" k 100 eq; check "$out" delta_prime 1e-5 eq
 check "$out" total_epsilon 5.8502351 1e-6; check "$out" total_delta 1.1e-4 1e-15
 
+echo "advanced-composition-step (the inverse)"
+# 100 steps of epsilon = 0.1 compose to 5.8502351 (above); the inverse gives back 0.1.
+out=$("$CLI" privacy advanced-composition-step --total-epsilon 5.8502351 --k 100 --delta-prime 1e-5 --json)
+has_fields "$out" total_epsilon k delta_prime epsilon achieved_total_epsilon
+check "$out" epsilon 0.1 1e-8
+python3 -c "import json,sys; j=json.loads(sys.argv[1]); sys.exit(0 if j['achieved_total_epsilon'] <= 5.8502351 else 1)" "$out" \
+  || { echo "inverse overshoots the total: $out" >&2; exit 1; }
+
 echo "errors"
 if err=$("$CLI" privacy gaussian --epsilon 2 --delta 1e-5 --method classic 2>&1); then
   echo "classic calibration accepted epsilon 2" >&2; exit 1
@@ -107,4 +115,7 @@ assert cli["optimal_order"] == sql["optimal_order"], (cli, sql)
 cli=$("$CLI" privacy gaussian --epsilon 3 --delta 1e-9 --sensitivity 0.5 --json)
 sql=$(psql -X -At -d "$db" -c "SELECT dptrain.gaussian_sigma(3, 1e-9, 0.5)")
 check "$cli" sigma "$sql" 1e-12
+cli=$("$CLI" privacy advanced-composition-step --total-epsilon 1 --k 100 --delta-prime 1e-5 --json)
+sql=$(psql -X -At -d "$db" -c "SELECT dptrain.advanced_composition_step_epsilon(1, 100, 1e-5)")
+check "$cli" epsilon "$sql" 1e-12
 echo "privacy_cli: OK"
