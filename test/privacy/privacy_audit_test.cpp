@@ -118,6 +118,35 @@ TEST(PrivacyAudit, CatchesWhiteBoxWithTheNoiseDividedByTen) {
   }
 }
 
+// Bolt-on's joint one-vs-all release (options.multiclass_noise = 'joint'),
+// K = 16 classes, on the feature-flip canary of scenarios.h: the noiseless
+// 16 x 1 matrices differ by sqrt(16) Delta, and the release pair is one
+// Gaussian mechanism whose epsilon (the ceiling) is the claim (measured:
+// bound 0.244 for a claim of 1, gap exactly sqrt(K) Delta). A variant that
+// forgets sqrt(K), i.e. adds the noise of one model, is caught: with K = 64
+// its noise is 8x too small and its true epsilon 2.45 for a claim of 0.25
+// (measured bound 0.59; with K = 16, true epsilon 1.14, 800 runs could not
+// show it).
+TEST(PrivacyAudit, BoltonJointMulticlassReleaseStaysWithinItsClaim) {
+  const Neighbours n = feature_flip_neighbours(16);
+  const Result r = run_audit(joint_multiclass_scenario("bolton one-vs-all joint (eps,delta)-DP, K=16", 16, 1.0), n,
+                             ci_options(3000, 1000));
+  print(r);
+  EXPECT_LE(r.bound.epsilon, r.claimed_epsilon);
+  EXPECT_NEAR(r.ceiling, r.claimed_epsilon, 1e-6) << "sigma is not calibrated to sqrt(K) Delta";
+  EXPECT_GT(r.noiseless_gap / r.gap_bound, 0.85) << "the canary should move every model by ~Delta";
+  EXPECT_LE(r.noiseless_gap / r.gap_bound, 1.0 + 1e-9) << "the neighbours differ by more than sqrt(K) Delta";
+}
+
+TEST(PrivacyAudit, CatchesAJointMulticlassReleaseThatForgetsSqrtK) {
+  const Neighbours n = feature_flip_neighbours(64);
+  const Result r = run_audit(joint_multiclass_scenario("BROKEN joint without sqrt(K), K=64", 64, 0.25, 8.0), n,
+                             ci_options(2000, 500));
+  print(r);
+  EXPECT_GT(r.bound.epsilon, r.claimed_epsilon) << "the broken variant was not caught";
+  EXPECT_LE(r.bound.epsilon, r.ceiling);
+}
+
 TEST(PrivacyAudit, GaussianPairEpsilonInvertsTheCalibration) {
   for (double eps : {0.05, 0.25, 1.0, 4.0})
     for (double delta : {1e-9, 1e-5, 1e-2})

@@ -250,4 +250,53 @@ inline std::vector<Scenario> whitebox_multipass_scenarios(int passes) {
   return out;
 }
 
+// ---------------------------------------------------------------------------
+// Bolt-on one-vs-all with joint Gaussian noise (options.multiclass_noise =
+// 'joint': one release of the K x d matrix, sensitivity sqrt(K) Delta at the
+// full (epsilon, delta); docs/bolton.md).
+//
+// To reach that sensitivity the canary keeps its class (0) and flips its
+// FEATURES: x* = +1 in D, -1 in D' (replace-one adjacency lets a row change
+// entirely). Every one-vs-all model k sees the canary with the same target
+// y_k in both tables, and in Huber's linear region its gradient -y_k x* flips
+// sign, so each of the K models moves by exactly Delta (the convex bound),
+// and the matrix by sqrt(K) Delta. (Flipping the label instead would move only
+// the two models whose targets change: sqrt(2) Delta.) The base rows are the
+// standard ones (classes 0 and 1 only; the other models see them all as
+// negatives and stay near 0). The release pair is then one Gaussian mechanism
+// with shift sqrt(K) Delta and the plan's sigma: its epsilon at the claimed
+// delta, the ceiling, is the claim itself.
+// ---------------------------------------------------------------------------
+
+inline Neighbours feature_flip_neighbours(int classes) {
+  const InMemoryData base = noise_rows(99, 1, 1.0, 2024);
+  Neighbours n;
+  n.classes.clear();
+  for (int k = 0; k < classes; ++k) n.classes.push_back("c" + std::to_string(k));
+  n.canary_position = 99;
+  n.d = base;
+  n.d_prime = base;
+  n.d.x.push_back({1.0});
+  n.d_prime.x.push_back({-1.0});
+  n.d.y.push_back(0.0);
+  n.d_prime.y.push_back(0.0);
+  return n;
+}
+
+// Joint-release scenario for K classes; `factor` > 1 is the broken variant
+// that forgets part of sqrt(K) (noise `factor` times too small).
+inline Scenario joint_multiclass_scenario(const std::string& name, int classes, double epsilon, double factor = 1.0) {
+  TrainingConfig c = bolton_config(epsilon, 1e-5, 0);
+  c.options = {{"multiclass_noise", "joint"}};
+  Scenario s = bolton_scenario(name, c, factor > 1.0 ? under_noised_bolton(factor) : AlgorithmFactory{});
+  const double root_k = std::sqrt(static_cast<double>(classes));
+  // From the per-model bound, which the broken variant leaves alone.
+  s.gap_bound = [root_k](const TrainingPlan& p) { return root_k * p.privacy.at("sensitivity").get<double>(); };
+  s.ceiling = [root_k](const TrainingPlan& p, double delta) {
+    return gaussian_pair_epsilon(root_k * p.privacy.at("sensitivity").get<double>(),
+                                 p.privacy.at("noise").at("sigma").get<double>(), delta);
+  };
+  return s;
+}
+
 }  // namespace dptrain::test::audit
