@@ -52,6 +52,13 @@ int main(int argc, char** argv) {
   for (auto& s : au::broken_whitebox_scenarios(broken_epsilon, broken_bst14_epsilon)) scenarios.emplace_back(s, &whitebox);
   for (int k : passes)
     for (auto& s : au::whitebox_multipass_scenarios(k)) scenarios.emplace_back(s, &whitebox);
+  // Bolt-on's joint one-vs-all release on the feature-flip canary, and the
+  // variant that forgets sqrt(K).
+  const au::Neighbours flip16 = au::feature_flip_neighbours(16), flip64 = au::feature_flip_neighbours(64);
+  scenarios.emplace_back(au::joint_multiclass_scenario("bolton one-vs-all joint (eps,delta)-DP, K=16", 16, 1.0),
+                         &flip16);
+  scenarios.emplace_back(
+      au::joint_multiclass_scenario("BROKEN joint without sqrt(K), K=64", 64, broken_epsilon, 8.0), &flip64);
 
   std::printf("runs %d + %d calibration per table, alpha %.3g, seed %llu, %s order\n", o.runs, o.calibration_runs,
               o.alpha, static_cast<unsigned long long>(o.seed), o.random_order ? "random" : "fixed");
