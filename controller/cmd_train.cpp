@@ -21,18 +21,10 @@ void run(RunOptions& o, const CLI::App& cmd) {
                                            : client::train_with_controller(conn, o.target, c, progress);
   const Model& m = r.model;
   if (o.json) {
-    nlohmann::json j = {{"model_id", r.model_id},
-                        {"name", m.name},
-                        {"algorithm", m.algorithm},
-                        {"loss", loss_name(m.loss)},
-                        {"epsilon", m.epsilon ? nlohmann::json(*m.epsilon) : nlohmann::json()},
-                        {"delta", m.delta ? nlohmann::json(*m.delta) : nlohmann::json()},
-                        {"seconds", r.seconds},
-                        {"epochs", r.epochs},
-                        {"classes", m.classes},
-                        {"seeded", m.seeded},
-                        {"mode", server ? "server" : "controller"},
-                        {"details", m.details}};
+    nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, server);
+    j["loss"] = loss_name(m.loss);
+    j["epochs"] = r.epochs;
+    j["classes"] = m.classes;
     std::cout << j.dump() << "\n";
   } else {
     std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm

@@ -33,17 +33,9 @@ void run(TuneOptions& o, const CLI::App& cmd) {
   if (o.json) {
     nlohmann::json chosen = r.chosen.to_json();
     chosen["index"] = m.details["tuning"]["chosen"]["index"];
-    nlohmann::json j = {{"model_id", r.model_id},
-                        {"name", m.name},
-                        {"algorithm", m.algorithm},
-                        {"epsilon", m.epsilon ? nlohmann::json(*m.epsilon) : nlohmann::json()},
-                        {"delta", m.delta ? nlohmann::json(*m.delta) : nlohmann::json()},
-                        {"chosen", chosen},
-                        {"candidates", r.candidates},
-                        {"seconds", r.seconds},
-                        {"seeded", m.seeded},
-                        {"mode", server ? "server" : "controller"},
-                        {"details", m.details}};
+    nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, server);
+    j["chosen"] = chosen;
+    j["candidates"] = r.candidates;
     std::cout << j.dump() << "\n";
   } else {
     std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm

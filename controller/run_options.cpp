@@ -56,4 +56,16 @@ bool use_server(const RunOptions& o, const std::function<std::string()>& missing
   return true;
 }
 
+nlohmann::json stored_model_json(std::int64_t model_id, const Model& m, double seconds, bool server) {
+  return {{"model_id", model_id},
+          {"name", m.name},
+          {"algorithm", m.algorithm},
+          {"epsilon", m.epsilon ? nlohmann::json(*m.epsilon) : nlohmann::json()},
+          {"delta", m.delta ? nlohmann::json(*m.delta) : nlohmann::json()},
+          {"seconds", seconds},
+          {"seeded", m.seeded},
+          {"mode", server ? "server" : "controller"},
+          {"details", m.details}};
+}
+
 }  // namespace dptrain::cli

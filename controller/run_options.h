@@ -4,10 +4,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/model.h"
 #include "core/training/config.h"
 #include "pg_connection.h"
 #include "remote_training.h"
@@ -37,5 +40,8 @@ void apply_run_options(RunOptions& o, const CLI::App& cmd);
 // or an error with --controller).
 bool use_server(const RunOptions& o, const std::function<std::string()>& missing_privileges, const std::string& run,
                 const std::string& server_function);
+
+// The --json fields every stored run prints (train and tune add their own).
+nlohmann::json stored_model_json(std::int64_t model_id, const Model& m, double seconds, bool server);
 
 }  // namespace dptrain::cli

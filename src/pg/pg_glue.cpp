@@ -113,4 +113,11 @@ ArrayType* make_text_array(const std::string* values, int n) {
   return construct_array(items, n, TEXTOID, -1, false, TYPALIGN_INT);
 }
 
+double seconds_since(TimestampTz start) {
+  long secs;
+  int usecs;
+  TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
+  return static_cast<double>(secs) + usecs / 1e6;
+}
+
 }  // namespace dptrain::pg

@@ -105,4 +105,7 @@ ArrayType* make_float8_array(const double* values, int n);
 ArrayType* make_float8_matrix(const double* values, int rows, int cols);
 ArrayType* make_text_array(const std::string* values, int n);
 
+// Wall-clock seconds from `start` to now (the timings a model records).
+double seconds_since(TimestampTz start);
+
 }  // namespace dptrain::pg

@@ -106,11 +106,9 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   dptrain::pg::restore_identity(&as_runner);
 
   // 6. Release (output perturbation etc.), store and charge, in this transaction.
-  long secs;
-  int usecs;
-  TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
+  const double seconds = dptrain::pg::seconds_since(start);
   DPT_CORE({
-    s->model = s->trainer->finish(static_cast<double>(secs) + usecs / 1e6);
+    s->model = s->trainer->finish(seconds);
     s->model_json = s->model.to_json().dump();
   });
   const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name);

@@ -162,11 +162,9 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   dptrain::pg::restore_identity(&as_runner);
 
   // 7. The exponential mechanism; the chosen model stored and charged like dp_train's.
-  long secs;
-  int usecs;
-  TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
+  const double seconds = dptrain::pg::seconds_since(start);
   DPT_CORE({
-    s->model = s->tuner->finish(static_cast<double>(secs) + usecs / 1e6);
+    s->model = s->tuner->finish(seconds);
     s->json = s->model.to_json().dump();
   });
   const int64 id = dptrain::pg::store_model_json(s->json.c_str(), ids, relid, prep.source_name);

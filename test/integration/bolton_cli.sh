@@ -4,22 +4,14 @@
 # release the very same model (same core, same shuffle, same noise stream).
 set -euo pipefail
 : "${DPTRAIN_CLI:?}"
-db=dptrain_bolton_cli_$$
-createdb "$db"
-trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
-psql -q -X -v ON_ERROR_STOP=1 -d "$db" <<'SQL'
-CREATE EXTENSION dptrain;
-CREATE TABLE pts AS
-SELECT i AS id, ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x,
-       (sin(i * 0.7) + 0.5 * cos(i * 1.3) > 0) AS y
-FROM generate_series(1, 500) i;
-SQL
+source "$(dirname "$0")/lib/scratch_db.sh"
+scratch_db bolton_cli
+separable_points 500
 
 train() {
   "$DPTRAIN_CLI" train --db "dbname=$db" --table pts --label y --features x --classes false,true \
     --algorithm bolton --epochs 3 --batch-size 20 --seed 5 --json "$@"
 }
-field() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
 
 for scenario in "--epsilon 2" "--epsilon 2 --delta 1e-6" "--epsilon 2 --lambda 0.01" "--epsilon 2 --delta 1e-6 --lambda 0.01"; do
   # shellcheck disable=SC2086

@@ -9,11 +9,8 @@
 # release of the 10 models (options.multiclass_noise = 'joint').
 set -euo pipefail
 : "${DPTRAIN_CLI:?}" "${DPTRAIN_DATA:?}"
-db=dptrain_bolton_mnist_$$
-createdb "$db"
-trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
-psql -Xq -d "$db" -c "CREATE EXTENSION dptrain"
-field() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+source "$(dirname "$0")/lib/scratch_db.sh"
+scratch_db bolton_mnist
 
 "$DPTRAIN_CLI" load --db "dbname=$db" --table mnist --project 50 --projection-seed 1 \
   --test-rows "$DPTRAIN_DATA/splits/mnist10k.test_rows.txt.gz" "$DPTRAIN_DATA/mnist/t10k-images-idx3-ubyte.gz" 2>/dev/null

@@ -7,11 +7,8 @@
 # both paths produce the very same model.
 set -euo pipefail
 : "${DPTRAIN_CLI:?}" "${DPTRAIN_DATA:?}"
-db=dptrain_cli_adult_$$
-createdb "$db"
-trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
-psql -Xq -d "$db" -c "CREATE EXTENSION dptrain"
-field() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+source "$(dirname "$0")/lib/scratch_db.sh"
+scratch_db cli_adult
 
 "$DPTRAIN_CLI" load --db "dbname=$db" --table adult --no-header --drop-missing --positive '>50K' \
   --test-file "$DPTRAIN_DATA/adult/adult.test.gz" "$DPTRAIN_DATA/adult/adult.data.gz" 2>/dev/null

@@ -6,21 +6,13 @@
 # and a failed run stores nothing.
 set -euo pipefail
 : "${DPTRAIN_CLI:?}"
-db=dptrain_tune_cli_$$
-createdb "$db"
-trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
-psql -q -X -v ON_ERROR_STOP=1 -d "$db" <<'SQL'
-CREATE EXTENSION dptrain;
-CREATE TABLE pts AS
-SELECT i AS id, ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x,
-       (sin(i * 0.7) + 0.5 * cos(i * 1.3) > 0) AS y
-FROM generate_series(1, 3000) i;
-SQL
+source "$(dirname "$0")/lib/scratch_db.sh"
+scratch_db tune_cli
+separable_points 3000
 
 tune() {
   "$DPTRAIN_CLI" tune --db "dbname=$db" --table pts --label y --features x --classes false,true --json "$@"
 }
-field() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
 
 for scenario in "--epsilon 1" "--epsilon 1 --delta 1e-8" "--epsilon 0.5 --lambdas 0,0.001 --epochs 2,4 --batch-sizes 10,50"; do
   tag=${scenario//[^a-z0-9]/_}
