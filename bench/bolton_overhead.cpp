@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "core/sgd/epoch_state.h"
-#include "core/training/trainer.h"
+#include "core/engine/epoch_run.h"
 #include "pg_connection.h"
 #include "synthetic_table.h"
 
@@ -122,14 +122,14 @@ double controller_seconds(const std::string& algorithm, long rows, int dim, int 
   const int n = 2000;
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < n; ++i) {
-    dptrain::Trainer t(c);
-    for (int e = 0; e < t.epochs(); ++e) {
-      std::vector<double> s = t.epoch_input();  // stands in for the aggregate's result
+    dptrain::EpochRun t(c);
+    while (std::optional<dptrain::Pass> p = t.next()) {
+      std::vector<double> s = p->input;  // stands in for the aggregate's result
       s[dptrain::epoch_state::kRows] = static_cast<double>(rows);
       s[dptrain::epoch_state::kUpdates] += static_cast<double>((rows + batch - 1) / batch);
-      t.epoch_output(s.data(), s.size());
+      t.accept(s.data(), s.size());
     }
-    t.finish(0.0);
+    t.release(0.0);
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
 }

@@ -7,7 +7,7 @@
 //   build/bench/runtime --db "..." --experiment overhead|epochs|batch|scale [options] --out DIR
 //
 // Every experiment drives the epochs exactly like `dptrain train` does (the
-// core's Trainer plans the run and decides the epoch SQL; one aggregate query
+// core's run object plans the run and the core decides the epoch SQL; one aggregate query
 // per epoch over the prepared temp table), times each epoch query from this
 // client, and interleaves the algorithms epoch by epoch so that they share
 // the machine's load. Results are medians over --repeat runs. Strongly
@@ -42,8 +42,8 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/error.h"
-#include "core/training/epoch_query.h"
-#include "core/training/trainer.h"
+#include "core/engine/epoch_run.h"
+#include "core/engine/pass.h"
 #include "pg_connection.h"
 #include "synthetic_table.h"
 
@@ -137,24 +137,21 @@ std::map<std::string, std::vector<double>> measure(PgConnection& c, const std::s
     c.exec("SET LOCAL jit = off");  // as dp_train and dptrain train
     const Prepared p = prepare(c, table);
     if (info) *info = p;
-    std::vector<std::unique_ptr<dptrain::Trainer>> trainers;
-    std::vector<std::string> sql;
-    for (const auto& a : s.algorithms) {
-      trainers.push_back(std::make_unique<dptrain::Trainer>(config_for(a, s, p)));
-      sql.push_back(dptrain::epoch_sql(trainers.back()->plan(), p.shuffled, p.facts.rows));
-    }
+    std::vector<std::unique_ptr<dptrain::EpochRun>> trainers;
+    for (const auto& a : s.algorithms) trainers.push_back(std::make_unique<dptrain::EpochRun>(config_for(a, s, p)));
     c.exec("SELECT count(*) FROM " + p.shuffled);  // warm the buffers
     for (int e = 0; e < s.epochs; ++e) {
       for (std::size_t k = 0; k < trainers.size(); ++k) {
         // Rotate the order per epoch and repeat: no algorithm always runs first.
         const std::size_t i = (k + static_cast<std::size_t>(e + r)) % trainers.size();
-        const std::vector<double> in = trainers[i]->epoch_input();
-        const std::string literal = dptrain::client::to_array_literal(in.data(), in.size());
+        const std::optional<dptrain::Pass> pass = trainers[i]->next();  // an epoch (no reshuffle here)
+        const std::string literal = dptrain::client::to_array_literal(pass->input.data(), pass->input.size());
+        const std::string sql = dptrain::pass_sql(*pass, p.shuffled);
         const auto t0 = std::chrono::steady_clock::now();
-        PgResult out = c.exec(sql[i], {literal});
+        PgResult out = c.exec(sql, {literal});
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const std::vector<double> state = dptrain::client::parse_float_array(out.get(0, 0));
-        trainers[i]->epoch_output(state.data(), state.size());
+        trainers[i]->accept(state.data(), state.size());
         samples[s.algorithms[i]][static_cast<std::size_t>(e)].push_back(secs);
       }
     }

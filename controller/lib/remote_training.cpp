@@ -4,8 +4,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "core/training/epoch_query.h"
-#include "core/training/trainer.h"
+#include "core/algorithms/algorithm.h"
+#include "core/engine/pass.h"
 #include "extension.h"
 #include "progress.h"
 #include "transaction.h"
@@ -108,26 +108,20 @@ std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& targe
   return prep.get(0, 0);
 }
 
-void run_remote_epochs(PgConnection& conn, Trainer& trainer, const std::string& shuffled, ProgressBar* bar) {
-  // The same SQL dp_train runs (decided by the core from the plan).
-  const std::string epoch_sql = dptrain::epoch_sql(trainer.plan(), shuffled, trainer.config().rows);
-  for (int e = 1; trainer.needs_epoch(); ++e) {
-    if (e > 1 && trainer.plan().reshuffle) conn.exec("SELECT dptrain.training_reshuffle($1)", {shuffled});
-    const std::vector<double> input = trainer.epoch_input();
-    PgResult r = conn.exec(epoch_sql, {to_array_literal(input.data(), input.size())});
-    if (r.rows() != 1 || r.is_null(0, 0)) throw PgError("the epoch aggregate returned no state");
-    const std::vector<double> state = parse_float_array(r.get(0, 0));
-    trainer.epoch_output(state.data(), state.size());
-    if (bar) bar->update(e);
-    if (trainer.wants_training_loss()) {
-      // Convergence tolerance: the noiseless model's loss only decides
-      // whether to stop; it is never printed (trap T5).
-      const std::vector<double> model = trainer.current_packed_model();
-      PgResult l = conn.exec(dptrain::training_loss_sql(shuffled), {to_array_literal(model.data(), model.size())});
-      const std::vector<double> totals = parse_float_array(l.get(0, 0));
-      trainer.training_loss(dptrain::mean_training_loss(totals.data(), totals.size()));
-    }
+void drive_remote(PgConnection& conn, Run& run, const std::string& prepared, ProgressBar* bar) {
+  int parts = 0;
+  while (std::optional<Pass> p = run.next()) {
+    if (p->kind == PassKind::Split) parts = p->parts;
+    // The same SQL dp_train runs (decided by the core).
+    PgResult r = conn.exec(pass_sql(*p, pass_table_name(*p, prepared)), {to_array_literal(p->input.data(), p->input.size())});
+    if (r.rows() != 1 || r.is_null(0, 0)) throw PgError(std::string("the ") + pass_kind_name(p->kind) + " pass returned nothing");
+    const std::vector<double> result = parse_float_array(r.get(0, 0));
+    run.accept(result.data(), result.size());
+    run.take_progress();  // the bar shows the progress (this caller may read the data)
+    if (bar) bar->update(static_cast<int>(run.progress_done()));
   }
+  for (int part = 1; part <= parts; ++part) conn.exec("SELECT dptrain.training_drop($1)", {part_table_name(prepared, part)});
+  conn.exec("SELECT dptrain.training_drop($1)", {prepared});
 }
 
 Model fetch_model(PgConnection& conn, std::int64_t id) {
@@ -153,21 +147,20 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
 
   const std::string shuffled = prepare_remote_table(conn, target, config);
 
-  Trainer trainer(config);
-  for (const auto& w : trainer.plan().warnings) std::cerr << "WARNING:  " << w << "\n";
+  std::unique_ptr<Run> run = start_run(config);
+  for (const auto& w : run->warnings()) std::cerr << "WARNING:  " << w << "\n";
   if (config.classes_from_data && config.algorithm != "none")
     std::cerr << "NOTICE:  the classes were read from the data: the list of classes is outside the privacy "
                  "guarantee (declare them with --classes)\n";
 
-  ProgressBar bar("training", show_progress ? trainer.epochs() : 0);
-  run_remote_epochs(conn, trainer, shuffled, show_progress ? &bar : nullptr);
+  ProgressBar bar("training", show_progress ? static_cast<int>(run->progress_total()) : 0);
+  drive_remote(conn, *run, shuffled, show_progress ? &bar : nullptr);
   if (show_progress) bar.finish();
-  conn.exec("SELECT dptrain.training_drop($1)", {shuffled});
 
   TrainingOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.model = trainer.finish(out.seconds);
-  out.epochs = trainer.epochs_done();
+  out.model = run->release(out.seconds);
+  out.epochs = static_cast<int>(run->progress_done());
   PgResult stored = conn.exec("SELECT dptrain.store_model($1::jsonb)", {out.model.to_json().dump()});
   out.model_id = std::stoll(stored.get(0, 0));
   tx.commit();

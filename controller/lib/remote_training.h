@@ -1,7 +1,7 @@
 // `dptrain train`: the paper's controller, outside the database. It
-// prepares the shuffled table on the server, runs one epoch-aggregate query
-// per epoch over libpq, lets the core's Trainer (the same code dp_train
-// uses) plan and release the model, and stores it through the server's
+// prepares the shuffled table on the server, executes over libpq the passes
+// the core's run object asks for (the same run and the same SQL dp_train
+// uses), and stores the released model through the server's
 // dptrain.store_model -- all in one transaction, so a failed or cancelled
 // run leaves nothing behind.
 #pragma once
@@ -12,7 +12,7 @@
 
 #include "core/model.h"
 #include "core/training/config.h"
-#include "core/training/trainer.h"
+#include "core/engine/run.h"
 #include "pg_connection.h"
 #include "progress.h"
 
@@ -75,8 +75,11 @@ std::string exact_number(double v);
 // dptrain.training_prepare for `target`: fills the public facts of `config`
 // (rows, dim, classes, source) and returns the shuffled temp table's name.
 std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& target, TrainingConfig& config);
-// Every planned epoch of `trainer` over a prepared table (one aggregate query each).
-void run_remote_epochs(PgConnection& conn, Trainer& trainer, const std::string& shuffled, ProgressBar* bar);
+// The engine's libpq driver: executes the passes `run` asks for over the
+// prepared table `prepared` (and its parts) until the run is done, then drops
+// those tables. Progress goes to `bar` (if any) and, when `verbose`, every
+// progress message to stderr.
+void drive_remote(PgConnection& conn, Run& run, const std::string& prepared, ProgressBar* bar);
 // A stored model read back from dptrain.models.
 Model fetch_model(PgConnection& conn, std::int64_t id);
 

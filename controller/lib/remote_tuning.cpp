@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "core/packed_model.h"
+#include "core/algorithms/algorithm.h"
 #include "extension.h"
 #include "progress.h"
 #include "transaction.h"
@@ -55,42 +55,13 @@ TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& tar
     std::cerr << "NOTICE:  the classes were read from the data: the list of classes is outside the privacy "
                  "guarantee (declare them with --classes)\n";
 
-  // The l + 1 disjoint parts, by position in the random order.
-  PgResult split = conn.exec("SELECT part, part_table, rows FROM dptrain.training_split($1, $2::int) ORDER BY part",
-                             {shuffled, std::to_string(tuner.parts())});
-  conn.exec("SELECT dptrain.training_drop($1)", {shuffled});
-  std::vector<std::string> parts;
-  for (int p = 0; p < split.rows(); ++p) {
-    if (std::stoll(split.get(p, 2)) != tuner.part_rows()[p]) throw PgError("a tuning part has an unexpected size");
-    parts.push_back(split.get(p, 1));
-  }
-  const std::string held_out = parts.at(tuner.held_out_part());
-
-  int total_epochs = 0;
-  for (int i = 0; i < tuner.candidates(); ++i) total_epochs += tuner.candidate(i).epochs;
-  ProgressBar bar("tuning", show_progress ? total_epochs : 0);
-  int done = 0;
-  for (int i = 0; i < tuner.candidates(); ++i) {
-    std::unique_ptr<Trainer> trainer = tuner.trainer(i);
-    run_remote_epochs(conn, *trainer, parts[i], nullptr);
-    conn.exec("SELECT dptrain.training_drop($1)", {parts[i]});
-    done += trainer->epochs();
-    if (show_progress) bar.update(done);
-    Model released = trainer->finish(0.0);
-    const std::vector<double> packed = packed_model::pack(released);
-    PgResult e = conn.exec("SELECT e[1]::int8, e[2]::int8 FROM (SELECT dptrain.evaluate_agg(x, y::int, $1::float8[]) e "
-                           "FROM " + held_out + ") q",
-                           {to_array_literal(packed.data(), packed.size())});
-    if (e.is_null(0, 0)) throw PgError("the held-out part is empty");
-    const std::int64_t rows = std::stoll(e.get(0, 0)), correct = std::stoll(e.get(0, 1));
-    tuner.record(i, std::move(released), rows - correct, rows);
-  }
+  ProgressBar bar("tuning", show_progress ? static_cast<int>(tuner.progress_total()) : 0);
+  drive_remote(conn, tuner, shuffled, show_progress ? &bar : nullptr);
   if (show_progress) bar.finish();
-  conn.exec("SELECT dptrain.training_drop($1)", {held_out});
 
   TuningOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.model = tuner.finish(out.seconds);
+  out.model = tuner.release(out.seconds);
   out.chosen = tuner.candidate(tuner.chosen());
   out.candidates = tuner.candidates();
   PgResult stored = conn.exec("SELECT dptrain.store_model($1::jsonb)", {out.model.to_json().dump()});

@@ -1,16 +1,14 @@
-// dp_train: the whole training run inside the backend. The controller logic
-// is the core's Trainer (the same one `dptrain train` drives over libpq);
-// this file only runs its SQL: decide who may train and with whose rights
+// dp_train: the whole training run inside the backend. The logic is the
+// core's run object (the same one `dptrain train` drives over libpq); this
+// file only runs its SQL: decide who may train and with whose rights
 // (access.h), check the caller's privacy budget, prepare the shuffled table,
-// one aggregate query per epoch, store the released model and charge the
-// budget in the same transaction (ledger.h).
+// execute the passes the run asks for (training_run.h), store the released
+// model and charge the budget in the same transaction (ledger.h).
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "core/algorithms/algorithm.h"
-#include "core/training/epoch_query.h"
-#include "core/training/trainer.h"
+#include "core/engine/run.h"
 #include "ledger.h"
 #include "models.h"
 #include "training_data.h"
@@ -22,9 +20,8 @@ namespace {
 // (also when the call fails or is cancelled).
 struct TrainSession {
   dptrain::TrainingConfig config;
-  std::unique_ptr<dptrain::Trainer> trainer;
-  std::vector<double> input;
-  std::string epoch_sql;  // from the core: the same SQL the CLI runs
+  std::unique_ptr<dptrain::Run> run;
+  dptrain::pg::DriveScratch scratch;
   dptrain::Model model;
   std::string model_json;
   std::string notice;
@@ -90,25 +87,22 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
                          args.name, &s->config, &ids, &prep);
 
   // 4. The whole plan (steps, noise) from public inputs only.
-  DPT_CORE({
-    s->trainer = std::make_unique<dptrain::Trainer>(s->config);
-    s->epoch_sql = dptrain::epoch_sql(s->trainer->plan(), prep.shuffled, prep.rows);
-  });
-  for (const std::string& w : s->trainer->plan().warnings) ereport(WARNING, (errmsg("%s", w.c_str())));
+  DPT_CORE({ s->run = dptrain::start_run(s->config); });
+  for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
-  // 5. Epochs: one aggregate query each, with the runner's rights over the
+  // 5. The passes the run asks for, with the runner's rights over the
   // runner's temp table; only public progress is reported.
   const TimestampTz start = GetCurrentTimestamp();
   dptrain::pg::IdentitySwitch as_runner;
   dptrain::pg::switch_identity(&as_runner, ids.runner, false);
-  dptrain::pg::run_training_epochs(s->trainer.get(), prep.shuffled, s->epoch_sql.c_str(), &s->input, "");
-  dptrain::pg::drop_training_data(prep.shuffled);
+  dptrain::pg::drive_run(s->run.get(), prep.shuffled, &s->scratch, ids.caller_reads, "");
+  dptrain::pg::drop_run_tables(prep.shuffled, s->scratch);
   dptrain::pg::restore_identity(&as_runner);
 
   // 6. Release (output perturbation etc.), store and charge, in this transaction.
   const double seconds = dptrain::pg::seconds_since(start);
   DPT_CORE({
-    s->model = s->trainer->finish(seconds);
+    s->model = s->run->release(seconds);
     s->model_json = s->model.to_json().dump();
   });
   const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name);

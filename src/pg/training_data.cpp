@@ -277,10 +277,14 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
   out->classes_from_data = from_data;
 }
 
+// A prepared table (pg_temp.dptrain_shuffled_N) or one of its parts
+// (pg_temp.dptrain_shuffled_N_pP, the engine's part_table_name).
 static void require_shuffled_name(const char* shuffled) {
-  int n = 0;
-  if (sscanf(shuffled, "pg_temp.dptrain_shuffled_%d", &n) != 1 ||
-      strcmp(shuffled, psprintf("pg_temp.dptrain_shuffled_%d", n)) != 0)
+  int n = 0, p = 0;
+  const int fields = sscanf(shuffled, "pg_temp.dptrain_shuffled_%d_p%d", &n, &p);
+  const char* canonical = fields == 2 ? psprintf("pg_temp.dptrain_shuffled_%d_p%d", n, p)
+                                      : psprintf("pg_temp.dptrain_shuffled_%d", n);
+  if (fields < 1 || n < 1 || (fields == 2 && p < 1) || strcmp(shuffled, canonical) != 0)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("\"%s\" is not a dptrain training table", shuffled)));
 }
 
@@ -310,7 +314,7 @@ char** split_training_data(const char* shuffled, int parts, int64* rows) {
   StringInfoData sql;
   initStringInfo(&sql);
   for (int p = 0; p < parts; ++p) {
-    names[p] = psprintf("pg_temp.dptrain_shuffled_%d", ++shuffle_counter);
+    names[p] = psprintf("%s_p%d", shuffled, p + 1);  // the engine's part_table_name
     resetStringInfo(&sql);
     // A temp table is read by one sequential scan in insertion order (never
     // by parallel workers, never synchronized), so the inner row_number() is

@@ -1,6 +1,7 @@
 #include "training_run.h"
 
-#include "core/training/epoch_query.h"
+#include "core/algorithms/algorithm.h"
+#include "core/engine/pass.h"
 #include "ledger.h"
 #include "training_data.h"
 
@@ -125,38 +126,37 @@ ArrayType* weights_array(const dptrain::Model& m) {
   return K == 1 ? make_float8_array(m.weights.data(), d) : make_float8_matrix(m.weights.data(), K, d);
 }
 
-void run_training_epochs(dptrain::Trainer* trainer, const char* shuffled, const char* epoch_sql,
-                         std::vector<double>* input, const char* progress) {
-  const int epochs = trainer->epochs();
-  const char* loss_sql = nullptr;
-  for (int e = 1; trainer->needs_epoch(); ++e) {
+void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, bool show_data_dependent,
+               const char* prefix) {
+  for (;;) {
     CHECK_FOR_INTERRUPTS();
-    if (e > 1 && trainer->plan().reshuffle) reshuffle_training_data(shuffled);
-    DPT_CORE({ *input = trainer->epoch_input(); });
-    int len = 0;
-    const double* state = run_array_query(epoch_sql, *input, "epoch", &len);
-    DPT_CORE({ trainer->epoch_output(state, static_cast<std::size_t>(len)); });
-    SPI_freetuptable(SPI_tuptable);
-    ereport(NOTICE, (errmsg("dptrain: %sepoch %d of %d done", progress, e, epochs)));
-    if (trainer->wants_training_loss()) {
-      // Convergence tolerance: the loss of the noiseless model decides
-      // whether to stop; it is never reported (trap T5).
-      if (loss_sql == nullptr) {
-        std::string* sql = nullptr;
-        DPT_CORE({ sql = new std::string(dptrain::training_loss_sql(shuffled)); });
-        loss_sql = pstrdup(sql->c_str());
-        delete sql;
+    bool more = false;
+    DPT_CORE({
+      std::optional<dptrain::Pass> p = run->next();
+      more = p.has_value();
+      if (more) {
+        scratch->sql = dptrain::pass_sql(*p, dptrain::pass_table_name(*p, prepared));
+        scratch->input = std::move(p->input);
+        if (p->kind == dptrain::PassKind::Split) scratch->parts = p->parts;
       }
-      DPT_CORE({ *input = trainer->current_packed_model(); });
-      int n = 0;
-      const double* totals = run_array_query(loss_sql, *input, "training loss", &n);
-      DPT_CORE({ trainer->training_loss(dptrain::mean_training_loss(totals, static_cast<std::size_t>(n))); });
-      SPI_freetuptable(SPI_tuptable);
-      if (trainer->stopped_early())
-        ereport(NOTICE, (errmsg("dptrain: %sstopped after epoch %d of %d: the training objective improved by less "
-                                "than the tolerance", progress, e, epochs)));
-    }
+    });
+    if (!more) break;
+    int len = 0;
+    const double* result = run_array_query(scratch->sql.c_str(), scratch->input, "pass", &len);
+    DPT_CORE({
+      run->accept(result, static_cast<std::size_t>(len));
+      scratch->progress = run->take_progress();
+    });
+    SPI_freetuptable(SPI_tuptable);
+    for (const dptrain::Progress& m : scratch->progress)
+      if (show_data_dependent || !m.depends_on_data)
+        ereport(NOTICE, (errmsg("dptrain: %s%s", prefix, m.message.c_str())));
   }
+}
+
+void drop_run_tables(const char* prepared, const DriveScratch& scratch) {
+  for (int p = 1; p <= scratch.parts; ++p) drop_training_data(psprintf("%s_p%d", prepared, p));
+  drop_training_data(prepared);
 }
 
 }  // namespace dptrain::pg

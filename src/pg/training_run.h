@@ -1,14 +1,15 @@
 // Steps of a training run inside the backend shared by dp_train and dp_tune
 // (one place, so the two cannot drift): who may train and with whose rights,
-// the model-name check, and the epochs (one aggregate query each over a
-// prepared table, the state handed out and taken back by the core's Trainer).
+// the model-name check, and the engine's driver loop (the passes a run
+// object asks for, each one SQL statement over the prepared table).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "access.h"
 #include "core/training/config.h"
-#include "core/training/trainer.h"
+#include "core/engine/run.h"
 
 namespace dptrain::pg {
 
@@ -61,13 +62,25 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
 // A released model's weights as SQL: float8[d] (binary) or float8[K][d].
 ArrayType* weights_array(const dptrain::Model& model);
 
-// Runs every planned epoch of `trainer` with `epoch_sql` (core/training/
-// epoch_query.h) over the prepared table `shuffled`, reshuffling it between
-// epochs if the plan says so. Call it as the runner. `input` is scratch
-// space owned by the caller's session (no C++ object lives in this frame: it
-// may ereport). Reports only public progress: "<progress>epoch e of k done"
-// NOTICEs. Requires SPI_connect().
-void run_training_epochs(dptrain::Trainer* trainer, const char* shuffled, const char* epoch_sql,
-                         std::vector<double>* input, const char* progress);
+// C++ scratch space of drive_run, owned by the caller's session object (no
+// C++ object lives in drive_run's frame: it may ereport).
+struct DriveScratch {
+  std::string sql;
+  std::vector<double> input;
+  std::vector<dptrain::Progress> progress;
+  int parts = 0;  // parts made by Split passes (dropped by drop_run_tables)
+};
+
+// The engine's SPI driver: executes the passes `run` asks for over the
+// prepared table `prepared` (and its parts) until the run is done: one
+// statement each, SQL from the core (engine/pass.h). Call it as the runner.
+// Reports the run's progress as NOTICEs ("dptrain: <prefix><message>");
+// messages that depend on the noiseless data only if `show_data_dependent`
+// (the caller may read the table). Requires SPI_connect().
+void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, bool show_data_dependent,
+               const char* prefix);
+
+// Drops the prepared table and the parts drive_run made.
+void drop_run_tables(const char* prepared, const DriveScratch& scratch);
 
 }  // namespace dptrain::pg

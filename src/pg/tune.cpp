@@ -1,16 +1,15 @@
 // dp_tune: private hyperparameter tuning inside the backend (Bolt-on
 // Algorithm 3; the logic is the core's tuning::Tuner, the same one
-// `dptrain tune` drives over libpq; docs/tuning.md). This file only runs its
-// SQL, with dp_train's steps (training_run.h): who may train and the privacy
-// budget, prepare and split the table, train every candidate on its part,
-// count each released candidate's misclassifications on the held-out part,
+// `dptrain tune` drives over libpq; docs/tuning.md). The tuner is a run
+// object like any training run, so this file is dp_train's steps
+// (training_run.h): who may train and the privacy budget, prepare the table,
+// execute the passes the tuner asks for (split, every candidate's epochs on
+// its part, each released candidate's evaluation on the held-out part),
 // store the chosen model and charge its total (epsilon, delta) to the budget.
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "core/packed_model.h"
-#include "core/training/epoch_query.h"
 #include "core/tuning/private_tuning.h"
 #include "models.h"
 #include "training_data.h"
@@ -22,10 +21,7 @@ struct TuneSession {
   dptrain::TrainingConfig config;
   dptrain::tuning::Grid grid;
   std::unique_ptr<dptrain::tuning::Tuner> tuner;
-  std::unique_ptr<dptrain::Trainer> trainer;
-  std::vector<double> input;
-  std::string epoch_sql;
-  std::vector<double> packed;
+  dptrain::pg::DriveScratch scratch;
   dptrain::Model model;
   std::string json;
 };
@@ -118,53 +114,21 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   DPT_CORE({ s->tuner = std::make_unique<dptrain::tuning::Tuner>(s->config, s->grid); });
   for (const std::string& w : s->tuner->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
-  // 5. The l + 1 disjoint parts (by position in the random order), as the
-  // runner: the temp tables, the epochs and the held-out counts are its.
+  // 5. The l + 1 disjoint parts, every candidate on its own part, its
+  // released model scored on the held-out part; as the runner: the temp
+  // tables, the epochs and the held-out counts are its.
   const TimestampTz start = GetCurrentTimestamp();
   dptrain::pg::IdentitySwitch as_runner;
   dptrain::pg::switch_identity(&as_runner, ids.runner, false);
-  const int parts = s->tuner->parts(), candidates = s->tuner->candidates();
-  int64* part_rows = static_cast<int64*>(palloc(sizeof(int64) * parts));
-  char** part = dptrain::pg::split_training_data(prep.shuffled, parts, part_rows);
-  dptrain::pg::drop_training_data(prep.shuffled);
-  for (int p = 0; p < parts; ++p)
-    if (part_rows[p] != s->tuner->part_rows()[p]) elog(ERROR, "dptrain: a tuning part has an unexpected size");
-  const char* held_out = part[s->tuner->held_out_part()];
-  const char* evaluate_sql = psprintf(
-      "SELECT e[1]::int8, e[2]::int8 FROM (SELECT dptrain.evaluate_agg(x, y::int, $1) e FROM %s) q", held_out);
-
-  // 6. Every candidate on its own part; its released model scored on the held-out part.
-  for (int i = 0; i < candidates; ++i) {
-    DPT_CORE({
-      s->trainer = s->tuner->trainer(i);
-      s->epoch_sql = dptrain::epoch_sql(s->trainer->plan(), part[i], s->tuner->part_rows()[i]);
-    });
-    dptrain::pg::run_training_epochs(s->trainer.get(), part[i], s->epoch_sql.c_str(), &s->input,
-                                     psprintf("candidate %d of %d: ", i + 1, candidates));
-    dptrain::pg::drop_training_data(part[i]);
-    DPT_CORE({
-      s->model = s->trainer->finish(0.0);
-      s->packed = dptrain::packed_model::pack(s->model);
-    });
-    Oid type[1] = {FLOAT8ARRAYOID};
-    Datum value[1] = {PointerGetDatum(
-        dptrain::pg::make_float8_array(s->packed.data(), static_cast<int>(s->packed.size())))};
-    if (SPI_execute_with_args(evaluate_sql, 1, type, value, nullptr, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-      elog(ERROR, "dptrain: held-out evaluation failed");
-    bool null_rows, null_correct;
-    const int64 rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null_rows));
-    const int64 correct = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &null_correct));
-    if (null_rows || null_correct) elog(ERROR, "dptrain: the held-out part is empty");
-    SPI_freetuptable(SPI_tuptable);
-    DPT_CORE({ s->tuner->record(i, std::move(s->model), rows - correct, rows); });
-  }
-  dptrain::pg::drop_training_data(held_out);
+  dptrain::pg::drive_run(s->tuner.get(), prep.shuffled, &s->scratch, ids.caller_reads, "");
+  dptrain::pg::drop_run_tables(prep.shuffled, s->scratch);
   dptrain::pg::restore_identity(&as_runner);
+  const int candidates = s->tuner->candidates();
 
-  // 7. The exponential mechanism; the chosen model stored and charged like dp_train's.
+  // 6. The exponential mechanism; the chosen model stored and charged like dp_train's.
   const double seconds = dptrain::pg::seconds_since(start);
   DPT_CORE({
-    s->model = s->tuner->finish(seconds);
+    s->model = s->tuner->release(seconds);
     s->json = s->model.to_json().dump();
   });
   const int64 id = dptrain::pg::store_model_json(s->json.c_str(), ids, relid, prep.source_name);

@@ -1,4 +1,4 @@
-// End to end through the Trainer with algorithm => 'bolton', no database:
+// End to end through the engine's run with algorithm => 'bolton', no database:
 // the epochs run through epoch_state exactly as the aggregate would, then
 // finish() releases. Many seeded releases of the same noiseless model give
 // samples of the noise actually added, which must follow the planned
@@ -17,7 +17,7 @@
 
 #include "core/privacy/gaussian_calibration.h"
 #include "core/sgd/epoch_state.h"
-#include "core/training/trainer.h"
+#include "core/engine/epoch_run.h"
 #include "psgd_runner.h"
 #include "statistics.h"
 
@@ -60,13 +60,13 @@ TrainingConfig bolton_config(const test::Rows& data, int classes) {
 }
 
 // Runs the epochs once and returns the states the aggregate produced.
-std::vector<std::vector<double>> run_epochs(Trainer& t, const test::Rows& data) {
+std::vector<std::vector<double>> run_epochs(EpochRun& t, const test::Rows& data) {
   std::vector<std::vector<double>> outputs;
-  for (int e = 0; e < t.epochs(); ++e) {
-    std::vector<double> s = t.epoch_input();
+  while (std::optional<Pass> p = t.next()) {
+    std::vector<double> s = p->input;
     for (std::size_t i = 0; i < data.x.size(); ++i) es::add_row(s.data(), data.x[i].data(), data.dim, data.y[i]);
     es::flush(s.data());
-    t.epoch_output(s.data(), s.size());
+    t.accept(s.data(), s.size());
     outputs.push_back(s);
   }
   return outputs;
@@ -74,7 +74,7 @@ std::vector<std::vector<double>> run_epochs(Trainer& t, const test::Rows& data) 
 
 // Noise of `n` seeded releases of the same run: released - noiseless, K x d each.
 std::vector<WeightMatrix> noise_samples(TrainingConfig c, const test::Rows& data, int n, TrainingPlan* plan) {
-  Trainer first(c);
+  EpochRun first(c);
   const std::vector<std::vector<double>> outputs = run_epochs(first, data);
   const std::vector<double>& last = outputs.back();
   const int K = es::models(last.data()), d = es::dim(last.data());
@@ -84,9 +84,13 @@ std::vector<WeightMatrix> noise_samples(TrainingConfig c, const test::Rows& data
   std::vector<WeightMatrix> out;
   for (int seed = 1; seed <= n; ++seed) {
     c.seed = seed;
-    Trainer t(c);
-    for (const auto& s : outputs) t.epoch_output(s.data(), s.size());  // replay: same permutation, same data
-    const Model m = t.finish(0.0);
+    EpochRun t(c);
+    for (const auto& s : outputs) {  // replay: same permutation, same data
+      EXPECT_TRUE(t.next().has_value());
+      t.accept(s.data(), s.size());
+    }
+    EXPECT_FALSE(t.next().has_value());
+    const Model m = t.release(0.0);
     EXPECT_TRUE(m.seeded);
     out.push_back(m.weights - w0);
   }
@@ -107,7 +111,7 @@ TEST(BoltonRelease, GaussianNoiseHasThePlannedSigma) {
   for (const auto& w : noise)
     for (Eigen::Index j = 0; j < w.cols(); ++j) coords.push_back(w(0, j));
   boost::math::normal_distribution<> g(0.0, sigma);
-  EXPECT_GT(report("Trainer bolton (eps,delta): coordinates vs N(0, sigma^2)",
+  EXPECT_GT(report("EpochRun bolton (eps,delta): coordinates vs N(0, sigma^2)",
                    test::ks_test(coords, [&](double x) { return cdf(g, x); })),
             1e-3);
   const double sd = std::sqrt(test::variance(coords));
@@ -125,7 +129,7 @@ TEST(BoltonRelease, L2LaplaceNoiseNormIsGammaOfTheSensitivity) {
   std::vector<double> norms;
   for (const auto& w : noise) norms.push_back(w.row(0).norm());
   boost::math::gamma_distribution<> g(6.0, delta_s / 0.8);
-  EXPECT_GT(report("Trainer bolton eps-DP: ||noise|| vs Gamma(d, Delta/eps)",
+  EXPECT_GT(report("EpochRun bolton eps-DP: ||noise|| vs Gamma(d, Delta/eps)",
                    test::ks_test(norms, [&](double x) { return cdf(g, x); })),
             1e-3);
   std::printf("[ noise ] L2-Laplace: mean norm %.6f, expected d Delta/eps = %.6f\n", test::mean(norms),
@@ -148,7 +152,7 @@ TEST(BoltonRelease, OneVsAllModelsEachGetTheirShareAndIndependentNoise) {
   for (int k = 0; k < 3; ++k) {
     std::vector<double> norms;
     for (const auto& w : noise) norms.push_back(w.row(k).norm());
-    EXPECT_GT(report("Trainer bolton one-vs-all: model " + std::to_string(k) + " ||noise|| vs Gamma(d, Delta K/eps)",
+    EXPECT_GT(report("EpochRun bolton one-vs-all: model " + std::to_string(k) + " ||noise|| vs Gamma(d, Delta K/eps)",
                      test::ks_test(norms, [&](double x) { return cdf(g, x); })),
               1e-3);
   }
@@ -182,7 +186,7 @@ TEST(BoltonRelease, OneVsAllJointGaussianCoversTheMatrixWithSqrtKSensitivity) {
     dot01 += w.row(0).dot(w.row(1));
   }
   boost::math::normal_distribution<> g(0.0, sigma);
-  EXPECT_GT(report("Trainer bolton one-vs-all joint: coordinates vs N(0, sigma^2)",
+  EXPECT_GT(report("EpochRun bolton one-vs-all joint: coordinates vs N(0, sigma^2)",
                    test::ks_test(coords, [&](double x) { return cdf(g, x); })),
             1e-3);
   EXPECT_LT(std::abs(test::variance_z(coords, sigma * sigma, 3 * std::pow(sigma, 4))), 5.0);
@@ -196,9 +200,9 @@ TEST(BoltonRelease, SeedsMakeReleasesReproducibleAndSecureOnesDiffer) {
   auto release = [&](std::optional<std::int64_t> seed) {
     TrainingConfig cc = c;
     cc.seed = seed;
-    Trainer t(cc);
+    EpochRun t(cc);
     run_epochs(t, data);
-    return t.finish(0.0);
+    return t.release(0.0);
   };
   const Model a = release(7), b = release(7), s1 = release(std::nullopt), s2 = release(std::nullopt);
   EXPECT_EQ(a.weights, b.weights);
@@ -217,10 +221,10 @@ TEST(BoltonRelease, MetadataDependsOnPublicFactsOnly) {
   TrainingConfig c = bolton_config(d1, 2);
   c.delta = 1e-5;
   c.seed = 1;
-  Trainer t1(c), t2(c);
+  EpochRun t1(c), t2(c);
   run_epochs(t1, d1);
   run_epochs(t2, d2);
-  const Model m1 = t1.finish(1.0), m2 = t2.finish(1.0);
+  const Model m1 = t1.release(1.0), m2 = t2.release(1.0);
   EXPECT_NE(m1.weights, m2.weights);
   EXPECT_EQ(m1.details, m2.details);
   const std::set<std::string> allowed = {"hyperparameters", "data", "privacy", "randomness", "seconds", "seed",

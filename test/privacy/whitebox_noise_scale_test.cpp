@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/algorithms/algorithm.h"
-#include "core/training/in_memory.h"
+#include "core/engine/in_memory.h"
 #include "statistics.h"
 
 namespace dptrain {

@@ -1,9 +1,14 @@
-// The interface every training algorithm implements (DESIGN.md "algorithms/").
-// An algorithm never sees data directly: it plans (step sizes, projection,
-// noise scales) from public inputs before the first epoch, the engine runs
-// the epochs, and `release` turns the final noiseless model into the
-// released one (output perturbation, or nothing for white-box algorithms
-// whose noise was added inside the aggregate).
+// The interface every training algorithm implements (DESIGN.md "algorithms/",
+// "the engine, second shape"). An algorithm never sees data directly: it
+// plans from public inputs (step sizes, noise scales, budget split) before
+// anything is read, then starts a run object (engine/run.h) that asks the
+// driver for passes over the data and finally releases the model.
+//
+// Most algorithms of the first engine are k permutation-SGD epochs of the
+// Bismarck aggregate followed by a release step (output perturbation, or
+// nothing when the noise was added inside the epochs): they derive from
+// EpochAlgorithm and implement plan() and release() only; the engine's
+// EpochRun (engine/epoch_run.h) does the rest.
 #pragma once
 
 #include <Eigen/Core>
@@ -17,12 +22,24 @@
 
 namespace dptrain {
 
-class Algorithm {
+class Run;
+
+// Owned through std::shared_ptr (make_algorithm's result converts): a run
+// keeps its algorithm alive.
+class Algorithm : public std::enable_shared_from_this<Algorithm> {
  public:
   virtual ~Algorithm() = default;
   virtual std::string name() const = 0;
   // Everything privacy-relevant is decided here, from public inputs only.
   virtual TrainingPlan plan(const TrainingConfig& config) const = 0;
+  // Plans `config` and returns the run; throws before any data is read if
+  // the arguments or the public facts do not allow the run.
+  virtual std::unique_ptr<Run> start(const TrainingConfig& config) const = 0;
+};
+
+class EpochAlgorithm : public Algorithm {
+ public:
+  std::unique_ptr<Run> start(const TrainingConfig& config) const override;
   // Called once with the final model(s), K x d; modifies them in place.
   virtual void release(const TrainingConfig& config, const TrainingPlan& plan, WeightMatrix& weights,
                        privacy::RandomSource& rng) const = 0;

@@ -48,7 +48,7 @@ struct BoltonNoise {
   void add_to(WeightMatrix& weights, privacy::RandomSource& rng) const;
 };
 
-class Bolton : public Algorithm {
+class Bolton : public EpochAlgorithm {
  public:
   std::string name() const override { return "bolton"; }
   TrainingPlan plan(const TrainingConfig& config) const override;

@@ -46,7 +46,7 @@ Bst14Budget bst14_budget(std::int64_t rows, std::int64_t batch_size, int epochs,
                          double sensitivity, privacy::GaussianCalibration calibration,
                          Bst14Amplification amplification);
 
-class Bst14 : public Algorithm {
+class Bst14 : public EpochAlgorithm {
  public:
   std::string name() const override { return "bst14"; }
   TrainingPlan plan(const TrainingConfig& config) const override;

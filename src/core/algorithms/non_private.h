@@ -6,7 +6,7 @@
 
 namespace dptrain {
 
-class NonPrivateSgd : public Algorithm {
+class NonPrivateSgd : public EpochAlgorithm {
  public:
   // Default constant step size (rows have ||x|| <= 1; see non_private.cpp).
   static constexpr double kDefaultLearningRate = 1.0;

@@ -22,7 +22,7 @@
 
 namespace dptrain {
 
-class Scs13 : public Algorithm {
+class Scs13 : public EpochAlgorithm {
  public:
   static constexpr double kDefaultLearningRate = 1.0;  // eta_t = 1 / sqrt(t)
 

@@ -1,85 +1,153 @@
-#include "core/training/in_memory.h"
-
-#include "core/packed_model.h"
-#include "core/training/epoch_query.h"
+#include "core/engine/in_memory.h"
 
 #include <algorithm>
 #include <numeric>
 
+#include "core/engine/gradient_state.h"
 #include "core/error.h"
+#include "core/packed_model.h"
 #include "core/sgd/batch_sampler.h"
 #include "core/sgd/epoch_state.h"
 
 namespace dptrain {
+namespace {
+
+// A prepared table: data indices in physical order, and by row number.
+struct Table {
+  std::vector<std::int64_t> order;
+  std::vector<std::int64_t> numbered;
+};
+
+class InMemoryDriver {
+ public:
+  InMemoryDriver(const InMemoryData& data, std::vector<std::int64_t> order, std::mt19937_64* reshuffler)
+      : data_(data), reshuffler_(reshuffler) {
+    Table t;
+    t.numbered.resize(static_cast<std::size_t>(data.rows()));
+    std::iota(t.numbered.begin(), t.numbered.end(), std::int64_t{0});
+    t.order = order.empty() ? t.numbered : std::move(order);
+    tables_.push_back(std::move(t));
+  }
+
+  std::vector<double> execute(const Pass& p) {
+    if (p.table < 0 || p.table >= static_cast<int>(tables_.size()))
+      fail(ErrorKind::Internal, "in-memory driver: no such table");
+    Table& t = tables_[static_cast<std::size_t>(p.table)];
+    switch (p.kind) {
+      case PassKind::SgdEpoch: return sgd_epoch(p.input, t);
+      case PassKind::SampledEpoch: return sampled_epoch(p.input, t);
+      case PassKind::GradientLoss: return gradient_loss(p.input, t);
+      case PassKind::Evaluate: return evaluate(p.input, t);
+      case PassKind::Reshuffle:
+        if (reshuffler_ == nullptr) fail(ErrorKind::Internal, "in-memory driver: a reshuffle without a generator");
+        std::shuffle(t.order.begin(), t.order.end(), *reshuffler_);
+        return p.input;
+      case PassKind::Split: return split(p.parts);
+    }
+    fail(ErrorKind::Internal, "in-memory driver: unknown pass kind");
+  }
+
+ private:
+  const double* x(std::int64_t i) const { return data_.x[static_cast<std::size_t>(i)].data(); }
+  double y(std::int64_t i) const { return data_.y[static_cast<std::size_t>(i)]; }
+
+  std::vector<double> sgd_epoch(std::vector<double> s, const Table& t) const {
+    const int d = epoch_state::dim(s.data());
+    for (std::int64_t i : t.order) epoch_state::add_row(s.data(), x(i), d, y(i));
+    epoch_state::flush(s.data());  // the final function
+    return s;
+  }
+
+  // As dptrain.sampled_rows: batches of row numbers from the state's key.
+  std::vector<double> sampled_epoch(std::vector<double> s, const Table& t) const {
+    const int d = epoch_state::dim(s.data());
+    const auto n = static_cast<std::int64_t>(t.numbered.size());
+    const std::int64_t b = static_cast<std::int64_t>(epoch_state::config_of(s.data()).batch_size);
+    BatchSampler sampler(privacy::key_from_words(epoch_state::config_of(s.data()).noise_key),
+                         epoch_state::updates(s.data()), n, b);
+    std::vector<std::int64_t> batch(static_cast<std::size_t>(b));
+    const std::int64_t batches = batches_per_epoch(n, b);
+    for (std::int64_t j = 1; j <= batches; ++j) {
+      sampler.next(batch.data());
+      for (std::int64_t row : batch) {
+        const std::int64_t i = t.numbered[static_cast<std::size_t>(row - 1)];
+        epoch_state::add_sampled_row(s.data(), x(i), d, y(i), j);
+      }
+    }
+    epoch_state::flush(s.data());
+    return s;
+  }
+
+  std::vector<double> gradient_loss(std::vector<double> s, const Table& t) const {
+    gradient_state::validate(s.data(), s.size());
+    const int d = gradient_state::dim(s.data());
+    for (std::int64_t i : t.order) gradient_state::add_row(s.data(), x(i), d, y(i));
+    return s;
+  }
+
+  std::vector<double> evaluate(const std::vector<double>& model, const Table& t) const {
+    packed_model::validate(model.data(), model.size());
+    std::vector<double> totals = {0, 0, 0};
+    for (std::int64_t i : t.order)
+      packed_model::accumulate(model.data(), x(i), data_.dim(), static_cast<int>(y(i)), totals.data());
+    return totals;
+  }
+
+  // As dptrain.training_split: part p gets the rows at positions r = p mod
+  // parts of the order, numbered 1.. in that order.
+  std::vector<double> split(int parts) {
+    if (parts < 1) fail(ErrorKind::Internal, "in-memory driver: a split needs parts");
+    const Table& source = tables_[0];
+    std::vector<Table> made(static_cast<std::size_t>(parts));
+    for (std::size_t r = 0; r < source.order.size(); ++r) made[r % parts].order.push_back(source.order[r]);
+    tables_.resize(1);
+    std::vector<double> rows;
+    for (Table& t : made) {
+      t.numbered = t.order;
+      rows.push_back(static_cast<double>(t.order.size()));
+      tables_.push_back(std::move(t));
+    }
+    return rows;
+  }
+
+  const InMemoryData& data_;
+  std::mt19937_64* reshuffler_;
+  std::vector<Table> tables_;  // 0 = the prepared table, p = part p
+};
+
+}  // namespace
 
 Model train_in_memory(TrainingConfig config, const InMemoryData& data, std::uint64_t shuffle_seed) {
   if (data.x.empty() || data.x.size() != data.y.size())
     fail(ErrorKind::InvalidData, "in-memory training needs rows with one label each");
   config.rows = data.rows();
   config.dim = data.dim();
-  Trainer trainer(config);
+  std::unique_ptr<Run> run = start_run(config);
   std::vector<std::int64_t> order(static_cast<std::size_t>(config.rows));
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 shuffler(shuffle_seed);
   std::shuffle(order.begin(), order.end(), shuffler);  // training_prepare's ORDER BY random()
-  return run_in_memory(trainer, data, std::move(order), &shuffler);
+  return drive_in_memory(*run, data, std::move(order), &shuffler);
 }
 
-Model run_in_memory(Trainer& trainer, const InMemoryData& data, std::vector<std::int64_t> order,
-                    std::mt19937_64* reshuffler) {
+Model drive_in_memory(Run& run, const InMemoryData& data, std::vector<std::int64_t> order,
+                      std::mt19937_64* reshuffler) {
   const std::int64_t n = data.rows();
   if (n == 0 || data.x.size() != data.y.size())
     fail(ErrorKind::InvalidData, "in-memory training needs rows with one label each");
-  if (trainer.config().rows != n || trainer.config().dim != data.dim())
-    fail(ErrorKind::Internal, "run_in_memory: the Trainer was planned for other data");
-  if (order.empty()) {
-    order.resize(static_cast<std::size_t>(n));
-    std::iota(order.begin(), order.end(), std::int64_t{0});
+  if (!order.empty()) {
+    std::vector<std::int64_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    bool permutation = static_cast<std::int64_t>(sorted.size()) == n;
+    for (std::int64_t i = 0; permutation && i < n; ++i) permutation = sorted[static_cast<std::size_t>(i)] == i;
+    if (!permutation) fail(ErrorKind::Internal, "drive_in_memory: the order is not a permutation of the rows");
   }
-  if (static_cast<std::int64_t>(order.size()) != n)
-    fail(ErrorKind::Internal, "run_in_memory: the order is not a permutation of the rows");
-  for (std::int64_t i : order)
-    if (i < 0 || i >= n) fail(ErrorKind::Internal, "run_in_memory: row index out of range");
-  if (trainer.plan().reshuffle && !trainer.plan().epoch.sampled_batches && reshuffler == nullptr)
-    fail(ErrorKind::Internal, "run_in_memory: the plan reshuffles but no random generator was given");
-  const std::int64_t b = trainer.config().batch_size;
-
-  std::vector<std::int64_t> batch(static_cast<std::size_t>(b));
-  for (int e = trainer.epochs_done() + 1; trainer.needs_epoch(); ++e) {
-    std::vector<double> s = trainer.epoch_input();
-    const int d = epoch_state::dim(s.data());
-    if (trainer.plan().epoch.sampled_batches) {
-      // As dptrain.sample_batches($1, n) joined to the rows by number.
-      BatchSampler sampler(privacy::key_from_words(epoch_state::config_of(s.data()).noise_key),
-                           epoch_state::updates(s.data()), n, b);
-      const std::int64_t batches = batches_per_epoch(n, b);
-      for (std::int64_t j = 1; j <= batches; ++j) {
-        sampler.next(batch.data());
-        for (std::int64_t row : batch) {
-          const auto i = static_cast<std::size_t>(row - 1);
-          epoch_state::add_sampled_row(s.data(), data.x[i].data(), d, data.y[i], j);
-        }
-      }
-    } else {
-      if (e > 1 && trainer.plan().reshuffle) std::shuffle(order.begin(), order.end(), *reshuffler);
-      for (std::int64_t i : order) {
-        const auto r = static_cast<std::size_t>(i);
-        epoch_state::add_row(s.data(), data.x[r].data(), d, data.y[r]);
-      }
-    }
-    epoch_state::flush(s.data());  // the final function
-    trainer.epoch_output(s.data(), s.size());
-    if (trainer.wants_training_loss()) {  // as training_loss_sql over the rows
-      const std::vector<double> model = trainer.current_packed_model();
-      double totals[3] = {0, 0, 0};
-      for (std::int64_t i = 0; i < n; ++i) {
-        const auto r = static_cast<std::size_t>(i);
-        packed_model::accumulate(model.data(), data.x[r].data(), data.dim(), static_cast<int>(data.y[r]), totals);
-      }
-      trainer.training_loss(mean_training_loss(totals, 3));
-    }
+  InMemoryDriver driver(data, std::move(order), reshuffler);
+  while (std::optional<Pass> p = run.next()) {
+    const std::vector<double> result = driver.execute(*p);
+    run.accept(result.data(), result.size());
   }
-  return trainer.finish(0.0);
+  return run.release(0.0);
 }
 
 }  // namespace dptrain

@@ -1,18 +1,24 @@
-// A training run over rows held in memory, driven exactly like the SQL glue
-// drives the epoch aggregates (same Trainer, same states, same order of
-// operations): permutation epochs for every algorithm but BST14, sampled
-// batches from the run's key (the rows dptrain.sample_batches would return)
-// for BST14. For tests, statistical checks of the noise, empirical privacy
-// audits (test/privacy/audit/) and accuracy comparisons without a database.
+// The engine's third driver: runs in memory, executing every pass kind the
+// way its SQL does (engine/pass.h), for tests, statistical checks of the
+// noise, empirical privacy audits (test/privacy/audit/) and accuracy
+// comparisons without a database. Same run objects, same states, same
+// order of operations as dp_train and `dptrain train`.
+//
+// A table here is what dptrain.training_prepare makes: the rows in a
+// physical order (the permutation epochs follow it) and a numbering 1..m
+// (the row numbers BST14's sampled batches fetch by). As in SQL, the
+// prepared table numbers its rows in the data's order and stores them in a
+// random order; a reshuffle changes the order and keeps the numbers; the
+// parts of a split are numbered in their order.
 #pragma once
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "core/engine/run.h"
 #include "core/model.h"
 #include "core/training/config.h"
-#include "core/training/trainer.h"
 
 namespace dptrain {
 
@@ -25,20 +31,16 @@ struct InMemoryData {
 };
 
 // Trains on `data` with `config` (rows and dim are taken from the data; the
-// classes must be set). The permutation of each epoch (and the reshuffles)
+// classes must be set). The order of the prepared table (and the reshuffles)
 // comes from `shuffle_seed`; as in SQL, it is public and plays no role in
-// the privacy of any algorithm here.
+// the privacy of any algorithm.
 Model train_in_memory(TrainingConfig config, const InMemoryData& data, std::uint64_t shuffle_seed);
 
-// The same with a Trainer built by the caller (e.g. around a test-only
-// Algorithm object) and the row order of the permutation epochs given:
-// `order` is a permutation of 0 .. n-1 (empty = the data's order), used for
-// the first epoch and for every epoch unless the plan reshuffles, in which
-// case epochs 2.. use fresh permutations drawn with `reshuffler` (required
-// then). Sampled-batch epochs (BST14) take their rows from the run's key and
-// ignore the order. The Trainer's config must describe `data` (rows, dim).
-// Returns trainer.finish(0).
-Model run_in_memory(Trainer& trainer, const InMemoryData& data, std::vector<std::int64_t> order = {},
-                    std::mt19937_64* reshuffler = nullptr);
+// Drives `run` to the end over `data` and returns run.release(0).
+// `order` is the physical order of the prepared table, a permutation of
+// 0 .. n-1 (empty = the data's order); reshuffles draw from `reshuffler`
+// (required if the run asks for one).
+Model drive_in_memory(Run& run, const InMemoryData& data, std::vector<std::int64_t> order = {},
+                      std::mt19937_64* reshuffler = nullptr);
 
 }  // namespace dptrain

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <set>
 
+#include "core/algorithms/algorithm.h"
 #include "core/error.h"
+#include "core/packed_model.h"
 #include "core/privacy/exponential_mechanism.h"
 
 namespace dptrain::tuning {
@@ -105,20 +107,20 @@ Tuner::Tuner(TrainingConfig config, Grid grid) : config_(std::move(config)), gri
               " rows of a tuning part",
           "With " + std::to_string(candidates()) + " candidates the table is split into " +
               std::to_string(parts()) + " parts; use fewer candidates or smaller batch sizes.");
-    std::unique_ptr<Trainer> t;
+    TrainingPlan p;
     try {
-      t = std::make_unique<Trainer>(c);
+      p = make_algorithm(c.algorithm)->plan(c);
     } catch (const Error& e) {
       throw Error(e.kind(), e.what(),
                   "In the tuning candidate " + describe(k) + ", trained on " + std::to_string(c.rows) + " rows." +
                       (e.detail().empty() ? "" : " " + e.detail()),
                   e.hint(), e.sqlstate());
     }
-    const TrainingPlan& p = t->plan();
     if (!p.epsilon || *p.epsilon != *config_.epsilon || p.delta.value_or(0.0) != config_.delta.value_or(0.0))
       fail(ErrorKind::Internal, "a tuning candidate does not spend exactly the requested (epsilon, delta)");
     for (const std::string& w : p.warnings)
       if (std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) warnings_.push_back(w);
+    epochs_total_ += k.epochs;
     configs_.push_back(std::move(c));
   }
   models_.resize(candidates_.size());
@@ -135,25 +137,91 @@ const TrainingConfig& Tuner::candidate_config(int i) const {
   return configs_[i];
 }
 
-std::unique_ptr<Trainer> Tuner::trainer(int i) const { return std::make_unique<Trainer>(candidate_config(i)); }
+std::unique_ptr<Run> Tuner::start_candidate(int i) const { return start_run(candidate_config(i)); }
 
-void Tuner::record(int i, Model released, std::int64_t held_out_errors, std::int64_t held_out_rows) {
-  candidate(i);
-  if (models_[i]) fail(ErrorKind::Internal, "tuning candidate recorded twice");
-  if (held_out_rows != held_out_rows_)
-    fail(ErrorKind::Internal, "the held-out part does not have the planned number of rows",
-         std::to_string(held_out_rows) + " rows instead of " + std::to_string(held_out_rows_) + ".",
-         "Was the table modified during tuning?");
-  if (held_out_errors < 0 || held_out_errors > held_out_rows)
-    fail(ErrorKind::Internal, "impossible number of held-out errors");
-  models_[i] = std::move(released);
-  errors_[i] = held_out_errors;
+std::optional<Pass> Tuner::next() {
+  if (awaiting_ != Awaiting::Nothing) fail(ErrorKind::Internal, "next() before the last pass was accepted");
+  if (!split_done_) {
+    // The l + 1 disjoint parts, by position in the random order.
+    Pass split;
+    split.kind = PassKind::Split;
+    split.parts = parts();
+    awaiting_ = Awaiting::Split;
+    return split;
+  }
+  if (current_ == candidates()) return std::nullopt;
+  if (!run_ && !models_[current_]) run_ = start_candidate(current_);
+  if (run_) {
+    if (std::optional<Pass> p = next_of_candidate()) return p;
+  }
+  // Score the released candidate on the held-out part.
+  Pass evaluate;
+  evaluate.kind = PassKind::Evaluate;
+  evaluate.table = held_out_part();
+  evaluate.rows = held_out_rows_;
+  evaluate.input = packed_model::pack(*models_[current_]);
+  awaiting_ = Awaiting::Evaluation;
+  return evaluate;
 }
 
-Model Tuner::finish(double seconds) {
-  if (chosen_ >= 0) fail(ErrorKind::Internal, "Tuner::finish called twice");
-  for (const auto& m : models_)
-    if (!m) fail(ErrorKind::Internal, "Tuner::finish before every candidate was recorded");
+// The candidate's next pass, on its own part; once it is done, its release.
+std::optional<Pass> Tuner::next_of_candidate() {
+  std::optional<Pass> p = run_->next();
+  if (p) {
+    if (p->table != 0 || p->kind == PassKind::Split)
+      fail(ErrorKind::Internal, "a tuning candidate asked for a pass outside its part");
+    p->table = current_ + 1;
+    awaiting_ = Awaiting::Candidate;
+    return p;
+  }
+  models_[current_] = run_->release(0.0);
+  run_.reset();
+  return std::nullopt;
+}
+
+void Tuner::accept(const double* result, std::size_t len) {
+  const Awaiting what = awaiting_;
+  awaiting_ = Awaiting::Nothing;
+  switch (what) {
+    case Awaiting::Split:
+      if (len != part_rows_.size()) fail(ErrorKind::Internal, "the split made an unexpected number of parts");
+      for (std::size_t p = 0; p < len; ++p)
+        if (result[p] != static_cast<double>(part_rows_[p]))
+          fail(ErrorKind::Internal, "a tuning part has an unexpected size", {}, "Was the table modified during tuning?");
+      split_done_ = true;
+      return;
+    case Awaiting::Candidate: {
+      const long before = run_->progress_done();
+      run_->accept(result, len);
+      epochs_done_ += run_->progress_done() - before;
+      const std::string prefix =
+          "candidate " + std::to_string(current_ + 1) + " of " + std::to_string(candidates()) + ": ";
+      for (Progress& m : run_->take_progress()) report(prefix + m.message, m.depends_on_data);
+      return;
+    }
+    case Awaiting::Evaluation: return accept_evaluation(result, len);
+    case Awaiting::Nothing: break;
+  }
+  fail(ErrorKind::Internal, "accept() without a pass");
+}
+
+// {rows, correct, loss_sum} of candidate current_ on the held-out part.
+void Tuner::accept_evaluation(const double* totals, std::size_t len) {
+  if (len != 3) fail(ErrorKind::Internal, "malformed held-out evaluation");
+  const auto rows = static_cast<std::int64_t>(totals[0]), correct = static_cast<std::int64_t>(totals[1]);
+  if (rows != held_out_rows_)
+    fail(ErrorKind::Internal, "the held-out part does not have the planned number of rows",
+         std::to_string(rows) + " rows instead of " + std::to_string(held_out_rows_) + ".",
+         "Was the table modified during tuning?");
+  if (correct < 0 || correct > rows) fail(ErrorKind::Internal, "impossible number of held-out errors");
+  errors_[current_] = rows - correct;
+  ++current_;
+}
+
+Model Tuner::release(double seconds) {
+  if (chosen_ >= 0) fail(ErrorKind::Internal, "Tuner::release called twice");
+  for (std::size_t i = 0; i < models_.size(); ++i)
+    if (!models_[i] || errors_[i] < 0) fail(ErrorKind::Internal, "Tuner::release before every candidate was scored");
   const double epsilon = *config_.epsilon;
   const double delta = config_.delta.value_or(0.0);
 

@@ -17,17 +17,12 @@
 // selection is epsilon-DP. Total: (epsilon, delta)-DP (parallel composition),
 // the same budget as ONE training run, spent once.
 //
-// The Tuner is the controller of a tuning run, shared by dp_tune (inside the
-// backend) and `dptrain tune` (over libpq), like the Trainer for one run:
-//
-//   Tuner t(config, grid);                    // validate + plan every candidate: may throw
-//   ... split the table into t.parts() parts of t.part_rows() rows ...
-//   for (int i = 0; i < t.candidates(); ++i) {
-//     auto trainer = t.trainer(i);            // runs on part i only
-//     ... epochs ...;  Model m = trainer->finish(s);
-//     t.record(i, m, <errors of m on part t.held_out_part()>, <its rows>);
-//   }
-//   Model chosen = t.finish(seconds);          // exponential mechanism + metadata
+// The Tuner is a run (engine/run.h) like any training run, shared by
+// dp_tune (inside the backend) and `dptrain tune` (over libpq): it asks for
+// a Split of the prepared table into l + 1 parts, then for candidate i the
+// passes of the candidate's own run on part i + 1, then an Evaluate pass of
+// its released model on the held-out part l + 1; release() applies the
+// exponential mechanism and returns the chosen model with the metadata.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +34,7 @@
 
 #include "core/model.h"
 #include "core/training/config.h"
-#include "core/training/trainer.h"
+#include "core/engine/run.h"
 
 namespace dptrain::tuning {
 
@@ -74,41 +69,45 @@ std::vector<Candidate> expand(const Grid& grid);
 std::vector<std::int64_t> part_sizes(std::int64_t rows, int parts);
 
 // Seeds (tests only): candidate i's noise uses seed + 1 + i, the selection
-// uses `seed` on stream kSelectionStream (never the stream Trainer uses).
+// uses `seed` on stream kSelectionStream (never the stream a run uses).
 constexpr std::uint64_t kSelectionStream = 1;
 
-class Tuner {
+class Tuner : public Run {
  public:
   // `config`: the user arguments shared by all candidates (algorithm, loss,
   // epsilon, delta, learning_rate, ...; its lambda, epochs and batch_size are
   // ignored) and the public facts of the WHOLE table (rows = n, dim, classes).
   Tuner(TrainingConfig config, Grid grid);
 
+  std::optional<Pass> next() override;
+  void accept(const double* result, std::size_t len) override;
+  // The exponential mechanism picks one candidate (RandomSource::secure(),
+  // or the seed's selection stream); returns its model with the tuning
+  // metadata and the total privacy as its (epsilon, delta). The error
+  // counts themselves are NOT in the metadata (they are not private).
+  Model release(double seconds) override;
+  // Warnings of the candidates' plans, each once.
+  const std::vector<std::string>& warnings() const override { return warnings_; }
+  long progress_done() const override { return epochs_done_; }
+  long progress_total() const override { return epochs_total_; }
+
   int candidates() const { return static_cast<int>(candidates_.size()); }
   int parts() const { return candidates() + 1; }
-  int held_out_part() const { return candidates(); }
+  // Parts are numbered 1..parts() as pass tables; the held-out part is the last.
+  int held_out_part() const { return parts(); }
   const std::vector<std::int64_t>& part_rows() const { return part_rows_; }
   const Candidate& candidate(int i) const;
   // Candidate i's configuration: rows = part_rows()[i], its own seed.
   const TrainingConfig& candidate_config(int i) const;
-  std::unique_ptr<Trainer> trainer(int i) const;
-
-  // The released model of candidate i and its misclassifications on the
-  // held-out part (errors of the noisy model, as Algorithm 3 says).
-  void record(int i, Model released, std::int64_t held_out_errors, std::int64_t held_out_rows);
-
-  // After all candidates are recorded: the exponential mechanism picks one
-  // (RandomSource::secure(), or the seed's selection stream); returns its
-  // model with the tuning metadata and the total privacy as its (epsilon,
-  // delta). The error counts themselves are NOT in the metadata (they are
-  // not differentially private).
-  Model finish(double seconds);
+  // Candidate i's run, as the tuner starts it (for inspecting its plan).
+  std::unique_ptr<Run> start_candidate(int i) const;
   int chosen() const { return chosen_; }
 
-  // Warnings of the candidates' plans, each once.
-  const std::vector<std::string>& warnings() const { return warnings_; }
-
  private:
+  enum class Awaiting { Nothing, Split, Candidate, Evaluation };
+  std::optional<Pass> next_of_candidate();
+  void accept_evaluation(const double* totals, std::size_t len);
+
   TrainingConfig config_;
   Grid grid_;
   std::vector<Candidate> candidates_;
@@ -118,6 +117,11 @@ class Tuner {
   std::vector<std::int64_t> errors_;
   std::int64_t held_out_rows_ = 0;
   std::vector<std::string> warnings_;
+  bool split_done_ = false;
+  int current_ = 0;                 // the candidate being trained or evaluated
+  std::unique_ptr<Run> run_;        // its run, while it trains
+  long epochs_done_ = 0, epochs_total_ = 0;
+  Awaiting awaiting_ = Awaiting::Nothing;
   int chosen_ = -1;
 };
 

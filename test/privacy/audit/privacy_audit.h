@@ -7,8 +7,8 @@
 //     position a crafted "canary" row: (x*, positive) in D, (x*, negative) in
 //     D'. Flipping the label of a row of maximal norm makes the two gradient
 //     contributions opposite, the largest difference one row can make (2 L_x).
-//  2. Training many times on each, exactly as the engine does (Trainer +
-//     epoch_state passes in memory, src/core/training/in_memory.h), each run
+//  2. Training many times on each, exactly as the engine does (the run
+//     object and its passes in memory, src/core/engine/in_memory.h), each run
 //     with its own noise seed. The row order is the same fixed permutation in
 //     every run by default: the guarantee holds for every data-independent
 //     permutation, and fixing the worst one is the strongest adversary.
@@ -24,7 +24,7 @@
 //     algorithm; a bound above the CLAIMED epsilon proves the claim false
 //     (up to that probability).
 //
-// Any algorithm the Trainer can run can be audited by name (scenario.config.
+// Any algorithm the engine can run can be audited by name (scenario.config.
 // algorithm = "scs13", ...: white-box algorithms draw their noise inside the
 // epochs from the run's seed, which the harness varies), or through a
 // factory for test-only variants (broken_algorithms.h).
@@ -46,8 +46,8 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/privacy/audit_statistics.h"
-#include "core/training/in_memory.h"
-#include "core/training/trainer.h"
+#include "core/engine/epoch_run.h"
+#include "core/engine/in_memory.h"
 
 namespace dptrain::test::audit {
 
@@ -148,14 +148,14 @@ struct Result {
 
 namespace detail {
 
-// Wraps an algorithm so that every Trainer of an audit reuses one plan. The
+// Wraps an algorithm so that every run of an audit reuses one plan. The
 // plan is a function of the public configuration only (never of the seed:
 // run_audit checks that two seeds give the same plan), and planning a
 // Gaussian mechanism (analytic calibration, advanced composition) costs
 // ~100 us, more than a whole run on the small audit tables.
-class PlannedOnce : public Algorithm {
+class PlannedOnce : public EpochAlgorithm {
  public:
-  PlannedOnce(std::shared_ptr<const Algorithm> inner, std::shared_ptr<const TrainingPlan> plan)
+  PlannedOnce(std::shared_ptr<const EpochAlgorithm> inner, std::shared_ptr<const TrainingPlan> plan)
       : inner_(std::move(inner)), plan_(std::move(plan)) {}
   std::string name() const override { return inner_->name(); }
   TrainingPlan plan(const TrainingConfig&) const override { return *plan_; }
@@ -165,7 +165,7 @@ class PlannedOnce : public Algorithm {
   }
 
  private:
-  std::shared_ptr<const Algorithm> inner_;
+  std::shared_ptr<const EpochAlgorithm> inner_;
   std::shared_ptr<const TrainingPlan> plan_;
 };
 
@@ -187,13 +187,13 @@ inline std::vector<double> release(const Scenario& s, const TrainingConfig& conf
                                    std::int64_t seed, const Options& o) {
   TrainingConfig c = config;
   c.seed = seed;  // the noise (and a white-box algorithm's key) of this run
-  Trainer t(c, s.algorithm ? s.algorithm() : make_algorithm(c.algorithm));
+  std::unique_ptr<Run> run = start_run(c, s.algorithm ? s.algorithm() : make_algorithm(c.algorithm));
   // Row orders (public, as in SQL) from a generator of their own.
   std::mt19937_64 orders(static_cast<std::uint64_t>(seed) ^ 0x6f72646572ULL);
   std::vector<std::int64_t> order(static_cast<std::size_t>(table.rows()));
   std::iota(order.begin(), order.end(), std::int64_t{0});
   if (o.random_order) std::shuffle(order.begin(), order.end(), orders);
-  const Model m = run_in_memory(t, table, order, &orders);
+  const Model m = drive_in_memory(*run, table, order, &orders);
   return std::vector<double>(m.weights.data(), m.weights.data() + m.weights.size());
 }
 
@@ -231,7 +231,9 @@ inline Result run_audit(const Scenario& s, const Neighbours& n, const Options& o
   r.gap_bound = s.gap_bound ? s.gap_bound(*plan) : r.sensitivity;
   if (s.ceiling) r.ceiling = s.ceiling(*plan, r.claimed_delta);
   Scenario planned = s;
-  planned.algorithm = [algorithm, plan] { return std::make_unique<detail::PlannedOnce>(algorithm, plan); };
+  // Runs of other shapes (not SGD epochs) plan inside their own start().
+  if (auto epochs = std::dynamic_pointer_cast<const EpochAlgorithm>(algorithm))
+    planned.algorithm = [epochs, plan] { return std::make_unique<detail::PlannedOnce>(epochs, plan); };
   if (s.noiseless) {
     Scenario quiet = s;
     quiet.algorithm = s.noiseless;

@@ -9,7 +9,7 @@
 
 #include "core/algorithms/bolton.h"
 #include "core/error.h"
-#include "core/training/in_memory.h"
+#include "core/engine/in_memory.h"
 
 namespace dptrain {
 namespace {

@@ -9,8 +9,8 @@
 #include "core/algorithms/bst14.h"
 #include "core/algorithms/scs13.h"
 #include "core/error.h"
-#include "core/training/epoch_query.h"
-#include "core/training/trainer.h"
+#include "core/engine/epoch_run.h"
+#include "core/engine/pass.h"
 
 namespace dptrain {
 namespace {
@@ -240,54 +240,53 @@ TEST(Bst14Plan, ErrorPaths) {
   EXPECT_NO_THROW(Bst14().plan(c));
 }
 
-// ---- the Trainer and the SQL it asks for ----------------------------------------
+// ---- the run and the passes it asks for ----------------------------------------
 
-TEST(WhiteBoxTrainer, KeyPerRunSeededOnlyWithASeed) {
+TEST(WhiteBoxRun, KeyPerRunSeededOnlyWithASeed) {
   TrainingConfig c = config("scs13", 100, 3, 10, 2, 1.0, std::nullopt);
-  const std::vector<double> a = Trainer(c).epoch_input(), b = Trainer(c).epoch_input();
+  const std::vector<double> a = EpochRun(c).epoch_input(), b = EpochRun(c).epoch_input();
   EXPECT_NE(a, b);  // fresh secure keys
   EXPECT_EQ(a[epoch_state::kNoiseSeeded], 0.0);
   c.seed = 5;
-  const std::vector<double> s1 = Trainer(c).epoch_input(), s2 = Trainer(c).epoch_input();
+  const std::vector<double> s1 = EpochRun(c).epoch_input(), s2 = EpochRun(c).epoch_input();
   EXPECT_EQ(s1, s2);  // reproducible
   EXPECT_EQ(s1[epoch_state::kNoiseSeeded], 1.0);
   c.seed = 6;
-  EXPECT_NE(Trainer(c).epoch_input(), s1);
+  EXPECT_NE(EpochRun(c).epoch_input(), s1);
   // Noiseless runs carry no key.
   TrainingConfig none = config("none", 100, 3, 10, 2, 1.0, std::nullopt);
   none.epsilon.reset();
-  const std::vector<double> n = Trainer(none).epoch_input();
+  const std::vector<double> n = EpochRun(none).epoch_input();
   for (int f = epoch_state::kNoiseFirst; f < epoch_state::kHeaderSize; ++f) EXPECT_EQ(n[f], 0.0);
 }
 
-TEST(WhiteBoxTrainer, SampledEpochsSeeFullBatches) {
+TEST(WhiteBoxRun, SampledEpochsSeeFullBatches) {
   TrainingConfig c = config("bst14", 1001, 3, 10, 2, 1.0, 1e-6);
   c.lambda = 0.1;
-  Trainer t(c);
+  EpochRun t(c);
   EXPECT_EQ(t.rows_per_epoch(), 1010);  // 101 batches of 10
-  const std::string sql = epoch_sql(t.plan(), "pg_temp.dptrain_shuffled_3", 1001);
-  EXPECT_NE(sql.find("dptrain.sampled_rows($1::float8[], 'pg_temp.dptrain_shuffled_3'::regclass, 1001)"),
-            std::string::npos)
-      << sql;
-  EXPECT_NE(sql.find("dptrain.sgd_sampled_epoch"), std::string::npos);
+  std::optional<Pass> p = t.next();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->kind, PassKind::SampledEpoch);
+  EXPECT_EQ(p->rows, 1001);
   TrainingConfig s = config("scs13", 1001, 3, 10, 2, 1.0, std::nullopt);
-  Trainer ts(s);
+  EpochRun ts(s);
   EXPECT_EQ(ts.rows_per_epoch(), 1001);
-  EXPECT_EQ(epoch_sql(ts.plan(), "pg_temp.dptrain_shuffled_3", 1001),
-            "SELECT dptrain.sgd_epoch(x, y, $1::float8[]) FROM pg_temp.dptrain_shuffled_3");
+  EXPECT_EQ(ts.next()->kind, PassKind::SgdEpoch);
 }
 
-TEST(WhiteBoxTrainer, MetadataNeverHoldsTheKey) {
+TEST(WhiteBoxRun, MetadataNeverHoldsTheKey) {
   TrainingConfig c = config("scs13", 100, 3, 10, 1, 1.0, std::nullopt);
   c.seed = 9;
-  Trainer t(c);
-  const std::vector<double> in = t.epoch_input();
+  EpochRun t(c);
+  const std::vector<double> in = t.next()->input;
   std::vector<double> out = in;
   // Pretend the epoch ran: all rows, ceil(100/10) updates.
   out[epoch_state::kRows] = 100;
   out[epoch_state::kUpdates] = 10;
-  t.epoch_output(out.data(), out.size());
-  const Model m = t.finish(0.0);
+  t.accept(out.data(), out.size());
+  ASSERT_FALSE(t.next());
+  const Model m = t.release(0.0);
   const std::string json = m.to_json().dump();
   for (int i = 0; i < 8; ++i) {
     const auto word = static_cast<std::uint64_t>(in[epoch_state::kNoiseKey + i]);
@@ -297,16 +296,18 @@ TEST(WhiteBoxTrainer, MetadataNeverHoldsTheKey) {
   EXPECT_EQ(m.algorithm, "scs13");
 }
 
-TEST(WhiteBoxTrainer, EpochOutputChecksRowsAndUpdates) {
+TEST(WhiteBoxRun, EpochOutputChecksRowsAndUpdates) {
   TrainingConfig c = config("scs13", 100, 3, 10, 2, 1.0, std::nullopt);
-  Trainer t(c);
-  std::vector<double> out = t.epoch_input();
+  EpochRun t(c), u(c);
+  std::vector<double> out = t.next()->input;
   out[epoch_state::kRows] = 100;
   out[epoch_state::kUpdates] = 9;  // one update short
-  EXPECT_THROW(t.epoch_output(out.data(), out.size()), Error);
+  EXPECT_THROW(t.accept(out.data(), out.size()), Error);
+  out = u.next()->input;
+  out[epoch_state::kRows] = 100;
   out[epoch_state::kUpdates] = 10;
   out[epoch_state::kNoiseKey] += 1;  // another key: another run
-  EXPECT_THROW(t.epoch_output(out.data(), out.size()), Error);
+  EXPECT_THROW(u.accept(out.data(), out.size()), Error);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "core/training/in_memory.h"
+#include "core/engine/in_memory.h"
 
 #include <gtest/gtest.h>
 
@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/engine/epoch_run.h"
 #include "core/sgd/epoch_state.h"
 
 namespace dptrain {
@@ -43,24 +44,30 @@ TEST(InMemoryTraining, SameModelAsTheEpochAggregateFedByHand) {
   std::vector<std::int64_t> order = identity(t.rows());
   std::swap(order[0], order[22]);
   std::swap(order[3], order[7]);
-  Trainer a(none_config(t));
-  const Model m = run_in_memory(a, t, order);
+  EpochRun a(none_config(t));
+  const Model m = drive_in_memory(a, t, order);
   EXPECT_EQ(a.epochs_done(), 3);
 
-  Trainer b(none_config(t));
-  for (int e = 0; e < b.epochs(); ++e) {
-    std::vector<double> s = b.epoch_input();
+  // The same epochs by hand: every pass is an SGD epoch whose input is the
+  // state the aggregate starts from.
+  EpochRun b(none_config(t));
+  int passes = 0;
+  while (std::optional<Pass> p = b.next()) {
+    ASSERT_EQ(p->kind, PassKind::SgdEpoch);
+    std::vector<double> s = p->input;
     for (std::int64_t i : order) epoch_state::add_row(s.data(), t.x[i].data(), 2, t.y[i]);
     epoch_state::flush(s.data());
-    b.epoch_output(s.data(), s.size());
+    b.accept(s.data(), s.size());
+    ++passes;
   }
-  EXPECT_EQ(m.weights, b.finish(0.0).weights);
+  EXPECT_EQ(passes, 3);
+  EXPECT_EQ(m.weights, b.release(0.0).weights);
 
   // The order matters (SGD is not permutation invariant), and the default is the table order.
-  Trainer c(none_config(t)), d(none_config(t));
-  const Model in_table_order = run_in_memory(c, t);
+  EpochRun c(none_config(t)), d(none_config(t));
+  const Model in_table_order = drive_in_memory(c, t);
   EXPECT_NE(in_table_order.weights, m.weights);
-  EXPECT_EQ(in_table_order.weights, run_in_memory(d, t, identity(t.rows())).weights);
+  EXPECT_EQ(in_table_order.weights, drive_in_memory(d, t, identity(t.rows())).weights);
 }
 
 TEST(InMemoryTraining, TrainInMemoryIsRunInMemoryWithASeededShuffle) {
@@ -73,35 +80,35 @@ TEST(InMemoryTraining, TrainInMemoryIsRunInMemoryWithASeededShuffle) {
   std::vector<std::int64_t> order = identity(t.rows());
   std::mt19937_64 shuffler(5);
   std::shuffle(order.begin(), order.end(), shuffler);
-  Trainer tr(c);
-  EXPECT_EQ(a.weights, run_in_memory(tr, t, order, &shuffler).weights);
+  EpochRun tr(c);
+  EXPECT_EQ(a.weights, drive_in_memory(tr, t, order, &shuffler).weights);
 }
 
 TEST(InMemoryTraining, ReshuffleNeedsAGenerator) {
   const InMemoryData t = small_table();
   TrainingConfig c = none_config(t);
   c.reshuffle = true;
-  Trainer no_rng(c);
-  EXPECT_THROW(run_in_memory(no_rng, t), Error);
+  EpochRun no_rng(c);
+  EXPECT_THROW(drive_in_memory(no_rng, t), Error);
   std::mt19937_64 g1(1), g2(1), g3(2);
-  Trainer a(c), b(c), d(c), fixed(none_config(t));
-  const Model ma = run_in_memory(a, t, {}, &g1);
-  EXPECT_EQ(ma.weights, run_in_memory(b, t, {}, &g2).weights);
-  EXPECT_NE(ma.weights, run_in_memory(d, t, {}, &g3).weights);
-  EXPECT_NE(ma.weights, run_in_memory(fixed, t).weights);  // epochs 2 and 3 saw other orders
+  EpochRun a(c), b(c), d(c), fixed(none_config(t));
+  const Model ma = drive_in_memory(a, t, {}, &g1);
+  EXPECT_EQ(ma.weights, drive_in_memory(b, t, {}, &g2).weights);
+  EXPECT_NE(ma.weights, drive_in_memory(d, t, {}, &g3).weights);
+  EXPECT_NE(ma.weights, drive_in_memory(fixed, t).weights);  // epochs 2 and 3 saw other orders
 }
 
 TEST(InMemoryTraining, RejectsOrdersThatAreNotPermutationsAndOtherData) {
   const InMemoryData t = small_table();
-  Trainer a(none_config(t)), b(none_config(t)), c(none_config(t));
-  EXPECT_THROW(run_in_memory(a, t, {0, 1, 2}), Error);
+  EpochRun a(none_config(t)), b(none_config(t)), c(none_config(t));
+  EXPECT_THROW(drive_in_memory(a, t, {0, 1, 2}), Error);
   std::vector<std::int64_t> bad = identity(t.rows());
   bad[4] = 99;
-  EXPECT_THROW(run_in_memory(b, t, bad), Error);
+  EXPECT_THROW(drive_in_memory(b, t, bad), Error);
   InMemoryData shorter = t;
   shorter.x.pop_back();
   shorter.y.pop_back();
-  EXPECT_THROW(run_in_memory(c, shorter), Error);  // planned for 23 rows
+  EXPECT_THROW(drive_in_memory(c, shorter), Error);  // planned for 23 rows
 }
 
 }  // namespace

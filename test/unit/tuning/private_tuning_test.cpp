@@ -8,7 +8,9 @@
 
 #include "core/error.h"
 #include "core/packed_model.h"
-#include "core/training/in_memory.h"
+#include "core/algorithms/algorithm.h"
+#include "core/engine/in_memory.h"
+#include "core/sgd/epoch_state.h"
 
 namespace dptrain::tuning {
 namespace {
@@ -21,6 +23,11 @@ TrainingConfig base_config(std::int64_t rows) {
   c.dim = 3;
   c.classes = {"neg", "pos"};
   return c;
+}
+
+// The plan candidate i of `t` trains with.
+TrainingPlan start_candidate_plan(const Tuner& t, int i) {
+  return make_algorithm(t.candidate_config(i).algorithm)->plan(t.candidate_config(i));
 }
 
 TEST(TuningGrid, DefaultGridIsNineCandidatesLambdaMajor) {
@@ -85,7 +92,7 @@ TEST(Tuner, CandidatesUseThePartSizeForEverySensitivity) {
   Tuner t(base_config(1000), Grid{});
   EXPECT_EQ(t.candidates(), 9);
   EXPECT_EQ(t.parts(), 10);
-  EXPECT_EQ(t.held_out_part(), 9);
+  EXPECT_EQ(t.held_out_part(), 10);  // pass tables number the parts 1..10
   EXPECT_EQ(t.part_rows(), std::vector<std::int64_t>(10, 100));
   // Candidate 8: lambda = 1e-2, 10 epochs, b = 50 on m_i = 100 rows (logistic,
   // R = 1/lambda = 100, L = 1 + lambda R = 2, beta = 1 + lambda = 1.01, U = 2,
@@ -97,7 +104,7 @@ TEST(Tuner, CandidatesUseThePartSizeForEverySensitivity) {
   EXPECT_EQ(c8.rows, 100);
   EXPECT_EQ(c8.lambda, 1e-2);
   EXPECT_EQ(c8.epochs, 10);
-  EXPECT_NEAR(t.trainer(8)->plan().privacy["sensitivity"].get<double>(), 40.0 / 50.5, 1e-12);
+  EXPECT_NEAR(start_candidate_plan(t, 8).privacy["sensitivity"].get<double>(), 40.0 / 50.5, 1e-12);
 
   // A convex candidate (lambda = 0, 5 epochs, b = 50) on m_i = 100 rows: eta =
   // min(1/sqrt(100), 2/beta) = 0.1, Delta = 2 k L eta / b = 2*5*1*0.1/50 = 0.02 (Cor. 1).
@@ -107,12 +114,12 @@ TEST(Tuner, CandidatesUseThePartSizeForEverySensitivity) {
   Tuner convex(base_config(1000), g);
   EXPECT_EQ(convex.part_rows(), (std::vector<std::int64_t>{500, 500}));
   // With one candidate there are 2 parts of 500: eta = 1/sqrt(500), Delta = 10/sqrt(500)/50.
-  EXPECT_NEAR(convex.trainer(0)->plan().privacy["sensitivity"].get<double>(), 10.0 / std::sqrt(500.0) / 50.0, 1e-15);
+  EXPECT_NEAR(start_candidate_plan(convex, 0).privacy["sensitivity"].get<double>(), 10.0 / std::sqrt(500.0) / 50.0, 1e-15);
   Grid g9 = Grid{};
   g9.lambdas = {0.0, 1e-3, 1e-2};
   g9.epochs = {1, 5, 10};
   Tuner nine(base_config(1000), g9);
-  EXPECT_NEAR(nine.trainer(1)->plan().privacy["sensitivity"].get<double>(), 0.02, 1e-15);
+  EXPECT_NEAR(start_candidate_plan(nine, 1).privacy["sensitivity"].get<double>(), 0.02, 1e-15);
 }
 
 TEST(Tuner, SeedsAreDistinctPerCandidate) {
@@ -174,38 +181,43 @@ InMemoryData separable(int m, unsigned seed) {
 
 struct TuningRun {
   Model model;
-  std::vector<std::int64_t> errors;
+  std::vector<std::int64_t> errors;  // recomputed independently of the tuner
   int chosen;
 };
 
-// The whole of Algorithm 3 in memory, as dp_tune runs it in SQL.
+// The parts of `table` as dptrain.training_split deals them (the table is
+// already in random order).
+std::vector<InMemoryData> deal(const InMemoryData& table, int parts) {
+  std::vector<InMemoryData> out(static_cast<std::size_t>(parts));
+  for (std::int64_t r = 0; r < table.rows(); ++r) {
+    InMemoryData& p = out[static_cast<std::size_t>(r % parts)];
+    p.x.push_back(table.x[static_cast<std::size_t>(r)]);
+    p.y.push_back(table.y[static_cast<std::size_t>(r)]);
+  }
+  return out;
+}
+
+// The whole of Algorithm 3 in memory, driven like dp_tune drives it in SQL;
+// every candidate's held-out errors are recomputed here from its own run.
 TuningRun tune_in_memory(const InMemoryData& table, TrainingConfig c, const Grid& grid) {
   c.rows = table.rows();
   c.dim = table.dim();
   Tuner t(c, grid);
-  std::vector<InMemoryData> parts(static_cast<std::size_t>(t.parts()));
-  for (std::int64_t r = 0; r < table.rows(); ++r) {  // the table is already in random order
-    InMemoryData& p = parts[static_cast<std::size_t>(r % t.parts())];
-    p.x.push_back(table.x[static_cast<std::size_t>(r)]);
-    p.y.push_back(table.y[static_cast<std::size_t>(r)]);
-  }
-  for (int p = 0; p < t.parts(); ++p) EXPECT_EQ(parts[p].rows(), t.part_rows()[p]);
-  const InMemoryData& held_out = parts[t.held_out_part()];
   TuningRun run;
+  run.model = drive_in_memory(t, table);
+  run.chosen = t.chosen();
+  const std::vector<InMemoryData> parts = deal(table, t.parts());
+  const InMemoryData& held_out = parts.back();
   for (int i = 0; i < t.candidates(); ++i) {
-    auto trainer = t.trainer(i);
-    const Model m = run_in_memory(*trainer, parts[i]);
-    const std::vector<double> packed = packed_model::pack(m);
+    EXPECT_EQ(parts[i].rows(), t.part_rows()[i]);
+    std::unique_ptr<Run> candidate = t.start_candidate(i);
+    const std::vector<double> packed = packed_model::pack(drive_in_memory(*candidate, parts[i]));
     double totals[3] = {0, 0, 0};
     for (std::int64_t r = 0; r < held_out.rows(); ++r)
       packed_model::accumulate(packed.data(), held_out.x[r].data(), held_out.dim(), static_cast<int>(held_out.y[r]),
                                totals);
-    const std::int64_t errors = held_out.rows() - static_cast<std::int64_t>(totals[1]);
-    run.errors.push_back(errors);
-    t.record(i, m, errors, held_out.rows());
+    run.errors.push_back(held_out.rows() - static_cast<std::int64_t>(totals[1]));
   }
-  run.model = t.finish(1.5);
-  run.chosen = t.chosen();
   return run;
 }
 
@@ -261,19 +273,51 @@ TEST(Tuner, LargeEpsilonPicksTheBestCandidate) {
   }
 }
 
-TEST(Tuner, RecordAndFinishCheckTheProtocol) {
+TEST(Tuner, AsksForASplitThenEveryCandidateThenItsEvaluation) {
   TrainingConfig c = base_config(1000);
   Grid g;
   g.lambdas = {0.0};
   g.epochs = {1, 2};
   Tuner t(c, g);  // 3 parts: 334, 333, 333
-  const Model dummy;
-  EXPECT_THROW(t.finish(0), Error);               // nothing recorded
-  EXPECT_THROW(t.record(0, dummy, 5, 334), Error);  // the held-out part has 333 rows
-  EXPECT_THROW(t.record(0, dummy, 334, 333), Error);
-  EXPECT_THROW(t.record(2, dummy, 5, 333), Error);  // no candidate 2
-  t.record(0, dummy, 5, 333);
-  EXPECT_THROW(t.record(0, dummy, 5, 333), Error);  // twice
+  EXPECT_THROW(t.release(0), Error);  // nothing done
+  std::optional<Pass> split = t.next();
+  ASSERT_TRUE(split);
+  EXPECT_EQ(split->kind, PassKind::Split);
+  EXPECT_EQ(split->parts, 3);
+  const std::vector<double> wrong = {334, 333, 334};
+  EXPECT_THROW(t.accept(wrong.data(), wrong.size()), Error);  // not the planned sizes
+
+  Tuner u(c, g);
+  u.next();
+  const std::vector<double> sizes = {334, 333, 333};
+  u.accept(sizes.data(), sizes.size());
+  std::vector<std::pair<PassKind, int>> seen;
+  while (std::optional<Pass> p = u.next()) {
+    seen.emplace_back(p->kind, p->table);
+    std::vector<double> r = p->input;
+    if (p->kind == PassKind::SgdEpoch) {
+      r[epoch_state::kRows] = static_cast<double>(u.part_rows()[p->table - 1]);
+      r[epoch_state::kUpdates] += std::ceil(u.part_rows()[p->table - 1] / 50.0);
+    } else {
+      ASSERT_EQ(p->kind, PassKind::Evaluate);
+      EXPECT_EQ(p->table, 3);  // the held-out part
+      r = {333, 300, 10};
+    }
+    u.accept(r.data(), r.size());
+  }
+  // Candidate 1 (1 epoch) on part 1, candidate 2 (2 epochs) on part 2, each then scored on part 3.
+  EXPECT_EQ(seen, (std::vector<std::pair<PassKind, int>>{{PassKind::SgdEpoch, 1},
+                                                          {PassKind::Evaluate, 3},
+                                                          {PassKind::SgdEpoch, 2},
+                                                          {PassKind::SgdEpoch, 2},
+                                                          {PassKind::Evaluate, 3}}));
+  const std::vector<Progress> msgs = u.take_progress();
+  ASSERT_EQ(msgs.size(), 3u);
+  EXPECT_EQ(msgs[2].message, "candidate 2 of 2: epoch 2 of 2 done");
+  EXPECT_EQ(u.progress_done(), 3);
+  EXPECT_EQ(u.progress_total(), 3);
+  EXPECT_NO_THROW(u.release(0));
+  EXPECT_THROW(u.release(0), Error);  // twice
 }
 
 }  // namespace

@@ -1,0 +1,207 @@
+#include "core/engine/epoch_run.h"
+
+#include <Eigen/Core>
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+#include "core/packed_model.h"
+
+namespace dptrain {
+namespace {
+
+// Stream of a test seed that keys the white-box noise (distinct from the
+// stream 0 the release step draws from).
+constexpr std::uint64_t kWhiteBoxKeyStream = 0x77686974'65626f78;  // "whitebox"
+
+privacy::RandomSource release_source(const TrainingConfig& c) {
+  return c.seed ? privacy::RandomSource::seeded(static_cast<std::uint64_t>(*c.seed)) : privacy::RandomSource::secure();
+}
+
+std::shared_ptr<const EpochAlgorithm> epoch_algorithm(const std::string& name) {
+  std::shared_ptr<const Algorithm> a = make_algorithm(name);
+  auto epochs = std::dynamic_pointer_cast<const EpochAlgorithm>(a);
+  if (!epochs) fail(ErrorKind::Internal, "algorithm \"" + name + "\" does not run SGD epochs");
+  return epochs;
+}
+
+}  // namespace
+
+std::unique_ptr<Run> EpochAlgorithm::start(const TrainingConfig& config) const {
+  return std::make_unique<EpochRun>(config, std::static_pointer_cast<const EpochAlgorithm>(shared_from_this()));
+}
+
+EpochRun::EpochRun(TrainingConfig config) : EpochRun(config, epoch_algorithm(config.algorithm)) {}
+
+EpochRun::EpochRun(TrainingConfig config, std::shared_ptr<const EpochAlgorithm> algorithm)
+    : config_(std::move(config)),
+      algorithm_(std::move(algorithm)),
+      plan_(algorithm_ ? algorithm_->plan(config_) : TrainingPlan{}),
+      epoch_config_(plan_.epoch),
+      release_rng_(release_source(config_)) {
+  if (!algorithm_) fail(ErrorKind::Internal, "EpochRun without an algorithm");
+  if (plan_.epoch.noise != privacy::BatchNoiseKind::None || plan_.epoch.sampled_batches) {
+    // One fresh 256-bit key per run; every batch then reads its own stream
+    // (nonce = update index), every BST14 epoch its own sampling stream.
+    privacy::RandomSource rng =
+        config_.seed ? privacy::RandomSource::seeded(static_cast<std::uint64_t>(*config_.seed), kWhiteBoxKeyStream)
+                     : privacy::RandomSource::secure();
+    epoch_config_.noise_key = privacy::key_to_words(privacy::draw_key(rng));
+    epoch_config_.noise_seeded = config_.seed.has_value();
+  }
+  const std::size_t n = static_cast<std::size_t>(plan_.epoch.dim) * plan_.epoch.models;
+  weights_.assign(n, 0.0);
+  if (plan_.epoch.averaging) average_.assign(n, 0.0);
+  // Builds (and validates) one state now, so a bad plan fails before any data is read.
+  epoch_input();
+}
+
+std::vector<double> EpochRun::epoch_input() const {
+  return epoch_state::make_state(epoch_config_, weights_.data(), updates_,
+                                 plan_.epoch.averaging ? average_.data() : nullptr, averaged_);
+}
+
+std::int64_t EpochRun::rows_per_epoch() const {
+  return plan_.epoch.sampled_batches ? config_.updates_per_epoch() * config_.batch_size : config_.rows;
+}
+
+std::optional<Pass> EpochRun::next() {
+  if (awaiting_ != Awaiting::Nothing) fail(ErrorKind::Internal, "next() before the last pass was accepted");
+  Pass p;
+  p.rows = config_.rows;
+  if (wants_training_loss() && !loss_measured_) {
+    p.kind = PassKind::Evaluate;
+    p.input = current_packed_model();
+    awaiting_ = Awaiting::TrainingLoss;
+    return p;
+  }
+  if (!needs_epoch()) return std::nullopt;
+  if (epochs_done_ > 0 && plan_.reshuffle && !reshuffled_) {
+    p.kind = PassKind::Reshuffle;
+    awaiting_ = Awaiting::Reshuffle;
+    return p;
+  }
+  p.kind = plan_.epoch.sampled_batches ? PassKind::SampledEpoch : PassKind::SgdEpoch;
+  p.input = epoch_input();
+  awaiting_ = Awaiting::Epoch;
+  return p;
+}
+
+void EpochRun::accept(const double* result, std::size_t len) {
+  const Awaiting what = awaiting_;
+  awaiting_ = Awaiting::Nothing;
+  switch (what) {
+    case Awaiting::Epoch: return accept_epoch(result, len);
+    case Awaiting::TrainingLoss: return accept_training_loss(result, len);
+    case Awaiting::Reshuffle: reshuffled_ = true; return;
+    case Awaiting::Nothing: break;
+  }
+  fail(ErrorKind::Internal, "accept() without a pass");
+}
+
+void EpochRun::accept_epoch(const double* s, std::size_t len) {
+  epoch_state::validate(s, len);
+  const std::vector<double> expected = epoch_input();
+  if (len != expected.size() || !epoch_state::same_run(s, expected.data()))
+    fail(ErrorKind::InvalidState, "the epoch returned a state of a different training configuration");
+  if (epoch_state::rows(s) != static_cast<std::uint64_t>(rows_per_epoch()))
+    fail(ErrorKind::Internal,
+         plan_.epoch.sampled_batches ? "the epoch did not see every sampled batch in full"
+                                     : "the epoch did not see every row exactly once",
+         "It saw " + std::to_string(epoch_state::rows(s)) + " rows, expected " + std::to_string(rows_per_epoch()) +
+             " (the table has " + std::to_string(config_.rows) + ").",
+         "Was the table modified during training?");
+  // Every update of the epoch drew its noise from the stream of its own
+  // update index; the next epoch continues from the public count.
+  if (epoch_state::updates(s) != updates_ + static_cast<std::uint64_t>(config_.updates_per_epoch()))
+    fail(ErrorKind::Internal, "the epoch made an unexpected number of updates");
+  const double* w = epoch_state::weights(s);
+  std::copy(w, w + weights_.size(), weights_.begin());
+  if (plan_.epoch.averaging) {
+    const double* a = epoch_state::average(s);
+    std::copy(a, a + average_.size(), average_.begin());
+    averaged_ = epoch_state::averaged(s);
+  }
+  // The public update count of a sequential epoch: ceil(n / b).
+  updates_ += static_cast<std::uint64_t>(config_.updates_per_epoch());
+  ++epochs_done_;
+  reshuffled_ = false;
+  loss_measured_ = false;
+  report("epoch " + std::to_string(epochs_done_) + " of " + std::to_string(plan_.epochs) + " done");
+}
+
+std::vector<double> EpochRun::current_packed_model() const {
+  Model m;
+  m.loss = plan_.epoch.loss;
+  m.huber_h = plan_.epoch.huber_h;
+  m.feature_bound = plan_.epoch.feature_bound;
+  const std::vector<double>& w = plan_.epoch.averaging ? average_ : weights_;
+  m.weights = Eigen::Map<const WeightMatrix>(w.data(), plan_.epoch.models, plan_.epoch.dim);
+  return packed_model::pack(m);
+}
+
+// Bolt-on §4.3's convergence tolerance: the loss of the noiseless model
+// only decides whether to stop; it is never reported.
+void EpochRun::accept_training_loss(const double* totals, std::size_t len) {
+  if (totals == nullptr || len != 3 || !(totals[0] >= 1) || !std::isfinite(totals[2]) || totals[2] < 0)
+    fail(ErrorKind::Internal, "malformed training-loss result");
+  loss_measured_ = true;
+  const double mean_loss = totals[2] / totals[0];
+  // The objective SGD minimizes: mean loss + (lambda/2) ||w||^2 (per model).
+  const std::vector<double>& w = plan_.epoch.averaging ? average_ : weights_;
+  const double squared = Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size())).squaredNorm();
+  const double objective = mean_loss + 0.5 * plan_.epoch.lambda * squared / plan_.epoch.models;
+  // Bismarck's rule: stop when (previous - current) / previous < tolerance.
+  if (previous_objective_ > 0 && (previous_objective_ - objective) / previous_objective_ < plan_.stop_tolerance) {
+    stopped_ = true;
+    report("stopped after epoch " + std::to_string(epochs_done_) + " of " + std::to_string(plan_.epochs) +
+               ": the training objective improved by less than the tolerance",
+           true);
+  }
+  previous_objective_ = objective;
+}
+
+Model EpochRun::release(double seconds) {
+  if (released_) fail(ErrorKind::Internal, "release() called twice");
+  if (epochs_done_ != plan_.epochs && !stopped_) fail(ErrorKind::Internal, "release() before all planned epochs ran");
+  released_ = true;
+  const int K = plan_.epoch.models, d = plan_.epoch.dim;
+  const std::vector<double>& source = plan_.epoch.averaging ? average_ : weights_;
+  WeightMatrix w = Eigen::Map<const WeightMatrix>(source.data(), K, d);
+  algorithm_->release(config_, plan_, w, release_rng_);
+
+  Model m;
+  m.name = config_.name;
+  m.algorithm = algorithm_->name();
+  m.loss = plan_.epoch.loss;
+  m.huber_h = plan_.epoch.huber_h;
+  m.feature_bound = plan_.epoch.feature_bound;
+  m.classes = config_.classes;
+  m.weights = w;
+  m.epsilon = plan_.epsilon;
+  m.delta = plan_.delta;
+  m.seeded = config_.seed.has_value();
+  m.details = {
+      {"hyperparameters", describe(config_, plan_)},
+      {"data", {{"source", config_.source},
+                {"rows", config_.rows},
+                {"dim", config_.dim},
+                {"classes", config_.classes},
+                {"classes_from_data", config_.classes_from_data}}},
+      {"privacy", plan_.privacy},
+      {"randomness", m.seeded ? "seeded (reproducible, NOT private: for tests only)"
+                              : "libsodium CSPRNG (ChaCha20 keyed from the OS)"},
+      {"seconds", seconds},
+  };
+  if (plan_.stop_tolerance > 0)
+    m.details["stopping"] = {{"tolerance", plan_.stop_tolerance},
+                             {"max_epochs", plan_.epochs},
+                             {"epochs_run", epochs_done_},
+                             {"note", "data-dependent number of epochs: the privacy argument is informal "
+                                      "(Bolt-on §4.3); the noise is calibrated for any number up to max_epochs"}};
+  if (config_.seed) m.details["seed"] = *config_.seed;
+  if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
+  return m;
+}
+
+}  // namespace dptrain

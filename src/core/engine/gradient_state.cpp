@@ -1,0 +1,259 @@
+#include "core/engine/gradient_state.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+
+namespace dptrain::gradient_state {
+namespace {
+
+struct Layout {
+  std::size_t points, loss, loss_comp, grad, grad_comp, hessian, length;
+};
+
+Layout layout(std::int64_t d, std::int64_t K, std::int64_t P, int want) {
+  Layout l{};
+  const auto pkd = static_cast<std::size_t>(P * K * d), pk = static_cast<std::size_t>(P * K);
+  l.points = kHeaderSize;
+  l.loss = l.points + pkd;
+  l.loss_comp = l.loss + pk;
+  l.grad = l.loss_comp + pk;
+  l.grad_comp = l.grad + ((want & kGradient) ? pkd : 0);
+  l.hessian = l.grad_comp + ((want & kGradient) ? pkd : 0);
+  l.length = l.hessian + ((want & kHessian) ? static_cast<std::size_t>(K * d * d) : 0);
+  return l;
+}
+
+Layout layout_of(const double* s) {
+  return layout(static_cast<std::int64_t>(s[kDim]), static_cast<std::int64_t>(s[kModels]),
+                static_cast<std::int64_t>(s[kPoints]), static_cast<int>(s[kWant]));
+}
+
+[[noreturn]] void bad_state(const std::string& why) {
+  fail(ErrorKind::InvalidState, "malformed gradient state: " + why, {},
+       "Build gradient states with the engine (dptrain.gradient_request), never by hand.");
+}
+
+bool non_negative_finite(double v) { return std::isfinite(v) && v >= 0; }
+
+void check_request(const Request& r) {
+  if (r.dim < 1 || r.models < 1 || r.points < 1)
+    fail(ErrorKind::InvalidParameter, "a gradient request needs d, K and P of at least 1");
+  const double values = static_cast<double>(r.points) * r.models * r.dim;
+  const double hessian = (r.want & kHessian) ? static_cast<double>(r.models) * r.dim * r.dim : 0.0;
+  if (values > kMaxValues || hessian > kMaxValues)
+    fail(ErrorKind::ProgramLimit, "a gradient request of " + std::to_string(r.points) + " x " +
+                                      std::to_string(r.models) + " x " + std::to_string(r.dim) + " values is too large",
+         {}, "Use fewer points, or an optimizer without the Hessian for large d.");
+  if (!(r.want & (kLossSums | kGradient | kHessian)) || (r.want & ~(kLossSums | kGradient | kHessian)))
+    fail(ErrorKind::InvalidParameter, "a gradient request must ask for loss sums, gradients or the Hessian");
+  if (!(r.huber_h > 0 && r.huber_h < 1)) fail(ErrorKind::InvalidParameter, "huber_h must be in (0, 1)");
+  for (double v : {r.feature_bound, r.coordinate_bound, r.gradient_clip, r.loss_clip})
+    if (!non_negative_finite(v)) fail(ErrorKind::InvalidParameter, "clipping bounds must be finite and >= 0");
+}
+
+// Neumaier's compensated addition: sum + comp is the sum to within one
+// rounding of the exact value for any order of the terms.
+inline void add_compensated(double& sum, double& comp, double v) {
+  const double t = sum + v;
+  comp += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
+  sum = t;
+}
+
+// The clipped row, in a buffer that grows once (no allocation per row).
+template <typename T>
+const double* clipped_row(const double* s, const T* x, std::int64_t d) {
+  thread_local std::vector<double> row;
+  if (static_cast<std::int64_t>(row.size()) < d) row.resize(static_cast<std::size_t>(d));
+  double squared = 0;
+  for (std::int64_t j = 0; j < d; ++j) {
+    row[j] = static_cast<double>(x[j]);
+    squared += row[j] * row[j];
+  }
+  if (!std::isfinite(squared))
+    fail(ErrorKind::InvalidData, "a feature value is NaN or infinite", {}, "Remove or repair such rows.");
+  const double bound = s[kFeatureBound], norm = std::sqrt(squared);
+  if (bound > 0 && norm > bound)
+    for (std::int64_t j = 0; j < d; ++j) row[j] *= bound / norm;
+  if (const double c = s[kCoordinateBound]; c > 0)
+    for (std::int64_t j = 0; j < d; ++j) row[j] = std::clamp(row[j], -c, c);
+  return row.data();
+}
+
+template <typename T>
+void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
+  const int d = dim(s), K = models(s), P = points(s), want = static_cast<int>(s[kWant]);
+  if (len != d)
+    fail(ErrorKind::InvalidData, "a feature array has " + std::to_string(len) + " values, the model has " +
+                                     std::to_string(d), {}, "Every row needs the same number of features.");
+  const Layout l = layout_of(s);
+  const double* v = clipped_row(s, x, d);
+  double row_norm = 0;
+  for (int j = 0; j < d; ++j) row_norm += v[j] * v[j];
+  row_norm = std::sqrt(row_norm);
+  const auto kind = static_cast<LossKind>(static_cast<int>(s[kLoss]));
+  const double h = s[kHuberH], loss_clip = s[kLossClip], grad_clip = s[kGradientClip];
+  for (int p = 0; p < P; ++p) {
+    for (int k = 0; k < K; ++k) {
+      const std::size_t pk = static_cast<std::size_t>(p) * K + k;
+      const double* w = s + l.points + pk * d;
+      const double y = (K == 1 ? label == 1.0 : label == k) ? 1.0 : -1.0;
+      double dot = 0;
+      for (int j = 0; j < d; ++j) dot += w[j] * v[j];
+      const double z = y * dot;
+      if (want & kLossSums) {
+        const double loss = loss_value(kind, z, h);
+        add_compensated(s[l.loss + pk], s[l.loss_comp + pk], loss_clip > 0 ? std::min(loss, loss_clip) : loss);
+      }
+      if (want & kGradient) {
+        double g = loss_derivative(kind, z, h) * y;  // gradient = g x
+        const double norm = std::fabs(g) * row_norm;
+        if (grad_clip > 0 && norm > grad_clip) g *= grad_clip / norm;
+        double* sum = s + l.grad + pk * d;
+        double* comp = s + l.grad_comp + pk * d;
+        for (int j = 0; j < d; ++j) add_compensated(sum[j], comp[j], g * v[j]);
+      }
+      if ((want & kHessian) && p == 0) {
+        const double c = loss_second_derivative(kind, z, h);
+        if (c != 0) {
+          double* H = s + l.hessian + static_cast<std::size_t>(k) * d * d;
+          for (int i = 0; i < d; ++i) {
+            const double ci = c * v[i];
+            for (int j = i; j < d; ++j) H[static_cast<std::size_t>(i) * d + j] += ci * v[j];  // upper triangle
+          }
+        }
+      }
+    }
+  }
+  s[kRows] += 1;
+}
+
+}  // namespace
+
+std::size_t state_length(const Request& r) {
+  check_request(r);
+  return layout(r.dim, r.models, r.points, r.want).length;
+}
+
+std::vector<double> make_state(const Request& r, const double* pts) {
+  std::vector<double> s(state_length(r), 0.0);
+  s[kMagic] = kMagicValue;
+  s[kVersion] = kVersionValue;
+  s[kDim] = r.dim;
+  s[kModels] = r.models;
+  s[kPoints] = r.points;
+  s[kLoss] = static_cast<double>(static_cast<int>(r.loss));
+  s[kHuberH] = r.huber_h;
+  s[kFeatureBound] = r.feature_bound;
+  s[kCoordinateBound] = r.coordinate_bound;
+  s[kGradientClip] = r.gradient_clip;
+  s[kLossClip] = r.loss_clip;
+  s[kWant] = r.want;
+  const std::size_t n = static_cast<std::size_t>(r.points) * r.models * r.dim;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(pts[i])) fail(ErrorKind::InvalidParameter, "a model point is NaN or infinite");
+    s[kHeaderSize + i] = pts[i];
+  }
+  return s;
+}
+
+void validate(const double* s, std::size_t len) {
+  if (s == nullptr || len < kHeaderSize) bad_state("too short");
+  if (s[kMagic] != kMagicValue) bad_state("not a gradient state");
+  if (s[kVersion] != kVersionValue) bad_state("unknown version");
+  for (int f : {kDim, kModels, kPoints, kLoss, kWant, kRows})
+    if (!(s[f] >= 0) || s[f] != std::floor(s[f]) || s[f] > 1e15) bad_state("a header field is not a count");
+  if (s[kLoss] != static_cast<int>(LossKind::Logistic) && s[kLoss] != static_cast<int>(LossKind::HuberSvm))
+    bad_state("unknown loss");
+  Request r = request_of(s);
+  try {
+    if (state_length(r) != len) bad_state("its length does not match its header");
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::InvalidState) throw;
+    bad_state(e.what());
+  }
+  for (std::size_t i = kHeaderSize; i < len; ++i)
+    if (!std::isfinite(s[i])) bad_state("a value is NaN or infinite");
+}
+
+Request request_of(const double* s) {
+  Request r;
+  r.dim = static_cast<int>(s[kDim]);
+  r.models = static_cast<int>(s[kModels]);
+  r.points = static_cast<int>(s[kPoints]);
+  r.loss = static_cast<LossKind>(static_cast<int>(s[kLoss]));
+  r.huber_h = s[kHuberH];
+  r.feature_bound = s[kFeatureBound];
+  r.coordinate_bound = s[kCoordinateBound];
+  r.gradient_clip = s[kGradientClip];
+  r.loss_clip = s[kLossClip];
+  r.want = static_cast<int>(s[kWant]);
+  return r;
+}
+
+bool same_request(const double* a, const double* b) {
+  for (int f = 0; f < kHeaderSize; ++f)
+    if (f != kRows && a[f] != b[f]) return false;
+  const std::size_t n = static_cast<std::size_t>(points(a)) * models(a) * dim(a);
+  return std::equal(a + kHeaderSize, a + kHeaderSize + n, b + kHeaderSize);
+}
+
+void add_row(double* s, const double* x, std::int64_t len, double label) { add_row_impl(s, x, len, label); }
+void add_row(double* s, const float* x, std::int64_t len, double label) { add_row_impl(s, x, len, label); }
+
+void combine(double* into, std::size_t into_len, const double* other, std::size_t other_len) {
+  if (into_len != other_len || !same_request(into, other))
+    fail(ErrorKind::InvalidState, "cannot combine gradient states of different requests");
+  const Layout l = layout_of(into);
+  const std::size_t pk = static_cast<std::size_t>(points(into)) * models(into);
+  const std::size_t pkd = pk * dim(into);
+  // Sums: add the other sum compensated, and its compensation term.
+  for (std::size_t i = 0; i < pk; ++i) {
+    add_compensated(into[l.loss + i], into[l.loss_comp + i], other[l.loss + i]);
+    into[l.loss_comp + i] += other[l.loss_comp + i];
+  }
+  if (static_cast<int>(into[kWant]) & kGradient)
+    for (std::size_t i = 0; i < pkd; ++i) {
+      add_compensated(into[l.grad + i], into[l.grad_comp + i], other[l.grad + i]);
+      into[l.grad_comp + i] += other[l.grad_comp + i];
+    }
+  for (std::size_t i = l.hessian; i < l.length; ++i) into[i] += other[i];
+  into[kRows] += other[kRows];
+}
+
+const double* point(const double* s, int p, int k) {
+  return s + kHeaderSize + (static_cast<std::size_t>(p) * models(s) + k) * dim(s);
+}
+
+double loss_sum(const double* s, int p, int k) {
+  const Layout l = layout_of(s);
+  const std::size_t i = static_cast<std::size_t>(p) * models(s) + k;
+  return s[l.loss + i] + s[l.loss_comp + i];
+}
+
+std::vector<double> gradient_sum(const double* s, int p, int k) {
+  if (!(static_cast<int>(s[kWant]) & kGradient)) fail(ErrorKind::Internal, "the state has no gradient sums");
+  const Layout l = layout_of(s);
+  const int d = dim(s);
+  const std::size_t at = (static_cast<std::size_t>(p) * models(s) + k) * d;
+  std::vector<double> g(static_cast<std::size_t>(d));
+  for (int j = 0; j < d; ++j) g[j] = s[l.grad + at + j] + s[l.grad_comp + at + j];
+  return g;
+}
+
+std::vector<double> hessian_sum(const double* s, int k) {
+  if (!(static_cast<int>(s[kWant]) & kHessian)) fail(ErrorKind::Internal, "the state has no Hessian sums");
+  const Layout l = layout_of(s);
+  const int d = dim(s);
+  const double* H = s + l.hessian + static_cast<std::size_t>(k) * d * d;
+  std::vector<double> out(static_cast<std::size_t>(d) * d);
+  for (int i = 0; i < d; ++i)
+    for (int j = i; j < d; ++j)
+      out[static_cast<std::size_t>(i) * d + j] = out[static_cast<std::size_t>(j) * d + i] =
+          H[static_cast<std::size_t>(i) * d + j];
+  return out;
+}
+
+}  // namespace dptrain::gradient_state

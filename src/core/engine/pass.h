@@ -1,0 +1,67 @@
+// A pass: one thing a training run asks a driver to do with the data
+// (DESIGN.md, "the engine, second shape"). The run decides WHAT to compute
+// (the kind and its float8[] input); the SQL of every kind is decided here,
+// once, and shared verbatim by every driver that talks to PostgreSQL (SPI in
+// dp_train / dp_tune, libpq in `dptrain train` / `tune`), so they cannot
+// drift; the in-memory driver (engine/in_memory.h) mirrors each kind.
+//
+// Every pass is one statement that takes $1 = the pass input (float8[]) and
+// returns one row with one float8[] column: the result the run accepts.
+//
+// Tables: a run works on the table the driver prepared (dptrain.training_prepare:
+// columns i = row number 1..n in a uniformly random order, x float8[],
+// y float8 = class index) and, after a Split pass, on its parts. Pass::table
+// names which: 0 = the prepared table, p >= 1 = part p of the last split.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dptrain {
+
+enum class PassKind {
+  // One permutation-SGD epoch (Bismarck): dptrain.sgd_epoch over the table
+  // in its order. Input and result: the epoch state (sgd/epoch_state.h).
+  SgdEpoch,
+  // One epoch of sampled batches (BST14): dptrain.sampled_rows streams
+  // ceil(n/b) batches drawn from the state's key into
+  // dptrain.sgd_sampled_epoch. Input and result: the epoch state.
+  SampledEpoch,
+  // Sums of per-row losses and loss gradients at one or more model points:
+  // dptrain.gradient_sum (engine/gradient_state.h). Exact sums: the
+  // aggregate combines by addition, so it may run in parallel.
+  GradientLoss,
+  // {rows, correct, loss_sum} of a packed model (packed_model.h):
+  // dptrain.evaluate_agg.
+  Evaluate,
+  // A fresh uniformly random order of the table (rows renumbered 1..n).
+  // Input: none. Result: empty.
+  Reshuffle,
+  // Deals the prepared table out into Pass::parts parts by position (row r,
+  // 0-based in the random order, goes to part r mod parts), each a prepared
+  // table of its own. Input: none. Result: the parts' row counts.
+  Split,
+};
+
+const char* pass_kind_name(PassKind kind);
+
+struct Pass {
+  PassKind kind = PassKind::SgdEpoch;
+  int table = 0;               // 0 = the prepared table, p >= 1 = part p
+  std::vector<double> input;   // $1
+  std::int64_t rows = 0;       // rows of that table (public; SampledEpoch needs it)
+  int parts = 0;               // Split only
+};
+
+// The prepared table's name is chosen by the driver (training_prepare);
+// the name of its part p is derived from it.
+std::string part_table_name(const std::string& prepared, int part);
+// The name of `pass.table` given the prepared table's.
+std::string pass_table_name(const Pass& pass, const std::string& prepared);
+
+// The statement of `pass` over the table named `table` (a name the engine
+// made: pg_temp.dptrain_shuffled_N or one of its parts).
+std::string pass_sql(const Pass& pass, const std::string& table);
+
+}  // namespace dptrain

@@ -1,0 +1,27 @@
+#include "core/engine/run.h"
+
+#include "core/algorithms/algorithm.h"
+#include "core/error.h"
+
+namespace dptrain {
+
+std::vector<Progress> Run::take_progress() {
+  std::vector<Progress> out;
+  out.swap(progress_);
+  return out;
+}
+
+void Run::report(std::string message, bool depends_on_data) {
+  progress_.push_back({std::move(message), depends_on_data});
+}
+
+std::unique_ptr<Run> start_run(const TrainingConfig& config) {
+  return start_run(config, std::shared_ptr<const Algorithm>(make_algorithm(config.algorithm)));
+}
+
+std::unique_ptr<Run> start_run(const TrainingConfig& config, std::shared_ptr<const Algorithm> algorithm) {
+  if (!algorithm) fail(ErrorKind::Internal, "start_run without an algorithm");
+  return algorithm->start(config);
+}
+
+}  // namespace dptrain

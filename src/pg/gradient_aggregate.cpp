@@ -1,0 +1,146 @@
+// fmgr entry points of the gradient/loss aggregate dptrain.gradient_sum (the
+// engine's GradientLoss pass): transition = add one row's loss and gradient
+// at every requested point, combine = exact (compensated) sum, no final
+// function (the state is the result). The mathematics is in
+// src/core/engine/gradient_state.*; this file only moves arrays around.
+#include <cstring>
+
+#include "core/engine/gradient_state.h"
+#include "pg_glue.h"
+
+namespace gs = dptrain::gradient_state;
+using dptrain::pg::float8_array_data;
+
+namespace {
+
+MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
+  MemoryContext aggcontext;
+  if (!AggCheckCallContext(fcinfo, &aggcontext))
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("%s can only be called as part of the dptrain.gradient_sum aggregate", fn),
+                    errhint("Train with dp_train (or dptrain train).")));
+  return aggcontext;
+}
+
+// The state this call site made or validated last, and its header: a state
+// that is not that array, or whose header changed, is validated in full.
+struct CallSite {
+  ArrayType* state;
+  int len;
+  double header[gs::kHeaderSize];
+};
+
+CallSite* call_site(FunctionCallInfo fcinfo) {
+  auto* site = static_cast<CallSite*>(fcinfo->flinfo->fn_extra);
+  if (site == nullptr) {
+    site = static_cast<CallSite*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
+    fcinfo->flinfo->fn_extra = site;
+  }
+  return site;
+}
+
+void remember(FunctionCallInfo fcinfo, ArrayType* state, const double* data, int len) {
+  CallSite* site = call_site(fcinfo);
+  site->state = state;
+  site->len = len;
+  memcpy(site->header, data, sizeof(site->header));
+}
+
+bool same_header(const CallSite* site, const double* data, int len) {
+  if (len != site->len || len < gs::kHeaderSize) return false;
+  for (int f = 0; f < gs::kHeaderSize; ++f)
+    if (f != gs::kRows && data[f] != site->header[f]) return false;
+  return true;
+}
+
+ArrayType* validated_copy(MemoryContext context, ArrayType* src, const char* what) {
+  int len = 0;
+  const double* data = float8_array_data(src, &len, what);
+  DPT_CORE({ gs::validate(data, static_cast<std::size_t>(len)); });
+  MemoryContext old = MemoryContextSwitchTo(context);
+  ArrayType* copy = dptrain::pg::make_float8_array(data, len);
+  MemoryContextSwitchTo(old);
+  return copy;
+}
+
+ArrayType* trusted_state(FunctionCallInfo fcinfo) {
+  ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
+  int len = 0;
+  const double* data = float8_array_data(state, &len, "gradient state");
+  const CallSite* site = call_site(fcinfo);
+  if (site->state == state && same_header(site, data, len)) return state;
+  DPT_CORE({ gs::validate(data, static_cast<std::size_t>(len)); });
+  remember(fcinfo, state, data, len);
+  return state;
+}
+
+double* state_data(ArrayType* state, std::size_t* len) {
+  *len = static_cast<std::size_t>(ARR_DIMS(state)[0]);
+  return reinterpret_cast<double*>(ARR_DATA_PTR(state));
+}
+
+}  // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(dptrain_gradient_transition);
+PG_FUNCTION_INFO_V1(dptrain_gradient_combine);
+
+// gradient_transition(state float8[], x float8[] | real[], y float8, request float8[])
+Datum dptrain_gradient_transition(PG_FUNCTION_ARGS) {
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.gradient_transition");
+  ArrayType* state;
+  if (PG_ARGISNULL(0)) {
+    if (PG_ARGISNULL(3))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("the gradient request must not be NULL")));
+    state = validated_copy(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "gradient request");
+    std::size_t len;
+    remember(fcinfo, state, state_data(state, &len), ARR_DIMS(state)[0]);
+  } else {
+    state = trusted_state(fcinfo);
+  }
+  if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features and label must not be NULL"),
+                    errhint("Remove or repair rows with NULL features or labels.")));
+  ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
+  const Oid elem = ARR_ELEMTYPE(x);
+  if (elem != FLOAT8OID && elem != FLOAT4OID)
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("features must be float8[] or real[]")));
+  if (ARR_NDIM(x) > 1 || (ARR_HASNULL(x) && array_contains_nulls(x)))
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                    errmsg("feature array must be one-dimensional without NULL elements")));
+  const int len = ARR_NDIM(x) == 0 ? 0 : ARR_DIMS(x)[0];
+  const double label = PG_GETARG_FLOAT8(2);
+  std::size_t slen;
+  double* s = state_data(state, &slen);
+  if (elem == FLOAT8OID) {
+    const double* xd = reinterpret_cast<const double*>(ARR_DATA_PTR(x));
+    DPT_CORE({ gs::add_row(s, xd, len, label); });
+  } else {
+    const float* xf = reinterpret_cast<const float*>(ARR_DATA_PTR(x));
+    DPT_CORE({ gs::add_row(s, xf, len, label); });
+  }
+  PG_RETURN_ARRAYTYPE_P(state);
+}
+
+// Exact sum of two partial states (parallel workers, distributed shards).
+// NULL = no rows = identity.
+Datum dptrain_gradient_combine(PG_FUNCTION_ARGS) {
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.gradient_combine");
+  if (PG_ARGISNULL(1)) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+  }
+  if (PG_ARGISNULL(0)) PG_RETURN_ARRAYTYPE_P(validated_copy(aggcontext, PG_GETARG_ARRAYTYPE_P(1), "gradient state"));
+  ArrayType* other = PG_GETARG_ARRAYTYPE_P(1);
+  int other_len = 0;
+  const double* b = float8_array_data(other, &other_len, "gradient state");
+  DPT_CORE({ gs::validate(b, static_cast<std::size_t>(other_len)); });
+  ArrayType* state = trusted_state(fcinfo);
+  std::size_t a_len;
+  double* a = state_data(state, &a_len);
+  DPT_CORE({ gs::combine(a, a_len, b, static_cast<std::size_t>(other_len)); });
+  PG_RETURN_ARRAYTYPE_P(state);
+}
+
+}  // extern "C"

@@ -1,0 +1,193 @@
+#include "core/engine/gradient_state.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/error.h"
+
+namespace dptrain::gradient_state {
+namespace {
+
+Request binary_request(int d) {
+  Request r;
+  r.dim = d;
+  return r;
+}
+
+TEST(GradientState, SumsLossAndGradientOfTwoRowsByHand) {
+  // w = (0.5, -1); rows x1 = (0.6, 0.8) y = 1, x2 = (1, 0) y = 0 (-> -1).
+  // z1 = +1 * (0.3 - 0.8) = -0.5, z2 = -1 * 0.5 = -0.5.
+  // logistic l(-0.5) = ln(1 + e^0.5) = 0.974076984..., l'(-0.5) = -1/(1 + e^-0.5) = -0.622459331...
+  // gradient rows: l'(z) y x: (-0.622459 * 0.6, -0.622459 * 0.8) and (+0.622459 * 1, 0).
+  const double w[2] = {0.5, -1.0};
+  std::vector<double> s = make_state(binary_request(2), w);
+  const double x1[2] = {0.6, 0.8}, x2[2] = {1.0, 0.0};
+  add_row(s.data(), x1, 2, 1.0);
+  add_row(s.data(), x2, 2, 0.0);
+  const double l = std::log1p(std::exp(0.5)), g = -1.0 / (1.0 + std::exp(-0.5));
+  EXPECT_EQ(rows(s.data()), 2);
+  EXPECT_NEAR(loss_sum(s.data(), 0, 0), 2 * l, 1e-15);
+  const std::vector<double> grad = gradient_sum(s.data(), 0, 0);
+  EXPECT_NEAR(grad[0], g * 0.6 - g * 1.0, 1e-15);
+  EXPECT_NEAR(grad[1], g * 0.8, 1e-15);
+}
+
+TEST(GradientState, ClipsRowsCoordinatesGradientsAndLosses) {
+  const double w[2] = {0.0, 0.0};  // z = 0: l = ln 2, l' = -1/2
+  const double x[2] = {3.0, 4.0};  // ||x|| = 5
+  Request r = binary_request(2);
+  r.feature_bound = 1.0;  // -> (0.6, 0.8)
+  std::vector<double> a = make_state(r, w);
+  add_row(a.data(), x, 2, 1.0);
+  EXPECT_NEAR(gradient_sum(a.data(), 0, 0)[0], -0.5 * 0.6, 1e-15);
+  EXPECT_NEAR(gradient_sum(a.data(), 0, 0)[1], -0.5 * 0.8, 1e-15);
+
+  r.feature_bound = 0;       // no row clipping
+  r.coordinate_bound = 3.5;  // -> (3, 3.5)
+  r.gradient_clip = 0.5;     // ||l' x|| = 0.5 * sqrt(9 + 12.25) = 2.3049 -> scaled to 0.5
+  r.loss_clip = 0.5;         // ln 2 = 0.693 -> 0.5
+  std::vector<double> b = make_state(r, w);
+  add_row(b.data(), x, 2, 1.0);
+  const double norm = std::sqrt(9.0 + 12.25);
+  EXPECT_NEAR(gradient_sum(b.data(), 0, 0)[0], -3.0 / norm * 0.5, 1e-15);
+  EXPECT_NEAR(gradient_sum(b.data(), 0, 0)[1], -3.5 / norm * 0.5, 1e-15);
+  EXPECT_DOUBLE_EQ(loss_sum(b.data(), 0, 0), 0.5);
+}
+
+TEST(GradientState, OneVsAllModelsAndSeveralPoints) {
+  // K = 3 models, P = 2 points; a row of class 2 is positive for model 2 only.
+  Request r;
+  r.dim = 1;
+  r.models = 3;
+  r.points = 2;
+  r.feature_bound = 0;
+  const double pts[6] = {0.1, 0.2, 0.3, -1.0, 0.0, 1.0};
+  std::vector<double> s = make_state(r, pts);
+  const double x[1] = {2.0};
+  add_row(s.data(), x, 1, 2.0);
+  for (int p = 0; p < 2; ++p)
+    for (int k = 0; k < 3; ++k) {
+      const double y = k == 2 ? 1.0 : -1.0, z = y * pts[p * 3 + k] * 2.0;
+      EXPECT_NEAR(loss_sum(s.data(), p, k), std::log1p(std::exp(-z)), 1e-15) << p << k;
+      EXPECT_NEAR(gradient_sum(s.data(), p, k)[0], -1.0 / (1 + std::exp(z)) * y * 2.0, 1e-15) << p << k;
+    }
+}
+
+TEST(GradientState, HuberLossAndHessianMatchFiniteDifferences) {
+  // The Hessian sum at point 0 is the derivative of the gradient sum.
+  std::mt19937_64 gen(3);
+  std::normal_distribution<double> g;
+  for (LossKind kind : {LossKind::Logistic, LossKind::HuberSvm}) {
+    Request r = binary_request(3);
+    r.loss = kind;
+    r.huber_h = 0.5;
+    r.want = kLossSums | kGradient | kHessian;
+    std::vector<std::vector<double>> xs;
+    for (int i = 0; i < 40; ++i) xs.push_back({g(gen) * 0.4, g(gen) * 0.4, g(gen) * 0.4});
+    auto sums_at = [&](const std::vector<double>& w) {
+      std::vector<double> s = make_state(r, w.data());
+      for (int i = 0; i < 40; ++i) add_row(s.data(), xs[i].data(), 3, i % 2);
+      return s;
+    };
+    const std::vector<double> w = {0.3, -0.2, 0.1};
+    const std::vector<double> s = sums_at(w);
+    const std::vector<double> H = hessian_sum(s.data(), 0);
+    const double step = 1e-6;
+    for (int j = 0; j < 3; ++j) {
+      std::vector<double> up = w, down = w;
+      up[j] += step;
+      down[j] -= step;
+      const std::vector<double> gu = gradient_sum(sums_at(up).data(), 0, 0), gd = gradient_sum(sums_at(down).data(), 0, 0);
+      for (int i = 0; i < 3; ++i) EXPECT_NEAR(H[i * 3 + j], (gu[i] - gd[i]) / (2 * step), 1e-5) << i << j;
+    }
+    // The gradient is the derivative of the loss sum.
+    const std::vector<double> grad = gradient_sum(s.data(), 0, 0);
+    for (int j = 0; j < 3; ++j) {
+      std::vector<double> up = w, down = w;
+      up[j] += step;
+      down[j] -= step;
+      EXPECT_NEAR(grad[j], (loss_sum(sums_at(up).data(), 0, 0) - loss_sum(sums_at(down).data(), 0, 0)) / (2 * step),
+                  1e-6);
+    }
+  }
+}
+
+TEST(GradientState, CompensatedSumsSurviveCancellation) {
+  // 1e16 followed by many small terms: naive summation loses them all.
+  Request r = binary_request(1);
+  r.feature_bound = 0;
+  r.want = kGradient;
+  const double w[1] = {0.0};  // l'(0) y x = -x/2 for y = +1
+  std::vector<double> s = make_state(r, w);
+  const double big[1] = {-2e16}, small[1] = {-2.0};
+  add_row(s.data(), big, 1, 1.0);
+  for (int i = 0; i < 1000; ++i) add_row(s.data(), small, 1, 1.0);
+  add_row(s.data(), std::vector<double>{2e16}.data(), 1, 1.0);
+  EXPECT_DOUBLE_EQ(gradient_sum(s.data(), 0, 0)[0], 1000.0);
+}
+
+TEST(GradientState, CombineIsTheSumAndEmptyIsTheIdentity) {
+  std::mt19937_64 gen(5);
+  std::normal_distribution<double> g;
+  Request r = binary_request(4);
+  r.want = kLossSums | kGradient | kHessian;
+  const std::vector<double> w = {0.1, 0.2, -0.3, 0.4};
+  std::vector<double> all = make_state(r, w.data()), a = all, b = all;
+  const std::vector<double> empty = all;
+  for (int i = 0; i < 50; ++i) {
+    const std::vector<double> x = {g(gen), g(gen), g(gen), g(gen)};
+    add_row(all.data(), x.data(), 4, i % 3 == 0);
+    add_row(i < 20 ? a.data() : b.data(), x.data(), 4, i % 3 == 0);
+  }
+  combine(a.data(), a.size(), b.data(), b.size());
+  EXPECT_EQ(rows(a.data()), 50);
+  EXPECT_NEAR(loss_sum(a.data(), 0, 0), loss_sum(all.data(), 0, 0), 1e-13);
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(gradient_sum(a.data(), 0, 0)[j], gradient_sum(all.data(), 0, 0)[j], 1e-13);
+  const std::vector<double> Ha = hessian_sum(a.data(), 0), Hall = hessian_sum(all.data(), 0);
+  for (std::size_t i = 0; i < Ha.size(); ++i) EXPECT_NEAR(Ha[i], Hall[i], 1e-12);
+  std::vector<double> c = all;
+  combine(c.data(), c.size(), empty.data(), empty.size());
+  EXPECT_EQ(c, all);
+  // States of different requests do not mix.
+  std::vector<double> other_point = make_state(r, std::vector<double>{0, 0, 0, 0}.data());
+  EXPECT_THROW(combine(c.data(), c.size(), other_point.data(), other_point.size()), Error);
+}
+
+TEST(GradientState, ValidationRejectsMalformedStatesAndRows) {
+  std::vector<double> s = make_state(binary_request(2), std::vector<double>{0, 0}.data());
+  validate(s.data(), s.size());
+  EXPECT_THROW(validate(s.data(), s.size() - 1), Error);
+  std::vector<double> bad = s;
+  bad[kMagic] = 1;
+  EXPECT_THROW(validate(bad.data(), bad.size()), Error);
+  bad = s;
+  bad[kWant] = 8;
+  EXPECT_THROW(validate(bad.data(), bad.size()), Error);
+  bad = s;
+  bad.back() = std::nan("");
+  EXPECT_THROW(validate(bad.data(), bad.size()), Error);
+  const double ragged[3] = {1, 2, 3};
+  EXPECT_THROW(add_row(s.data(), ragged, 3, 1.0), Error);
+  const double inf[2] = {1, INFINITY};
+  EXPECT_THROW(add_row(s.data(), inf, 2, 1.0), Error);
+  Request huge = binary_request(5000);
+  huge.want = kHessian;
+  huge.models = 10;
+  EXPECT_THROW(state_length(huge), Error);  // 10 x 5000 x 5000 Hessian values
+  EXPECT_THROW(make_state(binary_request(2), std::vector<double>{0, NAN}.data()), Error);
+}
+
+TEST(GradientState, FloatRowsGiveTheSameSumsAsDoubleRows) {
+  std::vector<double> a = make_state(binary_request(2), std::vector<double>{0.25, -0.5}.data()), b = a;
+  const double xd[2] = {0.5, 0.25};
+  const float xf[2] = {0.5f, 0.25f};
+  add_row(a.data(), xd, 2, 1.0);
+  add_row(b.data(), xf, 2, 1.0);
+  EXPECT_EQ(a, b);
+}
+
+}  // namespace
+}  // namespace dptrain::gradient_state
