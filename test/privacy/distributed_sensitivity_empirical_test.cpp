@@ -22,11 +22,13 @@
 #include "core/loss/loss.h"
 #include "core/privacy/distributed_sensitivity.h"
 #include "core/sgd/sharded_epoch.h"
+#include "psgd_runner.h"
 
 namespace dptrain::privacy::distributed {
 namespace {
 
 using epoch_state::EpochConfig;
+using test::random_point;
 
 struct Table {
   std::vector<std::vector<double>> x;
@@ -63,22 +65,9 @@ double largest_gap(const EpochConfig& c, const std::vector<double>& a, const std
   return worst;
 }
 
-std::vector<double> random_point(std::mt19937_64& gen, int d, double max_norm) {
-  std::normal_distribution<double> normal;
-  std::vector<double> x(d);
-  double sq = 0;
-  for (double& v : x) {
-    v = normal(gen);
-    sq += v * v;
-  }
-  const double r = std::uniform_real_distribution<double>(0.0, max_norm)(gen);
-  for (double& v : x) v *= r / std::sqrt(sq);
-  return x;
-}
-
 enum Scenario { kConvexConstant, kShardScaled, kConvexDecreasing, kConvexSqrt, kStronglyConvexDecreasing,
                 kStronglyConvexConstant };
-const char* kNames[] = {"convex constant", "convex constant, step scaled by n/max n_s", "convex decreasing",
+const char* kNames[] = {"convex constant", "convex constant, sequential-equivalent step + passes", "convex decreasing",
                         "convex sqrt", "strongly convex decreasing", "strongly convex constant"};
 
 struct Instance {
@@ -134,10 +123,13 @@ Instance make_instance(std::mt19937_64& gen, Scenario scenario) {
       s.kind = ScheduleKind::Constant;
       s.eta = (coin(0.3) ? 1.0 : uniform(0.01, 1.0)) * 2.0 / lc.smoothness;
       break;
-    case kShardScaled:
+    case kShardScaled: {
       s.kind = ScheduleKind::Constant;
-      s.eta = shard_scaled_step(uniform(0.01, 1.0) / lc.smoothness, lc.smoothness, in.shape);
+      const SequentialEquivalent m = sequential_equivalent(uniform(0.01, 2.0) / lc.smoothness, lc.smoothness, in.shape);
+      s.eta = m.eta;
+      in.shape.local_passes = m.local_passes;
       break;
+    }
     case kConvexDecreasing:
     case kConvexSqrt:
       s.kind = scenario == kConvexDecreasing ? ScheduleKind::Decreasing : ScheduleKind::Sqrt;

@@ -2,28 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 
 #include "core/error.h"
+#include "core/privacy/parameter_checks.h"
 
 namespace dptrain::privacy::distributed {
 namespace {
-
-[[noreturn]] void bad(const std::string& message, const std::string& hint = {}) {
-  fail(ErrorKind::InvalidParameter, message, {}, hint);
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
-
-void check_positive(double v, const char* what) {
-  if (!(v > 0) || !std::isfinite(v)) bad(std::string(what) + " must be positive and finite, got " + num(v));
-}
 
 // The step sizes eta_t of a schedule and the expansiveness rho_t of its
 // updates (Bolt-on Lemmas 1-2), with the two quantities the recursion needs:
@@ -36,21 +22,15 @@ class Steps {
   Steps(const StepSchedule& s, const LossConstants& k) : s_(s) {
     switch (s.kind) {
       case ScheduleKind::Constant:
-        check_positive(s.eta, "the learning rate");
+        require_positive(s.eta, "the learning rate");
         if (k.strong_convexity > 0) {
           // Lemma 2: (1 - eta gamma)-expansive for eta <= 1/beta.
-          if (s.eta > 1.0 / k.smoothness)
-            bad("learning_rate " + num(s.eta) + " is larger than 1/beta = " + num(1.0 / k.smoothness) +
-                    ": the strongly convex bound (Bolt-on Lemma 7) needs eta <= 1/beta",
-                "Use learning_rate <= " + num(1.0 / k.smoothness) + ".");
+          require_strongly_convex_step(s.eta, k.smoothness);
           rho_ = 1.0 - s.eta * k.strong_convexity;
           kind_ = Kind::StronglyConvexConstant;
         } else {
           // Lemma 1: 1-expansive for eta <= 2/beta.
-          if (s.eta > 2.0 / k.smoothness)
-            bad("learning_rate " + num(s.eta) + " is larger than 2/beta = " + num(2.0 / k.smoothness) +
-                    ": the convex bound (Bolt-on Lemma 1) needs eta <= 2/beta",
-                "Use learning_rate <= " + num(2.0 / k.smoothness) + ".");
+          require_convex_step(s.eta, k.smoothness);
           kind_ = Kind::Convex;
         }
         break;
@@ -58,7 +38,7 @@ class Steps {
       case ScheduleKind::Sqrt:
         // eta_t = 2/(beta (...)) <= 2/beta_schedule <= 2/beta_loss: 1-expansive.
         if (!(s.beta >= k.smoothness)) fail(ErrorKind::Internal, "the schedule's beta is below the loss smoothness");
-        if (!(s.offset >= 0) || !std::isfinite(s.offset)) bad("the schedule offset m^c must be non-negative");
+        if (!(s.offset >= 0) || !std::isfinite(s.offset)) bad_parameter("the schedule offset m^c must be non-negative");
         kind_ = Kind::Convex;
         break;
       case ScheduleKind::StronglyConvex:
@@ -70,7 +50,7 @@ class Steps {
         kind_ = Kind::StronglyConvexDecreasing;
         break;
       case ScheduleKind::InverseSqrt:
-        bad("the inverse_sqrt schedule has no Bolt-on sensitivity bound",
+        bad_parameter("the inverse_sqrt schedule has no Bolt-on sensitivity bound",
             "Use schedule constant, decreasing or sqrt (lambda = 0), or strongly_convex (lambda > 0).");
     }
   }
@@ -181,27 +161,27 @@ double ShardedShape::weight(std::size_t shard) const {
 }
 
 void validate(const ShardedShape& shape) {
-  if (shape.shard_rows.empty()) bad("the distributed sensitivity needs at least one shard");
+  if (shape.shard_rows.empty()) bad_parameter("the distributed sensitivity needs at least one shard");
   constexpr std::int64_t kMaxRows = std::int64_t{1} << 50;  // keeps P n_s and every counter exact
   std::int64_t n = 0;
   for (std::int64_t r : shape.shard_rows) {
-    if (r < 0 || r > kMaxRows) bad("a shard row count is negative or too large");
+    if (r < 0 || r > kMaxRows) bad_parameter("a shard row count is negative or too large");
     n += r;
-    if (n > kMaxRows) bad("too many rows");
+    if (n > kMaxRows) bad_parameter("too many rows");
   }
-  if (n < 1) bad("the distributed sensitivity needs at least one row");
-  if (shape.batch_size < 1) bad("the sensitivity needs batch_size >= 1");
-  if (shape.epochs < 1) bad("the sensitivity needs at least one epoch");
-  if (shape.local_passes < 1 || shape.local_passes > 1000) bad("local passes must be between 1 and 1000");
+  if (n < 1) bad_parameter("the distributed sensitivity needs at least one row");
+  if (shape.batch_size < 1) bad_parameter("the sensitivity needs batch_size >= 1");
+  if (shape.epochs < 1) bad_parameter("the sensitivity needs at least one epoch");
+  if (shape.local_passes < 1 || shape.local_passes > 1000) bad_parameter("local passes must be between 1 and 1000");
 }
 
 bolton::Bound sensitivity(const StepSchedule& schedule, const LossConstants& k, const ShardedShape& shape) {
   validate(shape);
-  check_positive(k.lipschitz, "the Lipschitz constant");
-  check_positive(k.smoothness, "the smoothness constant");
+  require_positive(k.lipschitz, "the Lipschitz constant");
+  require_positive(k.smoothness, "the smoothness constant");
   if (k.strong_convexity > k.smoothness)
-    bad("the strong convexity (" + num(k.strong_convexity) + ") cannot exceed the smoothness (" +
-        num(k.smoothness) + ")");
+    bad_parameter("the strong convexity (" + short_number(k.strong_convexity) + ") cannot exceed the smoothness (" +
+        short_number(k.smoothness) + ")");
   const Steps steps(schedule, k);
   bolton::Bound r;
   r.sensitivity = recursion(steps, k.lipschitz, shape);
@@ -216,23 +196,30 @@ bolton::Bound sensitivity(const StepSchedule& schedule, const LossConstants& k, 
 
 double convex_constant_step(double L, double beta, double eta, const ShardedShape& shape) {
   validate(shape);
-  check_positive(L, "the Lipschitz constant");
-  check_positive(beta, "the smoothness constant");
-  check_positive(eta, "the learning rate");
-  if (eta > 2.0 / beta)
-    bad("learning_rate " + num(eta) + " is larger than 2/beta = " + num(2.0 / beta) +
-        ": the convex bound (Bolt-on Lemma 1) needs eta <= 2/beta");
+  require_positive(L, "the Lipschitz constant");
+  require_positive(beta, "the smoothness constant");
+  require_positive(eta, "the learning rate");
+  require_convex_step(eta, beta);
   double max_weight = 0.0;
   for (std::size_t s = 0; s < shape.shard_rows.size(); ++s) max_weight = std::max(max_weight, shape.weight(s));
   return shape.epochs * shape.local_passes * 2.0 * L * eta / static_cast<double>(shape.batch_size) * max_weight;
 }
 
-double shard_scaled_step(double eta, double beta, const ShardedShape& shape) {
+SequentialEquivalent sequential_equivalent(double eta, double beta, const ShardedShape& shape) {
   validate(shape);
-  check_positive(eta, "the learning rate");
-  check_positive(beta, "the smoothness constant");
+  require_positive(eta, "the learning rate");
+  require_positive(beta, "the smoothness constant");
+  require_convex_step(eta, beta);
   const std::int64_t largest = *std::max_element(shape.shard_rows.begin(), shape.shard_rows.end());
-  return std::min(eta * static_cast<double>(shape.rows()) / static_cast<double>(largest), 2.0 / beta);
+  const double scaled = eta * static_cast<double>(shape.rows()) / static_cast<double>(largest);
+  SequentialEquivalent r;
+  // The smallest P with scaled / P <= 2/beta; the division is checked, not
+  // trusted, so that rounding never gives a step above 2/beta.
+  r.local_passes = std::max(1, static_cast<int>(std::ceil(scaled * beta / 2.0)));
+  while (scaled / r.local_passes > 2.0 / beta) ++r.local_passes;
+  if (r.local_passes > 1000) bad_parameter("the step needs more than 1000 local passes per epoch", "Use fewer shards.");
+  r.eta = scaled / r.local_passes;
+  return r;
 }
 
 }  // namespace dptrain::privacy::distributed

@@ -74,10 +74,20 @@ bolton::Bound sensitivity(const StepSchedule& schedule, const LossConstants& con
 //   Delta = k P (2 L eta / b) max_s (n_s / n).
 double convex_constant_step(double lipschitz, double smoothness, double eta, const ShardedShape& shape);
 
-// The step that makes the convex constant-step bound equal to the
-// sequential one, 2 k L eta / b with P = 1: eta n / max_s n_s (S eta for
-// equal shards), capped at 2/beta. Averaging S shard models otherwise moves
-// the model about S times less per epoch than one sequential pass.
-double shard_scaled_step(double eta, double smoothness, const ShardedShape& shape);
+// The convergence remedy (docs/distributed.md section 3). Averaging S shard
+// models moves the model about S times less per epoch than one sequential
+// pass with the same step (to first order the average is one pass with step
+// eta / S), and the sensitivity shrinks by the same factor. A distributed
+// epoch with P local passes and step eta' such that
+//     P eta' max_s n_s / n = eta
+// behaves like a sequential epoch with step eta and has exactly its convex
+// constant-step sensitivity 2 k L eta / b. Returns the fewest passes that
+// keep eta' <= 2/beta (Lemma 1), P = ceil(c eta beta / 2) with
+// c = n / max_s n_s (S for equal shards), and eta' = c eta / P.
+struct SequentialEquivalent {
+  double eta = 0;
+  int local_passes = 1;
+};
+SequentialEquivalent sequential_equivalent(double eta, double smoothness, const ShardedShape& shape);
 
 }  // namespace dptrain::privacy::distributed

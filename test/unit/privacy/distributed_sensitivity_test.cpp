@@ -76,17 +76,28 @@ TEST(DistributedSensitivity, ConvexConstantByHand) {
   // the differing shard's contribution to its weight 0.6.
 }
 
-TEST(DistributedSensitivity, ShardScaledStepRestoresTheSequentialBound) {
+TEST(DistributedSensitivity, SequentialEquivalentStepAndPasses) {
+  // Shards 6, 3, 1: c = n / max_s n_s = 10/6.
   const ShardedShape s = shape({6, 3, 1}, 2, 3);
-  // eta' = eta n / max_s n_s = 0.5 * 10 / 6 = 5/6, and then
-  // k (2 L eta' / b) (6/10) = 3 * (5/6) * 0.6 = 1.5 = 2 k L eta / b with eta = 0.5.
-  const double scaled = shard_scaled_step(0.5, 1.0, s);
-  EXPECT_NEAR(scaled, 5.0 / 6.0, 1e-15);
-  EXPECT_NEAR(convex_constant_step(1.0, 1.0, scaled, s), 1.5, 1e-14);
-  // Capped at 2/beta: 1.5 * 10/6 = 2.5 > 2.
-  EXPECT_NEAR(shard_scaled_step(1.5, 1.0, s), 2.0, 1e-15);
-  // Equal shards: exactly S eta.
-  EXPECT_NEAR(shard_scaled_step(0.01, 1.0, shape({5, 5, 5, 5}, 1, 1)), 0.04, 1e-15);
+  // eta = 0.5, beta = 1: c eta = 5/6 <= 2/beta = 2, so one pass at 5/6; then
+  // k (2 L eta' / b) (6/10) = 3 * (5/6) * 0.6 = 1.5 = 2 k L eta / b, the sequential bound.
+  SequentialEquivalent m = sequential_equivalent(0.5, 1.0, s);
+  EXPECT_EQ(m.local_passes, 1);
+  EXPECT_NEAR(m.eta, 5.0 / 6.0, 1e-15);
+  EXPECT_NEAR(convex_constant_step(1.0, 1.0, m.eta, s), 1.5, 1e-14);
+  // eta = 1.5: c eta = 2.5 > 2, so P = ceil(2.5 / 2) = 2 passes of 1.25;
+  // 3 * 2 * (2 * 1.25 / 2) * 0.6 = 4.5 = 2 * 3 * 1.5 / 2.
+  ShardedShape two = s;
+  m = sequential_equivalent(1.5, 1.0, s);
+  EXPECT_EQ(m.local_passes, 2);
+  EXPECT_NEAR(m.eta, 1.25, 1e-15);
+  two.local_passes = 2;
+  EXPECT_NEAR(sensitivity(constant(m.eta), constants(1, 1, 0), two).sensitivity, 4.5, 1e-14);
+  // 32 equal shards, eta = 1, beta = 1 (logistic): 32 / 2 = 16 passes of step 2.
+  m = sequential_equivalent(1.0, 1.0, shape(std::vector<std::int64_t>(32, 100), 50, 1));
+  EXPECT_EQ(m.local_passes, 16);
+  EXPECT_NEAR(m.eta, 2.0, 1e-15);
+  EXPECT_THROW(sequential_equivalent(2.5, 1.0, s), Error);  // eta > 2/beta
 }
 
 TEST(DistributedSensitivity, ConvexDecreasingByHand) {
