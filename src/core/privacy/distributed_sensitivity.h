@@ -32,7 +32,8 @@
 // I_{s,e} = (2L/b) sum_{p<P} max_{tau in pass p} eta_tau prod_{u>tau} rho_u
 // (the worst position of the row in each pass). delta_0 = 0; the bound is
 // delta_k. With one shard this is exactly the sequential Bolt-on bound
-// (Corollaries 1-3, Lemma 7; Lemma 8 when T >= beta/gamma).
+// (Corollaries 1-3, Lemma 7; Lemma 8 once the first epoch ends at or past
+// t0 = ceil(beta/gamma), below which the recursion is smaller).
 //
 // Only the last iterate is covered (no averaged iterates: the combine
 // weights of the running averages differ from the model's).
