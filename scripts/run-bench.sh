@@ -13,11 +13,17 @@ run() { echo; echo "=== $*"; "$@" || status=1; }
 run bash bench/epoch_vs_scan.sh
 [ -f bench/bolton_overhead.sh ] && run bash bench/bolton_overhead.sh
 run bash bench/runtime.sh $quick
+data=${DPTRAIN_DATA:-../shared/data}
+if bash scripts/install-citus.sh | tail -1 | grep -q available; then
+  if [ -n "${BENCH_FULL:-}" ]; then run bash bench/distributed.sh; else run env ROWS=20000 REPEAT=1 bash bench/distributed.sh; fi
+fi
 if [ -n "${BENCH_FULL:-}" ]; then
+  run build/bench/distributed_convergence --data "$data"
   run build/bench/privacy_audit
   run env FASHION=1 bash bench/bolton_accuracy.sh
   run bash bench/whitebox_accuracy.sh
 else
+  run build/bench/distributed_convergence --data "$data" --shards 1,32 --epochs 1,10 --seeds 2 --draws 5
   run build/bench/privacy_audit --runs 5000 --calibration-runs 1000
   run env RUNS=2 EPSILONS='{0.1,1}' MNIST_RUNS=1 MNIST_EPSILONS='{1,10}' bash bench/bolton_accuracy.sh
   run env RUNS=2 EPSILONS='{0.1,1}' MNIST_RUNS=1 MNIST_EPSILONS='{1,10}' PRIVATE_TUNING=0 bash bench/whitebox_accuracy.sh

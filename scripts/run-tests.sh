@@ -7,6 +7,10 @@
 #   4. a private PostgreSQL 15 install with this build of dptrain, then
 #      pg_regress, isolation and TAP suites through PGXS `make installcheck`
 #   5. integration tests of the dptrain CLI against a throwaway cluster
+#   6. distributed tests on a throwaway Citus cluster (a coordinator and two
+#      workers), when Citus is available: scripts/install-citus.sh builds it
+#      from ../shared/vendor/citus once per machine, and says loudly (here and
+#      in the summary) when it cannot
 # Stages keep going after a failure; the exit status says whether all passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +22,13 @@ make -s -j"$(nproc)" || { echo "BUILD FAILED" >&2; exit 1; }
 
 failed=()
 stage() { echo; echo "=== $* ==="; }
+
+# Before the private install below, which copies the system's PostgreSQL
+# (with Citus, once installed) for every throwaway cluster.
+citus_status=$(mktemp)
+CITUS_STATUS_FILE=$citus_status bash scripts/install-citus.sh || failed+=("install-citus")
+citus=$(cat "$citus_status")
+rm -f "$citus_status"
 
 stage "core tests (ctest)"
 ctest --test-dir build --output-on-failure -j"$(nproc)" || failed+=("ctest")
@@ -64,7 +75,30 @@ for t in test/integration/*.sh; do
   if ! bash "$t"; then failed+=("$t"); fi
 done
 
+stage "distributed tests (Citus)"
+citus_skipped=()
+if [ "$citus" = available ]; then
+  # One coordinator and two workers for every test (each gets its own database).
+  source scripts/lib/citus_cluster.sh
+  citus_nodes_start || failed+=("citus cluster")
+  export CITUS_CLUSTER_DIR=$PGTMP_DIR
+  for t in test/citus/*.sh; do
+    [ -e "$t" ] || continue
+    echo "--- $t"
+    bash "$t"
+    case $? in
+      0) ;;
+      77) citus_skipped+=("$t") ;;
+      *) failed+=("$t") ;;
+    esac
+  done
+else
+  citus_skipped=("all: Citus is not available (see the install-citus message above)")
+fi
+[ ${#citus_skipped[@]} -gt 0 ] && echo "#### SKIPPED distributed tests: ${citus_skipped[*]}"
+
 echo
+[ ${#citus_skipped[@]} -gt 0 ] && echo "WARNING: distributed tests (Citus) SKIPPED: ${citus_skipped[*]}"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "FAILED: ${failed[*]}"
   exit 1

@@ -46,11 +46,23 @@ struct CallSite {
   bool label_is_bool;
 };
 
+// The label's type from the called function's declared signature: fn_oid is
+// always set, fn_expr is not when Citus's worker_partial_agg runs the
+// transition function on a shard (a boolean would then be read as a float8).
+bool declared_label_is_bool(FunctionCallInfo fcinfo) {
+  Oid* types = nullptr;
+  int nargs = 0;
+  get_func_signature(fcinfo->flinfo->fn_oid, &types, &nargs);
+  const bool is_bool = nargs > 2 && types[2] == BOOLOID;
+  pfree(types);
+  return is_bool;
+}
+
 CallSite* call_site(FunctionCallInfo fcinfo) {
   auto* site = static_cast<CallSite*>(fcinfo->flinfo->fn_extra);
   if (site == nullptr) {
     site = static_cast<CallSite*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
-    site->label_is_bool = fcinfo->nargs > 2 && get_fn_expr_argtype(fcinfo->flinfo, 2) == BOOLOID;
+    site->label_is_bool = declared_label_is_bool(fcinfo);
     fcinfo->flinfo->fn_extra = site;
   }
   return site;

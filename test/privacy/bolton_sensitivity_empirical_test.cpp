@@ -23,6 +23,7 @@ namespace dptrain::privacy::bolton {
 namespace {
 
 using epoch_state::EpochConfig;
+using test::random_point;
 using test::Rows;
 using test::run_psgd;
 
@@ -41,19 +42,6 @@ struct Instance {
   // bound tests the structure of Lemmas 7-8 (not just a factor-2 slack).
   double loss_only_factor = 1.0;
 };
-
-std::vector<double> random_point(std::mt19937_64& gen, int d, double max_norm) {
-  std::normal_distribution<double> normal;
-  std::vector<double> x(d);
-  double sq = 0;
-  for (double& v : x) {
-    v = normal(gen);
-    sq += v * v;
-  }
-  const double r = std::uniform_real_distribution<double>(0.0, max_norm)(gen);
-  for (double& v : x) v *= r / std::sqrt(sq);
-  return x;
-}
 
 Instance make_instance(std::mt19937_64& gen, Scenario scenario) {
   auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); };

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -19,6 +21,21 @@ struct Rows {
   std::vector<std::vector<double>> x;
   std::vector<double> y;  // -1/+1 (binary) or class index (one-vs-all)
 };
+
+// A random point of R^d with norm uniform in [0, max_norm): a row (rows
+// beyond the feature bound are clipped by the engine).
+inline std::vector<double> random_point(std::mt19937_64& gen, int d, double max_norm) {
+  std::normal_distribution<double> normal;
+  std::vector<double> x(d);
+  double sq = 0;
+  for (double& v : x) {
+    v = normal(gen);
+    sq += v * v;
+  }
+  const double r = std::uniform_real_distribution<double>(0.0, max_norm)(gen);
+  for (double& v : x) v *= r / std::sqrt(sq);
+  return x;
+}
 
 // Returns the K*d model the run releases: the last iterate, or the running
 // average of all iterates when config.averaging is set.

@@ -2,32 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "core/error.h"
+#include "core/privacy/parameter_checks.h"
 
 namespace dptrain::privacy::bolton {
 namespace {
 
-[[noreturn]] void bad(const std::string& message, const std::string& hint = {}) {
-  fail(ErrorKind::InvalidParameter, message, {}, hint);
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
-
 void check_shape(const RunShape& s) {
-  if (s.rows < 1) bad("the sensitivity needs at least one row");
-  if (s.batch_size < 1) bad("the sensitivity needs batch_size >= 1");
-  if (s.epochs < 1) bad("the sensitivity needs at least one epoch");
-}
-
-void check_positive(double v, const char* what) {
-  if (!(v > 0) || !std::isfinite(v)) bad(std::string(what) + " must be positive and finite, got " + num(v));
+  if (s.rows < 1) bad_parameter("the sensitivity needs at least one row");
+  if (s.batch_size < 1) bad_parameter("the sensitivity needs batch_size >= 1");
+  if (s.epochs < 1) bad_parameter("the sensitivity needs at least one epoch");
 }
 
 // Convex bounds for a non-increasing schedule (Lemma 6 with mini-batches):
@@ -86,14 +72,10 @@ double RunShape::total_updates() const { return static_cast<double>(epochs) * st
 
 double convex_constant_step(double L, double beta, double eta, const RunShape& shape, Output output) {
   check_shape(shape);
-  check_positive(L, "the Lipschitz constant");
-  check_positive(beta, "the smoothness constant");
-  check_positive(eta, "the learning rate");
-  // Lemma 1.1: a gradient step is 1-expansive only for eta <= 2/beta.
-  if (eta > 2.0 / beta)
-    bad("learning_rate " + num(eta) + " is larger than 2/beta = " + num(2.0 / beta) +
-            ": the convex Bolt-on bound (Lemma 1) needs eta <= 2/beta",
-        "Use learning_rate <= " + num(2.0 / beta) + " (beta = " + num(beta) + " is the smoothness of the loss).");
+  require_positive(L, "the Lipschitz constant");
+  require_positive(beta, "the smoothness constant");
+  require_positive(eta, "the learning rate");
+  require_convex_step(eta, beta);
   const double k = shape.epochs, b = static_cast<double>(shape.batch_size);
   // Corollary 1 (b = 1) and §3.2.3 mini-batching: each epoch adds 2 L eta / b.
   if (output == Output::LastIterate) return 2.0 * k * L * eta / b;
@@ -102,18 +84,18 @@ double convex_constant_step(double L, double beta, double eta, const RunShape& s
 
 double convex_decreasing_step(double L, double beta, double offset, const RunShape& shape, Output output) {
   check_shape(shape);
-  check_positive(L, "the Lipschitz constant");
-  check_positive(beta, "the smoothness constant");
-  if (!(offset >= 0) || !std::isfinite(offset)) bad("the schedule offset m^c must be non-negative");
+  require_positive(L, "the Lipschitz constant");
+  require_positive(beta, "the smoothness constant");
+  if (!(offset >= 0) || !std::isfinite(offset)) bad_parameter("the schedule offset m^c must be non-negative");
   // eta_t = 2/(beta (t + offset)) <= 2/beta for t >= 1: Lemma 1.1 holds.
   return convex_non_increasing(L, shape, output, [&](double t) { return 2.0 / (beta * (t + offset)); });
 }
 
 double convex_sqrt_step(double L, double beta, double offset, const RunShape& shape, Output output) {
   check_shape(shape);
-  check_positive(L, "the Lipschitz constant");
-  check_positive(beta, "the smoothness constant");
-  if (!(offset >= 0) || !std::isfinite(offset)) bad("the schedule offset m^c must be non-negative");
+  require_positive(L, "the Lipschitz constant");
+  require_positive(beta, "the smoothness constant");
+  if (!(offset >= 0) || !std::isfinite(offset)) bad_parameter("the schedule offset m^c must be non-negative");
   return convex_non_increasing(L, shape, output, [&](double t) { return 2.0 / (beta * (std::sqrt(t) + offset)); });
 }
 
@@ -134,10 +116,10 @@ double convex_sqrt_step(double L, double beta, double offset, const RunShape& sh
 //   so Delta_avg = (2L/(b T)) sum_{c=1}^{k} c sum_{t in epoch c} eta_t.
 double strongly_convex_decreasing_step(double L, double beta, double gamma, const RunShape& shape, Output output) {
   check_shape(shape);
-  check_positive(L, "the Lipschitz constant");
-  check_positive(beta, "the smoothness constant");
-  check_positive(gamma, "the strong convexity constant");
-  if (gamma > beta) bad("the strong convexity (" + num(gamma) + ") cannot exceed the smoothness (" + num(beta) + ")");
+  require_positive(L, "the Lipschitz constant");
+  require_positive(beta, "the smoothness constant");
+  require_positive(gamma, "the strong convexity constant");
+  if (gamma > beta) bad_parameter("the strong convexity (" + short_number(gamma) + ") cannot exceed the smoothness (" + short_number(beta) + ")");
   const double b = static_cast<double>(shape.batch_size);
   const double U = static_cast<double>(shape.updates_per_epoch());
   const double T = shape.total_updates();
@@ -164,15 +146,12 @@ double strongly_convex_decreasing_step(double L, double beta, double gamma, cons
 double strongly_convex_constant_step(double L, double beta, double gamma, double eta, const RunShape& shape,
                                      Output output) {
   check_shape(shape);
-  check_positive(L, "the Lipschitz constant");
-  check_positive(beta, "the smoothness constant");
-  check_positive(gamma, "the strong convexity constant");
-  check_positive(eta, "the learning rate");
-  if (gamma > beta) bad("the strong convexity (" + num(gamma) + ") cannot exceed the smoothness (" + num(beta) + ")");
-  if (eta > 1.0 / beta)
-    bad("learning_rate " + num(eta) + " is larger than 1/beta = " + num(1.0 / beta) +
-            ": the strongly convex Bolt-on bound (Lemma 7) needs eta <= 1/beta",
-        "Use learning_rate <= " + num(1.0 / beta) + ", or omit learning_rate for the step min(1/beta, 1/(gamma t)).");
+  require_positive(L, "the Lipschitz constant");
+  require_positive(beta, "the smoothness constant");
+  require_positive(gamma, "the strong convexity constant");
+  require_positive(eta, "the learning rate");
+  if (gamma > beta) bad_parameter("the strong convexity (" + short_number(gamma) + ") cannot exceed the smoothness (" + short_number(beta) + ")");
+  require_strongly_convex_step(eta, beta);
   const double b = static_cast<double>(shape.batch_size);
   const double U = static_cast<double>(shape.updates_per_epoch());
   const double base = 2.0 * eta * L / b;
@@ -225,7 +204,7 @@ Bound sensitivity(const StepSchedule& s, const LossConstants& k, const RunShape&
       r.rule = "Bolt-on Lemma 8 (strongly convex, step min(1/beta, 1/(gamma t))): k (2L/b) min(1/beta, 1/(gamma T)) <= 2L/(gamma m)";
       break;
     case ScheduleKind::InverseSqrt:
-      bad("the inverse_sqrt schedule has no Bolt-on sensitivity bound",
+      bad_parameter("the inverse_sqrt schedule has no Bolt-on sensitivity bound",
           "Use schedule constant, decreasing or sqrt (lambda = 0), or strongly_convex (lambda > 0).");
   }
   if (output == Output::UniformAverage) r.rule += "; averaged iterates: (1/T) sum_t Delta_t (Lemma 10)";
