@@ -42,6 +42,15 @@ double loss_derivative(LossKind kind, double z, double h) {
   return -(1 + h - z) / (2 * h);
 }
 
+double loss_second_derivative(LossKind kind, double z, double h) {
+  if (kind == LossKind::Logistic) {
+    // e^{-|z|} / (1 + e^{-|z|})^2, symmetric in z and free of overflow
+    const double e = std::exp(-std::abs(z));
+    return e / ((1 + e) * (1 + e));
+  }
+  return (z > 1 + h || z < 1 - h) ? 0.0 : 1 / (2 * h);
+}
+
 LossConstants loss_constants(LossKind kind, double feature_bound, double lambda, double radius,
                              double h) {
   if (!(feature_bound > 0) || !std::isfinite(feature_bound))

@@ -18,6 +18,10 @@ std::string loss_name(LossKind kind);
 // l(z) and dl/dz. The gradient w.r.t. w is dl/dz * y * x.
 double loss_value(LossKind kind, double z, double huber_h = kDefaultHuberH);
 double loss_derivative(LossKind kind, double z, double huber_h = kDefaultHuberH);
+// d^2 l / dz^2 (the Hessian w.r.t. w is this times x x^T). Logistic:
+// s(z) s(-z) with s the sigmoid, in (0, 1/4]. Huber: 1/(2h) on the quadratic
+// piece [1 - h, 1 + h], 0 elsewhere (a jump: the Hessian is discontinuous).
+double loss_second_derivative(LossKind kind, double z, double huber_h = kDefaultHuberH);
 
 // Constants of the regularized per-row objective l(z) + (lambda/2)||w||^2 on
 // the ball ||w|| <= radius, for rows with ||x|| <= feature_bound:
