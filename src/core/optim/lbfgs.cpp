@@ -1,0 +1,83 @@
+#include "core/optim/lbfgs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/error.h"
+
+namespace dptrain::optim {
+
+Lbfgs::Lbfgs(Eigen::VectorXd start, StopRule rule, int memory) : Minimizer(std::move(start), rule), memory_(memory) {
+  if (memory < 1) fail(ErrorKind::Internal, "L-BFGS memory must be >= 1");
+}
+
+void Lbfgs::step(const Evaluation& e) {
+  if (!have_current_) {
+    if (!finite(e)) return give_up("the objective is not finite at the start point");
+    have_current_ = true;
+    x_ = point();
+    at_x_ = e;
+    return search_from_current();
+  }
+  switch (search_.judge(e)) {
+    case Backtracking::Verdict::Accept:
+      remember(point(), e);
+      x_ = point();
+      at_x_ = e;
+      count_iteration();
+      return search_from_current();
+    case Backtracking::Verdict::Retry: return propose(search_.trial());
+    case Backtracking::Verdict::Stuck:
+      if (steepest_)
+        return give_up("the line search made no progress at gradient norm " + std::to_string(at_x_.gradient.norm()));
+      pairs_.clear();
+      return search_from_current();
+  }
+}
+
+void Lbfgs::remember(const Eigen::VectorXd& x_new, const Evaluation& at_new) {
+  Pair p{x_new - x_, at_new.gradient - at_x_.gradient, 0};
+  const double sy = p.s.dot(p.y);
+  if (!(sy > 1e-12 * p.s.norm() * p.y.norm())) return;
+  p.rho = 1 / sy;
+  pairs_.push_back(std::move(p));
+  if (static_cast<int>(pairs_.size()) > memory_) pairs_.pop_front();
+}
+
+Eigen::VectorXd Lbfgs::direction() const {
+  // Two-loop recursion: returns -H_k g with H_k the L-BFGS inverse Hessian.
+  Eigen::VectorXd q = at_x_.gradient;
+  std::vector<double> alpha(pairs_.size());
+  for (std::size_t i = pairs_.size(); i-- > 0;) {
+    alpha[i] = pairs_[i].rho * pairs_[i].s.dot(q);
+    q -= alpha[i] * pairs_[i].y;
+  }
+  const Pair& last = pairs_.back();
+  q *= last.s.dot(last.y) / last.y.squaredNorm();
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    const double beta = pairs_[i].rho * pairs_[i].y.dot(q);
+    q += (alpha[i] - beta) * pairs_[i].s;
+  }
+  return -q;
+}
+
+void Lbfgs::search_from_current() {
+  const Eigen::VectorXd& g = at_x_.gradient;
+  Eigen::VectorXd p;
+  steepest_ = pairs_.empty();
+  if (!steepest_) {
+    p = direction();
+    if (!p.allFinite() || !(g.dot(p) < 0)) {
+      pairs_.clear();
+      steepest_ = true;
+    }
+  }
+  // Along -g the first trial moves by at most 1 (no curvature known yet).
+  if (steepest_) p = -g;
+  const double t0 = steepest_ ? std::min(1.0, 1.0 / g.norm()) : 1.0;
+  search_.start(x_, at_x_, std::move(p), t0);
+  propose(search_.trial());
+}
+
+}  // namespace dptrain::optim
