@@ -1,0 +1,59 @@
+#include "core/algorithms/optimum.h"
+
+#include <cmath>
+
+#include "core/algorithms/whitebox.h"
+#include "core/error.h"
+
+namespace dptrain::optimum {
+namespace {
+
+[[noreturn]] void bad(const std::string& message, const std::string& hint = {}) {
+  fail(ErrorKind::InvalidParameter, message, {}, hint);
+}
+
+}  // namespace
+
+OptimumPlan make_plan(const TrainingConfig& c) {
+  validate_arguments(c);
+  if (c.epsilon || c.delta)
+    bad("algorithm \"optimum\" is not private: epsilon and delta must be NULL",
+        "Choose a private algorithm (e.g. algorithm => 'amp') or drop epsilon/delta.");
+  const char* sgd_hint = "The optimum is computed by Newton's method or L-BFGS, not by SGD.";
+  if (c.learning_rate) bad("learning_rate is not used by algorithm \"optimum\"", sgd_hint);
+  if (c.schedule) bad("schedule is not used by algorithm \"optimum\"", sgd_hint);
+  if (c.radius) bad("radius is not used by algorithm \"optimum\"", sgd_hint);
+  if (c.averaging || c.reshuffle) bad("averaging and reshuffle are not used by algorithm \"optimum\"", sgd_hint);
+  TrainingConfig checked = c;  // batch_size means nothing here (see amp_plan.cpp)
+  checked.batch_size = 1;
+  validate_common(checked);
+  whitebox::check_options(c, "optimum", {"tolerance", "optimizer", "max_evaluations"});
+
+  OptimumPlan p;
+  p.loss = parse_loss(c.loss);
+  p.huber_h = c.huber_h;
+  p.rows = c.rows;
+  p.dim = c.dim;
+  p.models = c.models();
+  p.lambda = c.lambda;
+  p.feature_bound = c.feature_bound;
+  if (c.options.contains("tolerance")) {
+    const auto& t = c.options["tolerance"];
+    if (!t.is_number() || !(t.get<double>() > 0) || !std::isfinite(t.get<double>()))
+      bad("options.tolerance must be a positive number", "The default is 1e-10 (a bound on ||grad F||).");
+    p.tolerance = t.get<double>();
+  }
+  p.solver = optim::solver_settings(c.options, c.dim);
+  return p;
+}
+
+nlohmann::json OptimumPlan::describe() const {
+  return {{"private", false},
+          {"objective", "(1/n) sum loss + (lambda/2) ||w||^2, rows clipped to ||x|| <= feature_bound"},
+          {"lambda", lambda},
+          {"feature_bound", feature_bound},
+          {"tolerance", tolerance},
+          {"solver", solver.to_json()}};
+}
+
+}  // namespace dptrain::optimum
