@@ -44,6 +44,10 @@ OptimumPlan make_plan(const TrainingConfig& c) {
     p.tolerance = t.get<double>();
   }
   p.solver = optim::solver_settings(c.options, c.dim);
+  if (p.lambda == 0)
+    p.warnings.push_back("lambda = 0: the minimum exists only if no direction separates the classes (e.g. a "
+                         "category seen in one class only), otherwise the run fails; lambda = 1/n is "
+                         "scikit-learn's LogisticRegression(C = 1)");
   return p;
 }
 

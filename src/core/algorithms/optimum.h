@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "core/loss/loss.h"
 #include "core/optim/solver_settings.h"
@@ -33,6 +35,7 @@ struct OptimumPlan {
   double feature_bound = 1;  // rows clipped to this norm
   double tolerance = kDefaultTolerance;
   optim::SolverSettings solver;
+  std::vector<std::string> warnings;
 
   // plan.privacy ({"private": false}) and the hyperparameters of the metadata.
   nlohmann::json describe() const;

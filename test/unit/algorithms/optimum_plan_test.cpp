@@ -23,6 +23,10 @@ TEST(OptimumPlan, Defaults) {
   EXPECT_EQ(p.solver.method, optim::Method::Newton);
   EXPECT_EQ(p.solver.max_evaluations, 100);
   EXPECT_FALSE(p.describe().at("private").get<bool>());
+  EXPECT_TRUE(p.warnings.empty());
+  TrainingConfig unregularized = config();
+  unregularized.lambda = 0;
+  EXPECT_EQ(optimum::make_plan(unregularized).warnings.size(), 1u);
 }
 
 TEST(OptimumPlan, Options) {
