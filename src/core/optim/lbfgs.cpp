@@ -30,7 +30,7 @@ void Lbfgs::step(const Evaluation& e) {
     case Backtracking::Verdict::Retry: return propose(search_.trial());
     case Backtracking::Verdict::Stuck:
       if (steepest_)
-        return give_up("the line search made no progress at gradient norm " + std::to_string(at_x_.gradient.norm()));
+        return give_up("the line search made no progress before the gradient norm reached the tolerance");
       pairs_.clear();
       return search_from_current();
   }

@@ -53,7 +53,9 @@ class Minimizer {
   // Steps accepted on a gradient-norm decrease because F's differences were
   // rounding noise (line_search.h rule (b)).
   virtual int drowned_accepts() const = 0;
-  const std::string& failure() const { return failure_; }  // Failed only
+  // Failed only. Never holds a data-dependent number (a failed private run
+  // may show it to callers who may not read the table).
+  const std::string& failure() const { return failure_; }
   double tolerance() const { return rule_.gradient_tolerance; }
 
  protected:

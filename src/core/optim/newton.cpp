@@ -21,7 +21,7 @@ void Newton::step(const Evaluation& e) {
       return next_direction();
     case Backtracking::Verdict::Retry: return propose(search_.trial());
     case Backtracking::Verdict::Stuck:
-      return give_up("the line search made no progress at gradient norm " + std::to_string(at_x_.gradient.norm()));
+      return give_up("the line search made no progress before the gradient norm reached the tolerance");
   }
 }
 
