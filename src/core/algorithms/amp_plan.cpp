@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/algorithms/optimizer_arguments.h"
 #include "core/algorithms/whitebox.h"
 #include "core/error.h"
 #include "core/privacy/gaussian_calibration.h"
@@ -34,25 +35,6 @@ std::optional<double> number_option(const TrainingConfig& c, const char* key, do
   const bool ok = it->is_number() && it->get<double>() > lo && it->get<double>() < hi;
   if (!ok) bad(std::string("options.") + key + " must be a number in (" + num(lo) + ", " + num(hi) + ")", hint);
   return it->get<double>();
-}
-
-// Arguments that only mean something for SGD: refuse them rather than ignore them.
-void refuse_sgd_arguments(const TrainingConfig& c) {
-  const char* hint = "AMP minimizes its objective to a gradient norm bound; it has no step size, schedule, "
-                     "projection or iterate averaging.";
-  if (c.learning_rate) bad("learning_rate is not used by algorithm \"amp\"", hint);
-  if (c.schedule) bad("schedule is not used by algorithm \"amp\"", hint);
-  if (c.radius) bad("radius is not used by algorithm \"amp\"", hint);
-  if (c.averaging) bad("averaging is not used by algorithm \"amp\"", hint);
-  if (c.reshuffle) bad("reshuffle is not used by algorithm \"amp\"", hint);
-}
-
-// The data facts validate_common checks (n, d, classes); batch_size means
-// nothing to AMP, so its default must not fail a table of fewer than 50 rows.
-void validate_data_facts(const TrainingConfig& c) {
-  TrainingConfig checked = c;
-  checked.batch_size = 1;
-  validate_common(checked);
 }
 
 void require_budget(const TrainingConfig& c) {
@@ -107,9 +89,8 @@ double loss_smoothness(LossKind loss, double lipschitz, double huber_h) {
 // --- the plan ----------------------------------------------------------------------
 
 AmpPlan make_plan(const TrainingConfig& c) {
-  validate_arguments(c);
+  validate_optimizer_arguments(c, "amp");
   require_budget(c);
-  refuse_sgd_arguments(c);
   validate_data_facts(c);
   whitebox::check_options(c, "amp", {"f", "f1", "L", "gamma", "optimizer", "max_evaluations"});
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/algorithms/optimizer_arguments.h"
 #include "core/algorithms/whitebox.h"
 #include "core/error.h"
 
@@ -15,18 +16,11 @@ namespace {
 }  // namespace
 
 OptimumPlan make_plan(const TrainingConfig& c) {
-  validate_arguments(c);
+  validate_optimizer_arguments(c, "optimum");
   if (c.epsilon || c.delta)
     bad("algorithm \"optimum\" is not private: epsilon and delta must be NULL",
         "Choose a private algorithm (e.g. algorithm => 'amp') or drop epsilon/delta.");
-  const char* sgd_hint = "The optimum is computed by Newton's method or L-BFGS, not by SGD.";
-  if (c.learning_rate) bad("learning_rate is not used by algorithm \"optimum\"", sgd_hint);
-  if (c.schedule) bad("schedule is not used by algorithm \"optimum\"", sgd_hint);
-  if (c.radius) bad("radius is not used by algorithm \"optimum\"", sgd_hint);
-  if (c.averaging || c.reshuffle) bad("averaging and reshuffle are not used by algorithm \"optimum\"", sgd_hint);
-  TrainingConfig checked = c;  // batch_size means nothing here (see amp_plan.cpp)
-  checked.batch_size = 1;
-  validate_common(checked);
+  validate_data_facts(c);
   whitebox::check_options(c, "optimum", {"tolerance", "optimizer", "max_evaluations"});
 
   OptimumPlan p;

@@ -1,43 +1,19 @@
 #include "core/optim/lbfgs.h"
 
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
 #include "core/error.h"
 
 namespace dptrain::optim {
 
-Lbfgs::Lbfgs(Eigen::VectorXd start, StopRule rule, int memory) : Minimizer(std::move(start), rule), memory_(memory) {
+Lbfgs::Lbfgs(Eigen::VectorXd start, StopRule rule, int memory)
+    : DescentMinimizer(std::move(start), rule), memory_(memory) {
   if (memory < 1) fail(ErrorKind::Internal, "L-BFGS memory must be >= 1");
 }
 
-void Lbfgs::step(const Evaluation& e) {
-  if (!have_current_) {
-    if (!finite(e)) return give_up("the objective is not finite at the start point");
-    have_current_ = true;
-    x_ = point();
-    at_x_ = e;
-    return search_from_current();
-  }
-  switch (search_.judge(e)) {
-    case Backtracking::Verdict::Accept:
-      remember(point(), e);
-      x_ = point();
-      at_x_ = e;
-      count_iteration();
-      return search_from_current();
-    case Backtracking::Verdict::Retry: return propose(search_.trial());
-    case Backtracking::Verdict::Stuck:
-      if (steepest_)
-        return give_up("the line search made no progress before the gradient norm reached the tolerance");
-      pairs_.clear();
-      return search_from_current();
-  }
-}
-
-void Lbfgs::remember(const Eigen::VectorXd& x_new, const Evaluation& at_new) {
-  Pair p{x_new - x_, at_new.gradient - at_x_.gradient, 0};
+void Lbfgs::accepted(const Eigen::VectorXd& x_new, const Evaluation& at_new) {
+  Pair p{x_new - x(), at_new.gradient - at_x().gradient, 0};
   const double sy = p.s.dot(p.y);
   if (!(sy > 1e-12 * p.s.norm() * p.y.norm())) return;
   p.rho = 1 / sy;
@@ -45,9 +21,16 @@ void Lbfgs::remember(const Eigen::VectorXd& x_new, const Evaluation& at_new) {
   if (static_cast<int>(pairs_.size()) > memory_) pairs_.pop_front();
 }
 
+bool Lbfgs::restart_when_stuck() {
+  if (steepest_) return false;
+  pairs_.clear();
+  search_from_current();
+  return true;
+}
+
 Eigen::VectorXd Lbfgs::direction() const {
   // Two-loop recursion: returns -H_k g with H_k the L-BFGS inverse Hessian.
-  Eigen::VectorXd q = at_x_.gradient;
+  Eigen::VectorXd q = at_x().gradient;
   std::vector<double> alpha(pairs_.size());
   for (std::size_t i = pairs_.size(); i-- > 0;) {
     alpha[i] = pairs_[i].rho * pairs_[i].s.dot(q);
@@ -63,7 +46,7 @@ Eigen::VectorXd Lbfgs::direction() const {
 }
 
 void Lbfgs::search_from_current() {
-  const Eigen::VectorXd& g = at_x_.gradient;
+  const Eigen::VectorXd& g = at_x().gradient;
   Eigen::VectorXd p;
   steepest_ = pairs_.empty();
   if (!steepest_) {
@@ -75,9 +58,7 @@ void Lbfgs::search_from_current() {
   }
   // Along -g the first trial moves by at most 1 (no curvature known yet).
   if (steepest_) p = -g;
-  const double t0 = steepest_ ? std::min(1.0, 1.0 / g.norm()) : 1.0;
-  search_.start(x_, at_x_, std::move(p), t0);
-  propose(search_.trial());
+  search(std::move(p), steepest_ ? std::min(1.0, 1.0 / g.norm()) : 1.0);
 }
 
 }  // namespace dptrain::optim

@@ -12,37 +12,31 @@
 
 #include <deque>
 
-#include "core/optim/line_search.h"
-#include "core/optim/minimizer.h"
+#include "core/optim/descent.h"
 
 namespace dptrain::optim {
 
-class Lbfgs : public Minimizer {
+class Lbfgs : public DescentMinimizer {
  public:
   Lbfgs(Eigen::VectorXd start, StopRule rule, int memory = 10);
   bool needs_hessian() const override { return false; }
-  int drowned_accepts() const override { return search_.drowned_accepts(); }
   const char* method() const override { return "lbfgs"; }
 
  protected:
-  void step(const Evaluation& e) override;
+  void search_from_current() override;
+  void accepted(const Eigen::VectorXd& x_new, const Evaluation& at_new) override;
+  bool restart_when_stuck() override;
 
  private:
   struct Pair {
     Eigen::VectorXd s, y;
     double rho;  // 1 / s'y
   };
-  void remember(const Eigen::VectorXd& x_new, const Evaluation& at_new);
   Eigen::VectorXd direction() const;
-  void search_from_current();
 
   int memory_;
   std::deque<Pair> pairs_;
-  bool have_current_ = false;
-  bool steepest_ = false;  // current search runs along -g
-  Eigen::VectorXd x_;
-  Evaluation at_x_;
-  Backtracking search_;
+  bool steepest_ = false;  // the current search runs along -g
 };
 
 }  // namespace dptrain::optim

@@ -6,28 +6,18 @@
 // semismooth Newton step; the line search keeps it globally convergent).
 #pragma once
 
-#include "core/optim/line_search.h"
-#include "core/optim/minimizer.h"
+#include "core/optim/descent.h"
 
 namespace dptrain::optim {
 
-class Newton : public Minimizer {
+class Newton : public DescentMinimizer {
  public:
-  Newton(Eigen::VectorXd start, StopRule rule) : Minimizer(std::move(start), rule) {}
+  Newton(Eigen::VectorXd start, StopRule rule) : DescentMinimizer(std::move(start), rule) {}
   bool needs_hessian() const override { return true; }
-  int drowned_accepts() const override { return search_.drowned_accepts(); }
   const char* method() const override { return "newton"; }
 
  protected:
-  void step(const Evaluation& e) override;
-
- private:
-  void next_direction();
-
-  bool have_current_ = false;
-  Eigen::VectorXd x_;
-  Evaluation at_x_;
-  Backtracking search_;
+  void search_from_current() override;
 };
 
 }  // namespace dptrain::optim
