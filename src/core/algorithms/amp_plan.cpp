@@ -95,11 +95,7 @@ AmpPlan make_plan(const TrainingConfig& c) {
   whitebox::check_options(c, "amp", {"f", "f1", "L", "gamma", "optimizer", "max_evaluations"});
 
   AmpPlan p;
-  p.loss = parse_loss(c.loss);
-  p.huber_h = c.huber_h;
-  p.rows = c.rows;
-  p.dim = c.dim;
-  p.models = c.models();
+  static_cast<GlmProblem&>(p) = glm_problem(c);
   p.epsilon = *c.epsilon;
   p.delta = *c.delta;
   p.model_epsilon = p.epsilon / p.models;

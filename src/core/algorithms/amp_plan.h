@@ -56,6 +56,7 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithms/optimizer_arguments.h"
 #include "core/loss/loss.h"
 #include "core/model.h"
 #include "core/optim/solver_settings.h"
@@ -89,14 +90,8 @@ double loss_smoothness(LossKind loss, double lipschitz, double huber_h);
 
 // --- the plan ----------------------------------------------------------------
 
-struct AmpPlan {
-  // public facts
-  LossKind loss = LossKind::Logistic;
-  double huber_h = kDefaultHuberH;
-  std::int64_t rows = 0;  // n
-  int dim = 0;            // p
-  int models = 1;         // K one-vs-all models (1 for binary)
-
+// The public facts (loss, n, d = p, K) and every constant of Algorithm 1.
+struct AmpPlan : GlmProblem {
   // budget: total, and per model (epsilon/K, delta/K)
   double epsilon = 0, delta = 0;
   double model_epsilon = 0, model_delta = 0;

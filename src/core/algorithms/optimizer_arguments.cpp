@@ -20,6 +20,16 @@ void validate_optimizer_arguments(const TrainingConfig& c, const std::string& al
   if (c.reshuffle) refuse("reshuffle");
 }
 
+GlmProblem glm_problem(const TrainingConfig& c) {
+  GlmProblem g;
+  g.loss = parse_loss(c.loss);
+  g.huber_h = c.huber_h;
+  g.rows = c.rows;
+  g.dim = c.dim;
+  g.models = c.models();
+  return g;
+}
+
 void validate_data_facts(const TrainingConfig& c) {
   TrainingConfig checked = c;
   checked.batch_size = 1;

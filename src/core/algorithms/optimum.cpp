@@ -24,11 +24,7 @@ OptimumPlan make_plan(const TrainingConfig& c) {
   whitebox::check_options(c, "optimum", {"tolerance", "optimizer", "max_evaluations"});
 
   OptimumPlan p;
-  p.loss = parse_loss(c.loss);
-  p.huber_h = c.huber_h;
-  p.rows = c.rows;
-  p.dim = c.dim;
-  p.models = c.models();
+  static_cast<GlmProblem&>(p) = glm_problem(c);
   p.lambda = c.lambda;
   p.feature_bound = c.feature_bound;
   if (c.options.contains("tolerance")) {

@@ -17,20 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithms/optimizer_arguments.h"
 #include "core/loss/loss.h"
 #include "core/optim/solver_settings.h"
 #include "core/training/config.h"
 
 namespace dptrain::optimum {
 
-struct OptimumPlan {
+struct OptimumPlan : GlmProblem {
   static constexpr double kDefaultTolerance = 1e-10;
 
-  LossKind loss = LossKind::Logistic;
-  double huber_h = kDefaultHuberH;
-  std::int64_t rows = 0;
-  int dim = 0;
-  int models = 1;
   double lambda = 0;
   double feature_bound = 1;  // rows clipped to this norm
   double tolerance = kDefaultTolerance;
