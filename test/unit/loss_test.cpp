@@ -24,6 +24,16 @@ TEST_P(LossTest, DerivativeIsBoundedByOne) {
   for (double z = -50; z <= 50; z += 0.01) EXPECT_LE(std::abs(loss_derivative(GetParam(), z)), 1.0 + 1e-12);
 }
 
+// d^2l/dz^2 against central differences of dl/dz, away from the Huber kinks.
+TEST_P(LossTest, SecondDerivativeMatchesFiniteDifferences) {
+  const LossKind kind = GetParam();
+  for (double z : {-5.0, -2.0, -0.7, 0.0, 0.3, 0.95, 1.05, 1.5, 4.0, 30.0}) {
+    const double h = 1e-6;
+    const double numeric = (loss_derivative(kind, z + h) - loss_derivative(kind, z - h)) / (2 * h);
+    EXPECT_NEAR(loss_second_derivative(kind, z), numeric, 1e-6) << "z = " << z;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Losses, LossTest, ::testing::Values(LossKind::Logistic, LossKind::HuberSvm));
 
 TEST(Loss, LogisticValuesAndStability) {
@@ -32,6 +42,17 @@ TEST(Loss, LogisticValuesAndStability) {
   EXPECT_NEAR(loss_value(LossKind::Logistic, -800.0), 800.0, 1e-9);
   EXPECT_NEAR(loss_derivative(LossKind::Logistic, 0.0), -0.5, 1e-15);
   EXPECT_TRUE(std::isfinite(loss_derivative(LossKind::Logistic, -800.0)));
+}
+
+TEST(Loss, SecondDerivativeValues) {
+  // logistic: s(0) s(0) = 1/4; far out e^{-|z|} without overflow
+  EXPECT_NEAR(loss_second_derivative(LossKind::Logistic, 0.0), 0.25, 1e-16);
+  EXPECT_NEAR(loss_second_derivative(LossKind::Logistic, -800.0), 0.0, 1e-300);
+  EXPECT_NEAR(loss_second_derivative(LossKind::Logistic, 40.0), std::exp(-40.0), 1e-30);
+  // huber: 1/(2h) = 5 on [0.9, 1.1], 0 outside (h = 0.1)
+  EXPECT_EQ(loss_second_derivative(LossKind::HuberSvm, 1.0, 0.1), 5.0);
+  EXPECT_EQ(loss_second_derivative(LossKind::HuberSvm, 0.89, 0.1), 0.0);
+  EXPECT_EQ(loss_second_derivative(LossKind::HuberSvm, 1.11, 0.1), 0.0);
 }
 
 TEST(Loss, HuberPieces) {

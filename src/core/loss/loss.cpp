@@ -44,11 +44,11 @@ double loss_derivative(LossKind kind, double z, double h) {
 
 double loss_second_derivative(LossKind kind, double z, double h) {
   if (kind == LossKind::Logistic) {
-    // sigma(z) sigma(-z) = e^{-|z|} / (1 + e^{-|z|})^2
-    const double e = std::exp(-std::fabs(z));
+    // e^{-|z|} / (1 + e^{-|z|})^2, symmetric in z and free of overflow
+    const double e = std::exp(-std::abs(z));
     return e / ((1 + e) * (1 + e));
   }
-  return (z > 1 + h || z < 1 - h) ? 0.0 : 1.0 / (2 * h);
+  return (z > 1 + h || z < 1 - h) ? 0.0 : 1 / (2 * h);
 }
 
 LossConstants loss_constants(LossKind kind, double feature_bound, double lambda, double radius,

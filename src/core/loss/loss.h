@@ -1,6 +1,6 @@
 // Convex losses of a linear model on (x, y), y in {-1, +1}, as functions of
 // the margin z = y * <w, x>, plus the constants the privacy analyses need
-// (Bolt-on §3, AMP §III). The L2 regularizer (lambda/2)||w||^2 is added by the
+// (algorithms.md §0.1). The L2 regularizer (lambda/2)||w||^2 is added by the
 // SGD step, not here.
 #pragma once
 
@@ -18,8 +18,9 @@ std::string loss_name(LossKind kind);
 // l(z) and dl/dz. The gradient w.r.t. w is dl/dz * y * x.
 double loss_value(LossKind kind, double z, double huber_h = kDefaultHuberH);
 double loss_derivative(LossKind kind, double z, double huber_h = kDefaultHuberH);
-// d2l/dz2 (Huber: 1/(2h) on the quadratic piece, 0 elsewhere; its jump is
-// why AMP's analysis, which needs a continuous Hessian, does not cover it).
+// d^2 l / dz^2 (the Hessian w.r.t. w is this times x x^T). Logistic:
+// s(z) s(-z) with s the sigmoid, in (0, 1/4]. Huber: 1/(2h) on the quadratic
+// piece [1 - h, 1 + h], 0 elsewhere (a jump: the Hessian is discontinuous).
 double loss_second_derivative(LossKind kind, double z, double huber_h = kDefaultHuberH);
 
 // Constants of the regularized per-row objective l(z) + (lambda/2)||w||^2 on

@@ -1,0 +1,129 @@
+#include "amp_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "core/error.h"
+#include "loader/csv.h"
+#include "loader/text_input.h"
+
+namespace dptrain::bench {
+namespace {
+
+// Adult's columns: which are numeric (the other 8 are categorical); the 15th is the label.
+constexpr bool kNumeric[14] = {true, false, true, false, true, false, false, false, false, false, true, true, true, false};
+
+using Record = std::vector<std::string>;  // 14 fields and the label
+
+// The records of one Adult file without a '?' field, in file order.
+std::vector<Record> complete_records(const std::string& path) {
+  loader::LineReader in(path);
+  loader::CsvDialect dialect;
+  std::string line;
+  std::vector<std::string_view> fields;
+  std::deque<std::string> scratch;
+  std::vector<Record> out;
+  while (in.next(line)) {
+    if (loader::is_skipped_line(line, dialect)) continue;
+    loader::split_fields(line, dialect, fields, scratch, path);
+    if (fields.size() != 15) fail(ErrorKind::InvalidData, "adult: expected 15 fields", loader::file_line(path, in.line_number()));
+    if (std::any_of(fields.begin(), fields.end(), [](std::string_view f) { return f == "?"; })) continue;
+    Record r(fields.begin(), fields.end());
+    r[14] = std::string(loader::normalize_label(r[14]));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<std::size_t> read_order(const std::string& path) {
+  loader::LineReader in(path);
+  std::string line;
+  std::vector<std::size_t> order;
+  while (in.next(line))
+    if (!line.empty()) order.push_back(static_cast<std::size_t>(std::stoull(line)));
+  return order;
+}
+
+}  // namespace
+
+TrainTest adult_amp_paper(const std::string& data_dir) {
+  // The pool P: each file's complete records minus the last one (the paper's code drops it).
+  std::vector<Record> pool = complete_records(data_dir + "/adult/adult.data.gz");
+  pool.pop_back();
+  std::vector<Record> test = complete_records(data_dir + "/adult/adult.test.gz");
+  test.pop_back();
+  pool.insert(pool.end(), test.begin(), test.end());
+  if (pool.size() != 45220) fail(ErrorKind::InvalidData, "adult: expected 45,220 complete records");
+
+  // Encoding fitted on P: numeric / max, one-hot over the sorted categories.
+  std::vector<double> max(14, 0);
+  std::vector<std::map<std::string, int>> slot(14);
+  for (const Record& r : pool)
+    for (int c = 0; c < 14; ++c) {
+      if (kNumeric[c]) max[c] = std::max(max[c], std::stod(r[c]));
+      else slot[c][r[c]] = 0;
+    }
+  std::vector<int> offset(14);
+  int dim = 0;
+  for (int c = 0; c < 14; ++c) {
+    offset[c] = dim;
+    if (kNumeric[c]) { ++dim; continue; }
+    int k = 0;
+    for (auto& [value, index] : slot[c]) index = k++;
+    dim += k;
+  }
+
+  const std::vector<std::size_t> order = read_order(data_dir + "/splits/adult_amp_paper_order.txt.gz");
+  if (order.size() != pool.size()) fail(ErrorKind::InvalidData, "adult: the order file must list 45,220 rows");
+  const std::size_t n_train = 36176;
+  TrainTest t;
+  t.description = "adult, the AMP paper's split (36,176 / 9,044), numeric / max, no row normalization";
+  for (LabeledRows* part : {&t.train, &t.test}) {
+    const std::size_t rows = part == &t.train ? n_train : pool.size() - n_train;
+    part->x = optim::RowMatrix::Zero(static_cast<Eigen::Index>(rows), dim);
+    part->classes.resize(rows);
+  }
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const Record& r = pool.at(order[k]);
+    LabeledRows& part = k < n_train ? t.train : t.test;
+    const Eigen::Index i = static_cast<Eigen::Index>(k < n_train ? k : k - n_train);
+    for (int c = 0; c < 14; ++c) {
+      if (kNumeric[c]) part.x(i, offset[c]) = max[c] > 0 ? std::stod(r[c]) / max[c] : 0.0;
+      else part.x(i, offset[c] + slot[c].at(r[c])) = 1.0;
+    }
+    part.classes[static_cast<std::size_t>(i)] = r[14] == ">50K" ? 1 : 0;
+  }
+  return t;
+}
+
+TrainTest load_set(const loader::LoadOptions& options, const std::string& description) {
+  loader::Dataset data(options);
+  const bool binary = data.labels().type() == loader::LabelType::Boolean;
+  const std::vector<std::string>& names = data.labels().classes();
+  if (!binary && names.size() < 3) fail(ErrorKind::InvalidParameter, "load_set: need 2 boolean or >= 3 classes");
+  const auto class_of = [&](const loader::LabelValue& v) {
+    if (binary) return v.boolean ? 1 : 0;
+    const std::string name = data.labels().type() == loader::LabelType::Integer ? std::to_string(v.integer) : v.text;
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) fail(ErrorKind::InvalidData, "load_set: unknown class " + name);
+    return static_cast<int>(it - names.begin());
+  };
+  TrainTest t;
+  t.description = description;
+  t.models = binary ? 1 : static_cast<int>(names.size());
+  const Eigen::Index d = static_cast<Eigen::Index>(data.dims());
+  for (loader::Part p : {loader::Part::Train, loader::Part::Test}) {
+    LabeledRows& part = p == loader::Part::Train ? t.train : t.test;
+    const std::size_t rows = data.rows(p);
+    part.x.resize(static_cast<Eigen::Index>(rows), d);
+    part.classes.resize(rows);
+    for (std::size_t i = 0; i < rows; ++i)
+      part.classes[i] = class_of(data.row(p, i, part.x.row(static_cast<Eigen::Index>(i)).data()));
+  }
+  return t;
+}
+
+}  // namespace dptrain::bench
