@@ -118,6 +118,8 @@ DpSgdPlan plan_dpsgd(const DpSgdRequest& r) {
   privacy["sensitivity"] = "C: per-example gradients of all K models clipped jointly (Frobenius norm), "
                            "summed, add/remove-one";
   privacy["normalization"] = "divided by the expected lot size q n";
+  privacy["models"] = r.models == 1 ? "binary" : "one-vs-all, " + std::to_string(r.models) +
+                                                     " models clipped jointly (no budget split)";
   if (!p.accounted) {
     privacy["claimed_epsilon"] = p.epsilon;
     privacy["warning"] = "closed-form P-SGD noise (Iyengar et al. 2019, Alg. 2) is not an accountant's bound; "

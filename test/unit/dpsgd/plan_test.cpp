@@ -41,6 +41,12 @@ TEST(DpSgdPlan, CalibratesTheSmallestSigma) {
   EXPECT_EQ(privacy.at("adjacency"), "add-remove");
   EXPECT_EQ(privacy.at("steps"), 10000);
   EXPECT_EQ(privacy.at("accounted"), true);
+  EXPECT_EQ(privacy.at("models"), "binary");
+  // One-vs-all: the same sigma (one joint mechanism, sensitivity C for all K models).
+  r.models = 10;
+  const DpSgdPlan ova = plan_dpsgd(r);
+  EXPECT_EQ(ova.account.noise_multiplier, sigma);
+  EXPECT_EQ(ova.metadata["privacy"]["models"], "one-vs-all, 10 models clipped jointly (no budget split)");
 }
 
 TEST(DpSgdPlan, NoiseMultiplierGivenReportsEpsilon) {
