@@ -114,20 +114,37 @@ RdpEpsilon sampled_gaussian_epsilon(double q, double noise_multiplier, std::int6
   require_delta(delta);
   const std::vector<ConvertedOrder> orders = converted_orders(options.orders, options.adjacency);
   OneStepRdp rdp(q, noise_multiplier);
+  std::vector<double> known(orders.size(), -1.0);  // RDP of the orders computed so far
   RdpEpsilon best{std::numeric_limits<double>::infinity(), orders.front().dp_order};
-  // Orders ascending. The Renyi divergence is non-decreasing in the order (van Erven &
-  // Harremoes 2014, Theorem 3), so the RDP of a later order is at least `last` and its
-  // epsilon at least the conversion of `last` at that order: when that bound cannot beat the
-  // best epsilon so far the order is skipped without summing its series (same minimum as
-  // the whole grid, a fraction of the work at orders up to 20000).
-  double last = 0;
-  for (const ConvertedOrder& o : orders) {
-    const double scale = o.factor * static_cast<double>(steps);
-    if (rdp_to_dp_epsilon_at(o.dp_order, scale * last, delta, options.conversion) >= best.epsilon) continue;
-    last = rdp.at(o.order);
-    const double epsilon = rdp_to_dp_epsilon_at(o.dp_order, scale * last, delta, options.conversion);
-    if (epsilon < best.epsilon) best = {epsilon, o.dp_order};
+  auto epsilon_at = [&](std::size_t i, double one_step_rdp) {
+    return rdp_to_dp_epsilon_at(orders[i].dp_order, orders[i].factor * static_cast<double>(steps) * one_step_rdp,
+                                delta, options.conversion);
+  };
+  auto evaluate = [&](std::size_t i) {
+    known[i] = rdp.at(orders[i].order);
+    const double epsilon = epsilon_at(i, known[i]);
+    if (epsilon < best.epsilon || (epsilon == best.epsilon && orders[i].dp_order < best.optimal_order))
+      best = {epsilon, orders[i].dp_order};
+  };
+  // The Renyi divergence is non-decreasing in the order (van Erven & Harremoes 2014,
+  // Theorem 3): an order's RDP is at least that of any smaller order computed (`lower`), so
+  // its epsilon is at least the conversion of `lower` at that order. Orders whose bound cannot
+  // beat the best epsilon so far are skipped without summing their series: same minimum as
+  // the whole grid. First probes, about one order per doubling, so that `best` is near the
+  // optimum early; then every order, ascending.
+  double lower = 0;
+  auto consider = [&](std::size_t i) {
+    if (known[i] < 0 && epsilon_at(i, lower) < best.epsilon) evaluate(i);
+    if (known[i] >= 0) lower = std::max(lower, known[i]);
+  };
+  for (double target = 2;; target *= 2) {
+    const auto at = std::lower_bound(orders.begin(), orders.end(), target,
+                                     [](const ConvertedOrder& o, double t) { return o.order < t; });
+    consider(at == orders.end() ? orders.size() - 1 : static_cast<std::size_t>(at - orders.begin()));
+    if (at == orders.end()) break;
   }
+  lower = 0;
+  for (std::size_t i = 0; i < orders.size(); ++i) consider(i);
   return best;
 }
 

@@ -1,5 +1,6 @@
 #include "core/privacy/rdp_sampled_gaussian_series.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -20,12 +21,13 @@ constexpr long double kLinearAbove = 45;
 // Terms this far below the largest one add less than alpha e^-60 < 1e-21 relative: skipped.
 constexpr double kNegligible = 60;
 
-// ln(i) for i = 1..kMaxRdpOrder in long double, built once: ln C(alpha, k) is accumulated
-// from these as ln C(alpha, k) = ln C(alpha, k-1) + ln(alpha - k + 1) - ln(k).
-const std::vector<long double>& log_of_integers() {
+// ln(i!) for i = 0..kMaxRdpOrder in long double, built once with lgamma (each entry
+// accurate to an ulp; no accumulated rounding): ln C(alpha, k) = ln alpha! - ln k! - ln (alpha-k)!
+// is then three loads and no loop-carried dependency.
+const std::vector<long double>& log_factorials() {
   static const std::vector<long double> table = [] {
     std::vector<long double> t(static_cast<std::size_t>(kMaxRdpOrder) + 1, 0.0L);
-    for (std::size_t i = 1; i < t.size(); ++i) t[i] = std::log(static_cast<long double>(i));
+    for (std::size_t i = 2; i < t.size(); ++i) t[i] = std::lgamma(static_cast<long double>(i) + 1);
     return t;
   }();
   return table;
@@ -34,40 +36,46 @@ const std::vector<long double>& log_of_integers() {
 }  // namespace
 
 IntegerOrderSeries::IntegerOrderSeries(double q, double sigma)
-    : log_q_(std::log(static_cast<long double>(q))),
-      log_1mq_(std::log1p(-static_cast<long double>(q))),
-      inv_two_var_(1.0L / (2.0L * static_cast<long double>(sigma) * static_cast<long double>(sigma))) {}
+    : log_1mq_(std::log1p(-static_cast<long double>(q))),
+      log_odds_(std::log(static_cast<long double>(q)) - std::log1p(-static_cast<long double>(q))),
+      inv_two_var_(1.0L / (2.0L * static_cast<long double>(sigma) * static_cast<long double>(sigma))),
+      log_expm1_(2, 0.0L) {}
 
-long double IntegerOrderSeries::log_expm1_at(long k) {
-  const long double kd = static_cast<long double>(k);
-  const long double x = (kd * kd - kd) * inv_two_var_;
-  if (x > kLinearAbove) return x;
-  const std::size_t i = static_cast<std::size_t>(k);
-  if (i >= log_expm1_.size()) {
-    const std::size_t from = log_expm1_.size();
-    log_expm1_.resize(i + 1);
-    for (std::size_t j = std::max<std::size_t>(from, 2); j <= i; ++j) {
-      const long double jd = static_cast<long double>(j);
-      log_expm1_[j] = std::log(std::expm1((jd * jd - jd) * inv_two_var_));
+void IntegerOrderSeries::tabulate_log_expm1(std::size_t alpha) {
+  // ln expm1(x_k) for k = 2, 3, ... up to alpha, while x_k <= kLinearAbove.
+  while (!linear_from_ && log_expm1_.size() <= alpha) {
+    const long double kd = static_cast<long double>(log_expm1_.size());
+    const long double x = (kd * kd - kd) * inv_two_var_;
+    if (x > kLinearAbove) {
+      linear_from_ = true;
+      break;
     }
+    log_expm1_.push_back(std::log(std::expm1(x)));
   }
-  return log_expm1_[i];
 }
 
 double IntegerOrderSeries::log_a_minus_one(long alpha) {
   if (alpha < 2 || alpha > static_cast<long>(kMaxRdpOrder))
     fail(ErrorKind::Internal, "integer RDP order out of range", "order = " + std::to_string(alpha));
-  const std::vector<long double>& ln = log_of_integers();
-  terms_.resize(static_cast<std::size_t>(alpha - 1));
-  long double log_binom = ln[static_cast<std::size_t>(alpha)];  // ln C(alpha, 1)
+  const long double* lf = log_factorials().data();
+  const std::size_t a = static_cast<std::size_t>(alpha);
+  tabulate_log_expm1(a);
+  terms_.resize(a - 1);
+  double* out = terms_.data() - 2;  // out[k], k = 2..alpha
+  // term_k = ln C(alpha, k) + alpha ln(1-q) + k ln(q/(1-q)) + ln expm1(x_k).
+  const long double base = lf[a] + static_cast<long double>(alpha) * log_1mq_;
+  const std::size_t curved_end = std::min(a + 1, log_expm1_.size());
   double max_term = kNegInf;
-  for (long k = 2; k <= alpha; ++k) {
-    log_binom += ln[static_cast<std::size_t>(alpha - k + 1)] - ln[static_cast<std::size_t>(k)];
+  std::size_t k = 2;
+  for (; k < curved_end; ++k) {
     const long double kd = static_cast<long double>(k);
-    const double term = static_cast<double>(log_binom + kd * log_q_ +
-                                            static_cast<long double>(alpha - k) * log_1mq_ + log_expm1_at(k));
-    terms_[static_cast<std::size_t>(k - 2)] = term;
-    if (term > max_term) max_term = term;
+    out[k] = static_cast<double>(base - lf[k] - lf[a - k] + kd * log_odds_ + log_expm1_[k]);
+    max_term = std::max(max_term, out[k]);
+  }
+  for (; k <= a; ++k) {  // ln expm1(x) = x to long-double rounding here
+    const long double kd = static_cast<long double>(k);
+    out[k] = static_cast<double>(base - lf[k] - lf[a - k] + kd * log_odds_ + (kd * kd - kd) * inv_two_var_);
+    max_term = std::max(max_term, out[k]);
   }
   double sum = 0;
   for (double term : terms_)

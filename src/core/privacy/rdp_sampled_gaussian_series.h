@@ -3,6 +3,7 @@
 // 0 < q < 1 and sigma > 0. rdp_sampled_gaussian.h turns them into RDP and epsilon.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace dptrain::privacy {
@@ -11,21 +12,22 @@ namespace dptrain::privacy {
 //   A_alpha - 1 = sum_{k=2}^{alpha} C(alpha,k) (1-q)^(alpha-k) q^k expm1((k^2 - k) / (2 sigma^2)),
 // the k = 0, 1 terms of sum_k C(alpha,k) (1-q)^(alpha-k) q^k e^{(k^2-k)/(2 sigma^2)} = A_alpha
 // having cancelled the 1 exactly (so q = 1e-6 keeps full relative precision). Every term is
-// positive; the sum is a log-sum-exp over k. The logarithms of the terms are accumulated in
-// long double (64-bit mantissa), so that at order 20000, where k ln q and ln C(alpha, k)
-// reach 1e5, their rounding stays near 1e-14 absolute instead of 1e-11.
-// One object serves every order of a grid at the same (q, sigma): ln expm1(x_k), the only
-// transcendental part, is shared between orders.
+// positive; the sum is a log-sum-exp over k. The logarithms of the terms are formed in
+// long double (64-bit mantissa) from a table of ln k!, so that at order 20000, where
+// ln C(alpha, k) and k ln q reach 1e5, their rounding stays near 1e-13 absolute instead of
+// 1e-11. One object serves every order of a grid at the same (q, sigma): ln expm1(x_k), the
+// only transcendental part, is tabulated once (for the k where it is not x_k itself).
 class IntegerOrderSeries {
  public:
   IntegerOrderSeries(double q, double sigma);
   double log_a_minus_one(long alpha);
 
  private:
-  long double log_expm1_at(long k);  // ln expm1((k^2 - k) / (2 sigma^2)), k >= 2
+  void tabulate_log_expm1(std::size_t alpha);
 
-  long double log_q_, log_1mq_, inv_two_var_;
-  std::vector<long double> log_expm1_;  // cache, index k, for the k where x_k <= kLinearAbove
+  long double log_1mq_, log_odds_, inv_two_var_;  // ln(1-q), ln(q/(1-q)), 1/(2 sigma^2)
+  std::vector<long double> log_expm1_;  // index k: ln expm1((k^2-k)/(2 sigma^2)) while that is <= 45
+  bool linear_from_ = false;            // the table has reached the first k with x_k > 45
   std::vector<double> terms_;           // scratch, reused between orders
 };
 
