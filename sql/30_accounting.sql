@@ -60,7 +60,7 @@ COMMENT ON FUNCTION dptrain.dp_to_zcdp IS
 -- converts by group privacy).
 CREATE FUNCTION dptrain.rdp_default_orders()
 RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_rdp_default_orders' LANGUAGE C IMMUTABLE PARALLEL SAFE STRICT;
-COMMENT ON FUNCTION dptrain.rdp_default_orders IS 'the default grid of RDP orders (1.1 ... 1024)';
+COMMENT ON FUNCTION dptrain.rdp_default_orders IS 'the default grid of RDP orders: the integers 2..64 and 64 + 16k up to 20000';
 
 CREATE FUNCTION dptrain.sampled_gaussian_rdp(q float8, sigma float8, alpha float8)
 RETURNS float8 AS 'MODULE_PATHNAME', 'dptrain_sampled_gaussian_rdp' LANGUAGE C IMMUTABLE PARALLEL SAFE STRICT;

@@ -174,7 +174,7 @@ Datum dptrain_dp_to_zcdp(PG_FUNCTION_ARGS) {
 
 // rdp_default_orders()
 Datum dptrain_rdp_default_orders(PG_FUNCTION_ARGS) {
-  double orders[256];
+  double orders[2048];  // POD local: nothing to unwind if an error is reported
   int n = 0;
   DPT_CORE({
     const std::vector<double> grid = pv::default_rdp_orders();

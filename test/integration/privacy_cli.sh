@@ -95,7 +95,7 @@ grep -q 'sampling rate q must be in (0, 1]' <<<"$err"
 if err=$("$CLI" privacy rdp --q 0.1 --sigma 1 --steps 10 --delta 1e-5 --orders 2,abc 2>&1); then exit 1; fi
 grep -q 'invalid RDP order "abc"' <<<"$err"
 if err=$("$CLI" privacy rdp-sigma --q 0.01 --steps 100 --epsilon 0.001 --delta 1e-5 2>&1); then exit 1; fi
-grep -q 'unreachable' <<<"$err"
+grep -q 'too close to the RDP order floor' <<<"$err"; grep -q '0.00115135' <<<"$err"
 if "$CLI" privacy zcdp-to-dp --rho 0.1 --delta 1e-5 --conversion renyi >/dev/null 2>&1; then exit 1; fi
 if "$CLI" privacy rdp --sigma 1 --steps 10 --delta 1e-5 >/dev/null 2>&1; then exit 1; fi  # --q is required
 

@@ -21,6 +21,11 @@ std::uint64_t noise_nonce(std::uint64_t t) {
   return t;
 }
 
+std::uint64_t lot_nonce(std::uint64_t t) {
+  if (t == 0 || t >= kLotNonceBit) fail(ErrorKind::Internal, "lot number out of range for a sampling nonce");
+  return kLotNonceBit | t;
+}
+
 std::uint64_t sampling_nonce(std::uint64_t epoch_start_updates) {
   if (epoch_start_updates >= kSamplingNonceBit)
     fail(ErrorKind::Internal, "update counter out of range for a sampling nonce");

@@ -7,10 +7,12 @@
 // Streams of one training run share its 256-bit key (drawn from
 // RandomSource::secure(), or from a test seed) and are separated by the
 // 64-bit nonce (RandomSource::from_key(key, nonce)):
-//   noise of update t (t >= 1, global update index)      nonce t
+//   noise of update t (t >= 1, global update index;
+//   DP-SGD: lot t)                                        nonce t
+//   DP-SGD Poisson sampling of lot t (t >= 1)             nonce 2^62 + t
 //   BST14 batch sampling of the epoch that starts after
 //   u0 updates                                            nonce 2^63 + u0
-// so no two streams of a run ever overlap.
+// so no two streams of a run ever overlap (t < 2^62).
 #pragma once
 
 #include <cstddef>
@@ -29,9 +31,12 @@ enum class BatchNoiseKind {
 const char* batch_noise_name(BatchNoiseKind kind);
 
 constexpr std::uint64_t kSamplingNonceBit = std::uint64_t{1} << 63;
+constexpr std::uint64_t kLotNonceBit = std::uint64_t{1} << 62;
 
 // The nonce of the noise of update t (1 <= t < 2^63, else Error(Internal)).
 std::uint64_t noise_nonce(std::uint64_t t);
+// The nonce of DP-SGD's Poisson sampling of lot t (1 <= t < 2^62, else Error(Internal)).
+std::uint64_t lot_nonce(std::uint64_t t);
 // The nonce of BST14's batch sampling for the epoch that starts after
 // `epoch_start_updates` (< 2^63, else Error(Internal)) updates.
 std::uint64_t sampling_nonce(std::uint64_t epoch_start_updates);

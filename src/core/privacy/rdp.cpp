@@ -24,11 +24,17 @@ std::string rdp_conversion_name(RdpConversion conversion) {
 }
 
 std::vector<double> default_rdp_orders() {
-  std::vector<double> orders = {1.1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5};
-  for (int alpha = 5; alpha <= 64; ++alpha) orders.push_back(alpha);
-  for (double alpha : {80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768, 896, 1024})
-    orders.push_back(alpha);
+  std::vector<double> orders;
+  for (int alpha = 2; alpha <= 64; ++alpha) orders.push_back(alpha);
+  for (int alpha = 80; alpha <= 20000; alpha += 16) orders.push_back(alpha);
   return orders;
+}
+
+double rdp_order_floor(double largest_order, double delta) {
+  if (!(delta > 0 && delta < 1))
+    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta));
+  if (!(largest_order > 1)) fail(ErrorKind::InvalidParameter, "RDP order must be > 1");
+  return -std::log(delta) / (largest_order - 1);
 }
 
 void validate_rdp_orders(const std::vector<double>& orders) {
@@ -39,7 +45,7 @@ void validate_rdp_orders(const std::vector<double>& orders) {
            "order = " + show(alpha));
     if (alpha > kMaxRdpOrder)
       fail(ErrorKind::ProgramLimit, "RDP order too large", "order = " + show(alpha),
-           "orders up to 100000 are supported; 1024 is plenty in practice");
+           "orders up to 100000 are supported; the default grid ends at 20000");
   }
 }
 

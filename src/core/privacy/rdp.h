@@ -22,10 +22,16 @@ enum class RdpConversion {
 RdpConversion parse_rdp_conversion(const std::string& name);
 std::string rdp_conversion_name(RdpConversion conversion);
 
-// The default grid of orders: TF Privacy's grid (1.25 ... 4.5 fractional, 5..63, 128,
-// 256, 512) extended by 1.1 and more large orders up to 1024, so that small-q,
-// large-sigma accounting (where the optimal order is large) is not overstated.
+// The default grid of orders: the integers 2..64 and 64 + 16k up to 20000 (1309 orders).
+// Integer orders have an exact closed form (the binomial sum of Mironov, Talwar & Zhang
+// 2019); the large ones are needed for small epsilon at small delta, where the best order
+// is in the thousands: at infinite noise epsilon is still ln(1/delta)/(alpha_max - 1)
+// (rdp_order_floor), e.g. 0.081 at delta = 1e-9 with orders up to 256.
 std::vector<double> default_rdp_orders();
+
+// The classic conversion's epsilon at zero RDP, ln(1/delta)/(alpha_max - 1): no amount of
+// noise certifies less on a grid whose largest order is alpha_max.
+double rdp_order_floor(double largest_order, double delta);
 
 // Throws Error(InvalidParameter) unless orders is non-empty, every order is finite,
 // > 1 and <= kMaxRdpOrder.

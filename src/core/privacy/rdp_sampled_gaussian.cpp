@@ -1,18 +1,18 @@
 #include "core/privacy/rdp_sampled_gaussian.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
 #include "core/privacy/messages.h"
 #include "core/privacy/log_math.h"
+#include "core/privacy/rdp_sampled_gaussian_series.h"
 
 namespace dptrain::privacy {
 namespace {
-
-using log_math::kNegInf;
-using log_math::log_add;
 
 void require_rate(double q) {
   if (!(q > 0 && q <= 1))
@@ -36,87 +36,52 @@ void require_delta(double delta) {
     fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta));
 }
 
-// ln(A_alpha - 1) for integer alpha >= 2 and q in (0, 1): every term of
-// sum_{k>=2} C(alpha,k) (1-q)^(alpha-k) q^k expm1((k^2-k)/(2 sigma^2)) is positive.
-double log_a_minus_one_integer(double q, double sigma, long alpha) {
-  const double log_q = std::log(q), log_1mq = std::log1p(-q);
-  const double inv_two_var = 1 / (2 * sigma * sigma);
-  std::vector<double> terms;
-  terms.reserve(static_cast<std::size_t>(alpha));
-  double log_binom = std::log(static_cast<double>(alpha));  // ln C(alpha, 1)
-  double max_term = kNegInf;
-  for (long k = 2; k <= alpha; ++k) {
-    log_binom += std::log(static_cast<double>(alpha - k + 1)) - std::log(static_cast<double>(k));
-    const double kd = static_cast<double>(k);
-    const double term = log_binom + kd * log_q + static_cast<double>(alpha - k) * log_1mq +
-                        log_math::log_expm1((kd * kd - kd) * inv_two_var);
-    terms.push_back(term);
-    if (term > max_term) max_term = term;
-  }
-  double sum = 0;
-  for (double term : terms) sum += std::exp(term - max_term);
-  return max_term + std::log(sum);
-}
-
-// ln A_alpha for fractional alpha > 1 and q in (0, 1): MTZ Section 3.3. With
-// L(z) = e^{(2z-1)/(2 sigma^2)} and z0 where q L(z0) = 1 - q, expand ((1-q) + q L)^alpha as a
-// binomial series in q L / (1-q) for z <= z0 and in (1-q) / (q L) for z > z0:
-//   A = sum_i C(alpha,i) [ (1-q)^(alpha-i) q^i e^{(i^2-i)/(2s^2)} P(N(i, s^2) <= z0)
-//                        + q^(alpha-i) (1-q)^i e^{(j^2-j)/(2s^2)} P(N(j, s^2) > z0) ],  j = alpha - i.
-// C(alpha, i) alternates in sign once i > alpha, so positive and negative parts are summed
-// separately in log space and subtracted at the end (never absolute values).
-double log_a_fractional(double q, double sigma, double alpha) {
-  const double log_q = std::log(q), log_1mq = std::log1p(-q);
-  const double inv_two_var = 1 / (2 * sigma * sigma);
-  const double z0 = sigma * sigma * (log_1mq - log_q) + 0.5;
-  const double scale = 1 / (std::sqrt(2.0) * sigma);
-  const double log_half = -std::log(2.0);
-  double log_pos = kNegInf, log_neg = kNegInf;
-  double log_abs_binom = 0;  // ln |C(alpha, 0)|
-  bool negative = false;
-  double previous = std::numeric_limits<double>::infinity();
-  constexpr long kMaxTerms = 5000000;
-  for (long i = 0; i < kMaxTerms; ++i) {
-    if (i > 0) {
-      const double factor = (alpha - static_cast<double>(i) + 1) / static_cast<double>(i);
-      log_abs_binom += std::log(std::abs(factor));
-      if (factor < 0) negative = !negative;
-    }
-    const double id = static_cast<double>(i), j = alpha - id;
-    const double log_s0 = log_abs_binom + id * log_q + j * log_1mq + (id * id - id) * inv_two_var + log_half +
-                          log_math::log_erfc((id - z0) * scale);
-    const double log_s1 = log_abs_binom + j * log_q + id * log_1mq + (j * j - j) * inv_two_var + log_half +
-                          log_math::log_erfc((z0 - j) * scale);
-    const double log_term = log_add(log_s0, log_s1);
-    if (negative) {
-      log_neg = log_add(log_neg, log_term);
-    } else {
-      log_pos = log_add(log_pos, log_term);
-    }
-    // Past alpha the terms alternate; once they decrease and are below rounding level, the
-    // remainder of the alternating series is at most the next term, itself below this one.
-    // Return an upper bound: the partial sum plus that tail bound plus a margin for the
-    // rounding of the i + 1 log-space additions (relative 2^-52 each, on P + N).
-    if (id > alpha + 1 && log_term < previous && log_term < log_pos - 36) {
-      const double log_rounding = log_add(log_pos, log_neg) + std::log((id + 1) * 4 * 0x1p-52);
-      return log_math::log_sub(log_add(log_add(log_pos, log_term), log_rounding), log_neg);
-    }
-    previous = log_term;
-  }
-  fail(ErrorKind::Internal, "RDP series of the sampled Gaussian did not converge",
-       "q = " + show(q) + ", sigma = " + show(sigma) + ", order = " + show(alpha));
-}
-
 bool is_integer(double x) { return std::floor(x) == x; }
 
-// (orders, curve) after the adjacency conversion.
-RdpEpsilon epsilon_of_curve(const std::vector<double>& orders, const std::vector<double>& curve, double delta,
-                            const RdpOptions& options) {
-  if (options.adjacency == Adjacency::ReplaceOne) {
-    const auto converted = rdp_add_remove_to_replace_one(orders, curve);
-    return rdp_to_dp(converted.first, converted.second, delta, options.conversion);
+// RDP of one step at any order of a grid, for one (q, sigma).
+class OneStepRdp {
+ public:
+  OneStepRdp(double q, double sigma) : q_(q), sigma_(sigma) {
+    if (q < 1) integer_.emplace(q, sigma);
   }
-  return rdp_to_dp(orders, curve, delta, options.conversion);
+
+  double at(double order) {
+    if (q_ == 1) return order / (2 * sigma_ * sigma_);  // the plain Gaussian mechanism
+    if (is_integer(order))
+      return log_math::log1p_exp(integer_->log_a_minus_one(static_cast<long>(order))) / (order - 1);
+    const double log_a = log_a_fractional(q_, sigma_, order);
+    return (log_a > 0 ? log_a : 0) / (order - 1);  // A >= 1 exactly; clamp rounding below it
+  }
+
+ private:
+  double q_, sigma_;
+  std::optional<IntegerOrderSeries> integer_;  // q < 1
+};
+
+// An order of the grid as the conversion sees it: T * RDP(order) * factor is converted to
+// (epsilon, delta) at dp_order. Add/remove-one: (alpha, alpha, 1); replace-one: group
+// privacy, (alpha, alpha / 2, 3) for alpha >= 4 (adjacency.h). Sorted by order.
+struct ConvertedOrder {
+  double order, dp_order, factor;
+};
+
+std::vector<ConvertedOrder> converted_orders(std::vector<double> orders, Adjacency adjacency) {
+  validate_rdp_orders(orders);
+  std::sort(orders.begin(), orders.end());
+  std::vector<ConvertedOrder> out;
+  if (adjacency == Adjacency::ReplaceOne) {
+    const auto unit = rdp_add_remove_to_replace_one(orders, std::vector<double>(orders.size(), 1.0));
+    for (std::size_t i = 0; i < unit.first.size(); ++i)
+      out.push_back({2 * unit.first[i], unit.first[i], unit.second[i]});
+  } else {
+    for (double a : orders) out.push_back({a, a, 1.0});
+  }
+  return out;
+}
+
+// ln(1/delta) / (alpha - 1) at the largest order the conversion uses.
+double order_floor(const std::vector<ConvertedOrder>& orders, double delta) {
+  return rdp_order_floor(orders.back().dp_order, delta);
 }
 
 }  // namespace
@@ -125,31 +90,62 @@ double sampled_gaussian_rdp(double q, double noise_multiplier, double order) {
   require_rate(q);
   require_sigma(noise_multiplier);
   validate_rdp_orders({order});
-  const double sigma = noise_multiplier;
-  if (q == 1) return order / (2 * sigma * sigma);  // the plain Gaussian mechanism
-  if (is_integer(order)) {
-    return log_math::log1p_exp(log_a_minus_one_integer(q, sigma, static_cast<long>(order))) / (order - 1);
-  }
-  const double log_a = log_a_fractional(q, sigma, order);
-  return (log_a > 0 ? log_a : 0) / (order - 1);  // A >= 1 exactly; clamp rounding below it
+  return OneStepRdp(q, noise_multiplier).at(order);
 }
 
 std::vector<double> sampled_gaussian_rdp_curve(double q, double noise_multiplier, std::int64_t steps,
                                                const std::vector<double>& orders) {
+  require_rate(q);
+  require_sigma(noise_multiplier);
   require_steps(steps);
   validate_rdp_orders(orders);
+  OneStepRdp rdp(q, noise_multiplier);
   std::vector<double> curve;
   curve.reserve(orders.size());
-  for (double order : orders)
-    curve.push_back(static_cast<double>(steps) * sampled_gaussian_rdp(q, noise_multiplier, order));
+  for (double order : orders) curve.push_back(static_cast<double>(steps) * rdp.at(order));
   return curve;
 }
 
 RdpEpsilon sampled_gaussian_epsilon(double q, double noise_multiplier, std::int64_t steps, double delta,
                                     const RdpOptions& options) {
+  require_rate(q);
+  require_sigma(noise_multiplier);
+  require_steps(steps);
   require_delta(delta);
-  const auto curve = sampled_gaussian_rdp_curve(q, noise_multiplier, steps, options.orders);
-  return epsilon_of_curve(options.orders, curve, delta, options);
+  const std::vector<ConvertedOrder> orders = converted_orders(options.orders, options.adjacency);
+  OneStepRdp rdp(q, noise_multiplier);
+  std::vector<double> known(orders.size(), -1.0);  // RDP of the orders computed so far
+  RdpEpsilon best{std::numeric_limits<double>::infinity(), orders.front().dp_order};
+  auto epsilon_at = [&](std::size_t i, double one_step_rdp) {
+    return rdp_to_dp_epsilon_at(orders[i].dp_order, orders[i].factor * static_cast<double>(steps) * one_step_rdp,
+                                delta, options.conversion);
+  };
+  auto evaluate = [&](std::size_t i) {
+    known[i] = rdp.at(orders[i].order);
+    const double epsilon = epsilon_at(i, known[i]);
+    if (epsilon < best.epsilon || (epsilon == best.epsilon && orders[i].dp_order < best.optimal_order))
+      best = {epsilon, orders[i].dp_order};
+  };
+  // The Renyi divergence is non-decreasing in the order (van Erven & Harremoes 2014,
+  // Theorem 3): an order's RDP is at least that of any smaller order computed (`lower`), so
+  // its epsilon is at least the conversion of `lower` at that order. Orders whose bound cannot
+  // beat the best epsilon so far are skipped without summing their series: same minimum as
+  // the whole grid. First probes, about one order per doubling, so that `best` is near the
+  // optimum early; then every order, ascending.
+  double lower = 0;
+  auto consider = [&](std::size_t i) {
+    if (known[i] < 0 && epsilon_at(i, lower) < best.epsilon) evaluate(i);
+    if (known[i] >= 0) lower = std::max(lower, known[i]);
+  };
+  for (double target = 2;; target *= 2) {
+    const auto at = std::lower_bound(orders.begin(), orders.end(), target,
+                                     [](const ConvertedOrder& o, double t) { return o.order < t; });
+    consider(at == orders.end() ? orders.size() - 1 : static_cast<std::size_t>(at - orders.begin()));
+    if (at == orders.end()) break;
+  }
+  lower = 0;
+  for (std::size_t i = 0; i < orders.size(); ++i) consider(i);
+  return best;
 }
 
 RdpNoise sampled_gaussian_noise_multiplier(double q, std::int64_t steps, double target_epsilon, double delta,
@@ -157,17 +153,20 @@ RdpNoise sampled_gaussian_noise_multiplier(double q, std::int64_t steps, double 
   require_rate(q);
   require_steps(steps);
   require_delta(delta);
-  validate_rdp_orders(options.orders);
   if (!std::isfinite(target_epsilon) || target_epsilon <= 0)
     fail(ErrorKind::InvalidParameter, "the target epsilon must be a finite number > 0",
          "epsilon = " + show(target_epsilon));
-  // As sigma -> infinity the RDP vanishes and epsilon tends to the conversion's floor.
-  const std::vector<double> zero(options.orders.size(), 0.0);
-  const double floor = epsilon_of_curve(options.orders, zero, delta, options).epsilon;
-  if (target_epsilon <= floor)
-    fail(ErrorKind::InvalidParameter, "the target epsilon is unreachable with these RDP orders",
-         "even infinite noise gives epsilon >= " + show(floor) + " at delta = " + show(delta),
-         "raise epsilon or delta, or add larger orders");
+  // As sigma -> infinity the RDP vanishes and epsilon tends to the conversion's value at the
+  // largest order, at most ln(1/delta)/(alpha_max - 1). Targets near that floor would be met
+  // only at the top of the grid with a noise multiplier that the grid, not the mechanism,
+  // decides: refuse anything below twice the floor.
+  const std::vector<ConvertedOrder> orders = converted_orders(options.orders, options.adjacency);
+  const double floor = order_floor(orders, delta);
+  if (target_epsilon < 2 * floor)
+    fail(ErrorKind::InvalidParameter, "the target epsilon is too close to the RDP order floor",
+         "epsilon = " + show(target_epsilon) + " is below 2 ln(1/delta)/(alpha_max - 1) = " + show(2 * floor) +
+             " (alpha_max = " + show(orders.back().dp_order) + ", delta = " + show(delta) + ")",
+         "raise epsilon or delta, or add larger RDP orders (up to 100000)");
 
   auto evaluate = [&](double sigma) { return sampled_gaussian_epsilon(q, sigma, steps, delta, options); };
   // Bracket: eps(lo) > target >= eps(hi).

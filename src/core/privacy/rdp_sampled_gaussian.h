@@ -1,7 +1,7 @@
 // RDP accountant of the Poisson-subsampled Gaussian mechanism (Mironov, Talwar & Zhang
-// 2019, "Renyi Differential Privacy of the Sampled Gaussian Mechanism"; algorithms.md §8).
-// One step: every row is included independently with probability q (Poisson sampling,
-// trap T9: not a fixed permutation), the included rows' contributions (each clipped to
+// 2019, "Renyi Differential Privacy of the Sampled Gaussian Mechanism").
+// One step: every row is included independently with probability q (Poisson sampling;
+// a fixed permutation gives no amplification), the included rows' contributions (each clipped to
 // L2 norm C) are summed, and N(0, (sigma C)^2 I) is added; sigma is the noise multiplier.
 //
 // Adjacency: add/remove-one. The per-step RDP is that of the mixture
@@ -21,15 +21,12 @@ namespace dptrain::privacy {
 // RDP of one step at order alpha > 1, for q in (0, 1] and sigma > 0:
 //   RDP(alpha) = ln(A_alpha) / (alpha - 1),
 //   A_alpha = E_{z ~ N(0, sigma^2)} [((1 - q) + q e^{(2z - 1) / (2 sigma^2)})^alpha].
-// Integer alpha: the exact binomial sum (MTZ Section 3.2)
-//   A_alpha = sum_k C(alpha,k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2)),
-// evaluated as ln(1 + sum_{k>=2} ... expm1(...)) in log space (the k = 0, 1 terms cancel
-// the 1 exactly, so tiny q keeps full relative precision). Fractional alpha: the signed
-// two-sided series of MTZ Section 3.3 split at z0 = sigma^2 ln(1/q - 1) + 1/2, summed with
-// signs in log space and truncated with an alternating-series tail bound and a rounding
-// margin added (an upper bound; since A - 1 = O(q^2) is obtained by cancellation, its
-// relative precision is ~1e-16 / (A - 1): fractional orders matter where A - 1 is not tiny,
-// i.e. large epsilon). q = 1 gives the Gaussian's alpha / (2 sigma^2).
+// Integer alpha: the exact binomial sum (MTZ Section 3.2), as a log-sum-exp that stays
+// exact up to the largest orders (rdp_sampled_gaussian_series.h). Fractional alpha: the
+// signed two-sided series of MTZ Section 3.3, an upper bound whose relative precision is
+// ~1e-16 / (A - 1) (A - 1 = O(q^2) is obtained by cancellation: fractional orders matter
+// only where A - 1 is not tiny, i.e. large epsilon). q = 1 gives the Gaussian's
+// alpha / (2 sigma^2).
 double sampled_gaussian_rdp(double q, double noise_multiplier, double order);
 
 // steps * RDP(alpha) for each order (composition over identical steps).
@@ -42,7 +39,8 @@ struct RdpOptions {
   Adjacency adjacency = Adjacency::AddRemoveOne;
 };
 
-// (epsilon, delta)-DP of `steps` steps, optimised over the orders.
+// (epsilon, delta)-DP of `steps` steps, optimised over the orders (orders that provably
+// cannot beat the best so far are skipped: the RDP is non-decreasing in the order).
 RdpEpsilon sampled_gaussian_epsilon(double q, double noise_multiplier, std::int64_t steps, double delta,
                                     const RdpOptions& options = {});
 
@@ -54,8 +52,9 @@ struct RdpNoise {
 
 // Inverse accountant: the smallest noise multiplier for which `steps` steps at rate q are
 // (target_epsilon, delta)-DP, by bisection on ln sigma (epsilon decreases in sigma). Returns
-// the noisier end of the final bracket. Throws Error(InvalidParameter) when even infinite
-// noise cannot reach the target on this grid of orders (epsilon >= ln(1/delta)/(alpha_max - 1)).
+// the noisier end of the final bracket. Throws Error(InvalidParameter) for a target below
+// twice the order floor 2 ln(1/delta)/(alpha_max - 1) (rdp_order_floor): infinite noise
+// would still cost the floor, and near it the grid, not the mechanism, decides sigma.
 RdpNoise sampled_gaussian_noise_multiplier(double q, std::int64_t steps, double target_epsilon, double delta,
                                            const RdpOptions& options = {});
 

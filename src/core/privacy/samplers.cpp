@@ -1,5 +1,6 @@
 #include "core/privacy/samplers.h"
 
+#include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -219,6 +220,62 @@ void add_l2_laplace_noise(RandomSource& rng, double* out, std::size_t d, double 
   const double sq = gaussian_vector(rng, scratch, d);
   const double factor = gamma_shape_at_least_one(rng, static_cast<double>(d), scale) / std::sqrt(sq);
   for (std::size_t i = 0; i < d; ++i) out[i] += factor * scratch[i];
+}
+
+// --- Binomial ------------------------------------------------------------------------
+
+BinomialSampler::BinomialSampler(std::int64_t n, double p) : n_(n) {
+  if (n < 0) fail(ErrorKind::InvalidParameter, "a binomial needs n >= 0", "Got " + std::to_string(n) + ".");
+  if (!(p >= 0 && p <= 1))
+    fail(ErrorKind::InvalidParameter, "a binomial needs 0 <= p <= 1", "Got " + std::to_string(p) + ".");
+  flipped_ = p > 0.5;
+  p_ = flipped_ ? 1 - p : p;  // exact for p >= 1/2 (Sterbenz)
+  mode_ = 0;
+  pmf_mode_ = 1;
+  cdf_mode_ = 1;
+  survival_mode_ = 0;
+  up_ratio_ = 0;
+  if (n_ == 0 || p_ == 0) return;  // always 0 (before the flip)
+  const boost::math::binomial_distribution<double> dist(static_cast<double>(n_), p_);
+  mode_ = std::min(n_, static_cast<std::int64_t>(std::floor((static_cast<double>(n_) + 1) * p_)));
+  const double m = static_cast<double>(mode_);
+  pmf_mode_ = boost::math::pdf(dist, m);
+  cdf_mode_ = boost::math::cdf(dist, m);
+  survival_mode_ = boost::math::cdf(boost::math::complement(dist, m));
+  up_ratio_ = p_ / (1 - p_);
+}
+
+std::int64_t BinomialSampler::operator()(RandomSource& rng) const {
+  const std::int64_t k = draw_small_p(rng);
+  return flipped_ ? n_ - k : k;
+}
+
+// The smallest k with P(X <= k) >= U, searched from the mode.
+std::int64_t BinomialSampler::draw_small_p(RandomSource& rng) const {
+  if (n_ == 0 || p_ == 0) return 0;
+  const double u = rng.uniform_open01();
+  std::int64_t k = mode_;
+  double pk = pmf_mode_;
+  if (u <= cdf_mode_) {
+    // Down: P(X <= k-1) = P(X <= k) - P(X = k); P(X = k-1) = P(X = k) k (1-p) / ((n-k+1) p).
+    double cdf = cdf_mode_;
+    while (k > 0 && pk > 0 && cdf - pk >= u) {
+      cdf -= pk;
+      pk *= static_cast<double>(k) / (static_cast<double>(n_ - k + 1) * up_ratio_);
+      --k;
+    }
+    return k;
+  }
+  // Up: X <= k  <=>  P(X > k) <= 1 - U (1 - U is exact on the 2^-53 grid); the tail is
+  // tracked as the survival function so that U near 1 is resolved, not lost to rounding.
+  const double v = 1 - u;
+  double survival = survival_mode_;
+  while (k < n_ && pk > 0 && survival > v) {
+    ++k;
+    pk *= static_cast<double>(n_ - k + 1) / static_cast<double>(k) * up_ratio_;
+    survival -= pk;
+  }
+  return k;
 }
 
 }  // namespace dptrain::privacy

@@ -26,6 +26,12 @@
 //                     Chaudhuri-Monteleoni-Sarwate 2011): ||v|| ~ Gamma(shape
 //                     d, scale) times an independent uniform direction
 //   add_gaussian_noise    N(0, sigma^2 I_d)
+//   BinomialSampler   Binomial(n, p) by inversion, searched from the mode
+//                     (Kemp 1986, "A modal method for generating binomial
+//                     variables"): the pmf and CDF at the mode from Boost.Math
+//                     (relative accuracy ~1e-15), the neighbours by the pmf
+//                     ratio; the upper side walks the survival function against
+//                     1 - U, so both tails are resolved down to 2^-53
 //
 // Bulk functions write caller-owned memory and allocate nothing, and the
 // normal is inlined into their loops, so a noise vector per mini-batch costs
@@ -53,6 +59,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/privacy/random_source.h"
 
@@ -88,6 +95,27 @@ void add_gaussian_noise(RandomSource& rng, double* out, std::size_t d, double si
 // r * u with r ~ Gamma(d, scale) and u uniform on the sphere. `scratch`
 // holds d doubles (the direction); it may not overlap `out`.
 void add_l2_laplace_noise(RandomSource& rng, double* out, std::size_t d, double scale, double* scratch);
+
+// Binomial(n, p): the number of successes of n independent Bernoulli(p) trials, e.g. the
+// size of a Poisson-sampled lot of n rows at rate p. Exact in real arithmetic given U;
+// U is a multiple of 2^-53, so each outcome's probability is off by at most 2^-53. The
+// constructor does the O(1) work at the mode once (Boost.Math); a draw then costs
+// O(sqrt(n p (1-p))) multiplications on average. p > 1/2 draws n - Binomial(n, 1 - p).
+class BinomialSampler {
+ public:
+  BinomialSampler(std::int64_t n, double p);  // n >= 0, 0 <= p <= 1
+  std::int64_t operator()(RandomSource& rng) const;
+
+ private:
+  std::int64_t draw_small_p(RandomSource& rng) const;  // p <= 1/2
+
+  std::int64_t n_;
+  double p_;          // min(p, 1 - p)
+  bool flipped_;      // p > 1/2: return n - draw
+  std::int64_t mode_;
+  double pmf_mode_, cdf_mode_, survival_mode_;  // at the mode: P(X = m), P(X <= m), P(X > m)
+  double up_ratio_;   // p / (1 - p)
+};
 
 // |area of the top strip - v| / v for the ziggurat's tables: how well the
 // strips close at the top (a unit test bounds it).

@@ -19,10 +19,10 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_set>
 #include <vector>
 
 #include "core/privacy/random_source.h"
+#include "core/privacy/uniform_subset.h"
 
 namespace dptrain {
 
@@ -46,7 +46,7 @@ class BatchSampler {
   std::int64_t rows_;
   std::int64_t batch_size_;
   std::vector<std::int64_t> chosen_;
-  std::unordered_set<std::int64_t> lookup_;  // membership for large batches
+  privacy::UniformSubset subset_;
 };
 
 }  // namespace dptrain

@@ -40,6 +40,13 @@ SELECT round(sigma::numeric, 5) AS sigma, achieved_epsilon <= 1 AS within_target
 FROM dptrain.rdp_sigma(0.01, 10000, 1, 1e-5);
 SELECT round(dptrain.sampled_gaussian_rdp(1, 2, 10)::numeric, 10) AS full_batch,
        round((dptrain.sampled_gaussian_rdp(0.01, 4, 2) * 1e6)::numeric, 8) AS order2_times_1e6;
+-- Large orders (algorithms.md §13): q = 50/36176, z = 80.1, T = 1000, delta = 1/36176^2 is
+-- floored at 0.04116 with orders up to 512; the default grid (up to 20000) certifies
+-- 0.00354 (classic) / 0.00255 (improved).
+SELECT round(dptrain.rdp_epsilon(50 / 36176.0, 80.1, 1000, 1 / 36176.0^2, 'classic',
+                                 ARRAY(SELECT generate_series(2, 512))::float8[])::numeric, 5) AS floored_512,
+       round(dptrain.rdp_epsilon(50 / 36176.0, 80.1, 1000, 1 / 36176.0^2, 'classic')::numeric, 5) AS classic,
+       round(dptrain.rdp_epsilon(50 / 36176.0, 80.1, 1000, 1 / 36176.0^2)::numeric, 5) AS improved;
 SELECT array_length(dptrain.rdp_default_orders(), 1) AS n_orders,
        (dptrain.rdp_default_orders())[1] AS smallest,
        (SELECT max(o) FROM unnest(dptrain.rdp_default_orders()) o) AS largest;

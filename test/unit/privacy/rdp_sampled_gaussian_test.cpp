@@ -125,15 +125,78 @@ TEST(SampledGaussianRdp, TfPrivacyPublishedValues) {
   EXPECT_EQ(b.optimal_order, 13);
 }
 
-TEST(SampledGaussianRdp, DefaultGridNoWorseThanTfGrid) {
-  // The default grid contains TF Privacy's grid, so it can only find a smaller epsilon.
+TEST(SampledGaussianRdp, DefaultGridNoWorseThanTfIntegerOrders) {
+  // The default grid (integers 2..64, 64 + 16k up to 20000) contains the integer orders of
+  // TF Privacy's grid, so it can only find a smaller epsilon than those.
+  std::vector<double> tf_integers;
+  for (double a : tf_privacy_orders())
+    if (a == std::floor(a)) tf_integers.push_back(a);
   for (double sigma : {0.6, 1.1, 5.0, 50.0}) {
-    const double tf = sampled_gaussian_epsilon(1e-3, sigma, 10000, 1e-5, options(tf_privacy_orders(),
+    const double tf = sampled_gaussian_epsilon(1e-3, sigma, 10000, 1e-5, options(tf_integers,
                                                                                  RdpConversion::Improved)).epsilon;
     EXPECT_LE(sampled_gaussian_epsilon(1e-3, sigma, 10000, 1e-5).epsilon, tf) << sigma;
   }
   // Small q, large sigma: the optimum is beyond TF's 512.
   EXPECT_GT(sampled_gaussian_epsilon(1e-5, 50, 1000, 1e-5).optimal_order, 512);
+}
+
+TEST(SampledGaussianRdp, Section13OrderFloorVectors) {
+  // algorithms.md section 13: q = 50/36176, z = 80.1, T = 1000, delta = 1/36176^2.
+  // Orders 2..512 are floored: at order 512 the conversion alone costs ln(36176^2)/511 = 0.041081,
+  // and the total is 0.04116 (classic). Orders up to 20000 certify 0.00354 (classic) and
+  // 0.00255 (improved).
+  const double q = 50.0 / 36176, delta = 1.0 / (36176.0 * 36176.0);
+  const RdpEpsilon floored =
+      sampled_gaussian_epsilon(q, 80.1, 1000, delta, options(integer_orders(2, 512), RdpConversion::Classic));
+  EXPECT_NEAR(floored.epsilon, 0.04116, 5e-6);
+  EXPECT_EQ(floored.optimal_order, 512);
+  EXPECT_NEAR(std::log(1 / delta) / 511, 0.041081, 1e-6);
+  const RdpEpsilon classic =
+      sampled_gaussian_epsilon(q, 80.1, 1000, delta, options(default_rdp_orders(), RdpConversion::Classic));
+  const RdpEpsilon improved = sampled_gaussian_epsilon(q, 80.1, 1000, delta);
+  EXPECT_NEAR(classic.epsilon, 0.00354, 5e-6);
+  EXPECT_NEAR(improved.epsilon, 0.00255, 5e-6);
+  EXPECT_LT(classic.optimal_order, 20000);  // an interior optimum: no longer floored
+  EXPECT_GT(classic.optimal_order, 512);
+}
+
+TEST(SampledGaussianRdp, Section13ClosedFormPsgdIsNotPrivate) {
+  // The AMP paper's P-SGD noise for a claimed eps = 0.1 (T = 100, q = 50/36176, delta =
+  // 1/36176^2): z = 4 q sqrt(T ln(1/delta)) / eps = 4 * 0.00138213 * sqrt(100 * 20.9839) / 0.1
+  // = 2.53303. The RDP accountant says that noise is only 0.267 (classic) / 0.199 (improved).
+  const double q = 50.0 / 36176, delta = 1.0 / (36176.0 * 36176.0);
+  const double z = 4 * q * std::sqrt(100 * std::log(1 / delta)) / 0.1;
+  EXPECT_NEAR(z, 2.533, 5e-4);
+  EXPECT_NEAR(sampled_gaussian_epsilon(q, z, 100, delta, options(default_rdp_orders(), RdpConversion::Classic)).epsilon,
+              0.267, 5e-4);
+  EXPECT_NEAR(sampled_gaussian_epsilon(q, z, 100, delta).epsilon, 0.199, 5e-4);
+}
+
+TEST(SampledGaussianRdp, SkippingOrdersKeepsTheGridMinimum) {
+  // sampled_gaussian_epsilon skips orders that provably cannot win; its answer must be the
+  // minimum over the whole curve. Optima from order 2 (q = 1, sigma 0.7) to the thousands
+  // (q = 1e-4, sigma 80).
+  const std::vector<double> orders = default_rdp_orders();
+  for (auto [q, sigma] : {std::pair<double, double>{1e-4, 80.0}, {250.0 / 30162, 1.3}, {0.05, 6.0}, {1.0, 0.7},
+                          {0.3, 0.8}}) {
+    const auto curve = sampled_gaussian_rdp_curve(q, sigma, 1000, orders);
+    for (auto conversion : {RdpConversion::Classic, RdpConversion::Improved})
+      for (auto adjacency : {Adjacency::AddRemoveOne, Adjacency::ReplaceOne}) {
+        RdpOptions o;
+        o.conversion = conversion;
+        o.adjacency = adjacency;
+        RdpEpsilon full;
+        if (adjacency == Adjacency::ReplaceOne) {
+          const auto converted = rdp_add_remove_to_replace_one(orders, curve);
+          full = rdp_to_dp(converted.first, converted.second, 1e-6, conversion);
+        } else {
+          full = rdp_to_dp(orders, curve, 1e-6, conversion);
+        }
+        const RdpEpsilon fast = sampled_gaussian_epsilon(q, sigma, 1000, 1e-6, o);
+        EXPECT_NEAR(fast.epsilon, full.epsilon, 1e-12 * full.epsilon) << q << " " << sigma;
+        EXPECT_EQ(fast.optimal_order, full.optimal_order) << q << " " << sigma;
+      }
+  }
 }
 
 TEST(SampledGaussianRdp, MonotoneInSigmaRateAndSteps) {
@@ -158,7 +221,7 @@ TEST(SampledGaussianRdp, MonotoneInSigmaRateAndSteps) {
 }
 
 TEST(SampledGaussianRdp, StableAtExtremes) {
-  // q down to 1e-6, sigma 0.3..100, up to 1e6 steps, orders to 1024, delta down to 1e-12: finite,
+  // q down to 1e-6, sigma 0.3..100, up to 1e6 steps, orders to 20000, delta down to 1e-12: finite,
   // non-negative, and monotone along every axis of the grid.
   const double qs[] = {1e-6, 1e-3, 0.1, 1.0};
   const double sigmas[] = {0.3, 1.0, 10.0, 100.0};
@@ -182,7 +245,7 @@ TEST(SampledGaussianRdp, StableAtExtremes) {
           if (d > 0) EXPECT_GE(eps[a][b][c][d], eps[a][b][c][d - 1]) << "delta " << a << b << c << d;
         }
   // Individual orders stay finite at the far corner too.
-  for (double alpha : {1.1, 1.5, 2.0, 1024.0}) {
+  for (double alpha : {1.1, 1.5, 2.0, 1024.0, 20000.0}) {
     EXPECT_TRUE(std::isfinite(sampled_gaussian_rdp(1e-6, 100, alpha)));
     EXPECT_TRUE(std::isfinite(sampled_gaussian_rdp(0.999, 0.3, alpha)));
   }
@@ -227,15 +290,24 @@ TEST(SampledGaussianRdp, InverseRoundTrips) {
   EXPECT_NEAR(sampled_gaussian_noise_multiplier(256.0 / 60000, 14062, eps, 1e-5, o).noise_multiplier, 1.1, 1e-8);
 }
 
-TEST(SampledGaussianRdp, InverseRejectsUnreachableTargets) {
-  // Infinite noise still costs ln(1e5)/1023 = 0.01125 (classic) at the largest default order.
+TEST(SampledGaussianRdp, InverseRefusesTargetsBelowTwiceTheOrderFloor) {
+  // Default grid, delta = 1e-5: floor ln(1e5)/19999 = 5.7568e-4, so targets below 1.15135e-3 are
+  // refused with an error that names the floor (2 x = 1.15135e-3); 1.2e-3 is accepted.
   try {
-    sampled_gaussian_noise_multiplier(0.01, 100, 0.001, 1e-5);
+    sampled_gaussian_noise_multiplier(0.01, 100, 1.1e-3, 1e-5);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_NE(std::string(e.what()).find("floor"), std::string::npos);
+    EXPECT_NE(e.detail().find("0.00115135"), std::string::npos) << e.detail();
     EXPECT_FALSE(e.hint().empty());
   }
+  const RdpNoise ok = sampled_gaussian_noise_multiplier(0.01, 100, 1.2e-3, 1e-5);
+  EXPECT_LE(ok.epsilon, 1.2e-3);
+  // Orders 2..256 at delta = 1e-5: floor ln(1e5)/255 = 0.045149; 0.09 is refused, 0.091 is not.
+  const auto small = options(integer_orders(2, 256), RdpConversion::Improved);
+  EXPECT_THROW(sampled_gaussian_noise_multiplier(0.01, 100, 0.09, 1e-5, small), Error);
+  EXPECT_NO_THROW(sampled_gaussian_noise_multiplier(0.01, 100, 0.091, 1e-5, small));
   EXPECT_THROW(sampled_gaussian_noise_multiplier(0.01, 100, 0, 1e-5), Error);
 }
 

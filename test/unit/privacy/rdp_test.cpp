@@ -80,15 +80,29 @@ TEST(Rdp, Composition) {
 }
 
 TEST(Rdp, DefaultOrders) {
+  // Integers 2..64, then 64 + 16k up to 20000: 63 + 1246 orders.
   const auto orders = default_rdp_orders();
   EXPECT_NO_THROW(validate_rdp_orders(orders));
   EXPECT_TRUE(std::is_sorted(orders.begin(), orders.end()));
-  EXPECT_EQ(orders.back(), 1024);
-  for (double a : {1.25, 1.5, 2.0, 5.0, 63.0, 64.0, 128.0, 256.0, 512.0})  // TF Privacy's grid is a subset
+  EXPECT_EQ(orders.size(), 1309u);
+  EXPECT_EQ(orders.front(), 2);
+  EXPECT_EQ(orders.back(), 20000);
+  for (double a : orders) EXPECT_EQ(a, std::floor(a)) << "fractional order " << a;
+  for (double a : {2.0, 5.0, 63.0, 64.0, 80.0, 128.0, 256.0, 512.0, 1024.0, 19984.0})
     EXPECT_NE(std::find(orders.begin(), orders.end(), a), orders.end()) << a;
+  EXPECT_EQ(std::find(orders.begin(), orders.end(), 65.0), orders.end());
   EXPECT_THROW(validate_rdp_orders({2, 1}), Error);
   EXPECT_THROW(validate_rdp_orders({2, NAN}), Error);
   EXPECT_THROW(validate_rdp_orders({2, 1e6}), Error);
+}
+
+TEST(Rdp, OrderFloor) {
+  // ln(1/delta) / (alpha_max - 1): delta = 1e-5, alpha_max = 20000: 11.512925 / 19999 = 5.75675e-4;
+  // delta = 1e-9, alpha_max = 256: 20.723266 / 255 = 0.0812677.
+  EXPECT_NEAR(rdp_order_floor(20000, 1e-5), 5.75675e-4, 1e-9);
+  EXPECT_NEAR(rdp_order_floor(256, 1e-9), 0.0812677, 1e-7);
+  EXPECT_THROW(rdp_order_floor(256, 0), Error);
+  EXPECT_THROW(rdp_order_floor(1, 1e-5), Error);
 }
 
 }  // namespace

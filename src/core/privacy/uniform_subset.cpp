@@ -1,0 +1,33 @@
+#include "core/privacy/uniform_subset.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.h"
+
+namespace dptrain::privacy {
+namespace {
+
+constexpr std::int64_t kLinearLookupMax = 64;  // below this a scan beats hashing
+
+}  // namespace
+
+void UniformSubset::draw(RandomSource& rng, std::int64_t rows, std::int64_t size, std::vector<std::int64_t>& out) {
+  if (!(size >= 0 && size <= rows))
+    fail(ErrorKind::Internal, "a uniform subset needs 0 <= size <= rows",
+         "size " + std::to_string(size) + ", rows " + std::to_string(rows) + ".");
+  out.clear();
+  lookup_.clear();
+  const bool linear = size <= kLinearLookupMax;
+  if (!linear) lookup_.reserve(static_cast<std::size_t>(size) * 2);
+  for (std::int64_t j = rows - size + 1; j <= rows; ++j) {
+    const std::int64_t r = 1 + static_cast<std::int64_t>(rng.uniform_below(static_cast<std::uint64_t>(j)));
+    const bool taken = linear ? std::find(out.begin(), out.end(), r) != out.end() : lookup_.count(r) > 0;
+    const std::int64_t pick = taken ? j : r;
+    out.push_back(pick);
+    if (!linear) lookup_.insert(pick);
+  }
+  std::sort(out.begin(), out.end());
+}
+
+}  // namespace dptrain::privacy

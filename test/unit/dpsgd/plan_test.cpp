@@ -1,0 +1,134 @@
+// Planning DP-SGD runs (plan.h): calibration, defaults, the closed-form P-SGD option, refusals.
+#include "core/dpsgd/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace dptrain::dpsgd {
+namespace {
+
+DpSgdRequest adult(const std::string& algorithm) {
+  DpSgdRequest r;
+  r.algorithm = algorithm;
+  r.rows = 30162;
+  r.dim = 104;
+  r.expected_lot = 250;
+  r.steps = 10000;
+  r.clip_norm = 0.5;
+  r.epsilon = 1.0;
+  r.delta = 1e-5;
+  return r;
+}
+
+TEST(DpSgdPlan, CalibratesTheSmallestSigma) {
+  DpSgdRequest r = adult("dpadam");
+  const DpSgdPlan p = plan_dpsgd(r);
+  EXPECT_NEAR(p.sampling_rate, 250.0 / 30162, 1e-18);
+  EXPECT_TRUE(p.accounted);
+  EXPECT_LE(p.epsilon, 1.0);
+  EXPECT_NEAR(p.epsilon, 1.0, 1e-6);
+  const double sigma = p.account.noise_multiplier;
+  EXPECT_EQ(p.lots.noise_std, sigma * 0.5);
+  EXPECT_EQ(p.lots.expected_lot, 250);
+  EXPECT_EQ(p.lots.learning_rate, 1e-3);  // Adam's default
+  // Slightly less noise would exceed the target.
+  EXPECT_GT(privacy::sampled_gaussian_epsilon(p.sampling_rate, sigma * (1 - 1e-6), 10000, 1e-5).epsilon, 1.0);
+  const auto& privacy = p.metadata.at("privacy");
+  EXPECT_EQ(privacy.at("accountant"), "rdp");
+  EXPECT_EQ(privacy.at("adjacency"), "add-remove");
+  EXPECT_EQ(privacy.at("steps"), 10000);
+  EXPECT_EQ(privacy.at("accounted"), true);
+  EXPECT_EQ(privacy.at("models"), "binary");
+  // One-vs-all: the same sigma (one joint mechanism, sensitivity C for all K models).
+  r.models = 10;
+  const DpSgdPlan ova = plan_dpsgd(r);
+  EXPECT_EQ(ova.account.noise_multiplier, sigma);
+  EXPECT_EQ(ova.metadata["privacy"]["models"], "one-vs-all, 10 models clipped jointly (no budget split)");
+}
+
+TEST(DpSgdPlan, NoiseMultiplierGivenReportsEpsilon) {
+  DpSgdRequest r = adult("dpsgd");
+  r.epsilon.reset();
+  r.noise_multiplier = 4.0;
+  r.learning_rate = 0.5;
+  const DpSgdPlan p = plan_dpsgd(r);
+  EXPECT_EQ(p.account.noise_multiplier, 4.0);
+  EXPECT_EQ(p.epsilon, privacy::sampled_gaussian_epsilon(250.0 / 30162, 4.0, 10000, 1e-5).epsilon);
+}
+
+TEST(DpSgdPlan, AdamWosmEffectiveStepAndAdadpTolerance) {
+  const DpSgdPlan w = plan_dpsgd(adult("dpadamwosm"));
+  // 1e-3 / (sigma C / L + 1e-8) with the calibrated sigma.
+  EXPECT_DOUBLE_EQ(w.lots.learning_rate, 1e-3 / (w.account.noise_multiplier * 0.5 / 250 + 1e-8));
+  const DpSgdPlan a = plan_dpsgd(adult("adadp"));
+  // tau = sqrt(K d / (2 T)) = sqrt(104 / 20000) = 0.0721110.
+  EXPECT_NEAR(a.lots.tolerance, 0.0721110, 1e-7);
+  EXPECT_EQ(a.lots.learning_rate, 1e-3);
+}
+
+TEST(DpSgdPlan, ClosedFormPsgdIsRecordedAsNotAccounted) {
+  // algorithms.md section 13: n = 36176, lot 50, T = 100, claimed eps 0.1, delta = 1/n^2:
+  // z = 4 q sqrt(T ln(1/delta)) / eps = 2.53303, whose RDP epsilon is 0.199 (improved).
+  DpSgdRequest r;
+  r.algorithm = "psgd";
+  r.rows = 36176;
+  r.dim = 10;
+  r.expected_lot = 50;
+  r.steps = 100;
+  r.clip_norm = 1;
+  r.epsilon = 0.1;
+  r.delta = 1.0 / (36176.0 * 36176.0);
+  r.learning_rate = 0.1;
+  r.radius = 1;
+  r.closed_form_noise = true;
+  const DpSgdPlan p = plan_dpsgd(r);
+  EXPECT_FALSE(p.accounted);
+  EXPECT_NEAR(p.account.noise_multiplier, 2.53303, 1e-5);
+  EXPECT_EQ(p.epsilon, 0.1);  // the claim
+  EXPECT_NEAR(p.account.epsilon, 0.199, 5e-4);  // what the noise gives
+  EXPECT_EQ(p.metadata["privacy"]["accounted"], false);
+  EXPECT_EQ(p.metadata["privacy"]["claimed_epsilon"], 0.1);
+  EXPECT_TRUE(p.metadata["privacy"].contains("warning"));
+  // Sound psgd (the default) calibrates instead: much more noise for the same claim.
+  r.closed_form_noise = false;
+  const DpSgdPlan sound = plan_dpsgd(r);
+  EXPECT_TRUE(sound.accounted);
+  EXPECT_LE(sound.epsilon, 0.1);
+  EXPECT_GT(sound.account.noise_multiplier, 2.53303);
+  EXPECT_EQ(sound.lots.radius, 1);
+}
+
+TEST(DpSgdPlan, Refusals) {
+  auto refuses = [](DpSgdRequest r) { EXPECT_THROW(plan_dpsgd(r), Error) << r.algorithm; };
+  refuses(adult("dpsgd"));  // no learning rate
+  DpSgdRequest both = adult("dpadam");
+  both.noise_multiplier = 2;
+  refuses(both);
+  DpSgdRequest neither = adult("dpadam");
+  neither.epsilon.reset();
+  refuses(neither);
+  refuses(adult("dpmomentum"));  // no momentum
+  DpSgdRequest odd = adult("adadp");
+  odd.steps = 9999;
+  refuses(odd);
+  DpSgdRequest closed = adult("dpadam");
+  closed.closed_form_noise = true;
+  refuses(closed);
+  DpSgdRequest lot = adult("dpadam");
+  lot.expected_lot = 30163;
+  refuses(lot);
+  DpSgdRequest floor = adult("dpadam");
+  floor.epsilon = 1e-3;  // below twice the order floor at delta = 1e-5
+  refuses(floor);
+  DpSgdRequest name = adult("sgd");
+  refuses(name);
+  DpSgdRequest no_delta = adult("dpadam");
+  no_delta.delta = 0;
+  refuses(no_delta);
+}
+
+}  // namespace
+}  // namespace dptrain::dpsgd
