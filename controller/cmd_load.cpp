@@ -68,10 +68,11 @@ loader::LoadOptions to_load_options(const LoadCliOptions& c, const CLI::App& cmd
   return o;
 }
 
-// "name" or "schema.name" -> quoted SQL identifier.
+// "name" or "schema.name" -> quoted, schema-qualified SQL identifier (a bare
+// name goes to the schema where the user's search_path creates tables).
 std::string qualified(client::PgConnection& conn, const std::string& name) {
   const auto dot = name.find('.');
-  if (dot == std::string::npos) return conn.quote_ident(name);
+  if (dot == std::string::npos) return conn.creation_schema() + "." + conn.quote_ident(name);
   return conn.quote_ident(name.substr(0, dot)) + "." + conn.quote_ident(name.substr(dot + 1));
 }
 
