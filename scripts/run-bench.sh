@@ -13,6 +13,7 @@ run() { echo; echo "=== $*"; "$@" || status=1; }
 run bash bench/epoch_vs_scan.sh
 [ -f bench/bolton_overhead.sh ] && run bash bench/bolton_overhead.sh
 run bash bench/runtime.sh $quick
+if [ -n "${BENCH_FULL:-}" ]; then run bash bench/security_overhead.sh; else run bash bench/security_overhead.sh 50000 3; fi
 if [ -n "${BENCH_FULL:-}" ]; then
   run build/bench/privacy_audit
   run env FASHION=1 bash bench/bolton_accuracy.sh
