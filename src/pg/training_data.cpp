@@ -95,9 +95,8 @@ char** declared_class_names(ArrayType* declared, int* nclasses) {
 // A reader's run: n and d, every row checked; the first problem is an
 // ERROR with a hint (refuse, never skip: the caller repairs its data).
 void count_and_check_rows(const char* relname, const char* qualified, const char* x, const char* y,
-                          const char* features,
-                          const char* label, Oid feature_elem, LabelKind label_kind, Oid reader, int64* rows,
-                          int64* dim) {
+                          const char* features, const char* label, Oid feature_elem, LabelKind label_kind,
+                          Oid reader, int64* rows, int64* dim) {
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
@@ -225,7 +224,9 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   if (ids.caller_reads) {
     count_and_check_rows(relname, qualified, x, y, features, label, feature_elem, label_kind, ids.reader, &n, &dmin);
   } else {
-    appendStringInfo(&sql, "SELECT count(*)::int8, coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
+    appendStringInfo(&sql,
+                     "SELECT count(*)::int8, "
+                     "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
                      x, x, qualified);
     spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
@@ -361,7 +362,6 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
   inspect_training_data(relid, label, features, declared, ids, out);
   copy_training_data(ids, has_seed, seed, out);
 }
-
 
 static void require_shuffled_name(const char* shuffled) {
   int n = 0;
