@@ -17,12 +17,16 @@ struct EvalOptions {
 void run(const EvalOptions& o) {
   client::PgConnection conn(o.db);
   const std::string schema = client::api_schema(conn);
+  const std::string table = conn.resolve_relation(o.table);
+  // dp_evaluate resolves the reference (an id, or the name of one of the
+  // caller's own models) and reports a missing one; then the same model's record.
   client::PgResult r = conn.exec(
       "SELECT e.accuracy, e.n, e.loss, m.id, m.algorithm, m.epsilon, m.delta, m.seeded "
       "FROM " + schema + ".dp_evaluate($1, $2::regclass, $3, $4) e, dptrain.models m "
-      "WHERE m.id = (SELECT id FROM dptrain.models WHERE name = $1 OR (NOT EXISTS "
-      "(SELECT 1 FROM dptrain.models WHERE name = $1) AND $1 ~ '^[0-9]{1,18}$' AND id = $1::bigint) LIMIT 1)",
-      {o.model, o.table, o.label, o.features});
+      "WHERE m.id = CASE WHEN $1 ~ '^\\s*[-+]?[0-9]+\\s*$' THEN $1::bigint "
+      "ELSE (SELECT id FROM dptrain.models WHERE name = $1 AND created_by = current_user) END",
+      {o.model, table, o.label, o.features});
+  if (r.rows() != 1) throw client::PgError("model \"" + o.model + "\" does not exist", "42704");
   const double accuracy = std::stod(r.get(0, 0));
   if (o.json) {
     nlohmann::json j = {{"model", o.model},

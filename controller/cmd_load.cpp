@@ -22,7 +22,7 @@ struct LoadCliOptions {
   std::string file, test_file, test_rows, label, positive, labels_file, test_labels_file;
   std::vector<std::string> columns, categorical, numeric, bounds, categories, missing;
   bool header = false, no_header = false, drop_missing = false, replace = false, json = false;
-  std::size_t max_classes = 100, dims = 0, project = 0;
+  std::size_t max_classes = 100, dims = 0, project = 0, max_features = loader::kDefaultMaxFeatures;
   std::uint64_t projection_seed = 0;
 };
 
@@ -58,6 +58,7 @@ loader::LoadOptions to_load_options(const LoadCliOptions& c, const CLI::App& cmd
   if (cmd.count("--positive")) o.labels.positive = c.positive;
   o.labels.max_classes = c.max_classes;
   o.libsvm_dims = c.dims;
+  o.max_features = c.max_features;
   o.normalize = preprocessing::parse_row_normalization(c.normalize);
   if (cmd.count("--project")) {
     if (c.project == 0) fail(ErrorKind::InvalidParameter, "--project needs a target dimension K >= 1");
@@ -67,10 +68,11 @@ loader::LoadOptions to_load_options(const LoadCliOptions& c, const CLI::App& cmd
   return o;
 }
 
-// "name" or "schema.name" -> quoted SQL identifier.
+// "name" or "schema.name" -> quoted, schema-qualified SQL identifier (a bare
+// name goes to the schema where the user's search_path creates tables).
 std::string qualified(client::PgConnection& conn, const std::string& name) {
   const auto dot = name.find('.');
-  if (dot == std::string::npos) return conn.quote_ident(name);
+  if (dot == std::string::npos) return conn.creation_schema() + "." + conn.quote_ident(name);
   return conn.quote_ident(name.substr(0, dot)) + "." + conn.quote_ident(name.substr(dot + 1));
 }
 
@@ -260,6 +262,9 @@ void register_load(CLI::App& app) {
   cmd->add_option("--labels-file", o->labels_file, "IDX: labels of FILE (default: derived from its name)");
   cmd->add_option("--test-labels-file", o->test_labels_file, "IDX: labels of the test file");
   cmd->add_option("--dims", o->dims, "LIBSVM: number of features (default: the largest index)");
+  cmd->add_option("--max-features", o->max_features,
+                  "refuse inputs of more features per row (LIBSVM index, IDX / scikit-learn header, one-hot columns)")
+      ->capture_default_str();
   cmd->add_option("--project", o->project, "Gaussian random projection to K dimensions (data-independent)");
   cmd->add_option("--projection-seed", o->projection_seed, "seed of the projection matrix (public; default: random)");
   cmd->add_flag("--replace", o->replace, "drop the tables first if they exist");

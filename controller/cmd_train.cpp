@@ -14,6 +14,7 @@ void run(RunOptions& o, const CLI::App& cmd) {
   apply_run_options(o, cmd);
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
+  o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
   const bool progress = !o.json;
   const bool server = use_server(
       o, [&] { return client::controller_missing_privileges(conn, o.target, c); }, "training", "dp_train");

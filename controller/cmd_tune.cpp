@@ -25,6 +25,7 @@ void run(TuneOptions& o, const CLI::App& cmd) {
   apply_run_options(o, cmd);
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
+  o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
   const bool server = use_server(
       o, [&] { return client::tuning_controller_missing_privileges(conn, o.target, c); }, "tuning", "dp_tune");
   const client::TuningOutcome r = server ? client::tune_in_server(conn, o.target, c, o.grid)

@@ -19,6 +19,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const dptrain::client::PgError& e) {
+    if (dptrain::client::interrupted()) {
+      std::cerr << "dptrain: cancelled: " << e.what() << " (nothing was stored)\n";
+      return 130;
+    }
     std::cerr << "dptrain: error: " << e.what();
     if (!e.sqlstate.empty()) std::cerr << " (SQLSTATE " << e.sqlstate << ")";
     std::cerr << "\n";

@@ -17,6 +17,7 @@ data=${DPTRAIN_DATA:-../shared/data}
 if bash scripts/install-citus.sh | tail -1 | grep -q available; then
   if [ -n "${BENCH_FULL:-}" ]; then run bash bench/distributed.sh; else run env ROWS=20000 REPEAT=1 bash bench/distributed.sh; fi
 fi
+if [ -n "${BENCH_FULL:-}" ]; then run bash bench/security_overhead.sh; else run bash bench/security_overhead.sh 50000 3; fi
 if [ -n "${BENCH_FULL:-}" ]; then
   run build/bench/distributed_convergence --data "$data"
   run build/bench/privacy_audit

@@ -10,7 +10,10 @@ GRANT USAGE ON SCHEMA dptrain TO PUBLIC;
 -- noiseless intermediate models never leave the training call.
 CREATE TABLE dptrain.models (
     id          bigserial PRIMARY KEY,
-    name        text UNIQUE,
+    -- A name is unique per creator and cannot look like an id (dp_predict('7')
+    -- means model 7, never a model named '7').
+    name        text CHECK (name OPERATOR(pg_catalog.!~) '^\s*[-+]?[0-9]+\s*$'
+                            AND name OPERATOR(pg_catalog.<>) ''),
     algorithm   text NOT NULL,
     loss        text NOT NULL,
     epsilon     float8,                -- NULL: not private (algorithm none)
@@ -21,7 +24,8 @@ CREATE TABLE dptrain.models (
     seeded      boolean NOT NULL,      -- noise from a test seed: NOT private
     details     jsonb NOT NULL,        -- every hyperparameter, n, d, privacy plan, timings
     created_at  timestamptz NOT NULL DEFAULT now(),
-    created_by  name NOT NULL DEFAULT current_user
+    created_by  name NOT NULL DEFAULT current_user,
+    UNIQUE (created_by, name)
 );
 COMMENT ON TABLE dptrain.models IS 'models released by dp_train / dptrain train, with their privacy guarantee';
 -- Models are user data: pg_dump keeps them.

@@ -3,8 +3,11 @@
 CREATE FUNCTION dptrain.sgd_state(
     dim int, batch_size int DEFAULT 1, learning_rate float8 DEFAULT 0.1, lambda float8 DEFAULT 0,
     loss text DEFAULT 'logistic', models int DEFAULT 1, radius float8 DEFAULT 0, weights float8[] DEFAULT NULL)
-RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_state' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_state' LANGUAGE C IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION dptrain.sgd_state_weights(state float8[])
-RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_state_weights' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_state_weights' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION dptrain.sgd_state_info(state float8[])
-RETURNS jsonb AS 'MODULE_PATHNAME', 'dptrain_sgd_state_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+RETURNS jsonb AS 'MODULE_PATHNAME', 'dptrain_sgd_state_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp;

@@ -31,6 +31,13 @@ SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION dptrain.store_model(model jsonb)
 RETURNS bigint AS 'MODULE_PATHNAME', 'dptrain_store_model' LANGUAGE C STRICT VOLATILE
 SET search_path = pg_catalog, pg_temp;
+-- Whether the epoch aggregate takes a row as it is. A run of a role without
+-- read access replaces every other row by a fixed public row, so that no
+-- error depends on the data (docs/governance.md). Executed with the rights
+-- of the table's owner, so open to PUBLIC (it reads nothing). Called once
+-- per row, runs no SQL: no SET clause.
+CREATE FUNCTION dptrain.usable_row(x float8[], y float8, dim int) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dptrain_usable_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 REVOKE EXECUTE ON FUNCTION
     dptrain.training_prepare(regclass, text, text, text[], bigint),
     dptrain.training_reshuffle(text),
@@ -72,9 +79,17 @@ SET jit = off;
 COMMENT ON FUNCTION @extschema@.dp_train IS
 'train a (differentially private) linear model on a table; see README for the arguments';
 
+-- dp_predict runs once per row: instead of a SET clause (a GUC save and
+-- restore per call) it pins search_path in C around the query that loads the
+-- model, its only SQL (src/pg/predict_evaluate.cpp).
 CREATE FUNCTION @extschema@.dp_predict(model text, features float8[])
 RETURNS text AS 'MODULE_PATHNAME', 'dptrain_dp_predict' LANGUAGE C STRICT STABLE;
-COMMENT ON FUNCTION @extschema@.dp_predict IS 'label predicted by a stored model (by name or id)';
+COMMENT ON FUNCTION @extschema@.dp_predict(text, float8[]) IS
+'label predicted by a stored model: its id, or the name of one of your models';
+CREATE FUNCTION @extschema@.dp_predict(model bigint, features float8[])
+RETURNS text AS 'MODULE_PATHNAME', 'dptrain_dp_predict_id' LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION @extschema@.dp_predict(bigint, float8[]) IS
+'label predicted by a stored model, by the id dp_train returned';
 
 -- Evaluation aggregate: state {rows, correct, loss_sum}; combine = sum.
 CREATE FUNCTION dptrain.evaluate_transition(float8[], float8[], int, float8[])
@@ -87,5 +102,13 @@ CREATE AGGREGATE dptrain.evaluate_agg(x float8[], label_index int, model float8[
 
 CREATE FUNCTION @extschema@.dp_evaluate(model text, source regclass, label text, features text,
     OUT accuracy float8, OUT n bigint, OUT loss float8)
-RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.dp_evaluate IS 'accuracy and mean loss of a stored model on a labelled table';
+RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate' LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.dp_evaluate(text, regclass, text, text) IS
+'accuracy and mean loss of a stored model (its id, or the name of one of your models) on a labelled table';
+CREATE FUNCTION @extschema@.dp_evaluate(model bigint, source regclass, label text, features text,
+    OUT accuracy float8, OUT n bigint, OUT loss float8)
+RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate_id' LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.dp_evaluate(bigint, regclass, text, text) IS
+'accuracy and mean loss of a stored model, by the id dp_train returned, on a labelled table';

@@ -15,7 +15,8 @@
 -- parallel safe: a BST14 epoch is one sequential run.
 CREATE FUNCTION dptrain.sample_batches(state float8[], rows int8)
 RETURNS TABLE (batch int8, "row" int8)
-AS 'MODULE_PATHNAME', 'dptrain_sample_batches' LANGUAGE C VOLATILE ROWS 100000;
+AS 'MODULE_PATHNAME', 'dptrain_sample_batches' LANGUAGE C VOLATILE ROWS 100000
+SET search_path = pg_catalog, pg_temp;
 
 CREATE FUNCTION dptrain.sgd_sampled_transition(state float8[], x float8[], y float8, batch int8, init float8[])
 RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_sampled_transition' LANGUAGE C;
@@ -37,12 +38,14 @@ FROM PUBLIC;
 -- from the OS CSPRNG, or from seed (reproducible, not private).
 CREATE FUNCTION dptrain.sgd_state_with_noise(
     state float8[], noise text, scale float8, sampled boolean DEFAULT false, seed bigint DEFAULT NULL)
-RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_state_with_noise' LANGUAGE C VOLATILE PARALLEL SAFE;
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_state_with_noise' LANGUAGE C VOLATILE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp;
 
 -- The rows of one sampled epoch, fetched by tuple id (what the epoch query
 -- of BST14 streams into dptrain.sgd_sampled_epoch; see src/pg/sampled_rows.cpp).
 CREATE TYPE dptrain.sampled_row AS (batch int8, x float8[], y float8);
 CREATE FUNCTION dptrain.sampled_rows(state float8[], prepared regclass, rows int8)
 RETURNS SETOF dptrain.sampled_row
-AS 'MODULE_PATHNAME', 'dptrain_sampled_rows' LANGUAGE C VOLATILE ROWS 100000;
+AS 'MODULE_PATHNAME', 'dptrain_sampled_rows' LANGUAGE C VOLATILE ROWS 100000
+SET search_path = pg_catalog, pg_temp;
 REVOKE EXECUTE ON FUNCTION dptrain.sampled_rows(float8[], regclass, int8) FROM PUBLIC;

@@ -1,112 +1,198 @@
 -- Privacy governance (docs/governance.md): the budgets that table owners
--- grant per (source relation, role), the ledger of what every training run
--- spent, and who may see which model.
+-- grant per (source relation, role), the caps they set per source across
+-- all roles, the ledger of what every training run spent, and who may see
+-- which model.
 --
 -- Budget amounts are numeric. A float8 epsilon or delta becomes numeric with
 -- 15 significant digits (PostgreSQL's float8 -> numeric cast), so decimal
 -- budgets and charges add up exactly (0.1 + 0.2 = 0.3 fits a budget of 0.3).
+--
+-- Relations and roles are dptrain.relation_ref / dptrain.role_ref
+-- (sql/05_references.sql): pg_dump keeps these tables, and a dump restored
+-- without one of the tables or roles they name restores all other rows.
 
 -- Per (source, role): the budget the owner of the source granted, and what
 -- runs of that role on that source have spent of it. `spent_*` is updated
--- under the row lock in the transaction that stores the model, so it is the
+-- under the row lock in the transaction that charges the run, so it is the
 -- authoritative total; dptrain.ledger is the itemized log of the same runs.
 CREATE TABLE dptrain.budgets (
-    source        regclass    NOT NULL,
-    role          regrole     NOT NULL,
+    source        dptrain.relation_ref NOT NULL,
+    role          dptrain.role_ref     NOT NULL,
     epsilon       numeric     NOT NULL CHECK (epsilon > 0),
     delta         numeric     NOT NULL CHECK (delta >= 0 AND delta < 1),
     spent_epsilon numeric     NOT NULL DEFAULT 0 CHECK (spent_epsilon >= 0),
     spent_delta   numeric     NOT NULL DEFAULT 0 CHECK (spent_delta >= 0),
     composition   text        NOT NULL DEFAULT 'basic' CHECK (composition = 'basic'),
-    granted_by    regrole     NOT NULL,
+    granted_by    dptrain.role_ref NOT NULL,
     granted_at    timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (source, role)
 );
 COMMENT ON TABLE dptrain.budgets IS
 'privacy budgets granted by table owners (dp_grant_budget); spent = sum of the budgeted ledger rows';
 
--- One row per stored model: what the run spent and against which budget.
--- Runs of roles that may read the data and have no budget row are logged
--- with budgeted = false (an audit trail; nothing is charged).
+-- Per source: a cap on the total privacy loss of the table across all roles
+-- (dp_set_table_budget). Every private run on a capped source is charged to
+-- it as well as to the role's own budget, if any.
+CREATE TABLE dptrain.table_budgets (
+    source        dptrain.relation_ref PRIMARY KEY,
+    epsilon       numeric     NOT NULL CHECK (epsilon > 0),
+    delta         numeric     NOT NULL CHECK (delta >= 0 AND delta < 1),
+    spent_epsilon numeric     NOT NULL DEFAULT 0 CHECK (spent_epsilon >= 0),
+    spent_delta   numeric     NOT NULL DEFAULT 0 CHECK (spent_delta >= 0),
+    composition   text        NOT NULL DEFAULT 'basic' CHECK (composition = 'basic'),
+    set_by        dptrain.role_ref NOT NULL,
+    set_at        timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE dptrain.table_budgets IS
+'caps on the total privacy loss of a table across all roles (dp_set_table_budget); spent = sum of its private ledger rows';
+
+-- One row per charged run (committed before the run reads its rows, in a
+-- transaction of its own) and per stored non-private model. A charged run
+-- reserves the id its model will have; if the model was never stored -- the
+-- run failed, was cancelled, or its transaction rolled back -- no model has
+-- that id, and the row stays: what the run spent stays spent. (No foreign
+-- key: the charge commits before its model exists.)
 CREATE TABLE dptrain.ledger (
     id           bigserial   PRIMARY KEY,
-    source       regclass    NOT NULL,
-    source_name  text        NOT NULL,   -- as named when the run was charged
-    role         regrole     NOT NULL,   -- current_user of the run: whose budget
-    session_role name        NOT NULL,   -- session_user of the run: who logged in
-    model_id     bigint      REFERENCES dptrain.models (id) ON DELETE SET NULL,
+    source       dptrain.relation_ref NOT NULL,   -- "-" once the relation is dropped
+    source_name  text        NOT NULL,            -- as named when the run was charged
+    role         dptrain.role_ref NOT NULL,       -- current_user of the run: whose budget
+    session_role name        NOT NULL,            -- session_user of the run: who logged in
+    model_id     bigint,                          -- the (reserved) id of the run's model
     algorithm    text        NOT NULL,
-    epsilon      numeric,                -- NULL: the run is not private
+    epsilon      numeric,                         -- NULL: the run is not private
     delta        numeric,
-    budgeted     boolean     NOT NULL,
+    budgeted     boolean     NOT NULL,            -- charged to the role's budget
+    capped       boolean     NOT NULL DEFAULT false,  -- charged to the table's cap
     composition  text        NOT NULL DEFAULT 'basic',
     charged_at   timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX ledger_source_role ON dptrain.ledger (source, role);
-COMMENT ON TABLE dptrain.ledger IS 'every stored model with the privacy it spent (basic composition)';
+COMMENT ON TABLE dptrain.ledger IS 'every charged run and stored model with the privacy it spent (basic composition)';
 
 -- The ledger is user data: pg_dump keeps it.
 SELECT pg_catalog.pg_extension_config_dump('dptrain.budgets', '');
+SELECT pg_catalog.pg_extension_config_dump('dptrain.table_budgets', '');
 SELECT pg_catalog.pg_extension_config_dump('dptrain.ledger', '');
 SELECT pg_catalog.pg_extension_config_dump('dptrain.ledger_id_seq', '');
 
+-- A budget or cap whose relation or role is missing from a restored dump
+-- (read as "-") is not restored: there is nothing left to spend it on.
+CREATE FUNCTION dptrain.skip_unresolved_budget() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  unresolved boolean := NEW.source::oid = 0;
+BEGIN
+  IF TG_TABLE_NAME = 'budgets' THEN  -- (NEW.role exists in budgets only)
+    unresolved := unresolved OR NEW.role::oid = 0;
+  END IF;
+  IF unresolved THEN
+    RAISE WARNING 'dptrain: a row of dptrain.% naming a missing relation or role was not restored', TG_TABLE_NAME;
+    RETURN NULL;
+  END IF;
+  RETURN NEW;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION dptrain.skip_unresolved_budget() FROM PUBLIC;
+CREATE TRIGGER skip_unresolved BEFORE INSERT ON dptrain.budgets
+    FOR EACH ROW EXECUTE FUNCTION dptrain.skip_unresolved_budget();
+CREATE TRIGGER skip_unresolved BEFORE INSERT ON dptrain.table_budgets
+    FOR EACH ROW EXECUTE FUNCTION dptrain.skip_unresolved_budget();
+
 -- Who sees what: a role sees its own budgets and runs (and those of roles
--- it has the privileges of); the owner of a source sees all of them for it.
--- Nobody but the extension's functions writes these tables.
+-- it has the privileges of); the owner of a source sees all of them for it,
+-- and its cap; roles that may read the source or have a budget on it see
+-- its cap too. Nobody but the extension's functions writes these tables.
 ALTER TABLE dptrain.budgets ENABLE ROW LEVEL SECURITY;
+ALTER TABLE dptrain.table_budgets ENABLE ROW LEVEL SECURITY;
 ALTER TABLE dptrain.ledger ENABLE ROW LEVEL SECURITY;
 CREATE POLICY grantee_or_owner ON dptrain.budgets FOR SELECT USING (
     pg_catalog.pg_has_role(role, 'USAGE')
     OR EXISTS (SELECT 1 FROM pg_catalog.pg_class c
-               WHERE c.oid = source AND pg_catalog.pg_has_role(c.relowner, 'USAGE')));
+               WHERE c.oid OPERATOR(pg_catalog.=) source AND pg_catalog.pg_has_role(c.relowner, 'USAGE')));
+CREATE POLICY owner_reader_or_grantee ON dptrain.table_budgets FOR SELECT USING (
+    EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+            WHERE c.oid OPERATOR(pg_catalog.=) source AND pg_catalog.pg_has_role(c.relowner, 'USAGE'))
+    OR pg_catalog.has_table_privilege(source, 'SELECT')
+    OR EXISTS (SELECT 1 FROM dptrain.budgets b
+               WHERE b.source OPERATOR(pg_catalog.=) table_budgets.source
+                 AND pg_catalog.pg_has_role(b.role, 'USAGE')));
 CREATE POLICY grantee_or_owner ON dptrain.ledger FOR SELECT USING (
     pg_catalog.pg_has_role(role, 'USAGE')
     OR EXISTS (SELECT 1 FROM pg_catalog.pg_class c
-               WHERE c.oid = source AND pg_catalog.pg_has_role(c.relowner, 'USAGE')));
-GRANT SELECT ON dptrain.budgets, dptrain.ledger TO PUBLIC;
+               WHERE c.oid OPERATOR(pg_catalog.=) source AND pg_catalog.pg_has_role(c.relowner, 'USAGE')));
+GRANT SELECT ON dptrain.budgets, dptrain.table_budgets, dptrain.ledger TO PUBLIC;
 
--- Models: a model is visible to the role that trained it and to roles that
--- may read the table it was trained on (a model, private or not, tells them
--- nothing they cannot read). Everyone else sees nothing: a non-private model
--- is a noiseless function of the data. dp_predict / dp_evaluate read models
+-- Models. A model that is not private (no epsilon, seeded noise, classes
+-- read from the data, or a data-dependent number of epochs) is a function
+-- of the rows its creator could see -- under row-level security, not all of
+-- them: only its creator and the source's owner see it. A private model is
+-- differentially private in every row it was trained on, so roles that may
+-- SELECT the source see it as well. dp_predict / dp_evaluate read models
 -- with the caller's rights, so they obey the same rule.
-ALTER TABLE dptrain.models ADD COLUMN source_table regclass;
-COMMENT ON COLUMN dptrain.models.source_table IS 'the relation the model was trained on (NULL once dropped and restored without it)';
+ALTER TABLE dptrain.models ADD COLUMN source_table dptrain.relation_ref;
+COMMENT ON COLUMN dptrain.models.source_table IS
+'the relation the model was trained on ("-" once dropped, or restored without it)';
+ALTER TABLE dptrain.models ADD COLUMN private boolean GENERATED ALWAYS AS (
+    epsilon IS NOT NULL AND NOT seeded
+    AND NOT coalesce((details OPERATOR(pg_catalog.#>>) '{data,classes_from_data}')::boolean, false)
+    AND NOT (details OPERATOR(pg_catalog.?) 'stopping')) STORED;
+COMMENT ON COLUMN dptrain.models.private IS
+'differentially private as a whole: epsilon, no seed, declared classes, a fixed number of epochs';
 ALTER TABLE dptrain.models ENABLE ROW LEVEL SECURITY;
-CREATE POLICY creator_or_reader ON dptrain.models FOR SELECT USING (
-    created_by = current_user OR pg_catalog.has_table_privilege(source_table, 'SELECT'));
+CREATE POLICY creator_owner_or_reader ON dptrain.models FOR SELECT USING (
+    created_by OPERATOR(pg_catalog.=) current_user
+    OR EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+               WHERE c.oid OPERATOR(pg_catalog.=) source_table AND pg_catalog.pg_has_role(c.relowner, 'USAGE'))
+    OR (private AND pg_catalog.has_table_privilege(source_table, 'SELECT')));
 
 -- ---- internal: the ledger logic (called by the C functions as the ----------
 -- ---- extension owner, after they checked who the caller is) ----------------
 
+-- The advisory lock that serializes the charges on one source with setting
+-- its cap (both read what the other writes). Key: 'DPTm' << 32 | OID.
+CREATE FUNCTION dptrain.lock_source(p_source regclass) RETURNS void
+LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$
+    SELECT pg_advisory_xact_lock((x'4450546D'::bigint << 32) + p_source::oid::bigint);
+$$;
+
 -- Decides whether `p_role` may run (or store) a training run of (epsilon,
--- delta) on `p_source`. Returns true if a budget row applies (then the run is
--- charged to it), false for a reader without a budget row; otherwise raises:
+-- delta) on `p_source`, and what it is charged to: `budgeted` if a budget
+-- row of the role applies, `capped` if the source has a cap and the run is
+-- private (epsilon given, no seed). Raises:
 --   42501  the role may not read the data and has no budget
 --   DP002  the run is not private (no epsilon, or seeded noise) under a budget
---   DP001  the run needs more than the budget has left
--- With p_lock the budget row is locked (FOR UPDATE) until the end of the
--- transaction: a concurrent run of the same role on the same source waits
--- here, then sees what this one spent.
+--   DP001  the run needs more than the budget or the cap has left
+-- With p_lock the source is locked (lock_source), then its cap row and the
+-- role's budget row (FOR UPDATE), until the end of the transaction: a
+-- concurrent charge on the same source waits here, then sees what this one
+-- spent.
 CREATE FUNCTION dptrain.ledger_check(p_source regclass, p_role regrole, p_reader boolean,
-    p_epsilon float8, p_delta float8, p_seeded boolean, p_lock boolean)
-RETURNS boolean LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+    p_epsilon float8, p_delta float8, p_seeded boolean, p_lock boolean,
+    OUT budgeted boolean, OUT capped boolean)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     b dptrain.budgets;
+    t dptrain.table_budgets;
+    private boolean := p_epsilon IS NOT NULL AND NOT p_seeded;
     want_epsilon numeric := p_epsilon::numeric;
     want_delta numeric := coalesce(p_delta, 0)::numeric;
     left_epsilon numeric;
     left_delta numeric;
 BEGIN
     IF p_lock THEN
+        PERFORM dptrain.lock_source(p_source);
+        SELECT * INTO t FROM dptrain.table_budgets x WHERE x.source = p_source FOR UPDATE;
+        capped := FOUND AND private;
         SELECT * INTO b FROM dptrain.budgets x WHERE x.source = p_source AND x.role = p_role FOR UPDATE;
+        budgeted := FOUND;
     ELSE
+        SELECT * INTO t FROM dptrain.table_budgets x WHERE x.source = p_source;
+        capped := FOUND AND private;
         SELECT * INTO b FROM dptrain.budgets x WHERE x.source = p_source AND x.role = p_role;
+        budgeted := FOUND;
     END IF;
-    IF NOT FOUND THEN
-        IF p_reader THEN
-            RETURN false;
-        END IF;
+    IF NOT budgeted AND NOT p_reader THEN
         RAISE EXCEPTION 'permission denied to train on %', p_source
             USING ERRCODE = '42501',
                   DETAIL = format('Role %s may not read the label and feature columns of %s and has no privacy budget on it.',
@@ -114,7 +200,7 @@ BEGIN
                   HINT = format('The owner of %s can grant a budget: SELECT dp_grant_budget(%L, %L, epsilon, delta);',
                                 p_source, p_source::text, p_role::text);
     END IF;
-    IF p_epsilon IS NULL OR p_seeded THEN
+    IF budgeted AND NOT private THEN
         RAISE EXCEPTION 'a training run that is not differentially private cannot be charged to a privacy budget'
             USING ERRCODE = 'DP002',
                   DETAIL = format('Role %s has a privacy budget on %s, so every run it makes there must be private; this run %s.',
@@ -123,40 +209,87 @@ BEGIN
                                        ELSE 'uses seeded (reproducible) noise' END),
                   HINT = 'Train with a private algorithm and an explicit epsilon (and delta), without seed.';
     END IF;
-    left_epsilon := trim_scale(greatest(b.epsilon - b.spent_epsilon, 0));
-    left_delta := trim_scale(greatest(b.delta - b.spent_delta, 0));
-    IF want_epsilon > left_epsilon OR want_delta > left_delta THEN
-        RAISE EXCEPTION 'privacy budget exceeded for role % on %', p_role, p_source
-            USING ERRCODE = 'DP001',
-                  DETAIL = format('Requested epsilon = %s, delta = %s; remaining epsilon = %s, delta = %s '
-                                  '(granted epsilon = %s, delta = %s; spent epsilon = %s, delta = %s).',
-                                  want_epsilon, want_delta, left_epsilon, left_delta,
-                                  b.epsilon, b.delta, b.spent_epsilon, b.spent_delta),
-                  HINT = 'Train with a smaller epsilon or delta, or ask the owner of the table for more budget (dp_grant_budget).';
+    IF budgeted THEN
+        left_epsilon := trim_scale(greatest(b.epsilon - b.spent_epsilon, 0));
+        left_delta := trim_scale(greatest(b.delta - b.spent_delta, 0));
+        IF want_epsilon > left_epsilon OR want_delta > left_delta THEN
+            RAISE EXCEPTION 'privacy budget exceeded for role % on %', p_role, p_source
+                USING ERRCODE = 'DP001',
+                      DETAIL = format('Requested epsilon = %s, delta = %s; remaining epsilon = %s, delta = %s '
+                                      '(granted epsilon = %s, delta = %s; spent epsilon = %s, delta = %s).',
+                                      want_epsilon, want_delta, left_epsilon, left_delta,
+                                      b.epsilon, b.delta, b.spent_epsilon, b.spent_delta),
+                      HINT = 'Train with a smaller epsilon or delta, or ask the owner of the table for more budget (dp_grant_budget).';
+        END IF;
     END IF;
-    RETURN true;
+    IF capped THEN
+        left_epsilon := trim_scale(greatest(t.epsilon - t.spent_epsilon, 0));
+        left_delta := trim_scale(greatest(t.delta - t.spent_delta, 0));
+        IF want_epsilon > left_epsilon OR want_delta > left_delta THEN
+            RAISE EXCEPTION 'privacy budget of table % exceeded', p_source
+                USING ERRCODE = 'DP001',
+                      DETAIL = format('Requested epsilon = %s, delta = %s; remaining on the table (all roles) '
+                                      'epsilon = %s, delta = %s (cap epsilon = %s, delta = %s; spent epsilon = %s, delta = %s).',
+                                      want_epsilon, want_delta, left_epsilon, left_delta,
+                                      t.epsilon, t.delta, t.spent_epsilon, t.spent_delta),
+                      HINT = 'Train with a smaller epsilon or delta, or ask the owner of the table to raise its cap (dp_set_table_budget).';
+        END IF;
+    END IF;
 END
 $$;
 
--- Charges a stored model: checks under the row lock, adds its (epsilon,
--- delta) to the budget (basic composition), logs the run. Runs in the
--- transaction that inserted the model, so both commit or neither does.
-CREATE FUNCTION dptrain.ledger_charge(p_source regclass, p_source_name text, p_role regrole, p_reader boolean,
-    p_model_id bigint, p_algorithm text, p_epsilon float8, p_delta float8, p_seeded boolean)
-RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+-- Charges a private run before it reads its rows, in a transaction of its
+-- own (src/pg/charge_worker.cpp commits it before the run goes on): checks
+-- under the locks, adds (epsilon, delta) to the role's budget and the
+-- source's cap where they apply (basic composition), and logs the run with
+-- the id its model will be stored under, which it returns. Nothing is
+-- refunded: a run that then fails, is cancelled or rolled back has spent
+-- what it was charged.
+CREATE FUNCTION dptrain.ledger_reserve(p_source regclass, p_source_name text, p_role regrole,
+    p_session_role name, p_reader boolean, p_algorithm text, p_epsilon float8, p_delta float8)
+RETURNS bigint LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    budgeted boolean;
+    c record;
+    model bigint := nextval('dptrain.models_id_seq');
 BEGIN
-    budgeted := dptrain.ledger_check(p_source, p_role, p_reader, p_epsilon, p_delta, p_seeded, true);
-    IF budgeted THEN
+    IF p_epsilon IS NULL THEN
+        RAISE EXCEPTION 'dptrain.ledger_reserve charges private runs only' USING ERRCODE = 'XX000';
+    END IF;
+    SELECT * INTO c FROM dptrain.ledger_check(p_source, p_role, p_reader, p_epsilon, p_delta, false, true);
+    IF c.budgeted THEN
         UPDATE dptrain.budgets x
            SET spent_epsilon = trim_scale(x.spent_epsilon + p_epsilon::numeric),
                spent_delta = trim_scale(x.spent_delta + coalesce(p_delta, 0)::numeric)
          WHERE x.source = p_source AND x.role = p_role;
     END IF;
+    IF c.capped THEN
+        UPDATE dptrain.table_budgets x
+           SET spent_epsilon = trim_scale(x.spent_epsilon + p_epsilon::numeric),
+               spent_delta = trim_scale(x.spent_delta + coalesce(p_delta, 0)::numeric)
+         WHERE x.source = p_source;
+    END IF;
+    INSERT INTO dptrain.ledger (source, source_name, role, session_role, model_id, algorithm, epsilon, delta,
+                                budgeted, capped)
+    VALUES (p_source, p_source_name, p_role, p_session_role, model, p_algorithm, p_epsilon::numeric,
+            coalesce(p_delta, 0)::numeric, c.budgeted, c.capped);
+    RETURN model;
+END
+$$;
+
+-- Logs a stored model that is not private (nothing to charge; refused with
+-- DP002 under a budget and with 42501 for a role that may not read), in the
+-- transaction that stores it.
+CREATE FUNCTION dptrain.ledger_log(p_source regclass, p_source_name text, p_role regrole, p_reader boolean,
+    p_model_id bigint, p_algorithm text, p_epsilon float8, p_delta float8, p_seeded boolean)
+RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF p_epsilon IS NOT NULL AND NOT p_seeded THEN
+        RAISE EXCEPTION 'private runs are charged by dptrain.ledger_reserve' USING ERRCODE = 'XX000';
+    END IF;
+    PERFORM dptrain.ledger_check(p_source, p_role, p_reader, p_epsilon, p_delta, p_seeded, false);
     INSERT INTO dptrain.ledger (source, source_name, role, session_role, model_id, algorithm, epsilon, delta, budgeted)
     VALUES (p_source, p_source_name, p_role, session_user, p_model_id, p_algorithm, p_epsilon::numeric,
-            CASE WHEN p_epsilon IS NULL THEN NULL ELSE coalesce(p_delta, 0)::numeric END, budgeted);
+            CASE WHEN p_epsilon IS NULL THEN NULL ELSE coalesce(p_delta, 0)::numeric END, false);
 END
 $$;
 
@@ -176,45 +309,40 @@ RETURNS void LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$
            granted_by = EXCLUDED.granted_by, granted_at = now();
 $$;
 
-REVOKE EXECUTE ON FUNCTION
-    dptrain.ledger_check(regclass, regrole, boolean, float8, float8, boolean, boolean),
-    dptrain.ledger_charge(regclass, text, regrole, boolean, bigint, text, float8, float8, boolean),
-    dptrain.ledger_grant(regclass, regrole, float8, float8, regrole)
-FROM PUBLIC;
-
--- A dropped relation's budgets go with it: its OID may later be reused by an
--- unrelated table, which must not inherit them. (Its ledger rows stay: they
--- are history.)
-CREATE FUNCTION dptrain.forget_dropped_sources()
-RETURNS event_trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+-- Sets the cap of a source. A new cap starts from everything private ever
+-- charged or stored on the source (all roles): the cap bounds the table's
+-- total privacy loss, not what is spent from now on. Holds lock_source
+-- until the end of the transaction, so no charge on the source slips between
+-- the sum and the cap.
+CREATE FUNCTION dptrain.ledger_set_cap(p_source regclass, p_epsilon float8, p_delta float8, p_set_by regrole)
+RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    DELETE FROM dptrain.budgets b
-     USING pg_catalog.pg_event_trigger_dropped_objects() d
-     WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0
-       AND b.source = d.objid;
+    PERFORM dptrain.lock_source(p_source);
+    INSERT INTO dptrain.table_budgets AS t (source, epsilon, delta, spent_epsilon, spent_delta, set_by)
+    SELECT p_source, p_epsilon::numeric, p_delta::numeric,
+           trim_scale(coalesce(sum(l.epsilon), 0)), trim_scale(coalesce(sum(l.delta), 0)), p_set_by
+      FROM dptrain.ledger l
+     WHERE l.source = p_source AND l.epsilon IS NOT NULL
+    ON CONFLICT (source) DO UPDATE
+       SET epsilon = EXCLUDED.epsilon, delta = EXCLUDED.delta, set_by = EXCLUDED.set_by, set_at = now();
 END
 $$;
-REVOKE EXECUTE ON FUNCTION dptrain.forget_dropped_sources() FROM PUBLIC;
-CREATE EVENT TRIGGER dptrain_forget_dropped_sources ON sql_drop
-    EXECUTE FUNCTION dptrain.forget_dropped_sources();
 
--- ---- user-facing: budgets ----------------------------------------------------
+-- Whether the ledger records privacy spent under a budget or cap (then the
+-- extension may not be dropped: sql/45_budgets.sql).
+CREATE FUNCTION dptrain.ledger_has_spending() RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT EXISTS (SELECT FROM dptrain.ledger WHERE (budgeted OR capped) AND epsilon IS NOT NULL)
+        OR EXISTS (SELECT FROM dptrain.budgets WHERE spent_epsilon > 0 OR spent_delta > 0)
+        OR EXISTS (SELECT FROM dptrain.table_budgets WHERE spent_epsilon > 0 OR spent_delta > 0);
+$$;
 
-CREATE FUNCTION @extschema@.dp_grant_budget(source regclass, role name, epsilon float8, delta float8 DEFAULT 0)
-RETURNS void AS 'MODULE_PATHNAME', 'dptrain_dp_grant_budget' LANGUAGE C VOLATILE
-SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION @extschema@.dp_grant_budget IS
-'owner of source: let role train on source (even without SELECT) up to a total privacy budget (epsilon, delta)';
-
-CREATE FUNCTION @extschema@.dp_revoke_budget(source regclass, role name)
-RETURNS boolean AS 'MODULE_PATHNAME', 'dptrain_dp_revoke_budget' LANGUAGE C STRICT VOLATILE
-SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION @extschema@.dp_revoke_budget IS
-'owner of source: remove the budget of role on source (what it spent stays in the ledger); true if there was one';
-
-CREATE FUNCTION @extschema@.dp_budget_remaining(source regclass, role name DEFAULT NULL,
-    OUT epsilon float8, OUT delta float8)
-RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_budget_remaining' LANGUAGE C STABLE
-SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION @extschema@.dp_budget_remaining IS
-'privacy budget left to role (default: current_user) on source; NULLs if it has none';
+REVOKE EXECUTE ON FUNCTION
+    dptrain.lock_source(regclass),
+    dptrain.ledger_check(regclass, regrole, boolean, float8, float8, boolean, boolean),
+    dptrain.ledger_reserve(regclass, text, regrole, name, boolean, text, float8, float8),
+    dptrain.ledger_log(regclass, text, regrole, boolean, bigint, text, float8, float8, boolean),
+    dptrain.ledger_grant(regclass, regrole, float8, float8, regrole),
+    dptrain.ledger_set_cap(regclass, float8, float8, regrole),
+    dptrain.ledger_has_spending()
+FROM PUBLIC;

@@ -27,7 +27,8 @@ CREATE TYPE dptrain.tuned_model AS (
 -- libpq): deal a prepared table out into `parts` prepared tables by position.
 CREATE FUNCTION dptrain.training_split(shuffled text, parts int,
     OUT part int, OUT part_table text, OUT rows bigint)
-RETURNS SETOF record AS 'MODULE_PATHNAME', 'dptrain_training_split' LANGUAGE C STRICT VOLATILE;
+RETURNS SETOF record AS 'MODULE_PATHNAME', 'dptrain_training_split' LANGUAGE C STRICT VOLATILE
+SET search_path = pg_catalog, pg_temp;
 REVOKE EXECUTE ON FUNCTION dptrain.training_split(text, int) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.dp_tune(

@@ -1,5 +1,9 @@
 #include "pg_connection.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -20,7 +24,37 @@ std::string field(const PGresult* r, int code) {
   return v ? v : "";
 }
 
+// The cancel handle of the newest open connection, and whether Ctrl-C came.
+std::atomic<PGcancel*> current_cancel{nullptr};
+volatile sig_atomic_t interrupt_count = 0;
+
+void write_stderr(const char* text) {
+  const ssize_t ignored = write(STDERR_FILENO, text, strlen(text));
+  (void) ignored;
+}
+
+// Async-signal-safe: PQcancel and write(2) only.
+void on_sigint(int) {
+  if (++interrupt_count > 1) _exit(130);
+  PGcancel* cancel = current_cancel.load();
+  char error[256];
+  if (cancel != nullptr && PQcancel(cancel, error, sizeof(error)))
+    write_stderr("\ndptrain: interrupted: cancelling the server's statement (Ctrl-C again to quit at once)\n");
+  else
+    write_stderr("\ndptrain: interrupted (Ctrl-C again to quit at once)\n");
+}
+
+void catch_sigint() {
+  struct sigaction action {};
+  action.sa_handler = on_sigint;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: libpq's wait returns and reads the server's answer
+  sigaction(SIGINT, &action, nullptr);
+}
+
 }  // namespace
+
+bool interrupted() { return interrupt_count > 0; }
 
 int PgResult::column(const std::string& name) const {
   const int c = PQfnumber(r_.get(), name.c_str());
@@ -41,10 +75,45 @@ PgConnection::PgConnection(const std::string& conninfo) {
     std::cerr << sev << ":  " << msg << "\n";
   };
   PQsetNoticeReceiver(c_, notice_receiver, this);
+  cancel_ = PQgetCancel(c_);
+  current_cancel.store(cancel_);
+  catch_sigint();
+  PgResult path = exec("SELECT pg_catalog.current_setting('search_path'), "
+                       "pg_catalog.quote_ident(pg_catalog.current_schema())");
+  user_search_path_ = path.get(0, 0);
+  creation_schema_ = path.get_opt(0, 1);
+  exec("SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)");
+}
+
+std::string PgConnection::resolve_relation(const std::string& name) {
+  exec("SELECT pg_catalog.set_config('search_path', $1, false)", {user_search_path_});
+  PgResult found = exec("SELECT pg_catalog.to_regclass($1)::pg_catalog.oid", {name});
+  exec("SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)");
+  if (found.is_null(0, 0)) return name;
+  return exec("SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) FROM pg_catalog.pg_class c "
+              "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1::pg_catalog.oid",
+              {found.get(0, 0)})
+      .get(0, 0);
+}
+
+std::string PgConnection::creation_schema() const {
+  if (!creation_schema_)
+    throw PgError("no schema to create the table in", "3F000", {},
+                  "Name the table with its schema (--table schema.name), or set search_path.");
+  return *creation_schema_;
 }
 
 PgConnection::~PgConnection() {
+  PGcancel* mine = cancel_;
+  current_cancel.compare_exchange_strong(mine, nullptr);
+  if (cancel_) PQfreeCancel(cancel_);
   if (c_) PQfinish(c_);
+}
+
+// After Ctrl-C nothing new starts; a ROLLBACK still may (it ends the run).
+void PgConnection::refuse_if_interrupted(const std::string& sql) const {
+  if (interrupted() && sql != "ROLLBACK")
+    throw PgError("canceling statement due to user request", "57014");
 }
 
 PgResult PgConnection::check(PGresult* r) {
@@ -59,9 +128,13 @@ PgResult PgConnection::check(PGresult* r) {
   throw PgError(msg, field(r, PG_DIAG_SQLSTATE), field(r, PG_DIAG_MESSAGE_DETAIL), field(r, PG_DIAG_MESSAGE_HINT));
 }
 
-PgResult PgConnection::exec(const std::string& sql) { return check(PQexec(c_, sql.c_str())); }
+PgResult PgConnection::exec(const std::string& sql) {
+  refuse_if_interrupted(sql);
+  return check(PQexec(c_, sql.c_str()));
+}
 
 PgResult PgConnection::exec(const std::string& sql, const std::vector<Param>& params) {
+  refuse_if_interrupted(sql);
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
@@ -70,6 +143,7 @@ PgResult PgConnection::exec(const std::string& sql, const std::vector<Param>& pa
 }
 
 void PgConnection::copy_in(const std::string& copy_sql, const std::function<bool(std::string&)>& produce) {
+  refuse_if_interrupted(copy_sql);
   PgResult start = check(PQexec(c_, copy_sql.c_str()));
   if (PQresultStatus(start.raw()) != PGRES_COPY_IN) throw PgError("COPY did not start");
   std::string chunk;

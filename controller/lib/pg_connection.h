@@ -54,6 +54,16 @@ class PgConnection {
   // COPY ... FROM STDIN: `produce` fills a chunk and returns false when done.
   void copy_in(const std::string& copy_sql, const std::function<bool(std::string&)>& produce);
 
+  // Every statement of the CLI runs with search_path = pg_catalog, pg_temp
+  // (set on connecting), so that no function, operator or type its SQL names
+  // can be shadowed by an object someone planted in a schema on the user's
+  // path. Names the user gives are resolved against the user's own path:
+  // an existing relation -> schema-qualified and quoted (unchanged if there
+  // is none: the server then says so);
+  std::string resolve_relation(const std::string& name);
+  // the schema an unqualified new table goes to (quoted).
+  std::string creation_schema() const;
+
   std::string quote_ident(const std::string& s) const;
   std::string quote_literal(const std::string& s) const;
   PGconn* raw() { return c_; }
@@ -63,8 +73,18 @@ class PgConnection {
 
  private:
   PgResult check(PGresult* r);
+  void refuse_if_interrupted(const std::string& sql) const;
   PGconn* c_ = nullptr;
+  PGcancel* cancel_ = nullptr;
+  std::string user_search_path_;
+  std::optional<std::string> creation_schema_;
 };
+
+// Ctrl-C (SIGINT) while a connection is open asks the server to cancel the
+// running statement (PQcancel) and lets it answer: the statement then fails
+// with SQLSTATE 57014, and every later statement of the run is refused, so
+// the CLI unwinds (rolling back) and exits. A second Ctrl-C quits at once.
+bool interrupted();
 
 // float8[] text representation, both ways (shortest round-trip digits).
 std::string to_array_literal(const double* v, std::size_t n);

@@ -24,6 +24,14 @@ void check_row(const double* p, const double* x, int len) {
                   "Remove or repair rows with NaN or infinite features.", sqlstate::kFloatingPointException);
 }
 
+// A score of NaN or infinity comes from weights that are (the features are checked).
+double checked_score(double score) {
+  if (!std::isfinite(score))
+    throw Error(ErrorKind::InvalidState, "the model's weights are not finite (NaN or infinity)", {}, kPackedHint,
+                sqlstate::kFloatingPointException);
+  return score;
+}
+
 }  // namespace
 
 std::vector<double> pack(const Model& m) {
@@ -55,11 +63,11 @@ int predict_index(const double* p, const double* x, int len) {
   const int K = models(p), d = dim(p);
   const ConstVec v(x, d);
   const double* w = p + kHeaderSize;
-  if (K == 1) return ConstVec(w, d).dot(v) >= 0 ? 1 : 0;
+  if (K == 1) return checked_score(ConstVec(w, d).dot(v)) >= 0 ? 1 : 0;
   int best = 0;
   double best_score = 0;
   for (int k = 0; k < K; ++k) {
-    const double score = ConstVec(w + static_cast<std::size_t>(k) * d, d).dot(v);
+    const double score = checked_score(ConstVec(w + static_cast<std::size_t>(k) * d, d).dot(v));
     if (k == 0 || score > best_score) best = k, best_score = score;
   }
   return best;

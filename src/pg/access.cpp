@@ -16,6 +16,15 @@ void restore_identity(const IdentitySwitch* s) {
   SetUserIdAndSecContext(s->saved_user, s->saved_context);
 }
 
+int pin_search_path() {
+  const int level = NewGUCNestLevel();
+  (void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+                           false);
+  return level;
+}
+
+void unpin_search_path(int level) { AtEOXact_GUC(true, level); }
+
 Oid function_owner(FunctionCallInfo fcinfo) {
   HeapTuple tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
   if (!HeapTupleIsValid(tuple)) elog(ERROR, "dptrain: cache lookup failed for function %u", fcinfo->flinfo->fn_oid);

@@ -24,11 +24,20 @@
 
 namespace dptrain::pg {
 
+// The committed charge of a private run (ledger.h): what it paid, and the
+// id reserved for its model. model_id 0: not charged (yet).
+struct Charge {
+  int64 model_id = 0;
+  double epsilon = 0;
+  double delta = 0;
+};
+
 struct RunIdentities {
   Oid caller;
   Oid reader;
   Oid runner;
   bool caller_reads;  // the caller may read the data itself (reader == caller)
+  Charge charge;
 };
 
 // An identity switch; undone by restore_identity (or by the transaction or
@@ -42,6 +51,13 @@ struct IdentitySwitch {
 // ROLE), for steps that may run code owned by someone else.
 void switch_identity(IdentitySwitch* s, Oid role, bool restricted);
 void restore_identity(const IdentitySwitch* s);
+
+// search_path = pg_catalog, pg_temp until unpin_search_path (or the abort
+// of the (sub)transaction, on ERROR): for the SQL of a function called once
+// per row, which has no SET clause (a SET clause costs a GUC save and
+// restore on every call) and resolves no name outside these calls.
+int pin_search_path();
+void unpin_search_path(int level);
 
 // The owner of the SQL function being called (the extension owner).
 Oid function_owner(FunctionCallInfo fcinfo);

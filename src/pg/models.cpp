@@ -18,7 +18,83 @@ struct ParsedModel {
   std::string source;
 };
 
+// INSERT INTO dptrain.models, as the runner, created by the caller, under
+// the id its charge reserved (0: a new one); returns the id.
+int64 insert_model(const ParsedModel& parsed, const RunIdentities& ids, Oid relid, int64 reserved_id) {
+  const dptrain::Model& m = parsed.model;
+  const int K = static_cast<int>(m.weights.rows()), d = static_cast<int>(m.weights.cols());
+  ArrayType* weights = K == 1 ? make_float8_array(parsed.weights.data(), d)
+                              : make_float8_matrix(parsed.weights.data(), K, d);
+  Oid types[13] = {TEXTOID,      TEXTOID,        TEXTOID, FLOAT8OID, FLOAT8OID, TEXTOID,    TEXTARRAYOID,
+                   FLOAT8ARRAYOID, BOOLOID,       JSONBOID, NAMEOID,   REGCLASSOID, INT8OID};
+  Datum values[13];
+  char nulls[14] = "             ";
+  if (m.name.empty()) nulls[0] = 'n';
+  else values[0] = CStringGetTextDatum(m.name.c_str());
+  values[1] = CStringGetTextDatum(m.algorithm.c_str());
+  values[2] = CStringGetTextDatum(dptrain::loss_name(m.loss).c_str());
+  if (m.epsilon) values[3] = Float8GetDatum(*m.epsilon);
+  else nulls[3] = 'n';
+  if (m.delta) values[4] = Float8GetDatum(*m.delta);
+  else nulls[4] = 'n';
+  values[5] = CStringGetTextDatum(parsed.source.c_str());
+  values[6] = PointerGetDatum(make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
+  values[7] = PointerGetDatum(weights);
+  values[8] = BoolGetDatum(m.seeded);
+  values[9] = DirectFunctionCall1(jsonb_in, CStringGetDatum(parsed.details.c_str()));
+  values[10] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(ids.caller, false)));
+  values[11] = ObjectIdGetDatum(relid);
+  values[12] = Int64GetDatum(reserved_id);
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.runner, false);
+  if (SPI_execute_with_args("INSERT INTO dptrain.models (id, name, algorithm, loss, epsilon, delta, source, "
+                            "classes, weights, seeded, details, created_by, source_table) "
+                            "VALUES (CASE WHEN $13 > 0 THEN $13 ELSE nextval('dptrain.models_id_seq') END, "
+                            "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+                            13, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
+    elog(ERROR, "dptrain: could not store the model");
+  restore_identity(&sw);
+  bool isnull;
+  return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+// An integer as int8in would read it (surrounding spaces, a sign): an id.
+bool looks_like_id(const char* text, int64* id) {
+  const char* p = text;
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+  if (*p == '+' || *p == '-') ++p;
+  if (*p < '0' || *p > '9') return false;
+  while (*p >= '0' && *p <= '9') ++p;
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+  if (*p != '\0') return false;
+  if (id != nullptr) *id = pg_strtoint64(text);
+  return true;
+}
+
 }  // namespace
+
+void check_model_name(const char* name, const RunIdentities& ids) {
+  if (name == nullptr) return;
+  if (name[0] == '\0')
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a model name must not be empty"),
+                    errhint("Leave name NULL for an unnamed model.")));
+  if (looks_like_id(name, nullptr))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("model name \"%s\" looks like a model id", name),
+                    errdetail("A reference that looks like an integer always means a model id."),
+                    errhint("Choose a name with a letter in it.")));
+  Oid types[2] = {TEXTOID, NAMEOID};
+  Datum values[2] = {CStringGetTextDatum(name),
+                     DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(ids.caller, false)))};
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.runner, false);
+  if (SPI_execute_with_args("SELECT 1 FROM dptrain.models WHERE name = $1 AND created_by = $2", 2, types, values,
+                            nullptr, true, 1) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not read dptrain.models");
+  restore_identity(&sw);
+  if (SPI_processed > 0)
+    ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("you already have a model named \"%s\"", name),
+                    errhint("Choose another name, or leave name NULL.")));
+}
 
 int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name) {
   ParsedModel* parsed = nullptr;
@@ -33,67 +109,25 @@ int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid rel
   });
   delete_on_reset(CurrentMemoryContext, parsed);
   const dptrain::Model& m = parsed->model;
-  const int K = static_cast<int>(m.weights.rows()), d = static_cast<int>(m.weights.cols());
-  ArrayType* weights = K == 1 ? make_float8_array(parsed->weights.data(), d)
-                              : make_float8_matrix(parsed->weights.data(), K, d);
-
-  Oid types[11] = {TEXTOID,      TEXTOID,        TEXTOID,   FLOAT8OID, FLOAT8OID,  TEXTOID,
-                   TEXTARRAYOID, FLOAT8ARRAYOID, JSONBOID,  NAMEOID,   REGCLASSOID};
-  Datum values[11];
-  char nulls[12] = "           ";
-  if (m.name.empty()) nulls[0] = 'n';
-  else values[0] = CStringGetTextDatum(m.name.c_str());
-  values[1] = CStringGetTextDatum(m.algorithm.c_str());
-  values[2] = CStringGetTextDatum(dptrain::loss_name(m.loss).c_str());
-  if (m.epsilon) values[3] = Float8GetDatum(*m.epsilon);
-  else nulls[3] = 'n';
-  if (m.delta) values[4] = Float8GetDatum(*m.delta);
-  else nulls[4] = 'n';
-  values[5] = CStringGetTextDatum(parsed->source.c_str());
-  values[6] = PointerGetDatum(make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
-  values[7] = PointerGetDatum(weights);
-  values[8] = DirectFunctionCall1(jsonb_in, CStringGetDatum(parsed->details.c_str()));
-  values[9] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(ids.caller, false)));
-  values[10] = ObjectIdGetDatum(relid);
-  const bool seeded = m.seeded;
-  const char* sql = seeded
-      ? "INSERT INTO dptrain.models (name, algorithm, loss, epsilon, delta, source, classes, weights, seeded, details, "
-        "created_by, source_table) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9, $10, $11) RETURNING id"
-      : "INSERT INTO dptrain.models (name, algorithm, loss, epsilon, delta, source, classes, weights, seeded, details, "
-        "created_by, source_table) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, false, $9, $10, $11) RETURNING id";
-  IdentitySwitch sw;
-  switch_identity(&sw, ids.runner, false);
-  if (SPI_execute_with_args(sql, 11, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
-    elog(ERROR, "dptrain: could not store the model");
-  restore_identity(&sw);
-  bool isnull;
-  const int64 id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-
-  RunCharge run;
-  run.relid = relid;
-  run.source_name = source_name;
-  run.algorithm = pstrdup(m.algorithm.c_str());
-  run.has_epsilon = m.epsilon.has_value();
-  run.epsilon = m.epsilon.value_or(0);
-  run.has_delta = m.delta.has_value();
-  run.delta = m.delta.value_or(0);
-  run.seeded = seeded;
-  ledger_charge(ids, run, id);
+  const RunCharge run = make_run_charge(relid, source_name, m.algorithm, m.epsilon, m.delta, m.seeded);
+  const char* name = m.name.empty() ? nullptr : pstrdup(m.name.c_str());
+  // A run that did not charge yet (the controller's store_model) is charged
+  // now, before the model exists; a refusal stores nothing.
+  Charge charge = ids.charge;
+  if (charge.model_id == 0) check_model_name(name, ids);
+  if (charge.model_id == 0 && is_private(run)) charge = ledger_reserve(ids, run);
+  if (charge.model_id != 0) require_within_charge(charge, run);
+  const int64 id = insert_model(*parsed, ids, relid, charge.model_id);
+  if (charge.model_id == 0) ledger_log(ids, run, id);
   return id;
 }
 
-void load_model(const char* reference, MemoryContext context, StoredModel* out) {
-  Oid types[1] = {TEXTOID};
-  Datum values[1] = {CStringGetTextDatum(reference)};
-  const char* sql =
-      "SELECT id, name, classes, weights, loss, details FROM dptrain.models "
-      "WHERE name = $1 OR (name IS DISTINCT FROM $1 AND $1 ~ '^[0-9]{1,18}$' AND id = $1::bigint "
-      "AND NOT EXISTS (SELECT 1 FROM dptrain.models WHERE name = $1)) LIMIT 1";
-  if (SPI_execute_with_args(sql, 1, types, values, nullptr, true, 1) != SPI_OK_SELECT)
-    elog(ERROR, "dptrain: could not read dptrain.models");
-  if (SPI_processed == 0)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("model \"%s\" does not exist", reference),
-                    errhint("See SELECT id, name FROM dptrain.models.")));
+namespace {
+
+constexpr const char* kModelColumns = "SELECT id, name, classes, weights, loss, details FROM dptrain.models ";
+
+// *out from the first row of SPI_tuptable (kModelColumns); `shown` names it in errors.
+void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
   HeapTuple tup = SPI_tuptable->vals[0];
   TupleDesc desc = SPI_tuptable->tupdesc;
   bool isnull;
@@ -113,7 +147,7 @@ void load_model(const char* reference, MemoryContext context, StoredModel* out) 
   const int K = ndim == 2 ? ARR_DIMS(weights)[0] : 1;
   const int d = ndim == 2 ? ARR_DIMS(weights)[1] : (ndim == 1 ? ARR_DIMS(weights)[0] : 0);
   if (ARR_ELEMTYPE(weights) != FLOAT8OID || (ARR_HASNULL(weights) && array_contains_nulls(weights)) || d == 0)
-    ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("model \"%s\" has malformed weights", reference)));
+    ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("model %s has malformed weights", shown)));
   const double* w = reinterpret_cast<const double*>(ARR_DATA_PTR(weights));
   std::vector<double>* packed = nullptr;
   DPT_CORE({
@@ -129,6 +163,44 @@ void load_model(const char* reference, MemoryContext context, StoredModel* out) 
   delete_on_reset(CurrentMemoryContext, packed);
   out->packed = make_float8_array(packed->data(), static_cast<int>(packed->size()));
   MemoryContextSwitchTo(old);
+}
+
+
+}  // namespace
+
+// (Not read-only: a model stored earlier in the same statement, e.g. by
+// dp_train in FROM, must be visible.)
+void load_model_by_id(int64 id, MemoryContext context, StoredModel* out) {
+  Oid types[1] = {INT8OID};
+  Datum values[1] = {Int64GetDatum(id)};
+  if (SPI_execute_with_args(psprintf("%sWHERE id = $1", kModelColumns), 1, types, values, nullptr, false, 1) !=
+      SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not read dptrain.models");
+  if (SPI_processed == 0)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("model %lld does not exist", (long long) id),
+                    errhint("See SELECT id, name FROM dptrain.models.")));
+  fill_model(psprintf("%lld", (long long) id), context, out);
+}
+
+void load_model(const char* reference, MemoryContext context, StoredModel* out) {
+  int64 id;
+  if (looks_like_id(reference, &id)) return load_model_by_id(id, context, out);
+  Oid types[1] = {TEXTOID};
+  Datum values[1] = {CStringGetTextDatum(reference)};
+  if (SPI_execute_with_args(psprintf("%sWHERE name = $1 AND created_by = current_user", kModelColumns), 1, types,
+                            values, nullptr, false, 1) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not read dptrain.models");
+  if (SPI_processed == 1) return fill_model(quote_literal_cstr(reference), context, out);
+  // Models of other roles with that name, among those the caller may see anyway.
+  if (SPI_execute_with_args("SELECT string_agg(id::text || ' (' || created_by || ')', ', ' ORDER BY id) "
+                            "FROM dptrain.models WHERE name = $1",
+                            1, types, values, nullptr, false, 1) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not read dptrain.models");
+  const char* others = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+  ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("model \"%s\" does not exist", reference),
+                  others ? errdetail("You have no model of that name; other roles' models named so: %s.", others) : 0,
+                  errhint(others ? "A name refers to your own models only; refer to another role's model by its id."
+                                 : "See SELECT id, name FROM dptrain.models.")));
 }
 
 }  // namespace dptrain::pg

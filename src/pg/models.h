@@ -5,14 +5,22 @@
 
 namespace dptrain::pg {
 
-// Validates a model's JSON (the core's Model::from_json), inserts it into
-// dptrain.models (as ids.runner, created by ids.caller) and charges the
-// caller's privacy budget on `relid` in the same transaction (ledger.h): if
-// the charge is refused, the ERROR takes the model with it. Returns its id.
+// A model name is a name, never an id (text that looks like an integer is
+// refused: 22023), and unique among the models of its creator (42710). Only
+// the caller's own models are consulted: nothing is learned about others'.
 // Requires SPI_connect().
+void check_model_name(const char* name, const RunIdentities& ids);
+
+// Validates a model's JSON (the core's Model::from_json) and inserts it
+// into dptrain.models (as ids.runner, created by ids.caller). A private run
+// that was not charged yet (ids.charge; the controller's store_model) is
+// charged first, committed on its own, and a refused charge stores nothing;
+// the model takes the id its charge reserved, and may not spend more than
+// was charged. A run that is not private is logged in the ledger in the
+// same transaction. Returns the id. Requires SPI_connect().
 int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name);
 
-// A stored model, looked up by name or (if all digits) by id.
+// A stored model the caller may see.
 struct StoredModel {
   int64 id;
   char* name;
@@ -20,7 +28,11 @@ struct StoredModel {
   int nclasses;
   char** classes;
 };
-// Requires SPI_connect(); result allocated in `context`.
+// By text: an id if it looks like one, else the name of one of the caller's
+// own models. By id: any model the caller may see (row security on
+// dptrain.models). A model that does not exist and one the caller may not
+// see give the same error. Requires SPI_connect(); result in `context`.
 void load_model(const char* reference, MemoryContext context, StoredModel* out);
+void load_model_by_id(int64 id, MemoryContext context, StoredModel* out);
 
 }  // namespace dptrain::pg

@@ -9,10 +9,46 @@ using dptrain::pg::float8_array_data;
 
 namespace {
 
+// dp_predict's model, loaded on the first call of a query and kept for the
+// others (keyed by the reference, in case it changes from row to row).
 struct PredictCache {
+  bool by_id;
+  int64 id;
   char* reference;
   dptrain::pg::StoredModel model;
 };
+
+const dptrain::pg::StoredModel& predict_model(FunctionCallInfo fcinfo, bool by_id) {
+  const int64 id = by_id ? PG_GETARG_INT64(0) : 0;
+  const char* reference = by_id ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(0));
+  auto* cache = static_cast<PredictCache*>(fcinfo->flinfo->fn_extra);
+  if (cache == nullptr || cache->by_id != by_id || (by_id ? cache->id != id : strcmp(cache->reference, reference) != 0)) {
+    cache = static_cast<PredictCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PredictCache)));
+    // dp_predict has no SET clause (it runs once per row): the path is
+    // pinned here, around its only SQL.
+    const int pinned = dptrain::pg::pin_search_path();
+    SPI_connect();
+    if (by_id) dptrain::pg::load_model_by_id(id, fcinfo->flinfo->fn_mcxt, &cache->model);
+    else dptrain::pg::load_model(reference, fcinfo->flinfo->fn_mcxt, &cache->model);
+    SPI_finish();
+    dptrain::pg::unpin_search_path(pinned);
+    cache->by_id = by_id;
+    cache->id = id;
+    cache->reference = by_id ? nullptr : MemoryContextStrdup(fcinfo->flinfo->fn_mcxt, reference);
+    fcinfo->flinfo->fn_extra = cache;
+  }
+  return cache->model;
+}
+
+Datum predict(FunctionCallInfo fcinfo, bool by_id) {
+  const dptrain::pg::StoredModel& model = predict_model(fcinfo, by_id);
+  int len = 0;
+  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* p = reinterpret_cast<const double*>(ARR_DATA_PTR(model.packed));
+  int index = 0;
+  DPT_CORE({ index = pm::predict_index(p, x, len); });
+  PG_RETURN_TEXT_P(cstring_to_text(model.classes[index]));
+}
 
 // The model argument of the evaluation aggregate, validated on every row: the
 // check is O(1), and caching it by pointer is unsound (a row's detoasted copy
@@ -28,29 +64,17 @@ const double* checked_packed(ArrayType* packed, int* len) {
 extern "C" {
 
 PG_FUNCTION_INFO_V1(dptrain_dp_predict);
+PG_FUNCTION_INFO_V1(dptrain_dp_predict_id);
 PG_FUNCTION_INFO_V1(dptrain_evaluate_transition);
 PG_FUNCTION_INFO_V1(dptrain_evaluate_combine);
 PG_FUNCTION_INFO_V1(dptrain_dp_evaluate);
+PG_FUNCTION_INFO_V1(dptrain_dp_evaluate_id);
 
 // dp_predict(model text, features float8[]) -> text (STRICT)
-Datum dptrain_dp_predict(PG_FUNCTION_ARGS) {
-  char* reference = text_to_cstring(PG_GETARG_TEXT_PP(0));
-  auto* cache = static_cast<PredictCache*>(fcinfo->flinfo->fn_extra);
-  if (cache == nullptr || strcmp(cache->reference, reference) != 0) {
-    cache = static_cast<PredictCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PredictCache)));
-    SPI_connect();
-    dptrain::pg::load_model(reference, fcinfo->flinfo->fn_mcxt, &cache->model);
-    SPI_finish();
-    cache->reference = MemoryContextStrdup(fcinfo->flinfo->fn_mcxt, reference);
-    fcinfo->flinfo->fn_extra = cache;
-  }
-  int len = 0;
-  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
-  const double* p = reinterpret_cast<const double*>(ARR_DATA_PTR(cache->model.packed));
-  int index = 0;
-  DPT_CORE({ index = pm::predict_index(p, x, len); });
-  PG_RETURN_TEXT_P(cstring_to_text(cache->model.classes[index]));
-}
+Datum dptrain_dp_predict(PG_FUNCTION_ARGS) { return predict(fcinfo, false); }
+
+// dp_predict(model bigint, features float8[]) -> text (STRICT)
+Datum dptrain_dp_predict_id(PG_FUNCTION_ARGS) { return predict(fcinfo, true); }
 
 // evaluate_transition(state float8[], x float8[], label_index int, model float8[])
 Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
@@ -114,9 +138,13 @@ Datum dptrain_evaluate_combine(PG_FUNCTION_ARGS) {
   PG_RETURN_ARRAYTYPE_P(state);
 }
 
-// dp_evaluate(model text, source regclass, label text, features text)
+}  // extern "C"
+
+namespace {
+
+// dp_evaluate(model text | bigint, source regclass, label text, features text)
 //   -> (accuracy float8, n bigint, loss float8)
-Datum dptrain_dp_evaluate(PG_FUNCTION_ARGS) {
+Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   for (int i = 0; i < 4; ++i)
     if (PG_ARGISNULL(i))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("dp_evaluate arguments must not be NULL"),
@@ -124,7 +152,6 @@ Datum dptrain_dp_evaluate(PG_FUNCTION_ARGS) {
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_evaluate must return a row");
   tupdesc = BlessTupleDesc(tupdesc);
-  const char* reference = text_to_cstring(PG_GETARG_TEXT_PP(0));
   const Oid relid = PG_GETARG_OID(1);
   const char* label = text_to_cstring(PG_GETARG_TEXT_PP(2));
   const char* features = text_to_cstring(PG_GETARG_TEXT_PP(3));
@@ -142,7 +169,8 @@ Datum dptrain_dp_evaluate(PG_FUNCTION_ARGS) {
   MemoryContext caller = CurrentMemoryContext;
   SPI_connect();
   dptrain::pg::StoredModel model;
-  dptrain::pg::load_model(reference, caller, &model);
+  if (by_id) dptrain::pg::load_model_by_id(PG_GETARG_INT64(0), caller, &model);
+  else dptrain::pg::load_model(text_to_cstring(PG_GETARG_TEXT_PP(0)), caller, &model);
   Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * model.nclasses));
   for (int i = 0; i < model.nclasses; ++i) items[i] = CStringGetTextDatum(model.classes[i]);
   ArrayType* classes = construct_array(items, model.nclasses, TEXTOID, -1, false, TYPALIGN_INT);
@@ -178,5 +206,12 @@ Datum dptrain_dp_evaluate(PG_FUNCTION_ARGS) {
   bool nulls[3] = {false, false, false};
   PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, out, nulls)));
 }
+
+}  // namespace
+
+extern "C" {
+
+Datum dptrain_dp_evaluate(PG_FUNCTION_ARGS) { return evaluate(fcinfo, false); }
+Datum dptrain_dp_evaluate_id(PG_FUNCTION_ARGS) { return evaluate(fcinfo, true); }
 
 }  // extern "C"

@@ -92,42 +92,11 @@ char** declared_class_names(ArrayType* declared, int* nclasses) {
   return names;
 }
 
-}  // namespace
-
-AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role) {
-  if (column == nullptr || column[0] == '\0')
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s column name must not be empty", role),
-                    errhint("Pass the name of the %s column.", role)));
-  const AttrNumber attnum = get_attnum(relid, column);
-  if (attnum == InvalidAttrNumber || attnum < 0)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                    errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
-                    errhint("Pass the name of the %s column as it is spelled in the table, without quotes "
-                            "(e.g. %s => '%s').",
-                            role, strcmp(role, "label") == 0 ? "label" : "features",
-                            strcmp(role, "label") == 0 ? "y" : "x")));
-  return attnum;
-}
-
-void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
-                           bool has_seed, int64 seed, const RunIdentities& ids, PreparedData* out) {
-  char* relname = require_training_relation(relid);
-  const char* nspname = get_namespace_name(get_rel_namespace(relid));
-  const char* qualified = quote_qualified_identifier(nspname, relname);
-
-  const AttrNumber x_att = require_column(relid, relname, features, "features");
-  const AttrNumber y_att = require_column(relid, relname, label, "label");
-  const Oid feature_elem = check_feature_type(relid, x_att, features);
-  const LabelKind label_kind = check_label_type(relid, y_att, label);
-  if (declared == nullptr && label_kind != LabelKind::Boolean && !ids.caller_reads)
-    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-                    errmsg("the classes must be declared to train on \"%s\" without read access", relname),
-                    errdetail("Reading the list of classes from the data would reveal it."),
-                    errhint("Pass classes => ARRAY[...] (binary: negative class first).")));
-  const char* x = quote_identifier(features);
-  const char* y = quote_identifier(label);
-
-  // Public facts first: n, and d (all rows must agree).
+// A reader's run: n and d, every row checked; the first problem is an
+// ERROR with a hint (refuse, never skip: the caller repairs its data).
+void count_and_check_rows(const char* relname, const char* qualified, const char* x, const char* y,
+                          const char* features, const char* label, Oid feature_elem, LabelKind label_kind,
+                          Oid reader, int64* rows, int64* dim) {
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
@@ -143,7 +112,7 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
                                   "WHERE abs(v) > 1.7976931348623157e308))::int8", x)
                        : "0::int8",
                    qualified);
-  spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+  spi_exec_as_reader(reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),
               nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8);
@@ -170,13 +139,105 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
                     errhint("Every row's features must be a one-dimensional array.")));
   if (dmin != dmax)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays have different lengths"),
-                    // The range is a fact about the data: only for those who may read it.
-                    ids.caller_reads ? errdetail("Lengths range from %lld to %lld.", (long long) dmin, (long long) dmax)
-                                     : 0,
+                    errdetail("Lengths range from %lld to %lld.", (long long) dmin, (long long) dmax),
                     errhint("Every row must have the same number of features.")));
   if (dmin == 0)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays are empty"),
                     errhint("Rows need at least one feature.")));
+  *rows = n;
+  *dim = dmin;
+}
+
+// The copy of a run without read access: a row that the training could not
+// use as it is -- NULL or non-finite features, another length than d, NULL
+// elements, a value beyond float8, a label that is NULL, NaN or not a
+// declared class -- becomes the fixed public row (d zeros, the first class).
+// Mapping each row by a fixed function keeps neighbouring tables
+// neighbouring, so the run stays (epsilon, delta)-DP; and nothing about the
+// replaced rows is reported.
+void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
+                                  Oid feature_elem, ArrayType* classes, int dim, Oid reader) {
+  // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
+  const char* features = feature_elem == NUMERICOID
+                             ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
+                                        "1.7976931348623157e308) THEN NULL ELSE %s::float8[] END", x, x)
+                             : psprintf("%s::float8[]", x);
+  StringInfoData sql;
+  initStringInfo(&sql);
+  appendStringInfo(&sql,
+                   "INSERT INTO %s SELECT row_number() OVER (), CASE WHEN u THEN xs ELSE $2 END, "
+                   "CASE WHEN u THEN ys ELSE 0 END FROM ("
+                   "SELECT xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM ("
+                   "SELECT %s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys FROM %s) r) s "
+                   "ORDER BY random()",
+                   shuffled, features, y, qualified);
+  double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
+  Oid types[3] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID};
+  Datum values[3] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim)};
+  spi_exec_as_reader(reader, sql.data, 3, types, values, SPI_OK_INSERT);
+}
+
+}  // namespace
+
+AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role) {
+  if (column == nullptr || column[0] == '\0')
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s column name must not be empty", role),
+                    errhint("Pass the name of the %s column.", role)));
+  const AttrNumber attnum = get_attnum(relid, column);
+  if (attnum == InvalidAttrNumber || attnum < 0)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
+                    errhint("Pass the name of the %s column as it is spelled in the table, without quotes "
+                            "(e.g. %s => '%s').",
+                            role, strcmp(role, "label") == 0 ? "label" : "features",
+                            strcmp(role, "label") == 0 ? "y" : "x")));
+  return attnum;
+}
+
+void inspect_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
+                           const RunIdentities& ids, PreparedData* out) {
+  char* relname = require_training_relation(relid);
+  const char* nspname = get_namespace_name(get_rel_namespace(relid));
+  const char* qualified = quote_qualified_identifier(nspname, relname);
+
+  const AttrNumber x_att = require_column(relid, relname, features, "features");
+  const AttrNumber y_att = require_column(relid, relname, label, "label");
+  const Oid feature_elem = check_feature_type(relid, x_att, features);
+  const LabelKind label_kind = check_label_type(relid, y_att, label);
+  if (declared == nullptr && label_kind != LabelKind::Boolean && !ids.caller_reads)
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                    errmsg("the classes must be declared to train on \"%s\" without read access", relname),
+                    errdetail("Reading the list of classes from the data would reveal it."),
+                    errhint("Pass classes => ARRAY[...] (binary: negative class first).")));
+  const char* x = quote_identifier(features);
+  const char* y = quote_identifier(label);
+
+  // Public facts first: n and d. A reader is told about every row it must
+  // repair; for a role that may not read the data nothing may depend on the
+  // rows but through the release, so its run takes d as the length of the
+  // longest one-dimensional feature array (the shape, public like n) and
+  // replaces every row it cannot use by the fixed public row (0, first
+  // class) when the rows are copied below -- no error, no count.
+  StringInfoData sql;
+  initStringInfo(&sql);
+  int64 n, dmin;
+  if (ids.caller_reads) {
+    count_and_check_rows(relname, qualified, x, y, features, label, feature_elem, label_kind, ids.reader, &n, &dmin);
+  } else {
+    appendStringInfo(&sql,
+                     "SELECT count(*)::int8, "
+                     "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
+                     x, x, qualified);
+    spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    n = datum_int64(0, 1);
+    dmin = datum_int64(0, 2);
+    if (n == 0)
+      ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
+                      errhint("Train on a table with at least one row.")));
+    if (dmin == 0)
+      ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays are empty"),
+                      errhint("Rows need at least one feature.")));
+  }
 
   // Classes: declared by the caller, implied by a boolean label, or read
   // from the data (then outside the privacy guarantee: the metadata says so).
@@ -223,7 +284,7 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 
   Oid class_type[1] = {TEXTARRAYOID};
   Datum class_value[1] = {PointerGetDatum(classes)};
-  if (declared != nullptr) {
+  if (declared != nullptr && ids.caller_reads) {
     resetStringInfo(&sql);
     appendStringInfo(&sql, "SELECT count(*) FILTER (WHERE array_position($1, %s::text) IS NULL)::int8 FROM %s", y,
                      qualified);
@@ -234,6 +295,26 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
                       errhint("Declare every class, or filter the rows.")));
   }
 
+  out->source_name = pstrdup(qualified);
+  out->rows = n;
+  out->dim = static_cast<int>(dmin);
+  out->nclasses = nclasses;
+  out->classes = class_names;
+  out->classes_array = classes;
+  out->classes_from_data = from_data;
+  out->feature_elem = feature_elem;
+  out->x = x;
+  out->y = y;
+}
+
+void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, PreparedData* out) {
+  const char* qualified = out->source_name;
+  const char* x = out->x;
+  const char* y = out->y;
+  StringInfoData sql;
+  initStringInfo(&sql);
+  Oid class_type[1] = {TEXTARRAYOID};
+  Datum class_value[1] = {PointerGetDatum(out->classes_array)};
   if (has_seed) {
     // Tests only: makes ORDER BY random() reproducible in this session.
     Oid t[1] = {FLOAT8OID};
@@ -262,19 +343,24 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
     restore_identity(&sw);
   }
   resetStringInfo(&sql);
-  appendStringInfo(&sql,
-                   "INSERT INTO %s SELECT row_number() OVER (), %s::float8[], "
-                   "(array_position($1, %s::text) - 1)::float8 FROM %s ORDER BY random()",
-                   shuffled, x, y, qualified);
-  spi_exec_as_reader(ids.reader, sql.data, 1, class_type, class_value, SPI_OK_INSERT);
+  if (ids.caller_reads) {
+    appendStringInfo(&sql,
+                     "INSERT INTO %s SELECT row_number() OVER (), %s::float8[], "
+                     "(array_position($1, %s::text) - 1)::float8 FROM %s ORDER BY random()",
+                     shuffled, x, y, qualified);
+    spi_exec_as_reader(ids.reader, sql.data, 1, class_type, class_value, SPI_OK_INSERT);
+  } else {
+    copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim,
+                                 ids.reader);
+  }
 
   out->shuffled = pstrdup(shuffled);
-  out->source_name = pstrdup(qualified);
-  out->rows = n;
-  out->dim = static_cast<int>(dmin);
-  out->nclasses = nclasses;
-  out->classes = class_names;
-  out->classes_from_data = from_data;
+}
+
+void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
+                           bool has_seed, int64 seed, const RunIdentities& ids, PreparedData* out) {
+  inspect_training_data(relid, label, features, declared, ids, out);
+  copy_training_data(ids, has_seed, seed, out);
 }
 
 // A prepared table (pg_temp.dptrain_shuffled_N) or one of its parts
@@ -339,6 +425,22 @@ PG_FUNCTION_INFO_V1(dptrain_training_prepare);
 PG_FUNCTION_INFO_V1(dptrain_training_reshuffle);
 PG_FUNCTION_INFO_V1(dptrain_training_drop);
 PG_FUNCTION_INFO_V1(dptrain_training_split);
+PG_FUNCTION_INFO_V1(dptrain_usable_row);
+
+// dptrain.usable_row(x float8[], y float8, dim int) -> boolean (STRICT: a
+// NULL label or features is unusable): whether the epoch aggregate takes the
+// row as it is (one-dimensional, dim values, no NULL, finite squared norm).
+Datum dptrain_usable_row(PG_FUNCTION_ARGS) {
+  ArrayType* a = PG_GETARG_ARRAYTYPE_P(0);
+  const int dim = PG_GETARG_INT32(2);
+  if (ARR_NDIM(a) != 1 || ARR_DIMS(a)[0] != dim || ARR_ELEMTYPE(a) != FLOAT8OID ||
+      (ARR_HASNULL(a) && array_contains_nulls(a)))
+    PG_RETURN_BOOL(false);
+  const double* x = reinterpret_cast<const double*>(ARR_DATA_PTR(a));
+  bool usable = false;
+  DPT_CORE({ usable = dptrain::epoch_state::usable_features(x, dim); });
+  PG_RETURN_BOOL(usable);
+}
 
 // dptrain.training_prepare(source regclass, label text, features text,
 //                          classes text[], seed bigint)

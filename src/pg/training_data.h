@@ -11,21 +11,37 @@
 namespace dptrain::pg {
 
 struct PreparedData {
-  char* shuffled;         // pg_temp.dptrain_shuffled_N (quoted, ready for SQL)
+  char* shuffled;         // pg_temp.dptrain_shuffled_N (quoted, ready for SQL); after the copy
   char* source_name;      // schema.table, for the record
   int64 rows;
   int dim;
   int nclasses;
   char** classes;         // binary: {negative, positive}
   bool classes_from_data;
+  // for the copy
+  ArrayType* classes_array;
+  Oid feature_elem;
+  const char* x;          // quoted column names
+  const char* y;
 };
 
 // Requires SPI_connect(). `declared_classes` may be NULL (then the classes
 // come from the label type or, failing that, from the data -- the latter only
 // for a caller that may read the data). The relation is read with the rights
 // of ids.reader in a security-restricted operation; the temp table belongs to
-// ids.runner (access.h). For a caller that may not read the data, errors
-// about the data carry no data-dependent numbers.
+// ids.runner (access.h). A reader is told about every row it must repair;
+// for a caller that may not read the data no error depends on the rows:
+// n and d (the shape) are counted, and the rows it could not use are
+// replaced by a fixed public row in the copy.
+//
+// In two steps, so that a private run can be charged in between:
+// inspect_training_data: the arguments against the columns, then the public
+// facts (n, d, classes) -- every check of a reader's rows happens here;
+// copy_training_data: one random permutation of (x, y) into the temp table.
+void inspect_training_data(Oid relid, const char* label, const char* features, ArrayType* declared_classes,
+                           const RunIdentities& ids, PreparedData* out);
+void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, PreparedData* out);
+// Both (the controller's dptrain.training_prepare).
 void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared_classes,
                            bool has_seed, int64 seed, const RunIdentities& ids, PreparedData* out);
 

@@ -3,6 +3,7 @@
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
 #include "ledger.h"
+#include "models.h"
 #include "training_data.h"
 
 namespace dptrain::pg {
@@ -68,21 +69,6 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
   return ids;
 }
 
-void require_free_name(const char* name, Oid runner) {
-  if (name == nullptr || name[0] == '\0') return;
-  Oid types[1] = {TEXTOID};
-  Datum values[1] = {CStringGetTextDatum(name)};
-  IdentitySwitch sw;
-  switch_identity(&sw, runner, false);
-  if (SPI_execute_with_args("SELECT 1 FROM dptrain.models WHERE name = $1", 1, types, values, nullptr, true, 1) !=
-      SPI_OK_SELECT)
-    elog(ERROR, "dptrain: could not read dptrain.models");
-  restore_identity(&sw);
-  if (SPI_processed > 0)
-    ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("a model named \"%s\" already exists", name),
-                    errhint("Choose another name, or leave name NULL.")));
-}
-
 namespace {
 
 // Runs `sql` with $1 = `param` as float8[] and returns the float8[] of its
@@ -105,9 +91,16 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
                PreparedData* prep) {
   *ids = decide_access(fcinfo, relid, label, features, *c);
   DPT_CORE({ dptrain::make_algorithm(c->algorithm); });  // unknown / not implemented: fail now
-  require_free_name(name, ids->runner);
-  prepare_training_data(relid, label, features, declared_classes, c->seed.has_value(), c->seed.value_or(0), *ids,
-                        prep);
+  check_model_name(name, *ids);
+  inspect_training_data(relid, label, features, declared_classes, *ids, prep);
+  // A private run is charged once the public facts are known and before its
+  // rows are copied, committed on its own: whatever happens next (an error,
+  // a cancel, a rollback after the model was seen), it is paid for.
+  // (Algorithm "none" with an epsilon is refused by its plan: no charge.)
+  if (c->epsilon && !c->seed && c->algorithm != "none")
+    ids->charge = ledger_reserve(*ids, make_run_charge(relid, prep->source_name, c->algorithm, c->epsilon, c->delta,
+                                                       false));
+  copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
   DPT_CORE({
     c->source = prep->source_name;
     c->rows = prep->rows;

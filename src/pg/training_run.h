@@ -46,12 +46,10 @@ void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* config)
 RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                             const dptrain::TrainingConfig& c);
 
-// A model name is unique: refuse a taken one before training, not after.
-void require_free_name(const char* name, Oid runner);
-
 // The steps every run (dp_train, dp_tune) takes before it plans: who may
-// train and the budget (decide_access), the algorithm and model names, then
-// the public facts of the data and its shuffled copy (prepare_training_data),
+// train and the budget (decide_access), the algorithm and model names, the
+// public facts of the data (inspect_training_data), the committed charge of
+// a private run (ids->charge, ledger.h), then its shuffled copy,
 // which are filled into *config (source, rows, dim, classes). Says so in a
 // NOTICE when the classes were read from the data. `config` must live on the
 // heap (it survives an ERROR here). Requires SPI_connect().

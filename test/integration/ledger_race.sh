@@ -24,6 +24,7 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+source "$(dirname "$0")/lib/barrier.sh"
 
 createdb "$DB"
 q >/dev/null <<SQL
@@ -62,30 +63,15 @@ SQL
 )
 fi
 
-# The barrier: a session holds this lock (sleeping) until it is cancelled;
-# every racer waits for it before it starts.
-PGAPPNAME=race_barrier psql -X -q -d "$DB" -c "BEGIN; SELECT pg_advisory_xact_lock(4242); SELECT pg_sleep(600);" \
-  >/dev/null 2>&1 &
-BARRIER=$!
-for _ in $(seq 1 100); do
-  [ "$(q -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")" = 1 ] && break
-  sleep 0.05
-done
-
+barrier_hold 4242
 for i in $(seq 1 $SESSIONS); do
-  printf 'SELECT pg_advisory_lock_shared(4242);\nSELECT pg_advisory_unlock_shared(4242);\n%s\n' "$RUN" >"$WORK/run_$i.sql"
+  { barrier_prefix 4242; echo "$RUN"; } >"$WORK/run_$i.sql"
   PGOPTIONS='-c client_min_messages=warning' psql -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=verbose \
     -d "$DB" -U "$RACER" -f "$WORK/run_$i.sql" >"$WORK/out_$i" 2>"$WORK/err_$i" &
   pids[$i]=$!
 done
-for _ in $(seq 1 200); do
-  waiting=$(q -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-  [ "$waiting" -eq "$SESSIONS" ] && break
-  sleep 0.05
-done
-[ "$waiting" -eq "$SESSIONS" ] || fail "only $waiting sessions reached the barrier"
-start=$(date +%s.%N)
-q -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'race_barrier'" >/dev/null
+barrier_await $SESSIONS 4242
+barrier_release
 succeeded=0
 refused=0
 for i in $(seq 1 $SESSIONS); do
@@ -98,13 +84,12 @@ for i in $(seq 1 $SESSIONS); do
   fi
 done
 end=$(date +%s.%N)
-wait "$BARRIER" 2>/dev/null || true
 
 spent=$(q -c "SELECT spent_epsilon FROM dptrain.budgets")
 ledger=$(q -c "SELECT count(*) || ' ' || coalesce(sum(epsilon), 0) FROM dptrain.ledger WHERE budgeted")
 models=$(q -c "SELECT count(*) FROM dptrain.models WHERE created_by = '$RACER'")
 printf 'ledger_race (%s mode): %d sessions, %d succeeded, %d refused (DP001) in %.2f s; spent epsilon %s of 1.0\n' \
-  "$MODE" "$SESSIONS" "$succeeded" "$refused" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" "$spent"
+  "$MODE" "$SESSIONS" "$succeeded" "$refused" "$(awk -v a="$race_start" -v b="$end" 'BEGIN { print b - a }')" "$spent"
 [ "$succeeded" -eq "$K" ] || fail "expected exactly $K runs to succeed, $succeeded did"
 [ "$refused" -eq $((SESSIONS - K)) ] || fail "expected $((SESSIONS - K)) refusals, got $refused"
 [ "$ledger" = "$K 1.00" ] || [ "$ledger" = "$K 1" ] || fail "ledger: $ledger"

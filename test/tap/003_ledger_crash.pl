@@ -1,8 +1,9 @@
 # A backend killed in the middle of a run -- after its charge, before its
 # commit; or in the middle of its epochs -- and an immediate shutdown leave
 # the ledger consistent after recovery: every budget's spent equals the sum
-# of its ledger rows, every ledger row's model exists, and nothing of the
-# killed runs remains.
+# of its ledger rows, every model has its ledger row, no model of a killed
+# run remains -- and a charge, once made, stays (it is committed on
+# its own before the run goes on: the killed run was paid for).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -37,8 +38,8 @@ sub consistent
 {
 	return $node->safe_psql('postgres', q{
 	  SELECT bool_and(b.spent_epsilon = coalesce(s.e, 0) AND b.spent_delta = coalesce(s.d, 0))
-	         AND NOT EXISTS (SELECT FROM dptrain.ledger l WHERE l.model_id IS NULL
-	                         OR NOT EXISTS (SELECT FROM dptrain.models m WHERE m.id = l.model_id))
+	         AND NOT EXISTS (SELECT FROM dptrain.models m
+	                         WHERE NOT EXISTS (SELECT FROM dptrain.ledger l WHERE l.model_id = m.id))
 	  FROM dptrain.budgets b
 	  LEFT JOIN (SELECT source, role, sum(epsilon) e, sum(delta) d FROM dptrain.ledger WHERE budgeted
 	             GROUP BY 1, 2) s ON s.source = b.source AND s.role = b.role});
@@ -66,12 +67,12 @@ my $pid = $bg->query_safe('SELECT pg_backend_pid()');
 $bg->query_safe(q{SET ROLE racer});
 $bg->query_safe(q{BEGIN});
 is($bg->query_safe(q{SELECT dptrain.store_model(model('charged_then_killed', 0.25)) > 0}), 't',
-	'charged inside the open transaction');
+	'charged (committed on its own) inside the open transaction');
 is($bg->query_safe(q{SELECT spent_epsilon FROM dptrain.budgets}), '0.75', 'the open transaction sees its charge');
 kill 'KILL', $pid;
 eval { $bg->quit; };
 wait_until_up();
-is(state(), '0.5/0.000002 2 kept_1,kept_2', 'a backend killed after its charge left no charge and no model');
+is(state(), '0.75/0.000003 3 kept_1,kept_2', 'a backend killed after its charge stored no model, and paid');
 is(consistent(), 't', 'ledger consistent after the crash restart');
 
 # 2. SIGKILL in the middle of a training run's epochs.
@@ -86,7 +87,7 @@ $node->wait_for_log(qr/\[$pid\].*epoch 2 of 100000 done/, $offset);    # in the 
 kill 'KILL', $pid;
 eval { $bg->quit; };
 wait_until_up();
-is(state(), '0.5/0.000002 2 kept_1,kept_2', 'a run killed mid-training left no model and no ledger row');
+is(state(), '0.75/0.000003 3 kept_1,kept_2', 'a (non-private) run killed mid-training left no model and no ledger row');
 is(consistent(), 't', 'ledger consistent after the second crash restart');
 
 # 3. Immediate shutdown with a charged, uncommitted run.
@@ -97,12 +98,11 @@ $bg->query_safe(q{SELECT dptrain.store_model(model('charged_then_shutdown', 0.25
 $node->stop('immediate');
 eval { $bg->quit; };
 $node->start;
-is(state(), '0.5/0.000002 2 kept_1,kept_2', 'an immediate shutdown dropped the uncommitted charge and model');
+is(state(), '1/0.000004 4 kept_1,kept_2', 'an immediate shutdown dropped the uncommitted model, not the charge');
 is(consistent(), 't', 'ledger consistent after the immediate shutdown');
 
-# The budget still works: exactly 0.5 is left.
-$node->safe_psql('postgres', q{SET ROLE racer; SELECT dptrain.store_model(model('after_1', 0.5))});
-my ($ret, $out, $err) = $node->psql('postgres', q{SET ROLE racer; SELECT dptrain.store_model(model('after_2', 0.01))});
+# The budget still works: nothing is left.
+my ($ret, $out, $err) = $node->psql('postgres', q{SET ROLE racer; SELECT dptrain.store_model(model('after', 0.01))});
 like($err, qr/privacy budget exceeded/, 'after recovery the budget refuses what it does not have');
 is(consistent(), 't', 'ledger consistent at the end');
 

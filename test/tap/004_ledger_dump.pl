@@ -1,7 +1,11 @@
 # pg_dump keeps the ledger: budgets, charged runs and models survive a dump
-# and restore (their regclass / regrole columns are dumped as names), the
-# restored budget is still enforced, and the extension (with its event
-# trigger) can be dropped.
+# and restore (their relation / role columns are dumped as names), the
+# restored budget is still enforced. A dump that leaves out one training
+# table (pg_dump -T) restores every model and the whole ledger all the same:
+# only what belongs to the missing table loses its link to it (issue 15,
+# item 7). The extension cannot be dropped while its ledger records privacy
+# spent under a budget or cap; once that history is deliberately deleted, it
+# drops cleanly with its event triggers.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -63,7 +67,55 @@ my ($ret, $out, $err) = $node->psql('restored_db', q{
 like($err, qr/privacy budget exceeded.*\n.*Requested epsilon = 0.31, delta = 0; remaining epsilon = 0.3/,
 	'the restored budget refuses more than what is left');
 
-# The extension, with its event trigger, drops cleanly; dropping tables afterwards still works.
+# ---- pg_dump -T: one training table left out ---------------------------------------
+# A second table with its own budget and model; the dump leaves out the first.
+$node->safe_psql('source_db', q{
+  CREATE TABLE public.other AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(i) > 0) AS y
+    FROM generate_series(1, 100) i;
+  GRANT SELECT ON public.other TO analyst;
+  SELECT dp_grant_budget('public.other', 'analyst', 2.0, 0);
+  SET ROLE analyst;
+  SELECT dptrain.store_model(jsonb_build_object('format', 'dptrain-model', 'version', 1, 'name', 'other_private',
+      'algorithm', 'bolton', 'loss', 'logistic', 'huber_h', 0.1, 'feature_bound', 1.0,
+      'classes', ARRAY['false', 'true'], 'weights', jsonb_build_array(jsonb_build_array(0.5, -0.5)),
+      'epsilon', 0.5, 'delta', 0, 'seeded', false,
+      'details', jsonb_build_object('data', jsonb_build_object('source', 'public.other'))));});
+$node->safe_psql('postgres', 'CREATE DATABASE partial_db');
+my $partial = PostgreSQL::Test::Utils::tempdir() . '/partial.sql';
+$node->command_ok([ 'pg_dump', '--no-sync', '-T', '"Clinic"."Visits"', '-f', $partial, '-d', $node->connstr('source_db') ],
+	'pg_dump -T "Clinic"."Visits"');
+# restored with ON_ERROR_STOP: nothing of the restore may fail
+my ($rc, $restore_out, $restore_err) = $node->psql('partial_db', "\\i $partial", on_error_stop => 1);
+is($rc, 0, 'the partial dump restores without an error');
+like($restore_err, qr/WARNING:  relation "Clinic"."Visits" does not exist: dptrain keeps the reference to it as "-"/,
+	'the restore says the table is missing');
+like($restore_err, qr/WARNING:  dptrain: a row of dptrain.budgets naming a missing relation or role was not restored/,
+	'and that its budget is not restored');
+is($node->safe_psql('partial_db', q{
+  SELECT string_agg(format('%s %s', name, source_table), '; ' ORDER BY id) FROM dptrain.models}),
+	'visits_private -; visits_noiseless -; other_private public.other',
+	'every model is restored; those of the missing table lose their link to it');
+is($node->safe_psql('partial_db', q{
+  SELECT string_agg(format('%s %s %s %s', l.source, l.source_name, l.role, l.epsilon), '; ' ORDER BY l.id)
+  FROM dptrain.ledger l}),
+	'- "Clinic"."Visits" analyst 0.7; - "Clinic"."Visits" postgres ; public.other public.other analyst 0.5',
+	'the whole ledger is restored, with the names of the missing table');
+is($node->safe_psql('partial_db', q{
+  SELECT string_agg(format('%s %s %s/%s spent %s', source, role, epsilon, delta, spent_epsilon), '; ') FROM dptrain.budgets}),
+	'public.other analyst 2/0 spent 0.5', 'the budget of the table in the dump is restored');
+
+# ---- DROP EXTENSION while privacy has been spent ---------------------------------------
+($ret, $out, $err) = $node->psql('restored_db', 'DROP EXTENSION dptrain');
+isnt($ret, 0, 'DROP EXTENSION is refused while the ledger records spent privacy');
+like($err, qr/cannot drop extension dptrain: its ledger records privacy spent/, 'and says why');
+($ret, $out, $err) = $node->psql('restored_db', 'DROP EXTENSION dptrain CASCADE');
+isnt($ret, 0, 'also with CASCADE');
+($ret, $out, $err) = $node->psql('restored_db', 'DROP SCHEMA public CASCADE');
+isnt($ret, 0, 'and through DROP SCHEMA ... CASCADE of the extension\'s schema');
+is($node->safe_psql('restored_db', q{SELECT count(*) FROM pg_extension WHERE extname = 'dptrain'}), '1',
+	'the extension is still there');
+# Deleting the history is a deliberate act of the extension's owner; then it drops cleanly.
+$node->safe_psql('restored_db', 'DELETE FROM dptrain.ledger; DELETE FROM dptrain.budgets; DELETE FROM dptrain.table_budgets');
 $node->safe_psql('restored_db', 'DROP EXTENSION dptrain');
 $node->safe_psql('restored_db', 'DROP TABLE "Clinic"."Visits"');
 is($node->safe_psql('restored_db', q{SELECT count(*) FROM pg_event_trigger}), '0', 'no event trigger left behind');

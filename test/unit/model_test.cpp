@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.h"
 #include "core/model.h"
 #include "core/packed_model.h"
@@ -88,6 +90,26 @@ TEST(PackedModel, MalformedIsRejected) {
   EXPECT_THROW(packed_model::validate(p.data(), p.size() - 1), Error);
   p[2] = 2;  // two one-vs-all models is not a valid shape
   EXPECT_THROW(packed_model::validate(p.data(), p.size()), Error);
+}
+
+// NaN or infinite weights used to score as class 0 everywhere (100% accuracy
+// on a table of class-0 labels); they are refused wherever a score is taken.
+TEST(PackedModel, NonFiniteWeightsAreRefused) {
+  const double x[2] = {0.8, 0.1}, zero[2] = {0, 0};
+  const double bads[] = {std::nan(""), HUGE_VAL, -HUGE_VAL};
+  for (const double bad : bads) {
+    for (const int K : {1, 3}) {
+      Model m = sample_model(K);
+      m.weights(K - 1, 0) = bad;
+      const auto p = packed_model::pack(m);
+      packed_model::validate(p.data(), p.size());  // a shape check only
+      EXPECT_THROW(packed_model::predict_index(p.data(), x, 2), Error) << bad << " K=" << K;
+      EXPECT_THROW(packed_model::predict_index(p.data(), zero, 2), Error) << bad << " K=" << K;  // 0 * inf = NaN
+      double totals[3] = {0, 0, 0};
+      EXPECT_THROW(packed_model::accumulate(p.data(), x, 2, 0, totals), Error);
+      EXPECT_EQ(totals[0], 0);
+    }
+  }
 }
 
 }  // namespace

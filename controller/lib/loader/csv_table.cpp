@@ -134,6 +134,9 @@ class CsvReader {
     if (header == HeaderKind::Sklearn) {
       std::uint64_t nfeat = 0;
       is_count((*first)[1], &nfeat);
+      if (nfeat > o_.max_features)
+        refuse_feature_count("\"" + in.path() + "\": its scikit-learn header declares " + std::to_string(nfeat) +
+                             " features, more than the limit of " + std::to_string(o_.max_features));
       ncols = nfeat + 1;
       t_.sklearn_classes.assign(first->begin() + 2, first->end());
     }

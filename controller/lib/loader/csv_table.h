@@ -16,6 +16,7 @@
 
 #include "loader/csv.h"
 #include "loader/dictionary.h"
+#include "loader/feature_limit.h"
 #include "loader/test_rows.h"
 
 namespace dptrain::loader {
@@ -30,6 +31,7 @@ struct CsvOptions {
   std::string label;                      // column name or 1-based number; empty: the last column
   std::vector<std::string> missing = {"?"};  // markers of a missing cell (an empty cell is missing too)
   bool drop_missing = false;              // skip rows holding a missing cell
+  std::size_t max_features = kDefaultMaxFeatures;  // a scikit-learn header claiming more is refused
 };
 
 struct CsvPart {

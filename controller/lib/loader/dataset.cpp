@@ -91,17 +91,27 @@ Dataset::Dataset(const LoadOptions& o) : normalize_(o.normalize) {
     case Format::Sklearn: {
       CsvOptions csv = o.csv;
       csv.sklearn_header = format_ == Format::Sklearn;
+      csv.max_features = o.max_features;
       source_ = std::make_unique<CsvSource>(o.file, o.test_file, splitter, csv, o.schema);
       if (static_cast<const CsvSource&>(*source_).table().header == HeaderKind::Sklearn) format_ = Format::Sklearn;
       break;
     }
     case Format::Libsvm:
-      source_ = std::make_unique<LibsvmSource>(o.file, o.test_file, splitter, o.libsvm_dims);
+      source_ = std::make_unique<LibsvmSource>(o.file, o.test_file, splitter, o.libsvm_dims, o.max_features);
       break;
     case Format::Idx:
-      source_ = std::make_unique<IdxSource>(o.file, o.labels_file, o.test_file, o.test_labels_file, splitter);
+      source_ = std::make_unique<IdxSource>(o.file, o.labels_file, o.test_file, o.test_labels_file, splitter,
+                                            o.max_features);
       break;
   }
+
+  // One-hot columns make the width known only now; nothing dense exists yet.
+  if (source_->dims() > o.max_features)
+    refuse_feature_count(std::to_string(source_->dims()) + " features exceed the limit of " +
+                         std::to_string(o.max_features) + " (--max-features)");
+  if (o.project > o.max_features)
+    refuse_feature_count("--project " + std::to_string(o.project) + " exceeds the limit of " +
+                         std::to_string(o.max_features) + " features");
 
   // Labels: the training rows define the set; every test label must be one of them.
   const Dictionary& dict = source_->labels();

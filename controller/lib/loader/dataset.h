@@ -14,6 +14,7 @@
 #include "core/preprocessing/row_normalization.h"
 #include "loader/column_schema.h"
 #include "loader/csv_table.h"
+#include "loader/feature_limit.h"
 #include "loader/feature_source.h"
 #include "loader/labels.h"
 
@@ -36,6 +37,7 @@ struct LoadOptions {
   SchemaOptions schema;
   LabelOptions labels;
   std::size_t libsvm_dims = 0;  // 0: the largest index
+  std::size_t max_features = kDefaultMaxFeatures;  // widest row built (--max-features)
   preprocessing::RowNormalization normalize = preprocessing::RowNormalization::UnitL2;
   std::size_t project = 0;  // target dimension k of a random projection; 0 = none
   std::optional<std::uint64_t> projection_seed;

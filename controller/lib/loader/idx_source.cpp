@@ -32,6 +32,11 @@ IdxArray parse_idx(const std::vector<unsigned char>& b, const std::string& path)
     const unsigned char* p = b.data() + 4 + 4 * k;
     const std::uint32_t d = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
     a.shape.push_back(d);
+    // A header can claim up to 2^(32 * 255) bytes; past 2^63 it would wrap
+    // around and might pass for the body the file has.
+    if (d != 0 && total > (std::size_t{1} << 62) / d)
+      fail(ErrorKind::InvalidData, "\"" + path + "\" declares more data than any file can hold", {},
+           "Is it an IDX file? Its header gives the size of every dimension.");
     total *= d;
   }
   const std::size_t body = b.size() - 4 - 4 * ndims;
@@ -79,7 +84,7 @@ void check_pair(const IdxArray& images, const IdxArray& labels, const std::strin
 
 IdxSource::IdxSource(const std::string& train_images, std::string train_labels,
                      const std::optional<std::string>& test_images, std::string test_labels,
-                     const RowSplitter& splitter) {
+                     const RowSplitter& splitter, std::size_t max_features) {
   if (test_images && splitter.active())
     fail(ErrorKind::InvalidParameter, "give either a test file or a test-row list, not both");
   train_labels = labels_path(train_images, train_labels);
@@ -88,6 +93,9 @@ IdxSource::IdxSource(const std::string& train_images, std::string train_labels,
   check_pair(arrays_[0], arrays_[1], train_images, train_labels);
   dims_ = arrays_[0].item_size();
   if (dims_ == 0) fail(ErrorKind::InvalidData, "\"" + train_images + "\" holds empty images");
+  if (dims_ > max_features)
+    refuse_feature_count("images of " + std::to_string(dims_) + " pixels exceed the limit of " +
+                         std::to_string(max_features) + " features");
   splitter.check_complete(arrays_[0].items(), train_images);
   for (std::uint32_t v = 0; v < 256; ++v) labels_.intern(std::to_string(v));
 

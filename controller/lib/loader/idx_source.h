@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "loader/feature_limit.h"
 #include "loader/feature_source.h"
 
 namespace dptrain::loader {
@@ -30,9 +31,10 @@ std::string idx_labels_path_for(const std::string& images_path);
 
 class IdxSource : public FeatureSource {
  public:
-  // Empty label paths: derived with idx_labels_path_for.
+  // Empty label paths: derived with idx_labels_path_for. Images of more
+  // than max_features pixels are refused once the header is read.
   IdxSource(const std::string& train_images, std::string train_labels, const std::optional<std::string>& test_images,
-            std::string test_labels, const RowSplitter& splitter);
+            std::string test_labels, const RowSplitter& splitter, std::size_t max_features = kDefaultMaxFeatures);
   IdxSource(const IdxSource&) = delete;  // parts_ point into arrays_
   IdxSource& operator=(const IdxSource&) = delete;
 

@@ -57,9 +57,13 @@ void parse_libsvm_line(std::string_view line, LibsvmRow& row, const std::string&
 }
 
 LibsvmSource::LibsvmSource(const std::string& train_file, const std::optional<std::string>& test_file,
-                           const RowSplitter& splitter, std::size_t dims) {
+                           const RowSplitter& splitter, std::size_t dims, std::size_t max_features)
+    : max_features_(max_features) {
   if (test_file && splitter.active())
     fail(ErrorKind::InvalidParameter, "give either a test file or a test-row list, not both");
+  if (dims > max_features)
+    refuse_feature_count("--dims " + std::to_string(dims) + " exceeds the limit of " + std::to_string(max_features) +
+                         " features");
   parts_[0].file = train_file;
   parts_[1].file = test_file ? *test_file : (splitter.active() ? train_file : std::string());
   const std::uint64_t n = read_file(train_file, false, splitter);
@@ -91,6 +95,10 @@ std::uint64_t LibsvmSource::read_file(const std::string& path, bool is_test_file
     while (k < line.size() && is_space(line[k])) ++k;
     if (k == line.size() || line[k] == '#') continue;
     parse_libsvm_line(line, row, file_line(path, in.line_number()));
+    if (!row.entries.empty() && row.entries.back().index >= max_features_)
+      refuse_feature_count("feature index " + std::to_string(row.entries.back().index + std::size_t{1}) + " at " +
+                           file_line(path, in.line_number()) + " exceeds the limit of " +
+                           std::to_string(max_features_) + " features");
     const Part p = is_test_file ? Part::Test : splitter.part_of(data_row);
     SparsePart& part = parts_[static_cast<int>(p)];
     part.entries.insert(part.entries.end(), row.entries.begin(), row.entries.end());

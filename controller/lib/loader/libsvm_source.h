@@ -8,6 +8,7 @@
 #include <array>
 #include <optional>
 
+#include "loader/feature_limit.h"
 #include "loader/feature_source.h"
 
 namespace dptrain::loader {
@@ -27,9 +28,10 @@ void parse_libsvm_line(std::string_view line, LibsvmRow& row, const std::string&
 
 class LibsvmSource : public FeatureSource {
  public:
-  // dims = 0: the largest index of the train and test files.
+  // dims = 0: the largest index of the train and test files. An index (or
+  // dims) beyond max_features is refused while the files are read.
   LibsvmSource(const std::string& train_file, const std::optional<std::string>& test_file,
-               const RowSplitter& splitter, std::size_t dims);
+               const RowSplitter& splitter, std::size_t dims, std::size_t max_features = kDefaultMaxFeatures);
 
   std::size_t dims() const override { return dims_; }
   std::size_t rows(Part p) const override { return part(p).label.size(); }
@@ -55,6 +57,7 @@ class LibsvmSource : public FeatureSource {
   Dictionary labels_;
   std::size_t dims_ = 0;
   std::size_t max_index_ = 0;
+  std::size_t max_features_ = kDefaultMaxFeatures;
 };
 
 }  // namespace dptrain::loader

@@ -96,6 +96,12 @@ template <typename T>
 }
 
 template <typename T>
+double squared_norm(const T* x_data, std::int64_t len) {
+  using XVec = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
+  return static_cast<double>(XVec(x_data, len).template cast<double>().squaredNorm());
+}
+
+template <typename T>
 void add_row_impl(double* s, const T* x_data, std::int64_t len, double label) {
   const int d = dim(s);
   if (len != d)
@@ -108,7 +114,7 @@ void add_row_impl(double* s, const T* x_data, std::int64_t len, double label) {
   double* w = weights(s);
   double* acc = accumulator(s);
 
-  const double sq = static_cast<double>(x.template cast<double>().squaredNorm());
+  const double sq = squared_norm(x_data, len);
   if (!std::isfinite(sq)) report_non_finite(x_data, len);
   // Per-row clipping to ||x|| <= L_x keeps the Lipschitz constant the privacy
   // analysis assumes; it depends on this row only, so it is DP-safe.
@@ -298,6 +304,9 @@ void add_row(double* s, const float* x, std::int64_t len, double label) {
   if (sampled(s)) refuse_unsampled_rows();
   add_row_impl(s, x, len, label);
 }
+
+// The very test add_row_impl applies (a NaN or infinite value makes the sum non-finite too).
+bool usable_features(const double* x, std::int64_t len) { return std::isfinite(squared_norm(x, len)); }
 
 void add_sampled_row(double* s, const double* x, std::int64_t len, double label, std::int64_t batch) {
   if (!sampled(s))

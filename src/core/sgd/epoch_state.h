@@ -153,6 +153,11 @@ bool same_run(const double* a, const double* b);
 void add_row(double* s, const double* x, std::int64_t len, double label);
 void add_row(double* s, const float* x, std::int64_t len, double label);
 
+// Whether add_row accepts the features `x` (finite values whose squared norm
+// does not overflow), so that a caller may replace a row it cannot use
+// before it reaches the aggregate.
+bool usable_features(const double* x, std::int64_t len);
+
 // One tuple of sampled batch number `batch` (1, 2, ... in this epoch; every
 // batch has exactly b rows and arrives in order, else Error(InvalidState)).
 void add_sampled_row(double* s, const double* x, std::int64_t len, double label, std::int64_t batch);

@@ -17,12 +17,14 @@ void validate_arguments(const TrainingConfig& c) {
   if (c.epochs < 1) bad("epochs must be at least 1", "Pass epochs => 1 or more.");
   if (c.epochs > 100000) bad("epochs must be at most 100000", "Pass epochs => 100000 or fewer.");
   if (c.batch_size < 1) bad("batch_size must be at least 1", "Pass batch_size => 1 or more.");
+  // Subnormal values (below 2.2e-308) are refused too: noise scales divide
+  // by them and overflow.
   if (c.epsilon) {
-    if (!std::isfinite(*c.epsilon) || *c.epsilon <= 0)
+    if (!std::isnormal(*c.epsilon) || *c.epsilon < 0)
       bad("epsilon must be a positive finite number", "Privacy needs 0 < epsilon < infinity.");
   }
   if (c.delta) {
-    if (!std::isfinite(*c.delta) || *c.delta < 0 || *c.delta >= 1)
+    if (!(*c.delta == 0 || std::isnormal(*c.delta)) || *c.delta < 0 || *c.delta >= 1)
       bad("delta must be in [0, 1)", "Use delta => 0 (or NULL) for pure epsilon-DP, typically delta < 1/n.");
   }
   if (!std::isfinite(c.lambda) || c.lambda < 0)

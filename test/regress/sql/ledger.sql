@@ -1,10 +1,11 @@
 -- The privacy ledger: budgets granted by table owners, charged (basic
--- composition) in the transaction that stores the model, refused past the
--- budget with SQLSTATE DP001 and a detail saying requested vs remaining.
--- Only algorithm 'none' trains on this branch, so private runs are stored
--- the way `dptrain train` stores them: dptrain.store_model with the model's
--- JSON (epsilon, delta). The ledger only looks at the model's (epsilon,
--- delta), so any private algorithm is charged the same way.
+-- composition) before a run reads its rows, in a transaction of its own;
+-- refused past the budget with SQLSTATE DP001 and a detail saying requested
+-- vs remaining. Private runs are stored here the way `dptrain train` stores
+-- them: dptrain.store_model with the model's JSON (epsilon, delta), which
+-- charges the model's (epsilon, delta) before storing it. The ledger only
+-- looks at those, so any private algorithm is charged the same way
+-- (dp_train's runs: governance.sql, table_budget.sql, security_oracle.sql).
 SET client_min_messages = warning;
 \set SHOW_CONTEXT never
 \getenv abs_srcdir PG_ABS_SRCDIR

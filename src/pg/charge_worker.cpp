@@ -1,0 +1,207 @@
+// The background worker behind charge_durably (charge_worker.h). The
+// request and the answer travel in a dynamic shared memory segment; the
+// worker connects as the extension owner, runs dptrain.ledger_reserve in
+// one transaction, commits, writes the reserved model id (or the error) back, and
+// exits. C-style throughout: PG_TRY regions hold no C++ objects.
+#include "charge_worker.h"
+
+extern "C" {
+#include "access/xact.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/fmgrprotos.h"
+}
+
+namespace {
+
+constexpr int kText = 1024;
+
+struct ChargeSlot {
+  // the request
+  Oid database;
+  Oid runner;
+  Oid relid;
+  Oid role;
+  bool reader;
+  double epsilon;
+  double delta;
+  char source_name[kText];
+  char session_role[NAMEDATALEN];
+  char algorithm[NAMEDATALEN];
+  // the answer, valid once `done`
+  bool done;
+  bool failed;
+  int64 model_id;
+  int sqlerrcode;
+  char message[kText];
+  char detail[kText];
+  char hint[kText];
+};
+
+void copy_text(char* to, const char* from) { strlcpy(to, from ? from : "", kText); }
+
+// Whether backend `pid` waits for a lock held by this backend.
+bool blocked_by_me(pid_t pid) {
+  ArrayType* blockers = DatumGetArrayTypeP(DirectFunctionCall1(pg_blocking_pids, Int32GetDatum(pid)));
+  Datum* items;
+  int n;
+  deconstruct_array(blockers, INT4OID, 4, true, TYPALIGN_INT, &items, nullptr, &n);
+  for (int i = 0; i < n; ++i)
+    if (DatumGetInt32(items[i]) == MyProcPid) return true;
+  return false;
+}
+
+BackgroundWorkerHandle* start_worker(dsm_segment* segment) {
+  BackgroundWorker worker;
+  memset(&worker, 0, sizeof(worker));
+  worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+  worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+  worker.bgw_restart_time = BGW_NEVER_RESTART;
+  strlcpy(worker.bgw_library_name, "dptrain", BGW_MAXLEN);
+  strlcpy(worker.bgw_function_name, "dptrain_charge_worker_main", BGW_MAXLEN);
+  snprintf(worker.bgw_name, BGW_MAXLEN, "dptrain charge for PID %d", MyProcPid);
+  strlcpy(worker.bgw_type, "dptrain charge", BGW_MAXLEN);
+  worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(segment));
+  worker.bgw_notify_pid = MyProcPid;
+  BackgroundWorkerHandle* handle = nullptr;
+  // All worker slots busy (other charges, parallel queries): they free up
+  // within milliseconds; give up after a minute.
+  for (int attempt = 0; !RegisterDynamicBackgroundWorker(&worker, &handle); ++attempt) {
+    if (attempt >= 1200)
+      ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+                      errmsg("no background worker slot is free to charge the privacy budget"),
+                      errhint("Retry, or raise max_worker_processes.")));
+    (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 50, PG_WAIT_EXTENSION);
+    ResetLatch(MyLatch);
+    CHECK_FOR_INTERRUPTS();
+  }
+  return handle;
+}
+
+void wait_for_worker(BackgroundWorkerHandle* handle) {
+  for (;;) {
+    pid_t pid;
+    const BgwHandleStatus status = GetBackgroundWorkerPid(handle, &pid);
+    if (status == BGWH_STOPPED) return;
+    if (status == BGWH_STARTED && blocked_by_me(pid)) {
+      TerminateBackgroundWorker(handle);
+      ereport(ERROR, (errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+                      errmsg("the privacy budget cannot be charged while this transaction holds it"),
+                      errdetail("This transaction changed a budget or cap of the table (or locked dptrain's "
+                                "tables); the charge is committed on its own and would wait for it forever."),
+                      errhint("Commit the change first, then train.")));
+    }
+    // The postmaster sets the latch when the worker starts and stops.
+    (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
+    ResetLatch(MyLatch);
+    CHECK_FOR_INTERRUPTS();
+  }
+}
+
+// In the worker: dptrain.ledger_reserve(...) as the runner; the model id or the error into the slot.
+void reserve(ChargeSlot* slot) {
+  Oid types[8] = {REGCLASSOID, TEXTOID, REGROLEOID, NAMEOID, BOOLOID, TEXTOID, FLOAT8OID, FLOAT8OID};
+  Datum values[8] = {ObjectIdGetDatum(slot->relid),
+                     CStringGetTextDatum(slot->source_name),
+                     ObjectIdGetDatum(slot->role),
+                     DirectFunctionCall1(namein, CStringGetDatum(slot->session_role)),
+                     BoolGetDatum(slot->reader),
+                     CStringGetTextDatum(slot->algorithm),
+                     Float8GetDatum(slot->epsilon),
+                     Float8GetDatum(slot->delta)};
+  SPI_connect();
+  if (SPI_execute_with_args("SELECT dptrain.ledger_reserve($1, $2, $3, $4, $5, $6, $7, $8)", 8, types, values,
+                            nullptr, false, 1) != SPI_OK_SELECT ||
+      SPI_processed != 1)
+    elog(ERROR, "dptrain: the charge failed");
+  bool isnull;
+  slot->model_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+  SPI_finish();
+}
+
+}  // namespace
+
+namespace dptrain::pg {
+
+int64 charge_durably(const DurableCharge& c) {
+  dsm_segment* segment = dsm_create(sizeof(ChargeSlot), 0);
+  auto* slot = static_cast<ChargeSlot*>(dsm_segment_address(segment));
+  memset(slot, 0, sizeof(ChargeSlot));
+  slot->database = MyDatabaseId;
+  slot->runner = c.runner;
+  slot->relid = c.relid;
+  slot->role = c.role;
+  slot->reader = c.reader;
+  slot->epsilon = c.epsilon;
+  slot->delta = c.delta;
+  copy_text(slot->source_name, c.source_name);
+  strlcpy(slot->session_role, GetUserNameFromId(GetSessionUserId(), false), NAMEDATALEN);
+  strlcpy(slot->algorithm, c.algorithm, NAMEDATALEN);
+
+  wait_for_worker(start_worker(segment));
+  pg_read_barrier();
+  if (!slot->done)
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("the privacy budget could not be charged"),
+                    errdetail("The charging background worker ended without an answer; see the server log.")));
+  if (slot->failed)
+    ereport(ERROR, (errcode(slot->sqlerrcode), errmsg("%s", slot->message),
+                    slot->detail[0] ? errdetail("%s", slot->detail) : 0,
+                    slot->hint[0] ? errhint("%s", slot->hint) : 0));
+  const int64 id = slot->model_id;
+  dsm_detach(segment);
+  return id;
+}
+
+}  // namespace dptrain::pg
+
+extern "C" {
+
+PGDLLEXPORT void dptrain_charge_worker_main(Datum argument);
+
+void dptrain_charge_worker_main(Datum argument) {
+  pqsignal(SIGTERM, die);
+  BackgroundWorkerUnblockSignals();
+  dsm_segment* segment = dsm_attach(DatumGetUInt32(argument));
+  if (segment == nullptr)  // the caller gave up (cancelled) before the worker started: charge nothing
+    proc_exit(0);
+  auto* slot = static_cast<ChargeSlot*>(dsm_segment_address(segment));
+  BackgroundWorkerInitializeConnectionByOid(slot->database, slot->runner, 0);
+  SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+  pgstat_report_appname("dptrain charge");
+
+  MemoryContext worker_context = CurrentMemoryContext;
+  SetCurrentStatementStartTimestamp();
+  StartTransactionCommand();
+  pgstat_report_activity(STATE_RUNNING, "dptrain: charging a privacy budget");
+  PushActiveSnapshot(GetTransactionSnapshot());
+  PG_TRY();
+  {
+    reserve(slot);
+    PopActiveSnapshot();
+    CommitTransactionCommand();
+  }
+  PG_CATCH();
+  {
+    MemoryContextSwitchTo(worker_context);
+    ErrorData* e = CopyErrorData();
+    FlushErrorState();
+    AbortCurrentTransaction();
+    slot->failed = true;
+    slot->sqlerrcode = e->sqlerrcode;
+    copy_text(slot->message, e->message);
+    copy_text(slot->detail, e->detail);
+    copy_text(slot->hint, e->hint);
+  }
+  PG_END_TRY();
+  pgstat_report_activity(STATE_IDLE, nullptr);
+  pg_write_barrier();
+  slot->done = true;
+  dsm_detach(segment);
+  proc_exit(0);
+}
+
+}  // extern "C"

@@ -1,0 +1,82 @@
+-- Attack (issue 15, item 2): models across row-level security. Two tenants
+-- may SELECT the same table, but a row security policy shows each only its
+-- own rows. A model that is not private is a noiseless function of the rows
+-- its creator saw, so it must stay with its creator (and the table's owner,
+-- who sees every row): tenant B must neither see nor use tenant A's
+-- noiseless model. A private model (epsilon, no seed, classes declared) is
+-- differentially private in every row it was trained on, so roles that may
+-- read the table see it too (docs/governance.md).
+SET client_min_messages = warning;
+\set SHOW_CONTEXT never
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
+-- (model ids vary from run to run: shown as N)
+CREATE FUNCTION pg_temp.try_model(sql text) RETURNS TABLE (code text, message text) LANGUAGE sql AS
+  $$ SELECT t.code, regexp_replace(t.message, '\m[0-9]+\M', 'N', 'g') FROM pg_temp.try(sql) t $$;
+
+CREATE ROLE regress_landlord;
+CREATE ROLE regress_tenant_a;
+CREATE ROLE regress_tenant_b;
+GRANT CREATE ON SCHEMA public TO regress_landlord;
+SET ROLE regress_landlord;
+CREATE TABLE public.rls_rows AS
+SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(i) + 0.2 * cos(i) > 0) AS y,
+       CASE WHEN i % 2 = 0 THEN 'regress_tenant_a' ELSE 'regress_tenant_b' END::name AS tenant
+FROM generate_series(1, 400) i;
+ALTER TABLE public.rls_rows ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_rows ON public.rls_rows FOR SELECT USING (tenant = current_user);
+GRANT SELECT ON public.rls_rows TO regress_tenant_a, regress_tenant_b;
+RESET ROLE;
+
+-- Tenant A trains on what it sees: a noiseless model, a seeded one (noise
+-- anyone can subtract) and a private one.
+SET ROLE regress_tenant_a;
+SELECT count(*) AS rows_a_sees FROM public.rls_rows;
+SELECT model_id AS noiseless_id FROM dp_train('public.rls_rows', 'y', 'x', algorithm => 'none',
+       name => 'a_noiseless', batch_size => 10, epochs => 2) \gset
+SELECT model_id AS seeded_id FROM dp_train('public.rls_rows', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+       name => 'a_seeded', seed => 4, batch_size => 10, epochs => 2) \gset
+SELECT model_id AS private_id FROM dp_train('public.rls_rows', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+       name => 'a_private', batch_size => 10, epochs => 2) \gset
+SELECT name, algorithm FROM dptrain.models ORDER BY name;
+
+-- Tenant B sees only the private model, and cannot use the others.
+SET ROLE regress_tenant_b;
+SELECT count(*) AS rows_b_sees FROM public.rls_rows;
+SELECT name, created_by FROM dptrain.models ORDER BY name;
+SELECT * FROM pg_temp.try_model(format('SELECT dp_predict(%s, ''{0.5, 0.5}'')', :noiseless_id));
+SELECT * FROM pg_temp.try_model(format('SELECT dp_predict(%L, ''{0.5, 0.5}'')', :'noiseless_id'));
+SELECT * FROM pg_temp.try_model(format('SELECT dp_evaluate(%s, ''public.rls_rows'', ''y'', ''x'')', :seeded_id));
+-- the same as for a model that does not exist
+SELECT * FROM pg_temp.try_model('SELECT dp_predict(999999999, ''{0.5, 0.5}'')');
+SELECT dp_predict(:private_id, '{0.5, 0.5}') IN ('true', 'false') AS b_uses_the_private_model;
+
+-- The owner of the table sees (and may use) all of them.
+SET ROLE regress_landlord;
+SELECT name, created_by FROM dptrain.models ORDER BY name;
+SELECT dp_predict(:noiseless_id, '{0.5, 0.5}') IN ('true', 'false') AS owner_uses_the_noiseless_model;
+
+-- A role without SELECT on the table sees none of them.
+RESET ROLE;
+CREATE ROLE regress_outsider;
+SET ROLE regress_outsider;
+SELECT count(*) AS models_outsider_sees FROM dptrain.models;
+RESET ROLE;
+
+-- Once the table is dropped, its models stay with their creators only: a
+-- later table that might reuse its OID gives its readers no view of them.
+SELECT count(*) AS source_set FROM dptrain.models WHERE source_table::regclass = 'public.rls_rows'::regclass;
+DROP TABLE public.rls_rows;
+SELECT count(*) AS models_kept, count(*) FILTER (WHERE source_table::oid = 0) AS source_cleared
+FROM dptrain.models WHERE name LIKE 'a\_%';
+SET ROLE regress_tenant_b;
+SELECT count(*) AS models_b_sees FROM dptrain.models;
+SET ROLE regress_tenant_a;
+SELECT name FROM dptrain.models ORDER BY name;
+RESET ROLE;
+
+DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.models WHERE created_by IN ('regress_tenant_a', 'regress_tenant_b', 'regress_landlord');
+REVOKE CREATE ON SCHEMA public FROM regress_landlord;
+DROP ROLE regress_landlord, regress_tenant_a, regress_tenant_b, regress_outsider;

@@ -1,0 +1,146 @@
+-- Attack (issue 15, item 3): a role that may train on a table but not read
+-- it must learn nothing about the rows except through the differentially
+-- private model it pays for.
+--  * Refusals that depend on the data are a free oracle: "values outside the
+--    declared classes" tells whether some row has a label outside a guessed
+--    set, a NULL error whether some row has a NULL. For such a role dptrain
+--    now trains on every row: a row it cannot use (NULL, NaN or infinite
+--    features, wrong length, a label outside the declared classes) becomes
+--    the all-zero row of the first class, a fixed public row; nothing says
+--    whether or how many (docs/governance.md).
+--  * A charge that rolls back is no charge: a run whose transaction (or
+--    subtransaction) aborts after the model was returned was free. The
+--    charge is now committed on its own, before the data is read.
+SET client_min_messages = warning;
+\set SHOW_CONTEXT never
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
+-- (created here: functions in pg_temp belong to the session's role)
+-- A prober's run on table t: its error, and what it was charged.
+CREATE FUNCTION pg_temp.probe(t regclass, label text, classes text[]) RETURNS TABLE (
+    code text, message text, charged numeric) LANGUAGE plpgsql AS $$
+BEGIN
+  SELECT r.code, r.message INTO code, message
+  FROM pg_temp.try(format('SELECT dp_train(%L, %L, %L, algorithm => %L, epsilon => 0.5, classes => %L, '
+                          'batch_size => 10, epochs => 2)', t, label, 'x', 'bolton', classes)) r;
+  charged := 10 - (SELECT epsilon FROM dp_budget_remaining(t))::numeric;
+  RETURN NEXT;
+END
+$$;
+-- An exception block that keeps the weights and rolls back the rest.
+CREATE FUNCTION pg_temp.steal() RETURNS float8[] LANGUAGE plpgsql AS $$
+DECLARE w float8[];
+BEGIN
+  BEGIN
+    SELECT weights INTO w FROM dp_train('public.clean', 'sick', 'x', algorithm => 'bolton', epsilon => 1,
+                                        batch_size => 10, epochs => 2);
+    RAISE EXCEPTION 'undo the charge';
+  EXCEPTION WHEN raise_exception THEN
+    RETURN w;
+  END;
+END
+$$;
+
+CREATE ROLE regress_keeper;
+CREATE ROLE regress_prober;
+GRANT CREATE ON SCHEMA public TO regress_keeper;
+SET ROLE regress_keeper;
+CREATE TABLE public.clean AS
+SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x,
+       CASE WHEN sin(i) > 0 THEN 'ill' ELSE 'well' END AS diagnosis, (sin(i) > 0) AS sick
+FROM generate_series(1, 200) i;
+-- the same table with one secret in it, in each way a row can be unusable
+CREATE TABLE public.secret_label AS SELECT * FROM public.clean;
+UPDATE public.secret_label SET diagnosis = 'rare disease' WHERE id = 17;
+CREATE TABLE public.secret_null_label AS SELECT * FROM public.clean;
+UPDATE public.secret_null_label SET diagnosis = NULL, sick = NULL WHERE id = 17;
+CREATE TABLE public.secret_null_x AS SELECT * FROM public.clean;
+UPDATE public.secret_null_x SET x = NULL WHERE id = 17;
+CREATE TABLE public.secret_nan AS SELECT * FROM public.clean;
+UPDATE public.secret_nan SET x = ARRAY['NaN', 1]::float8[] WHERE id = 17;
+CREATE TABLE public.secret_inf AS SELECT * FROM public.clean;
+UPDATE public.secret_inf SET x = ARRAY['Infinity', 1]::float8[] WHERE id = 17;
+CREATE TABLE public.secret_huge AS SELECT * FROM public.clean;
+UPDATE public.secret_huge SET x = ARRAY[1e200, 1]::float8[] WHERE id = 17;
+CREATE TABLE public.secret_null_element AS SELECT * FROM public.clean;
+UPDATE public.secret_null_element SET x = ARRAY[NULL, 1]::float8[] WHERE id = 17;
+CREATE TABLE public.secret_2d AS SELECT * FROM public.clean;
+UPDATE public.secret_2d SET x = ARRAY[[1, 2], [3, 4]]::float8[] WHERE id = 17;
+CREATE TABLE public.secret_short AS SELECT * FROM public.clean;
+UPDATE public.secret_short SET x = ARRAY[0.5]::float8[] WHERE id = 17;
+CREATE TABLE public.secret_numeric AS SELECT id, x::numeric[] AS x, diagnosis, sick FROM public.clean;
+UPDATE public.secret_numeric SET x = ARRAY[1e400, 1]::numeric[] WHERE id = 17;
+CREATE TABLE public.secret_nan_label AS SELECT id, x, (CASE WHEN sick THEN 1 ELSE 0 END)::float8 AS y
+FROM public.clean;
+UPDATE public.secret_nan_label SET y = 'NaN' WHERE id = 17;
+SELECT dp_grant_budget(t, 'regress_prober', 10, 0)
+FROM unnest(ARRAY['public.clean', 'public.secret_label', 'public.secret_null_label', 'public.secret_null_x',
+                  'public.secret_nan', 'public.secret_inf', 'public.secret_huge', 'public.secret_null_element',
+                  'public.secret_2d', 'public.secret_short', 'public.secret_numeric',
+                  'public.secret_nan_label']::regclass[]) t;
+RESET ROLE;
+
+-- ---- 1. every table answers alike ---------------------------------------------
+-- The prober (no SELECT, a budget on each) trains on each table: each run
+-- succeeds in the same way, and is charged the same.
+SET ROLE regress_prober;
+SELECT t AS source, p.*
+FROM unnest(ARRAY['public.clean', 'public.secret_label', 'public.secret_null_label', 'public.secret_null_x',
+                  'public.secret_nan', 'public.secret_inf', 'public.secret_huge', 'public.secret_null_element',
+                  'public.secret_2d', 'public.secret_short', 'public.secret_numeric']::regclass[]) t,
+     pg_temp.probe(t, 'diagnosis', ARRAY['well', 'ill']) p;
+SELECT 'public.secret_nan_label' AS source, p.* FROM pg_temp.probe('public.secret_nan_label', 'y', ARRAY['0', '1']) p;
+-- boolean labels with NULLs too
+SELECT 'public.secret_null_label' AS source, p.*
+FROM pg_temp.probe('public.secret_null_label', 'sick', NULL) p;
+-- the model says nothing about unusable rows either
+SELECT count(*) AS models, bool_or(details::text ~* 'skip|unusable|invalid|replaced|dropped') AS tells
+FROM dptrain.models WHERE source LIKE 'public.secret%';
+RESET ROLE;
+
+-- ---- 2. a reader is still told (it may read the rows anyway) -------------------
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.secret_label', 'diagnosis', 'x', algorithm => 'bolton',
+                          epsilon => 0.5, classes => ARRAY['well', 'ill'], batch_size => 10)$$);
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.secret_null_x', 'diagnosis', 'x', algorithm => 'bolton',
+                          epsilon => 0.5, classes => ARRAY['well', 'ill'], batch_size => 10)$$);
+\x off
+
+-- ---- 3. a charge that would roll back --------------------------------------------
+SET ROLE regress_prober;
+SELECT epsilon AS before FROM dp_budget_remaining('public.clean');
+-- the model comes back, then the transaction is rolled back
+BEGIN;
+SELECT array_length(weights, 1) AS d FROM dp_train('public.clean', 'sick', 'x', algorithm => 'bolton',
+       epsilon => 1, batch_size => 10, epochs => 2);
+ROLLBACK;
+SELECT epsilon AS after_rollback FROM dp_budget_remaining('public.clean');
+-- ... or a subtransaction
+BEGIN;
+SAVEPOINT s;
+SELECT array_length(weights, 1) AS d FROM dp_train('public.clean', 'sick', 'x', algorithm => 'bolton',
+       epsilon => 1, batch_size => 10, epochs => 2);
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+SELECT epsilon AS after_savepoint FROM dp_budget_remaining('public.clean');
+-- ... or an exception block that keeps the weights and aborts the rest (pg_temp.steal)
+SELECT array_length(pg_temp.steal(), 1) AS d;
+SELECT epsilon AS after_exception_block FROM dp_budget_remaining('public.clean');
+-- ... or a statement that fails after the model row was sent
+SELECT * FROM pg_temp.try($$SELECT (SELECT model_id FROM dp_train('public.clean', 'sick', 'x',
+                          algorithm => 'bolton', epsilon => 1, batch_size => 10, epochs => 2)) / 0$$);
+SELECT epsilon AS after_failed_statement FROM dp_budget_remaining('public.clean');
+-- every paid run is in the ledger, with a model only where one was stored
+SELECT count(*) AS runs, count(m.id) AS with_model, sum(l.epsilon) AS spent
+FROM dptrain.ledger l LEFT JOIN dptrain.models m ON m.id = l.model_id
+WHERE l.source::regclass = 'public.clean'::regclass;
+RESET ROLE;
+
+DROP TABLE public.clean, public.secret_label, public.secret_null_label, public.secret_null_x, public.secret_nan,
+  public.secret_inf, public.secret_huge, public.secret_null_element, public.secret_2d, public.secret_short,
+  public.secret_numeric, public.secret_nan_label;
+DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.models WHERE created_by IN ('regress_keeper', 'regress_prober');
+REVOKE CREATE ON SCHEMA public FROM regress_keeper;
+DROP ROLE regress_keeper, regress_prober;
