@@ -27,9 +27,13 @@ WHERE d.refclassid = 'pg_extension'::regclass
                   WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn, a.aggdeserialfn))
   AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
   -- dp_predict pins the path in C around the query that loads its model;
-  -- usable_row runs no SQL. (Both are hijack-tested below.)
+  -- usable_row runs no SQL (both are hijack-tested below); the shuffle keys
+  -- are per-row C hashes that run no SQL either.
   AND p.oid NOT IN ('dp_predict(text, float8[])'::regprocedure, 'dp_predict(bigint, float8[])'::regprocedure,
-                    'dptrain.usable_row(float8[], float8, int)'::regprocedure)
+                    'dptrain.usable_row(float8[], float8, int)'::regprocedure,
+                    'dptrain.shuffle_key(bigint, float8[])'::regprocedure,
+                    'dptrain.shuffle_epoch_key(float8[], bigint)'::regprocedure,
+                    'dptrain.shuffle_run_key(bigint)'::regprocedure)
 ORDER BY p.oid::regprocedure::text;
 -- and those exempt are C functions
 SELECT count(*) AS exempt, bool_and(l.lanname = 'c') AS all_c
