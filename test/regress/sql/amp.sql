@@ -79,14 +79,14 @@ SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, d
 SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
                        learning_rate => 0.1);
 -- Not reaching gamma within the evaluation budget: an error, no model stored.
-SELECT count(*) AS amp_models_before FROM dptrain.models WHERE algorithm = 'amp';
+SELECT count(*) AS amp_models FROM dptrain.models WHERE algorithm = 'amp' \gset
 SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
                        classes => ARRAY['false', 'true'], options => '{"max_evaluations": 1}');
-SELECT count(*) AS amp_models_after FROM dptrain.models WHERE algorithm = 'amp';
+SELECT count(*) = :amp_models AS no_model_stored FROM dptrain.models WHERE algorithm = 'amp';
 -- A refused call is not charged (no seed: it would be charged if it got that far).
-SELECT count(*) AS charges_before FROM dptrain.ledger;
+SELECT count(*) AS charges FROM dptrain.ledger \gset
 SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, classes => ARRAY['false', 'true']);
-SELECT count(*) AS charges_after FROM dptrain.ledger;
+SELECT count(*) = :charges AS not_charged FROM dptrain.ledger;
 \set VERBOSITY default
 
 -- The non-private optimum: deterministic, no budget, ||grad F|| <= tolerance.
