@@ -56,6 +56,7 @@ load_dataset() {
 
 echo "dataset,loss,label,regime,algorithm,epsilon,delta,arguments,run,accuracy,majority_rate,seconds,chosen" > "$OUT/runs.csv"
 declare -A SKIP=()
+trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
 failures=0
 
 # run_line DATASET LOSS N CLASSES LABEL REGIME FUNCTION ALGORITHM PRIVACY ARGS
@@ -96,13 +97,12 @@ for dataset in $DATASETS; do
   classes=NULL
   case $dataset in mnist|fashion) classes=$MNIST_CLASSES ;; esac
   for loss in $LOSSES; do
-    while IFS='|' read -r modes label regime function algorithm privacy args; do
-      modes=$(echo "$modes" | xargs)
-      [[ -z $modes || $modes == \#* ]] && continue
-      [[ ",$modes," == *",$MODE,"* ]] || continue
-      label=$(echo "$label" | xargs) regime=$(echo "$regime" | xargs) function=$(echo "$function" | xargs)
-      algorithm=$(echo "$algorithm" | xargs) privacy=$(echo "$privacy" | xargs)
-      args=$(sed -e 's/^ *//' -e 's/ *$//' <<<"$args")
+    while IFS= read -r line; do
+      [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+      IFS='|' read -r modes label regime function algorithm privacy args <<<"$line"
+      [[ ",$(trim "$modes")," == *",$MODE,"* ]] || continue
+      label=$(trim "$label") regime=$(trim "$regime") function=$(trim "$function")
+      algorithm=$(trim "$algorithm") privacy=$(trim "$privacy") args=$(trim "$args")
       [ -n "${SKIP[$algorithm]:-}" ] && continue
       run_line "$dataset" "$loss" "$n" "$classes" "$label" "$regime" "$function" "$algorithm" "$privacy" "$args"
     done < "$CONFIG"
