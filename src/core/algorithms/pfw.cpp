@@ -26,8 +26,9 @@ struct PfwSettings {
   double delta = 0;
 };
 
-PfwSettings pfw_settings(const TrainingConfig& c) {
-  validate_full_gradient_common(c, "pfw");
+// Every check that needs no fact of the data (Algorithm::check_arguments).
+PfwSettings pfw_arguments(const TrainingConfig& c) {
+  check_full_gradient_arguments(c, "pfw");
   whitebox::check_options(c, "pfw", {"coordinate_bound"});
   PfwSettings s;
   s.epsilon = whitebox::required_epsilon(c, "pfw");
@@ -51,6 +52,11 @@ PfwSettings pfw_settings(const TrainingConfig& c) {
            "Every coordinate is clipped to [-L, L]; the AMP paper's grid is 1, 0.1, 0.01.");
   }
   return s;
+}
+
+PfwSettings pfw_settings(const TrainingConfig& c) {
+  validate_full_gradient_common(c, "pfw");
+  return pfw_arguments(c);
 }
 
 nlohmann::json pfw_privacy(const PfwBudget& b, const PfwSettings& s) {
@@ -198,6 +204,8 @@ PfwBudget pfw_budget(std::int64_t rows, int models, int iterations, double coord
 }
 
 double pfw_step(int t) { return 1.0 / (static_cast<double>(t) + 1.0); }
+
+void Pfw::check_arguments(const TrainingConfig& c) const { pfw_arguments(c); }
 
 TrainingPlan Pfw::plan(const TrainingConfig& c) const {
   const PfwSettings s = pfw_settings(c);

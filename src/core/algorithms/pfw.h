@@ -53,6 +53,7 @@ class Pfw : public Algorithm {
   std::string name() const override { return "pfw"; }
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
+  void check_arguments(const TrainingConfig& config) const override;
 
  protected:
   // The noise scale the run uses (tests: a deliberately broken variant overrides it).

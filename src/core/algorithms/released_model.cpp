@@ -39,7 +39,8 @@ privacy::RandomSource noise_source(const TrainingConfig& c, std::uint64_t stream
                 : privacy::RandomSource::secure();
 }
 
-void validate_full_gradient_common(const TrainingConfig& c, const std::string& algorithm) {
+void check_full_gradient_arguments(const TrainingConfig& c, const std::string& algorithm) {
+  validate_arguments(c);
   auto bad = [&](const std::string& what, const std::string& why) {
     fail(ErrorKind::InvalidParameter, what + " does not apply to " + algorithm, why,
          "Drop it: " + algorithm + " computes the full-data gradient in every iteration.");
@@ -48,6 +49,10 @@ void validate_full_gradient_common(const TrainingConfig& c, const std::string& a
   if (c.schedule) bad("schedule", "Its step sizes are fixed by the algorithm.");
   if (c.averaging) bad("averaging", "It releases its last iterate.");
   if (c.reshuffle) bad("reshuffle", "It reads every row in every pass; the order plays no role.");
+}
+
+void validate_full_gradient_common(const TrainingConfig& c, const std::string& algorithm) {
+  check_full_gradient_arguments(c, algorithm);
   TrainingConfig checked = c;
   checked.batch_size = 1;  // no mini-batches: only the other common checks apply
   validate_common(checked);

@@ -33,8 +33,12 @@ Model released_model(const TrainingConfig& config, const WeightMatrix& weights, 
 // Returned by value (guaranteed copy elision): initialize a member with it.
 privacy::RandomSource noise_source(const TrainingConfig& config, std::uint64_t stream);
 
-// validate_common without the mini-batch check (full-gradient algorithms
-// never use batch_size, so its default of 50 must not refuse a small table).
+// The argument checks of the full-gradient algorithms that need no fact of
+// the data: validate_arguments, and the SGD arguments that do not apply.
+void check_full_gradient_arguments(const TrainingConfig& config, const std::string& algorithm);
+// check_full_gradient_arguments plus validate_common without the mini-batch
+// check (full-gradient algorithms never use batch_size, so its default of 50
+// must not refuse a small table).
 void validate_full_gradient_common(const TrainingConfig& config, const std::string& algorithm);
 
 }  // namespace dptrain

@@ -47,7 +47,8 @@ FROM dp_train('fw_three', 'label', 'x', algorithm => 'pfw', epsilon => 1, delta 
 -- The table is never rewritten: clipping happens inside the pass.
 SELECT count(*) AS rows, max((SELECT max(abs(v)) FROM unnest(x) v)) > 0.5 AS unclipped FROM fw;
 
--- Errors, all before any row is read.
+-- Errors, all before any row is read and before the budget is charged.
+SELECT count(*) AS charges FROM dptrain.ledger \gset
 SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7);
 SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 0, radius => 1);
 SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, radius => 1);
@@ -60,4 +61,5 @@ SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta =
                        learning_rate => 0.1);
 SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, radius => 1,
                        options => '{"splits": 60}');
+SELECT count(*) = :charges AS not_charged FROM dptrain.ledger;
 SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'pfw';

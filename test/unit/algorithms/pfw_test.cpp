@@ -140,6 +140,19 @@ TEST(PfwPlan, BadArgumentsAreRefusedBeforeAnyData) {
   EXPECT_NO_THROW(Pfw().plan(c));
 }
 
+TEST(PfwPlan, ArgumentChecksNeedNoFactOfTheData) {
+  // The drivers call check_arguments before the table is inspected or the budget charged.
+  TrainingConfig c = pfw_config(0, 0, 5, 1.0, 1.0, 1e-5, 0);
+  EXPECT_NO_THROW(Pfw().check_arguments(c));
+  c.radius.reset();
+  EXPECT_THROW(Pfw().check_arguments(c), Error);
+  c = pfw_config(0, 0, 5, 1.0, 1.0, 0.0, 0);
+  EXPECT_THROW(Pfw().check_arguments(c), Error);
+  c = pfw_config(0, 0, 5, 1.0, 1.0, 1e-5, 0);
+  c.options = {{"coordinate_bound", -1}};
+  EXPECT_THROW(Pfw().check_arguments(c), Error);
+}
+
 // P-FW with the selection noise scaled down to nothing: the run's arithmetic
 // is then deterministic and can be replayed by hand. TEST ONLY.
 class NoiselessPfw : public Pfw {
