@@ -4,8 +4,10 @@
 #include "core/algorithms/amp.h"
 #include "core/algorithms/bolton.h"
 #include "core/algorithms/bst14.h"
+#include "core/algorithms/dpagd.h"
 #include "core/algorithms/non_private.h"
 #include "core/algorithms/optimum_run.h"
+#include "core/algorithms/pfw.h"
 #include "core/algorithms/scs13.h"
 #include "core/error.h"
 
@@ -13,8 +15,8 @@ namespace dptrain {
 namespace {
 
 // Implemented algorithms, and those of the roadmap that are not built yet.
-const std::vector<std::string> kImplemented = {"none", "bolton", "scs13", "bst14", "amp", "optimum"};
-const std::vector<std::string> kPlanned = {"psgd", "pfw", "dpagd", "dpsgd", "dpadam", "opdisc"};
+const std::vector<std::string> kImplemented = {"none", "bolton", "scs13", "bst14", "amp", "optimum", "pfw", "dpagd"};
+const std::vector<std::string> kPlanned = {"psgd", "dpsgd", "dpadam", "opdisc"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -37,6 +39,8 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "bst14") return std::make_unique<Bst14>();
   if (name == "amp") return std::make_unique<Amp>();
   if (name == "optimum") return std::make_unique<Optimum>();
+  if (name == "pfw") return std::make_unique<Pfw>();
+  if (name == "dpagd") return std::make_unique<Dpagd>();
   if (std::find(kPlanned.begin(), kPlanned.end(), name) != kPlanned.end())
     fail(ErrorKind::NotImplemented, "algorithm \"" + name + "\" is not implemented yet", {},
          "Implemented algorithms: " + joined(kImplemented) + ".");
