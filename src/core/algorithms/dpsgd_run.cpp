@@ -83,6 +83,7 @@ Model DpSgdRun::release(double seconds) {
   m.seeded = config_.seed.has_value();
   nlohmann::json hyper = dp_.metadata["hyperparameters"];
   hyper["loss"] = config_.loss;
+  hyper["feature_bound"] = config_.feature_bound;  // read back with the model (dp_evaluate's loss)
   if (m.loss == LossKind::HuberSvm) hyper["huber_h"] = config_.huber_h;
   hyper["lots_per_query"] = per_query_;
   if (!config_.options.empty()) hyper["options"] = config_.options;
