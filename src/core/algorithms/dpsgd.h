@@ -1,5 +1,5 @@
 // algorithm => 'dpsgd' | 'psgd' | 'dpmomentum' | 'dpadam' | 'dpadamwosm' | 'adadp':
-// the DP-SGD family (Abadi et al. 2016, Alg. 1; the optimizers of seed 004 App. A/J;
+// the DP-SGD family (Abadi et al. 2016, Alg. 1; the optimizers of Mohapatra et al. 2022 App. A/J;
 // ADADP of Koskela & Honkela 2020; P-SGD of Iyengar et al. 2019, Alg. 2) as a run of
 // the engine: Poisson lots drawn from the run's secret key, per-example gradients of
 // all K one-vs-all models clipped jointly to C, N(0, (sigma C)^2 I) on every lot's
@@ -13,7 +13,7 @@
 //   epochs         T = epochs * ceil(n / L) lots, i.e. `epochs` passes in
 //                  expectation (adadp: rounded up to even)               default 10
 //   learning_rate  dpsgd/psgd 0.5, dpmomentum 0.05, dpadam 1e-3, adadp eta0 1e-3,
-//                  dpadamwosm 1e-3 / (sigma C / L + 1e-8) (seed 004 Alg. 2)
+//                  dpadamwosm 1e-3 / (sigma C / L + 1e-8) (Mohapatra et al. 2022 Alg. 2)
 //   schedule       dpsgd/psgd/dpmomentum: constant (default) | inverse_sqrt (alpha / sqrt t)
 //   radius         projection of every w_k onto ||w_k|| <= R after every lot (psgd's L2
 //                  ball; any member may use it); lambda > 0 needs it for psgd
