@@ -14,6 +14,10 @@ int main(int argc, char** argv) {
   dptrain::cli::register_load(app);
   dptrain::cli::register_privacy(app);
   dptrain::cli::register_tune(app);
+  dptrain::cli::register_models(app);
+  dptrain::cli::register_predict(app);
+  dptrain::cli::register_export(app);
+  dptrain::cli::register_budget(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
