@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/privacy/rdp_sampled_gaussian.h"
 #include "core/privacy/sampled_gaussian_account.h"
+#include "core/tuning/private_tuning.h"
 
 namespace dptrain {
 namespace {
@@ -200,6 +201,15 @@ TEST(DpSgdRun, BadInputIsRefusedBeforeAnyDataIsRead) {
   x = c;
   x.schedule = "strongly_convex";
   expect_refused(x, "schedule");
+}
+
+// Bolt-on's Algorithm 3 (dp_tune) is a replace-one argument in which every
+// candidate spends exactly (epsilon, delta): refused for the family, before
+// anything is charged.
+TEST(DpSgdRun, PrivateTuningRefusesTheFamily) {
+  const InMemoryData data = synthetic(100, 2, 2, 8);
+  for (const std::string& name : dpsgd_family()) EXPECT_THROW(tuning::check_tunable(config(name, data)), Error) << name;
+  EXPECT_NO_THROW(tuning::check_tunable(config("bolton", data)));
 }
 
 // P-SGD's closed-form noise: the model is marked not accounted, and its
