@@ -8,7 +8,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"dptrain: differentially private model training inside PostgreSQL"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "dptrain 0.1");
+  app.set_version_flag("--version", "dptrain 0.2");
   dptrain::cli::register_train(app);
   dptrain::cli::register_eval(app);
   dptrain::cli::register_load(app);

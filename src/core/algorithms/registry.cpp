@@ -1,10 +1,12 @@
 #include <algorithm>
 
 #include "core/algorithms/algorithm.h"
+#include "core/algorithms/amp.h"
 #include "core/algorithms/bolton.h"
 #include "core/algorithms/bst14.h"
 #include "core/algorithms/dpsgd.h"
 #include "core/algorithms/non_private.h"
+#include "core/algorithms/optimum_run.h"
 #include "core/algorithms/scs13.h"
 #include "core/error.h"
 
@@ -12,9 +14,9 @@ namespace dptrain {
 namespace {
 
 // Implemented algorithms, and those of the roadmap that are not built yet.
-const std::vector<std::string> kImplemented = {"none",   "bolton", "scs13",      "bst14", "dpsgd",
-                                               "psgd",   "dpmomentum", "dpadam", "dpadamwosm", "adadp"};
-const std::vector<std::string> kPlanned = {"amp", "pfw", "dpagd", "opdisc"};
+const std::vector<std::string> kImplemented = {"none",  "bolton", "scs13",      "bst14",  "amp",        "optimum",
+                                               "dpsgd", "psgd",   "dpmomentum", "dpadam", "dpadamwosm", "adadp"};
+const std::vector<std::string> kPlanned = {"pfw", "dpagd", "opdisc"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -35,6 +37,8 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "bolton") return std::make_unique<Bolton>();
   if (name == "scs13") return std::make_unique<Scs13>();
   if (name == "bst14") return std::make_unique<Bst14>();
+  if (name == "amp") return std::make_unique<Amp>();
+  if (name == "optimum") return std::make_unique<Optimum>();
   for (const std::string& member : dpsgd_family())
     if (name == member) return std::make_unique<DpSgdFamily>(name);
   if (std::find(kPlanned.begin(), kPlanned.end(), name) != kPlanned.end())
