@@ -5,6 +5,15 @@
 #include "core/error.h"
 
 namespace dptrain {
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+}  // namespace
 
 MinimizationRun::MinimizationRun(MinimizationSetup setup, std::vector<optim::RegularizedObjective> objectives)
     : setup_(std::move(setup)),
@@ -34,10 +43,14 @@ std::optional<Pass> MinimizationRun::next() {
   if (!sent_.empty()) fail(ErrorKind::Internal, "next() before the last pass was accepted");
   if (lockstep_.failed())
     // Nothing is released, nothing retried: a failure reveals only that the
-    // budget of passes was not enough (docs/amp.md §5).
+    // budget of passes was not enough (docs/amp.md §5). Which one-vs-all
+    // model failed, and why (budget or no progress), depends on the data and
+    // is not said: a caller training on a budget only learns this one bit.
     fail(ErrorKind::ProgramLimit,
          setup_.what + ": the optimizer did not reach the gradient norm bound; nothing is released",
-         lockstep_.failure(), setup_.failure_hint);
+         "Every model must reach ||grad|| <= " + num(setup_.tolerance) + " within " +
+             std::to_string(setup_.solver.max_evaluations) + " passes (options.max_evaluations).",
+         setup_.failure_hint);
   if (lockstep_.converged()) return std::nullopt;
   const WeightMatrix points = lockstep_.points();  // K x d row-major = the state's model-major layout
   Pass p;

@@ -7,6 +7,7 @@
 #include "core/algorithms/dpsgd.h"
 #include "core/algorithms/non_private.h"
 #include "core/algorithms/optimum_run.h"
+#include "core/algorithms/pfw.h"
 #include "core/algorithms/scs13.h"
 #include "core/error.h"
 
@@ -14,9 +15,9 @@ namespace dptrain {
 namespace {
 
 // Implemented algorithms, and those of the roadmap that are not built yet.
-const std::vector<std::string> kImplemented = {"none",  "bolton", "scs13",      "bst14",  "amp",        "optimum",
+const std::vector<std::string> kImplemented = {"none",  "bolton", "scs13",      "bst14",  "amp",        "optimum", "pfw",
                                                "dpsgd", "psgd",   "dpmomentum", "dpadam", "dpadamwosm", "adadp"};
-const std::vector<std::string> kPlanned = {"pfw", "dpagd", "opdisc"};
+const std::vector<std::string> kPlanned = {"dpagd", "opdisc"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -39,6 +40,7 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "bst14") return std::make_unique<Bst14>();
   if (name == "amp") return std::make_unique<Amp>();
   if (name == "optimum") return std::make_unique<Optimum>();
+  if (name == "pfw") return std::make_unique<Pfw>();
   for (const std::string& member : dpsgd_family())
     if (name == member) return std::make_unique<DpSgdFamily>(name);
   if (std::find(kPlanned.begin(), kPlanned.end(), name) != kPlanned.end())

@@ -96,3 +96,30 @@ FROM dp_train('amp_rows', 'y', 'x', algorithm => 'optimum', lambda => 0.0005, na
               classes => ARRAY['false', 'true']);
 SELECT accuracy > 0.8 AS accurate FROM dp_evaluate('amp_opt', 'amp_rows', 'y', 'x');
 SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'optimum', epsilon => 1, classes => ARRAY['false', 'true']);
+
+-- A role that may train on a privacy budget but not read the table: AMP
+-- runs, the per-pass progress (its count depends on the data) is not shown,
+-- a failure says nothing data-dependent and is charged, and the noiseless
+-- optimum is refused.
+CREATE ROLE regress_amp_analyst;
+SELECT 1 AS granted FROM dp_grant_budget('amp_rows', 'regress_amp_analyst', epsilon => 3, delta => 1e-6);
+SET ROLE regress_amp_analyst;
+SET client_min_messages = notice;
+\set SHOW_CONTEXT never
+SELECT algorithm, epsilon, delta, details->>'randomness' AS randomness
+FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7,
+              classes => ARRAY['false', 'true']);
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7,
+                       classes => ARRAY['false', 'true'], options => '{"max_evaluations": 1}');
+SELECT round(epsilon::numeric, 6) AS epsilon_left FROM dp_budget_remaining('amp_rows');
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'optimum', lambda => 0.001,
+                       classes => ARRAY['false', 'true']);
+SET client_min_messages = warning;
+\set SHOW_CONTEXT errors
+RESET ROLE;
+DELETE FROM dptrain.ledger WHERE session_role = 'regress_amp_analyst' OR role::text = 'regress_amp_analyst';
+DELETE FROM dptrain.models WHERE created_by = 'regress_amp_analyst';
+SELECT dp_revoke_budget('amp_rows', 'regress_amp_analyst');
+DROP ROLE regress_amp_analyst;
+-- Leave the ledger as found (test/regress/sql/ledger.sql reads all of it).
+DELETE FROM dptrain.ledger WHERE source_name = 'public.amp_rows';

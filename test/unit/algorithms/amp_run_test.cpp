@@ -156,6 +156,8 @@ TEST(AmpRun, NotReachingGammaReleasesNothing) {
     EXPECT_EQ(e.kind(), ErrorKind::ProgramLimit);
     EXPECT_NE(std::string(e.what()).find("nothing is released"), std::string::npos);
     EXPECT_NE(e.hint().find("no retry"), std::string::npos);
+    // Nothing data-dependent (which model, how far from gamma) in the error.
+    EXPECT_EQ(std::string(e.detail()).find("model 0"), std::string::npos) << e.detail();
   }
   EXPECT_EQ(run->progress_done(), 2);  // no third pass: no retry with other noise
   EXPECT_THROW(run->next(), Error);    // still failed
