@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `dptrain train --algorithm pfw` (and, when built, dpagd): the CLI's
+# `dptrain train --algorithm pfw | dpagd`: the CLI's
 # controller (over libpq), the CLI asking the server (--server) and dp_train
 # (inside the backend) drive the same run object over the same gradient-pass
 # SQL, so with the same seed (same selection noise) they release the very same
@@ -52,6 +52,12 @@ run "pfw one-vs-all, huber" three label --algorithm pfw --epsilon 2 --delta 1e-7
   --classes a,b,c \
   -- "algorithm => 'pfw', epsilon => 2, delta => 1e-7, epochs => 5, radius => 2, loss => 'huber_svm', classes => ARRAY['a','b','c']"
 
+run "dpagd binary" pts y --algorithm dpagd --epsilon 0.5 --delta 1e-6 --lambda 0.001 \
+  -- "algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, lambda => 0.001"
+run "dpagd one-vs-all, huber" three label --algorithm dpagd --epsilon 1 --delta 1e-6 --loss huber_svm --classes a,b,c \
+  --options '{"splits": 10}' \
+  -- "algorithm => 'dpagd', epsilon => 1, delta => 1e-6, loss => 'huber_svm', classes => ARRAY['a','b','c'], options => '{\"splits\": 10}'"
+
 echo "--- progress per iteration (NOTICEs of dp_train; the CLI draws a bar on a terminal)"
 out=$(psql -X -At -d "$DB" -c "SELECT model_id FROM dp_train('pts', 'y', 'x', algorithm => 'pfw', epsilon => 1,
       delta => 1e-7, epochs => 3, radius => 1, seed => 1)" 2>&1)
@@ -62,4 +68,8 @@ if err=$("$CLI" train --db "dbname=$DB" --table pts --algorithm pfw --epsilon 1 
   echo "pfw without a radius succeeded" >&2; exit 1
 fi
 grep -q 'needs radius' <<<"$err" || { echo "unexpected error: $err" >&2; exit 1; }
+if err=$("$CLI" train --db "dbname=$DB" --table pts --algorithm dpagd --epsilon 1 --delta 0 2>&1); then
+  echo "dpagd with delta 0 succeeded" >&2; exit 1
+fi
+grep -q 'needs delta > 0' <<<"$err" || { echo "unexpected error: $err" >&2; exit 1; }
 echo "full-gradient CLI: ok"
