@@ -12,7 +12,7 @@
 #
 #   COMPARE_SMOKE=1 bash bench/compare.sh   # smoke: Adult, eps = 1, 1 run, 4 lines (~1-2 min)
 #   bash bench/compare.sh                   # quick: Adult + KDD Cup 99 (56,000 training rows),
-#                                           # logistic, eps in {0.1, 1}, 2 runs (<= 15 min)
+#                                           # logistic, eps in {0.1, 1}, 3 runs (<= 15 min)
 #   BENCH_FULL=1 bash bench/compare.sh      # the grid: Adult, KDD (all 395,217 rows),
 #                                           # MNIST-10k/50, Reuters (+ Fashion-MNIST/50 if installed),
 #                                           # logistic and Huber SVM, 7 epsilon, 10 runs (hours)
@@ -30,7 +30,7 @@ if [ -n "${COMPARE_SMOKE:-}" ]; then
 elif [ -n "${BENCH_FULL:-}" ]; then
   MODE=full defaults=("adult kdd mnist reuters${FASHION:+ fashion}" "logistic huber_svm" "{0.01,0.03,0.1,0.3,1,3,10}" 10 1)
 else
-  MODE=quick defaults=("adult kdd" "logistic" "{0.1,1}" 2 1)
+  MODE=quick defaults=("adult kdd" "logistic" "{0.1,1}" 3 1)
 fi
 DATASETS=${DATASETS:-${defaults[0]}} LOSSES=${LOSSES:-${defaults[1]}} EPSILONS=${EPSILONS:-${defaults[2]}}
 RUNS=${RUNS:-${defaults[3]}} COMPARE_DOCS=${COMPARE_DOCS:-${defaults[4]}}

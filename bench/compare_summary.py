@@ -193,7 +193,11 @@ def plot(out, dataset, loss, labels, regimes, rows_of):
         "set termoption noenhanced", "set offsets 0, 0, graph 0.05, graph 0.05",
         "set xtics (" + ", ".join(f"'{fmt_eps(e)}' {e}" for e in eps_values) + ")",
     ]
-    plots = [f"'{p}' using 1:2:3 with yerrorlines lw 2 title '{t}'" for p, t in curves]
+    # gnuplot's default cycle has 8 colours: give each of up to 16 curves its own.
+    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+               "#bcbd22", "#17becf", "#000080", "#808000", "#ff1493", "#00ced1", "#a0522d", "#4b0082"]
+    plots = [f"'{p}' using 1:2:3 with yerrorlines lw 2 pt {i % 13 + 1} lc rgb '{palette[i % len(palette)]}'"
+             f"{' dt 4' if '[not private]' in t else ''} title '{t}'" for i, (p, t) in enumerate(curves)]
     if nonpriv:
         plots.append(f"{nonpriv[1]} with lines dt 2 lw 2 lc rgb 'black' title 'non-private ({nonpriv[1]:.1f}%)'")
     if majority is not None:
