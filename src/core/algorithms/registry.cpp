@@ -4,6 +4,7 @@
 #include "core/algorithms/bolton.h"
 #include "core/algorithms/bst14.h"
 #include "core/algorithms/non_private.h"
+#include "core/algorithms/opdisc.h"
 #include "core/algorithms/scs13.h"
 #include "core/error.h"
 
@@ -11,8 +12,8 @@ namespace dptrain {
 namespace {
 
 // Implemented algorithms, and those of the roadmap that are not built yet.
-const std::vector<std::string> kImplemented = {"none", "bolton", "scs13", "bst14"};
-const std::vector<std::string> kPlanned = {"amp", "psgd", "pfw", "dpagd", "dpsgd", "dpadam", "opdisc"};
+const std::vector<std::string> kImplemented = {"none", "bolton", "scs13", "bst14", "opdisc"};
+const std::vector<std::string> kPlanned = {"amp", "psgd", "pfw", "dpagd", "dpsgd", "dpadam"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -33,6 +34,7 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "bolton") return std::make_unique<Bolton>();
   if (name == "scs13") return std::make_unique<Scs13>();
   if (name == "bst14") return std::make_unique<Bst14>();
+  if (name == "opdisc") return std::make_unique<Opdisc>();
   if (std::find(kPlanned.begin(), kPlanned.end(), name) != kPlanned.end())
     fail(ErrorKind::NotImplemented, "algorithm \"" + name + "\" is not implemented yet", {},
          "Implemented algorithms: " + joined(kImplemented) + ".");
