@@ -44,7 +44,7 @@ void check_options(const TrainingConfig& c, ScheduleKind kind, bool pure) {
     if (!t.is_number() || !(t.get<double>() > 0 && t.get<double>() < 1))
       bad("options.tolerance must be a number in (0, 1)", "E.g. 0.01: stop when an epoch improves the objective by < 1%.");
     // Bolt-on §4.3: only the strongly convex bound is independent of the
-    // number of epochs; in the convex case it grows with k (trap T3).
+    // number of epochs; in the convex case it grows with k (docs/pitfalls.md §P3).
     if (c.lambda <= 0)
       bad("options.tolerance needs lambda > 0",
           "In the convex case the sensitivity grows with the number of epochs, so it must be fixed in advance "
@@ -178,9 +178,9 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
   const ScheduleKind kind = choose_schedule(c, strongly_convex);
   check_options(c, kind, pure);
 
-  TrainingPlan p = base_plan(c);  // epochs fixed before any data is read (trap T3)
+  TrainingPlan p = base_plan(c);  // epochs fixed before any data is read (docs/pitfalls.md §P3)
   // Strongly convex: L = L_x + lambda R holds only on ||w|| <= R, so project
-  // after every update (the engine does whenever radius > 0; trap T18).
+  // after every update (the engine does whenever radius > 0; docs/pitfalls.md §P17).
   p.epoch.radius = strongly_convex ? c.radius.value_or(1.0 / c.lambda) : c.radius.value_or(0.0);
   p.constants = loss_constants(loss, c.feature_bound, c.lambda, strongly_convex ? p.epoch.radius : 0.0, c.huber_h);
 
@@ -208,7 +208,7 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
     shape.epochs = c.epochs;
   }
 
-  // One-vs-all: K models on the same rows (trap T21). Per model (default):
+  // One-vs-all: K models on the same rows (docs/pitfalls.md §P19). Per model (default):
   // sequential (basic) composition, each model gets (epsilon/K, delta/K).
   // Joint ((epsilon, delta) only): the K x d matrix is one Gaussian release;
   // replacing a row moves every model by at most Delta (each model's bound

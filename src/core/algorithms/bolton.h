@@ -1,5 +1,5 @@
 // algorithm => 'bolton': Bolt-on differential privacy (Wu, Li, Kumar,
-// Chaudhuri, Jha, Naughton, SIGMOD 2017; algorithms.md §1; docs/bolton.md).
+// Chaudhuri, Jha, Naughton, SIGMOD 2017; docs/bolton.md).
 // Ordinary permutation-SGD epochs (the engine's Bismarck aggregate, run
 // noiselessly), then output perturbation once, calibrated to the
 // L2-sensitivity of PSGD (src/core/privacy/bolton_sensitivity.h).
@@ -23,7 +23,7 @@
 //                (eps, delta) with sensitivity sqrt(K) Delta.
 //
 // Everything is decided in plan() from public inputs (n, d, K and the
-// arguments); the number of epochs is fixed before training (trap T3).
+// arguments); the number of epochs is fixed before training (docs/pitfalls.md §P3).
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // algorithm => 'bst14': noisy SGD on uniformly subsampled mini-batches of
 // Bassily, Smith & Thakurta (FOCS 2014), with the constant-pass extension of
-// Bolt-on (Wu et al. 2017, Algorithms 4 and 5); algorithms.md §3,
+// Bolt-on (Wu et al. 2017, Algorithms 4 and 5);
 // docs/whitebox.md (every constant and its derivation).
 //
 // (epsilon, delta)-DP only (it rests on advanced composition). With
@@ -12,12 +12,12 @@
 //     the inverse of amplification by subsampling without replacement under
 //     replace-one adjacency (Balle, Barthe & Gaboardi 2018, Thm 10);
 //     options.amplification = 'linear' uses BST14's epsilon_0 = min(1, epsilon_1 / (2q))
-//     instead (the reconstruction of algorithms.md §13);
+//     instead (reconstructed in docs/whitebox.md);
 //   sigma = Gaussian noise on the batch's gradient sum for (epsilon_0, delta_0)
 //     with sensitivity 2 L_x sqrt(K) (analytic calibration by default).
 // Every batch is b distinct rows drawn uniformly at random from fresh secret
 // randomness (core/sgd/batch_sampler.h), never a slice of a permutation
-// (trap T9). Steps: strongly convex (lambda > 0) min(1/beta, 1/(gamma t)),
+// (docs/pitfalls.md §P9). Steps: strongly convex (lambda > 0) min(1/beta, 1/(gamma t)),
 // projection onto R = 1/lambda; convex eta_t = 2R / (G sqrt(t)),
 // G = sqrt(L_x^2 + d sigma^2 / b^2), projection onto the radius R the user
 // must give.

@@ -1,6 +1,6 @@
 // algorithm => 'scs13': noisy mini-batch SGD of Song, Chaudhuri & Sarwate
 // (GlobalSIP 2013), extended to k passes as in Bolt-on (Wu et al. 2017,
-// §4.1); algorithms.md §2, docs/whitebox.md.
+// §4.1); docs/whitebox.md.
 //
 // Every update adds noise Z_t to the sum of the batch's loss gradients
 // inside the epoch aggregate:

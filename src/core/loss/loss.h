@@ -1,6 +1,6 @@
 // Convex losses of a linear model on (x, y), y in {-1, +1}, as functions of
 // the margin z = y * <w, x>, plus the constants the privacy analyses need
-// (algorithms.md §0.1). The L2 regularizer (lambda/2)||w||^2 is added by the
+// (Wu et al. 2017, §2.1). The L2 regularizer (lambda/2)||w||^2 is added by the
 // SGD step, not here.
 #pragma once
 

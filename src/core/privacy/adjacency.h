@@ -1,5 +1,5 @@
 // Neighbouring datasets. Every privacy statement in dptrain is relative to one
-// of two relations (algorithms.md §0, trap T8):
+// of two relations (docs/pitfalls.md §P8):
 //   * add/remove-one: D' = D plus or minus one row (n differs by one). Used by
 //     the RDP / moments accountants of the Poisson-subsampled Gaussian (Abadi
 //     et al. 2016, Mironov et al. 2019) and by DP-AGD (Lee & Kifer 2018, Def. 3.1).

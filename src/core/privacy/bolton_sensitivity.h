@@ -1,5 +1,5 @@
 // L2-sensitivity of permutation SGD as the dptrain engine runs it: the
-// bounds of Bolt-on (Wu et al., SIGMOD 2017, §3.2; algorithms.md §1),
+// bounds of Bolt-on (Wu et al., SIGMOD 2017, §3.2),
 // restated for the engine's exact update sequence.
 //
 // The engine (src/core/sgd/epoch_state.h) runs k epochs over m rows; an
@@ -20,7 +20,7 @@
 //    differ in one row at the same position, so in each epoch exactly one
 //    update differs, and the two updates differ by at most (eta_t / b) * 2L
 //    at the same point (the row has weight exactly 1/b, also in the partial
-//    batch: algorithms.md trap T2). Growth recursion (Lemma 4):
+//    batch: docs/pitfalls.md §P2). Growth recursion (Lemma 4):
 //        delta_t <= rho_t delta_{t-1} + 2 L eta_t / b   (the differing update)
 //        delta_t <= rho_t delta_{t-1}                   (all others).
 //  * The position of the row in each epoch is unknown, so every bound below
@@ -35,7 +35,7 @@
 // iterate t over all positions. Each function documents its Delta_t; in the
 // strongly convex case early iterates are far MORE sensitive than the last
 // one (Delta_1 = 2L eta_1 / b), so there the average costs more noise than
-// the final iterate (trap T22).
+// the final iterate (docs/pitfalls.md §P20).
 //
 // Every function validates its inputs and throws Error(InvalidParameter)
 // with the violated precondition (eta <= 2/beta, eta <= 1/beta, ...).
@@ -85,7 +85,7 @@ double convex_sqrt_step(double lipschitz, double smoothness, double offset, cons
 // Strongly convex (gamma > 0), eta_t = min(1/beta, 1/(gamma t)): Lemma 8,
 //   Delta = k (2L/b) eta_T = min(2kL/(b beta), 2L/(gamma b U))  <=  2L/(gamma m),
 // equal to the paper's 2L/(gamma m) when b divides m and T >= beta/gamma.
-// NOT divided by b again (trap T1).
+// NOT divided by b again (docs/pitfalls.md §P1).
 double strongly_convex_decreasing_step(double lipschitz, double smoothness, double strong_convexity,
                                        const RunShape& shape, Output output = Output::LastIterate);
 

@@ -28,7 +28,7 @@ DpGuarantee advanced_composition(double epsilon, double delta, std::int64_t k, d
 // Inverse of advanced composition: the largest per-step epsilon whose k-fold advanced
 // composition is at most `total_epsilon` (bisection; the returned epsilon is on the safe
 // side, its epsilon' <= total_epsilon). Used to split a budget over k steps (BST14 in
-// algorithms.md §3, step 2).
+// Bolt-on Algorithm 5, step 2).
 double advanced_composition_step_epsilon(double total_epsilon, std::int64_t k, double delta_prime);
 
 }  // namespace dptrain::privacy

@@ -20,7 +20,7 @@
 //                     ziggurat normal); for shape < 1 Gamma(a) = Gamma(a + 1)
 //                     * U^(1/a) (their Section 6)
 //   uniform_direction g / ||g||, g ~ N(0, I_d): uniform on the unit SPHERE
-//                     (not the ball: algorithms.md trap T7)
+//                     (not the ball: docs/pitfalls.md §P7)
 //   add_l2_laplace_noise  density proportional to exp(-||v|| / scale), scale
 //                     = sensitivity / epsilon (Bolt-on eq. (3),
 //                     Chaudhuri-Monteleoni-Sarwate 2011): ||v|| ~ Gamma(shape

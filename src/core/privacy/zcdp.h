@@ -2,7 +2,7 @@
 // D_alpha(M(D) || M(D')) <= rho * alpha for every alpha > 1 and neighbours D, D'.
 // As with RDP, the adjacency is whatever relation the sensitivities were computed
 // under; conversions keep it (zcdp_add_remove_to_replace_one in adjacency.h changes it).
-// DP-AGD (Lee & Kifer 2018, algorithms.md §7) budgets in zCDP under add/remove-one.
+// DP-AGD (Lee & Kifer 2018, Alg. 2) budgets in zCDP under add/remove-one.
 #pragma once
 
 #include <string>
@@ -40,7 +40,7 @@ double zcdp_to_dp_epsilon(double rho, double delta, ZcdpConversion conversion = 
 // The zCDP budget for an (epsilon, delta)-DP target: the largest rho whose Bun-Steinke
 // conversion gives exactly (epsilon, delta), i.e. the root of eps = rho + 2 sqrt(rho ln(1/delta)):
 //   rho = (sqrt(ln(1/delta) + epsilon) - sqrt(ln(1/delta)))^2
-// (Lee & Kifer 2018, eq. (5); algorithms.md §0). A planning tool: it does NOT claim that an
+// (Lee & Kifer 2018, eq. (5)). A planning tool: it does NOT claim that an
 // (epsilon, delta)-DP mechanism is rho-zCDP. Spending this rho then guarantees (epsilon, delta)-DP
 // by either conversion.
 double dp_to_zcdp_rho(double epsilon, double delta);

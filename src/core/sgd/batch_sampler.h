@@ -1,4 +1,4 @@
-// Uniform subsampling of mini-batches for BST14 (algorithms.md §3, trap T9).
+// Uniform subsampling of mini-batches for BST14 (Bolt-on Algorithms 4-5; docs/pitfalls.md §P9).
 //
 // Privacy amplification by subsampling needs every batch to be a fresh,
 // secret, uniformly random subset of the rows: consecutive slices of one

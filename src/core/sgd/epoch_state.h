@@ -32,7 +32,7 @@
 // Every update averages the batch's gradient sum with the *nominal* batch
 // size b, also for the last, partial batch of an epoch: each row then has
 // weight exactly 1/b in every update, which is what the "divide the
-// sensitivity by b" argument of Bolt-on §3.2.3 needs (algorithms.md trap T2).
+// sensitivity by b" argument of Bolt-on §3.2.3 needs (docs/pitfalls.md §P2).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // Euclidean projection onto the ball {w : ||w||_2 <= radius}: w * min(1, R/||w||).
-// Only ever shrinks (rescaling up to norm R is not non-expansive, trap T23).
+// Only ever shrinks (rescaling up to norm R is not non-expansive, docs/pitfalls.md §P21).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // Step-size schedules of permutation SGD. t counts *updates* (mini-batch
-// steps) across all epochs and starts at 1 (algorithms.md §0 notation).
+// steps) across all epochs and starts at 1 (Bolt-on §3.2 notation).
 #pragma once
 
 #include <cstdint>

@@ -73,7 +73,7 @@ bool stops_on_data(const TrainingConfig& config);
 void validate_common(const TrainingConfig& config);
 
 // The part of a plan every algorithm shares, copied from the arguments and
-// the public facts: epochs (fixed before any data is read, trap T3),
+// the public facts: epochs (fixed before any data is read, docs/pitfalls.md §P3),
 // reshuffle, and the epoch configuration (d, K, loss, lambda, feature bound,
 // batch size, averaging). Radius, schedule and privacy are the algorithm's.
 TrainingPlan base_plan(const TrainingConfig& config);

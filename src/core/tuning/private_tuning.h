@@ -1,5 +1,5 @@
 // Private hyperparameter tuning: Bolt-on Algorithm 3, the held-out tuning of
-// Chaudhuri, Monteleoni & Sarwate (JMLR 2011) (algorithms.md §1.4; docs/tuning.md).
+// Chaudhuri, Monteleoni & Sarwate (JMLR 2011) (Bolt-on Algorithm 3; docs/tuning.md).
 //
 //   1. Split the table uniformly at random (randomness independent of the
 //      data) into l + 1 disjoint parts S_1 .. S_{l+1} of equal size (+-1 row).
