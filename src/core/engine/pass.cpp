@@ -26,8 +26,8 @@ std::string grouped_rows_sql(const std::string& table) {
          "pg_catalog.count(*) FILTER (WHERE b.y OPERATOR(pg_catalog.<>) 1) AS neg, "
          "pg_catalog.count(*) FILTER (WHERE b.bx OPERATOR(pg_catalog.<>) b.x) AS changed FROM b GROUP BY b.bx) "
          "SELECT pg_catalog.array_cat(ARRAY[(SELECT pg_catalog.count(*) FROM g)::pg_catalog.float8, "
-         "(SELECT pg_catalog.coalesce(pg_catalog.sum(g.changed), 0) FROM g)::pg_catalog.float8], "
-         "(SELECT pg_catalog.coalesce(pg_catalog.array_agg(e.v ORDER BY g.bx, e.k), '{}') FROM g, "
+         "(SELECT COALESCE(pg_catalog.sum(g.changed), 0) FROM g)::pg_catalog.float8], "
+         "(SELECT COALESCE(pg_catalog.array_agg(e.v ORDER BY g.bx, e.k), '{}') FROM g, "
          "pg_catalog.unnest(pg_catalog.array_cat(g.bx, ARRAY[g.pos, g.neg]::pg_catalog.float8[])) "
          "WITH ORDINALITY e(v, k) "
          "WHERE (SELECT pg_catalog.count(*) FROM g) OPERATOR(pg_catalog.<=) ($1::pg_catalog.float8[])[1]))";

@@ -2,7 +2,7 @@
 -- (docs/opdisc.md). Checked: the plan and metadata (sigma by hand), the
 -- grouping pass, that a seed reproduces a run, that the model fits
 -- separable binary data at a large epsilon, and the refusals.
-SET client_min_messages = warning;  -- progress NOTICEs carry solve times
+SET client_min_messages = warning;
 CREATE TABLE od AS
 SELECT i AS id,
        ARRAY[i % 2, (i / 2) % 2, (i / 4) % 2, 1]::float8[] AS x,
@@ -11,7 +11,7 @@ FROM generate_series(1, 400) i;
 
 -- d = 4: B = 2, K = 4, D = 2, G = 1;
 -- sigma = 7 G D^2 sqrt(ln(1/delta)) / (tau eps) = 7 * 4 * sqrt(ln 1e9) / 20
---       = 28 * 4.5522800 / 20 = 6.373192.
+--       = 28 * 4.5522814 / 20 = 6.373194.
 SELECT algorithm, epsilon, delta, details->'privacy'->'grid' AS grid,
        round((details->'privacy'->>'sigma')::numeric, 6) AS sigma,
        details->'privacy'->>'adjacency' AS adjacency, details->'privacy'->>'oracle' AS oracle,
@@ -29,7 +29,7 @@ FROM dptrain.models, unnest(weights) w WHERE name = 'od_a';
 SELECT accuracy, n FROM dp_evaluate('od_a', 'od', 'y', 'x');
 
 -- Options: a wider grid, tau (the classifier does not depend on it; sigma
--- = 7 K sqrt(ln 1/delta) / eps with K = 9: 7 * 9 * 4.5522800 / 20 = 14.339682).
+-- = 7 K sqrt(ln 1/delta) / eps with K = 9: 7 * 9 * 4.5522814 / 20 = 14.339686).
 SELECT details->'privacy'->'grid' AS grid, round((details->'privacy'->>'sigma')::numeric, 6) AS sigma,
        details->'privacy'->'radius_D' AS radius
 FROM dp_train('od', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9, seed => 5,
