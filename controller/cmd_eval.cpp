@@ -1,4 +1,4 @@
-// dptrain eval: accuracy of a stored model on a labelled table.
+// dptrain eval: metrics of a stored model on a labelled table (dp_evaluate).
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -21,13 +21,15 @@ void run(const EvalOptions& o) {
   // dp_evaluate resolves the reference (an id, or the name of one of the
   // caller's own models) and reports a missing one; then the same model's record.
   client::PgResult r = conn.exec(
-      "SELECT e.accuracy, e.n, e.loss, m.id, m.algorithm, m.epsilon, m.delta, m.seeded "
+      "SELECT e.accuracy, e.n, e.loss, m.id, m.algorithm, m.epsilon, m.delta, m.seeded, "
+      "e.majority_rate, e.precision, e.recall, e.f1, e.roc_auc, e.macro_f1, e.classes::text, e.confusion::text "
       "FROM " + schema + ".dp_evaluate($1, $2::regclass, $3, $4) e, dptrain.models m "
       "WHERE m.id = CASE WHEN $1 ~ '^\\s*[-+]?[0-9]+\\s*$' THEN $1::bigint "
       "ELSE (SELECT id FROM dptrain.models WHERE name = $1 AND created_by = current_user) END",
       {o.model, table, o.label, o.features});
   if (r.rows() != 1) throw client::PgError("model \"" + o.model + "\" does not exist", "42704");
   const double accuracy = std::stod(r.get(0, 0));
+  auto optional = [&r](int column) { return r.is_null(0, column) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, column))); };
   if (o.json) {
     nlohmann::json j = {{"model", o.model},
                         {"model_id", std::stoll(r.get(0, 3))},
@@ -38,11 +40,25 @@ void run(const EvalOptions& o) {
                         {"algorithm", r.get(0, 4)},
                         {"epsilon", r.is_null(0, 5) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, 5)))},
                         {"delta", r.is_null(0, 6) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, 6)))},
-                        {"seeded", r.get(0, 7) == "t"}};
+                        {"seeded", r.get(0, 7) == "t"},
+                        {"majority_rate", std::stod(r.get(0, 8))},
+                        {"precision", optional(9)},
+                        {"recall", optional(10)},
+                        {"f1", optional(11)},
+                        {"roc_auc", optional(12)},
+                        {"macro_f1", optional(13)},
+                        {"classes", r.get(0, 14)},
+                        {"confusion", r.get(0, 15)}};
     std::cout << j.dump() << "\n";
   } else {
     std::cout << "accuracy " << accuracy << " on " << r.get(0, 1) << " rows of " << o.table << " (model " << o.model
-              << ", mean loss " << r.get(0, 2) << ")\n";
+              << ", mean loss " << r.get(0, 2) << ")\n"
+              << "majority-class rate " << r.get(0, 8) << " (a model no better than this has learned nothing)\n";
+    if (!r.is_null(0, 12))
+      std::cout << "precision " << r.get(0, 9) << ", recall " << r.get(0, 10) << ", F1 " << r.get(0, 11)
+                << ", ROC AUC " << r.get(0, 12) << " (positive class: the second of " << r.get(0, 14) << ")\n";
+    if (!r.is_null(0, 13)) std::cout << "macro-F1 " << r.get(0, 13) << "\n";
+    std::cout << "confusion matrix [true][predicted] " << r.get(0, 15) << "\n";
   }
 }
 
@@ -50,7 +66,7 @@ void run(const EvalOptions& o) {
 
 void register_eval(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
-  CLI::App* cmd = app.add_subcommand("eval", "accuracy of a stored model on a labelled table");
+  CLI::App* cmd = app.add_subcommand("eval", "metrics of a stored model on a labelled table");
   cmd->add_option("--db", o->db, "libpq connection string (default: PG* environment)");
   cmd->add_option("--model", o->model, "model name or id")->required();
   cmd->add_option("--table", o->table, "labelled table")->required();

@@ -11,5 +11,9 @@ void register_eval(CLI::App& app);
 void register_load(CLI::App& app);
 void register_privacy(CLI::App& app);
 void register_tune(CLI::App& app);
+void register_models(CLI::App& app);
+void register_predict(CLI::App& app);
+void register_export(CLI::App& app);
+void register_budget(CLI::App& app);
 
 }  // namespace dptrain::cli

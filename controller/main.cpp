@@ -8,12 +8,16 @@
 int main(int argc, char** argv) {
   CLI::App app{"dptrain: differentially private model training inside PostgreSQL"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "dptrain 0.1");
+  app.set_version_flag("--version", "dptrain 0.2");
   dptrain::cli::register_train(app);
   dptrain::cli::register_eval(app);
   dptrain::cli::register_load(app);
   dptrain::cli::register_privacy(app);
   dptrain::cli::register_tune(app);
+  dptrain::cli::register_models(app);
+  dptrain::cli::register_predict(app);
+  dptrain::cli::register_export(app);
+  dptrain::cli::register_budget(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -39,20 +39,21 @@ psql -X -v ON_ERROR_STOP=1 <<'SQL'
 \set QUIET on
 SET client_min_messages = warning;
 -- (epsilon, delta) = (1, 1/n^2), convex logistic regression, 5 epochs
-SELECT model_id, algorithm, epsilon, round(delta::numeric, 14) AS delta,
+SELECT model_id, algorithm, epsilon, to_char(delta, '9.99EEEE') AS delta,
        details->'privacy'->>'sensitivity' AS sensitivity
 FROM dp_train('adult', 'y', 'x', algorithm => 'bolton', epsilon => 1,
               delta => 1.0 / (SELECT count(*) FROM adult)^2,
               epochs => 5, learning_rate => 0.2, name => 'adult_eps_1');
 -- (epsilon, delta) = (0.1, 1/n^2): a smaller step keeps the sensitivity 2 k L eta / b small
-SELECT model_id, algorithm, epsilon, round(delta::numeric, 14) AS delta,
+SELECT model_id, algorithm, epsilon, to_char(delta, '9.99EEEE') AS delta,
        details->'privacy'->>'sensitivity' AS sensitivity
 FROM dp_train('adult', 'y', 'x', algorithm => 'bolton', epsilon => 0.1,
               delta => 1.0 / (SELECT count(*) FROM adult)^2,
               epochs => 5, learning_rate => 0.05, name => 'adult_eps_0.1');
 \echo
 \echo Test accuracy on the 15,060 rows of adult_test:
-SELECT m.name AS model, m.algorithm, m.epsilon, m.delta::numeric(20,14) AS delta, round(e.accuracy::numeric, 4) AS test_accuracy
+SELECT m.name AS model, m.algorithm, m.epsilon, to_char(m.delta, '9.99EEEE') AS delta, round(e.accuracy::numeric, 4) AS test_accuracy,
+       round(e.roc_auc::numeric, 4) AS roc_auc, round(e.majority_rate::numeric, 4) AS majority_rate
 FROM dptrain.models m, LATERAL dp_evaluate(m.name, 'adult_test', 'y', 'x') e
 ORDER BY m.id;
 SQL

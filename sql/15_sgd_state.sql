@@ -11,3 +11,9 @@ SET search_path = pg_catalog, pg_temp;
 CREATE FUNCTION dptrain.sgd_state_info(state float8[])
 RETURNS jsonb AS 'MODULE_PATHNAME', 'dptrain_sgd_state_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION dptrain.sgd_state IS
+'a fresh state for dptrain.sgd_epoch (Bismarck-style SGD by hand; no privacy): dimension, batch size, step, lambda, loss, models, radius, start weights';
+COMMENT ON FUNCTION dptrain.sgd_state_weights IS
+'the weights (K x d, row-major) of an SGD epoch state';
+COMMENT ON FUNCTION dptrain.sgd_state_info IS
+'the header of an SGD epoch state as JSON (rows, updates, step, loss, ...)';

@@ -38,6 +38,8 @@ SET search_path = pg_catalog, pg_temp;
 -- per row, runs no SQL: no SET clause.
 CREATE FUNCTION dptrain.usable_row(x float8[], y float8, dim int) RETURNS boolean
 AS 'MODULE_PATHNAME', 'dptrain_usable_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dptrain.usable_row IS
+'internal: whether a training run takes a row as it is (finite features of the right length, a known label)';
 REVOKE EXECUTE ON FUNCTION
     dptrain.training_prepare(regclass, text, text, text[], bigint),
     dptrain.training_reshuffle(text),
@@ -91,7 +93,21 @@ RETURNS text AS 'MODULE_PATHNAME', 'dptrain_dp_predict_id' LANGUAGE C STRICT STA
 COMMENT ON FUNCTION @extschema@.dp_predict(bigint, float8[]) IS
 'label predicted by a stored model, by the id dp_train returned';
 
--- Evaluation aggregate: state {rows, correct, loss_sum}; combine = sum.
+CREATE FUNCTION @extschema@.dp_predict_proba(model text, features float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_dp_predict_proba' LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION @extschema@.dp_predict_proba(text, float8[]) IS
+'class probabilities of a logistic model, in the order of the model''s classes (one-vs-all: the K one-vs-rest probabilities normalized to sum 1)';
+CREATE FUNCTION @extschema@.dp_predict_proba(model bigint, features float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_dp_predict_proba_id' LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION @extschema@.dp_predict_proba(bigint, float8[]) IS
+'class probabilities of a logistic model, by the id dp_train returned';
+
+-- Evaluation aggregate: state {rows, correct, loss_sum, confusion matrix};
+-- combine = sum. decision_score ranks the rows of a binary model for ROC AUC.
+CREATE FUNCTION dptrain.decision_score(model float8[], x float8[])
+RETURNS float8 AS 'MODULE_PATHNAME', 'dptrain_decision_score' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dptrain.decision_score(float8[], float8[]) IS
+'internal: w.x of a packed binary model (dp_evaluate''s ROC AUC)';
 CREATE FUNCTION dptrain.evaluate_transition(float8[], float8[], int, float8[])
 RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_evaluate_transition' LANGUAGE C PARALLEL SAFE;
 CREATE FUNCTION dptrain.evaluate_combine(float8[], float8[])
@@ -99,16 +115,22 @@ RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_evaluate_combine' LANGUAGE C PAR
 CREATE AGGREGATE dptrain.evaluate_agg(x float8[], label_index int, model float8[]) (
     SFUNC = dptrain.evaluate_transition, STYPE = float8[],
     COMBINEFUNC = dptrain.evaluate_combine, PARALLEL = SAFE);
+COMMENT ON AGGREGATE dptrain.evaluate_agg(float8[], int, float8[]) IS
+'internal: the evaluation totals of a packed model over labelled rows (dp_evaluate)';
 
 CREATE FUNCTION @extschema@.dp_evaluate(model text, source regclass, label text, features text,
-    OUT accuracy float8, OUT n bigint, OUT loss float8)
+    OUT accuracy float8, OUT n bigint, OUT loss float8, OUT majority_rate float8,
+    OUT "precision" float8, OUT recall float8, OUT f1 float8, OUT roc_auc float8, OUT macro_f1 float8,
+    OUT classes text[], OUT confusion bigint[])
 RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate' LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.dp_evaluate(text, regclass, text, text) IS
-'accuracy and mean loss of a stored model (its id, or the name of one of your models) on a labelled table';
+'metrics of a stored model (its id, or the name of one of your models) on a labelled table: accuracy, rows, mean loss, majority-class rate, precision/recall/F1 and ROC AUC (binary, positive = second class), macro-F1, classes and confusion matrix [true][predicted]';
 CREATE FUNCTION @extschema@.dp_evaluate(model bigint, source regclass, label text, features text,
-    OUT accuracy float8, OUT n bigint, OUT loss float8)
+    OUT accuracy float8, OUT n bigint, OUT loss float8, OUT majority_rate float8,
+    OUT "precision" float8, OUT recall float8, OUT f1 float8, OUT roc_auc float8, OUT macro_f1 float8,
+    OUT classes text[], OUT confusion bigint[])
 RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate_id' LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.dp_evaluate(bigint, regclass, text, text) IS
-'accuracy and mean loss of a stored model, by the id dp_train returned, on a labelled table';
+'metrics of a stored model, by the id dp_train returned, on a labelled table (see dp_evaluate(text, regclass, text, text))';

@@ -40,6 +40,8 @@ CREATE FUNCTION dptrain.sgd_state_with_noise(
     state float8[], noise text, scale float8, sampled boolean DEFAULT false, seed bigint DEFAULT NULL)
 RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_sgd_state_with_noise' LANGUAGE C VOLATILE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION dptrain.sgd_state_with_noise IS
+'an SGD epoch state that adds Gaussian or Laplace noise to every batch gradient sum (white-box private SGD by hand; the key comes from the OS CSPRNG, or from seed: then not private)';
 
 -- The rows of one sampled epoch, fetched by tuple id (what the epoch query
 -- of BST14 streams into dptrain.sgd_sampled_epoch; see src/pg/sampled_rows.cpp).

@@ -1,10 +1,13 @@
 #include "core/packed_model.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/error.h"
+#include "core/evaluation/metrics.h"
 
 namespace dptrain::packed_model {
 namespace {
@@ -73,7 +76,43 @@ int predict_index(const double* p, const double* x, int len) {
   return best;
 }
 
-void accumulate(const double* p, const double* x, int len, int label, double totals[3]) {
+double decision_score(const double* p, const double* x, int len) {
+  check_row(p, x, len);
+  if (models(p) != 1)
+    fail(ErrorKind::InvalidParameter, "a decision score is defined for binary models only", {},
+         "Use dp_predict_proba for multiclass models.");
+  return checked_score(ConstVec(p + kHeaderSize, dim(p)).dot(ConstVec(x, len)));
+}
+
+void probabilities(const double* p, const double* x, int len, double* out) {
+  check_row(p, x, len);
+  if (static_cast<LossKind>(static_cast<int>(p[4])) != LossKind::Logistic)
+    fail(ErrorKind::InvalidParameter, "Huber SVM models give no class probabilities", {},
+         "Use dp_predict for the class, or train with the logistic loss.");
+  const int K = models(p), d = dim(p);
+  const ConstVec v(x, d);
+  const double* w = p + kHeaderSize;
+  auto logistic = [](double s) { return 1.0 / (1.0 + std::exp(-s)); };
+  // log s(z) = -log(1 + e^-z), stable for both signs of z.
+  auto log_logistic = [](double z) { return z >= 0 ? -std::log1p(std::exp(-z)) : z - std::log1p(std::exp(z)); };
+  if (K == 1) {
+    const double s = checked_score(ConstVec(w, d).dot(v));
+    out[1] = logistic(s);
+    out[0] = logistic(-s);  // not 1 - out[1]: keeps tiny probabilities exact
+    return;
+  }
+  // Normalized in log space: s(w_k.x) underflows for very negative scores.
+  double largest = -std::numeric_limits<double>::infinity();
+  for (int k = 0; k < K; ++k) {
+    out[k] = log_logistic(checked_score(ConstVec(w + static_cast<std::size_t>(k) * d, d).dot(v)));
+    largest = std::max(largest, out[k]);
+  }
+  double total = 0;
+  for (int k = 0; k < K; ++k) total += out[k] = std::exp(out[k] - largest);
+  for (int k = 0; k < K; ++k) out[k] /= total;
+}
+
+void accumulate(const double* p, const double* x, int len, int label, double* totals) {
   const int predicted = predict_index(p, x, len);
   const int K = models(p), d = dim(p);
   const auto loss = static_cast<LossKind>(static_cast<int>(p[4]));
@@ -97,6 +136,9 @@ void accumulate(const double* p, const double* x, int len, int label, double tot
   totals[0] += 1;
   totals[1] += predicted == label ? 1 : 0;
   totals[2] += l;
+  const int C = classes(p);
+  if (label >= 0 && label < C) totals[evaluation::kTotalsHeader + label * C + predicted] += 1;
+  else totals[evaluation::kTotalsHeader + C * C + predicted] += 1;
 }
 
 }  // namespace dptrain::packed_model

@@ -19,12 +19,26 @@ void validate(const double* p, std::size_t len);
 
 inline int models(const double* p) { return static_cast<int>(p[2]); }
 inline int dim(const double* p) { return static_cast<int>(p[3]); }
+// Number of classes: 2 for a binary model (one weight vector), else K.
+inline int classes(const double* p) { return models(p) == 1 ? 2 : models(p); }
 
 // Predicted class index (binary: 0 = negative, 1 = positive).
 int predict_index(const double* p, const double* x, int len);
 
+// Binary models: the decision score w.x (positive class when >= 0), for ROC AUC.
+double decision_score(const double* p, const double* x, int len);
+
+// Class probabilities, in the order of the model's classes (out has
+// classes(p) entries). Logistic loss only: binary [1 - s(w.x), s(w.x)] with
+// s the logistic function (the model's own likelihood); one-vs-all the K
+// one-vs-rest probabilities s(w_k.x) normalized to sum 1 (as scikit-learn's
+// one-vs-rest LogisticRegression). Huber SVM models have no probabilities:
+// throws Error(InvalidParameter).
+void probabilities(const double* p, const double* x, int len, double* out);
+
 // Adds one labelled row (label_index < 0: a label the model does not know,
-// counted as an error) to totals = {rows, correct, loss_sum}.
-void accumulate(const double* p, const double* x, int len, int label_index, double totals[3]);
+// counted as an error) to the evaluation totals of
+// core/evaluation/metrics.h (evaluation::totals_size(classes(p)) values).
+void accumulate(const double* p, const double* x, int len, int label_index, double* totals);
 
 }  // namespace dptrain::packed_model

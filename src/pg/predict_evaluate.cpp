@@ -1,6 +1,11 @@
-// dp_predict (one row) and dp_evaluate (a table) for stored models, and the
-// evaluation aggregate dp_evaluate runs: state = {rows, correct, loss_sum},
+// dp_predict and dp_predict_proba (one row) and dp_evaluate (a table) for
+// stored models, and the evaluation aggregate dp_evaluate runs: state =
+// {rows, correct, loss_sum, confusion matrix} (core/evaluation/metrics.h),
 // combine = sum, so it runs under parallel workers.
+#include <optional>
+#include <vector>
+
+#include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
 #include "models.h"
 
@@ -50,6 +55,16 @@ Datum predict(FunctionCallInfo fcinfo, bool by_id) {
   PG_RETURN_TEXT_P(cstring_to_text(model.classes[index]));
 }
 
+Datum predict_proba(FunctionCallInfo fcinfo, bool by_id) {
+  const dptrain::pg::StoredModel& model = predict_model(fcinfo, by_id);
+  int len = 0;
+  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* p = reinterpret_cast<const double*>(ARR_DATA_PTR(model.packed));
+  std::vector<double> probabilities(static_cast<std::size_t>(model.nclasses));
+  DPT_CORE({ pm::probabilities(p, x, len, probabilities.data()); });
+  PG_RETURN_ARRAYTYPE_P(dptrain::pg::make_float8_array(probabilities.data(), model.nclasses));
+}
+
 // The model argument of the evaluation aggregate, validated on every row: the
 // check is O(1), and caching it by pointer is unsound (a row's detoasted copy
 // may be allocated at the address of the previous row's).
@@ -59,12 +74,18 @@ const double* checked_packed(ArrayType* packed, int* len) {
   return p;
 }
 
+constexpr const char* kStateHint =
+    "The evaluation aggregate's state is {rows, correct, loss_sum, confusion matrix, unknown labels} of one model.";
+
 }  // namespace
 
 extern "C" {
 
 PG_FUNCTION_INFO_V1(dptrain_dp_predict);
 PG_FUNCTION_INFO_V1(dptrain_dp_predict_id);
+PG_FUNCTION_INFO_V1(dptrain_dp_predict_proba);
+PG_FUNCTION_INFO_V1(dptrain_dp_predict_proba_id);
+PG_FUNCTION_INFO_V1(dptrain_decision_score);
 PG_FUNCTION_INFO_V1(dptrain_evaluate_transition);
 PG_FUNCTION_INFO_V1(dptrain_evaluate_combine);
 PG_FUNCTION_INFO_V1(dptrain_dp_evaluate);
@@ -76,6 +97,21 @@ Datum dptrain_dp_predict(PG_FUNCTION_ARGS) { return predict(fcinfo, false); }
 // dp_predict(model bigint, features float8[]) -> text (STRICT)
 Datum dptrain_dp_predict_id(PG_FUNCTION_ARGS) { return predict(fcinfo, true); }
 
+// dp_predict_proba(model text | bigint, features float8[]) -> float8[] (STRICT)
+Datum dptrain_dp_predict_proba(PG_FUNCTION_ARGS) { return predict_proba(fcinfo, false); }
+Datum dptrain_dp_predict_proba_id(PG_FUNCTION_ARGS) { return predict_proba(fcinfo, true); }
+
+// decision_score(model float8[], x float8[]) -> float8 (STRICT): w.x of a
+// packed binary model, the score dp_evaluate ranks for ROC AUC.
+Datum dptrain_decision_score(PG_FUNCTION_ARGS) {
+  int plen = 0, len = 0;
+  const double* p = checked_packed(PG_GETARG_ARRAYTYPE_P(0), &plen);
+  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  double score = 0;
+  DPT_CORE({ score = pm::decision_score(p, x, len); });
+  PG_RETURN_FLOAT8(score);
+}
+
 // evaluate_transition(state float8[], x float8[], label_index int, model float8[])
 Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
   MemoryContext aggcontext;
@@ -85,25 +121,27 @@ Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
   if (PG_ARGISNULL(3))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("model must not be NULL"),
                     errhint("Use dp_evaluate with a stored model.")));
+  int plen = 0;
+  const double* p = checked_packed(PG_GETARG_ARRAYTYPE_P(3), &plen);
+  const int size = dptrain::evaluation::totals_size(pm::classes(p));
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
-    const double zero[3] = {0, 0, 0};
+    const std::vector<double> zero(static_cast<std::size_t>(size), 0.0);
     MemoryContext old = MemoryContextSwitchTo(aggcontext);
-    state = dptrain::pg::make_float8_array(zero, 3);
+    state = dptrain::pg::make_float8_array(zero.data(), size);
     MemoryContextSwitchTo(old);
   } else {
     state = PG_GETARG_ARRAYTYPE_P(0);
     int slen = 0;
     float8_array_data(state, &slen, "evaluation state");
-    if (slen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state"),
-                                   errhint("The evaluation aggregate's state is {rows, correct, loss_sum}.")));
+    if (slen != size) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state"),
+                                      errhint("%s", kStateHint)));
   }
   if (PG_ARGISNULL(1))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL"),
                     errhint("Remove or repair rows with NULL features before evaluating.")));
-  int len = 0, plen = 0;
+  int len = 0;
   const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
-  const double* p = checked_packed(PG_GETARG_ARRAYTYPE_P(3), &plen);
   const int label = PG_ARGISNULL(2) ? -1 : PG_GETARG_INT32(2);
   double* totals = reinterpret_cast<double*>(ARR_DATA_PTR(state));
   DPT_CORE({ pm::accumulate(p, x, len, label, totals); });
@@ -121,26 +159,88 @@ Datum dptrain_evaluate_combine(PG_FUNCTION_ARGS) {
   }
   int blen = 0;
   const double* b = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &blen, "evaluation state");
-  if (blen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state"),
-                                   errhint("The evaluation aggregate's state is {rows, correct, loss_sum}.")));
+  if (blen < dptrain::evaluation::totals_size(2))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state"),
+                    errhint("%s", kStateHint)));
   if (PG_ARGISNULL(0)) {
     MemoryContext old = MemoryContextSwitchTo(aggcontext);
-    ArrayType* copy = dptrain::pg::make_float8_array(b, 3);
+    ArrayType* copy = dptrain::pg::make_float8_array(b, blen);
     MemoryContextSwitchTo(old);
     PG_RETURN_ARRAYTYPE_P(copy);
   }
   ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
   int alen = 0;
   double* a = const_cast<double*>(float8_array_data(state, &alen, "evaluation state"));
-  if (alen != 3) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state"),
-                                   errhint("The evaluation aggregate's state is {rows, correct, loss_sum}.")));
-  for (int i = 0; i < 3; ++i) a[i] += b[i];
+  if (alen != blen) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("malformed evaluation state"),
+                                    errhint("%s", kStateHint)));
+  for (int i = 0; i < alen; ++i) a[i] += b[i];
   PG_RETURN_ARRAYTYPE_P(state);
 }
 
 }  // extern "C"
 
 namespace {
+
+// Exact ROC AUC of a binary model (positive = the model's second class) from
+// one sorted pass: rows grouped by decision score, in ascending order, with
+// each group's positives and negatives (rows of unknown labels left out).
+std::optional<double> binary_roc_auc(const char* qualified, const char* features, const char* label,
+                                     ArrayType* classes, ArrayType* packed) {
+  StringInfoData sql;
+  initStringInfo(&sql);
+  appendStringInfo(&sql,
+                   "SELECT count(*) FILTER (WHERE pos)::float8, count(*) FILTER (WHERE NOT pos)::float8 FROM ("
+                   "SELECT dptrain.decision_score($2, %s::float8[]) s, %s::text = $1[2] pos FROM %s "
+                   "WHERE %s::text = ANY ($1)) q GROUP BY s ORDER BY s",
+                   quote_identifier(features), quote_identifier(label), qualified, quote_identifier(label));
+  Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
+  Datum values[2] = {PointerGetDatum(classes), PointerGetDatum(packed)};
+  if (SPI_execute_with_args(sql.data, 2, types, values, nullptr, true, 0) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: ROC AUC query failed");
+  std::vector<dptrain::evaluation::ScoreGroup> groups(SPI_processed);
+  bool isnull;
+  for (uint64 i = 0; i < SPI_processed; ++i) {
+    groups[i].positives = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+    groups[i].negatives = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+  }
+  return dptrain::evaluation::roc_auc(groups);
+}
+
+Datum optional_datum(const std::optional<double>& v, bool* null) {
+  *null = !v.has_value();
+  return Float8GetDatum(v.value_or(0));
+}
+
+// The confusion matrix as a C x C bigint array, [true class][predicted class].
+ArrayType* confusion_array(const dptrain::evaluation::Metrics& m) {
+  const int C = static_cast<int>(m.confusion.size());
+  std::vector<Datum> cells;
+  for (const auto& row : m.confusion)
+    for (long long c : row) cells.push_back(Int64GetDatum(c));
+  int dims[2] = {C, C}, lbs[2] = {1, 1};
+  return construct_md_array(cells.data(), nullptr, 2, dims, lbs, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+                            TYPALIGN_DOUBLE);
+}
+
+// (accuracy, n, loss, majority_rate, precision, recall, f1, roc_auc,
+//  macro_f1, classes, confusion), in the order of dp_evaluate's OUT columns.
+HeapTuple metrics_tuple(TupleDesc tupdesc, const dptrain::evaluation::Metrics& m, const std::optional<double>& auc,
+                        ArrayType* classes) {
+  Datum out[11];
+  bool nulls[11] = {};
+  out[0] = Float8GetDatum(m.accuracy);
+  out[1] = Int64GetDatum(m.rows);
+  out[2] = Float8GetDatum(m.mean_loss);
+  out[3] = Float8GetDatum(m.majority_rate);
+  out[4] = optional_datum(m.precision, &nulls[4]);
+  out[5] = optional_datum(m.recall, &nulls[5]);
+  out[6] = optional_datum(m.f1, &nulls[6]);
+  out[7] = optional_datum(auc, &nulls[7]);
+  out[8] = optional_datum(m.macro_f1, &nulls[8]);
+  out[9] = PointerGetDatum(classes);
+  out[10] = PointerGetDatum(confusion_array(m));
+  return heap_form_tuple(tupdesc, out, nulls);
+}
 
 // dp_evaluate(model text | bigint, source regclass, label text, features text)
 //   -> (accuracy float8, n bigint, loss float8)
@@ -171,40 +271,47 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   dptrain::pg::StoredModel model;
   if (by_id) dptrain::pg::load_model_by_id(PG_GETARG_INT64(0), caller, &model);
   else dptrain::pg::load_model(text_to_cstring(PG_GETARG_TEXT_PP(0)), caller, &model);
+  // In the caller's context: the classes are also part of the result.
+  MemoryContext spi = MemoryContextSwitchTo(caller);
   Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * model.nclasses));
   for (int i = 0; i < model.nclasses; ++i) items[i] = CStringGetTextDatum(model.classes[i]);
   ArrayType* classes = construct_array(items, model.nclasses, TEXTOID, -1, false, TYPALIGN_INT);
+  MemoryContextSwitchTo(spi);
 
+  Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
+  Datum values[2] = {PointerGetDatum(classes), PointerGetDatum(model.packed)};
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "SELECT coalesce(s[1], 0)::int8, coalesce(s[2], 0), coalesce(s[3], 0), nulls FROM ("
+                   "SELECT s, nulls FROM ("
                    "SELECT dptrain.evaluate_agg(%s::float8[], (array_position($1, %s::text) - 1)::int, $2) s, "
                    "count(*) FILTER (WHERE %s IS NULL) nulls FROM %s) q",
                    quote_identifier(features), quote_identifier(label), quote_identifier(label), qualified);
-  Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
-  Datum values[2] = {PointerGetDatum(classes), PointerGetDatum(model.packed)};
   if (SPI_execute_with_args(sql.data, 2, types, values, nullptr, true, 0) != SPI_OK_SELECT)
     elog(ERROR, "dptrain: evaluation query failed");
   bool isnull;
   HeapTuple row = SPI_tuptable->vals[0];
   TupleDesc desc = SPI_tuptable->tupdesc;
-  const int64 n = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
-  const double correct = DatumGetFloat8(SPI_getbinval(row, desc, 2, &isnull));
-  const double loss_sum = DatumGetFloat8(SPI_getbinval(row, desc, 3, &isnull));
-  const int64 null_labels = DatumGetInt64(SPI_getbinval(row, desc, 4, &isnull));
-  SPI_finish();
+  const Datum state = SPI_getbinval(row, desc, 1, &isnull);
+  const int64 null_labels = DatumGetInt64(SPI_getbinval(row, desc, 2, &isnull));
   if (null_labels > 0)
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label column \"%s\" contains NULL values", label),
                     errhint("Remove rows with NULL labels before evaluating.")));
-  if (n == 0)
+  std::vector<double> totals;
+  if (!isnull) {
+    int len = 0;
+    const double* t = float8_array_data(DatumGetArrayTypeP(state), &len, "evaluation state");
+    totals.assign(t, t + len);
+  }
+  if (totals.empty() || totals[0] == 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to evaluate on", relname),
                     errhint("Evaluate on a table with at least one row.")));
-
-  Datum out[3] = {Float8GetDatum(correct / static_cast<double>(n)), Int64GetDatum(n),
-                  Float8GetDatum(loss_sum / static_cast<double>(n))};
-  bool nulls[3] = {false, false, false};
-  PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, out, nulls)));
+  dptrain::evaluation::Metrics metrics;
+  DPT_CORE({ metrics = dptrain::evaluation::metrics_from_totals(totals, model.nclasses); });
+  std::optional<double> auc;
+  if (model.nclasses == 2) auc = binary_roc_auc(qualified, features, label, classes, model.packed);
+  SPI_finish();
+  PG_RETURN_DATUM(HeapTupleGetDatum(metrics_tuple(tupdesc, metrics, auc, classes)));
 }
 
 }  // namespace

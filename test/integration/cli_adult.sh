@@ -28,6 +28,17 @@ for loss in logistic huber_svm; do
     echo "$loss via $mode: test accuracy $acc on $n rows ($(echo "$out" | field "round(j['seconds'], 2)") s)"
     [ "$n" = 15060 ] || { echo "expected the 15060 official test rows"; exit 1; }
     python3 -c "import sys; sys.exit(0 if $acc >= 0.84 else 1)" || { echo "accuracy $acc < 0.84"; exit 1; }
+    # The metrics beside the accuracy: the majority-class rate of the test
+    # set (counted here independently) and a ROC AUC above the accuracy's
+    # ranking power of chance.
+    majority=$(psql -XAt -d "$db" -c "SELECT max(c)::float8 / sum(c) FROM (SELECT count(*) c FROM adult_test GROUP BY y) q")
+    echo "$eval_json" | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert abs(j['majority_rate'] - $majority) < 1e-12, j
+assert j['roc_auc'] > 0.85 and 0 < j['precision'] <= 1 and 0 < j['recall'] <= 1 and 0 < j['f1'] <= 1, j
+assert j['classes'] == '{false,true}', j
+" || { echo "eval metrics wrong: $eval_json"; exit 1; }
   done
   same=$(psql -XAt -d "$db" -c "SELECT c.weights = s.weights FROM dptrain.models c, dptrain.models s
                                 WHERE c.name = '${loss}_controller' AND s.name = '${loss}_server'")

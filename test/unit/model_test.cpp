@@ -66,12 +66,21 @@ TEST(PackedModel, PredictsAndEvaluates) {
   const double pos[2] = {0.8, 0.1}, neg[2] = {0.1, 0.8};
   EXPECT_EQ(packed_model::predict_index(p.data(), pos, 2), 1);
   EXPECT_EQ(packed_model::predict_index(p.data(), neg, 2), 0);
-  double totals[3] = {0, 0, 0};
+  double totals[9] = {};  // header + 2 x 2 confusion + 2 unknown
   packed_model::accumulate(p.data(), pos, 2, 1, totals);
   packed_model::accumulate(p.data(), neg, 2, 1, totals);
-  EXPECT_EQ(totals[0], 2);
+  packed_model::accumulate(p.data(), neg, 2, -1, totals);  // a label the model does not know
+  EXPECT_EQ(totals[0], 3);
   EXPECT_EQ(totals[1], 1);
-  EXPECT_NEAR(totals[2], loss_value(LossKind::Logistic, 0.7) + loss_value(LossKind::Logistic, -0.7), 1e-15);
+  // the unknown label counts as negative in every one-vs-rest loss: y = -1, y w.x = 0.7
+  EXPECT_NEAR(totals[2], 2 * loss_value(LossKind::Logistic, 0.7) + loss_value(LossKind::Logistic, -0.7), 1e-15);
+  // [true][predicted]: one (1 -> 1), one (1 -> 0); the unknown label is not in it.
+  EXPECT_EQ(totals[3], 0);
+  EXPECT_EQ(totals[4], 0);
+  EXPECT_EQ(totals[5], 1);
+  EXPECT_EQ(totals[6], 1);
+  EXPECT_EQ(totals[7], 1);  // the unknown label's row, predicted class 0
+  EXPECT_EQ(totals[8], 0);
   EXPECT_THROW(packed_model::predict_index(p.data(), pos, 3), Error);
 }
 
@@ -105,11 +114,57 @@ TEST(PackedModel, NonFiniteWeightsAreRefused) {
       packed_model::validate(p.data(), p.size());  // a shape check only
       EXPECT_THROW(packed_model::predict_index(p.data(), x, 2), Error) << bad << " K=" << K;
       EXPECT_THROW(packed_model::predict_index(p.data(), zero, 2), Error) << bad << " K=" << K;  // 0 * inf = NaN
-      double totals[3] = {0, 0, 0};
+      double totals[12] = {};
       EXPECT_THROW(packed_model::accumulate(p.data(), x, 2, 0, totals), Error);
       EXPECT_EQ(totals[0], 0);
     }
   }
+}
+
+
+// Probabilities by hand: binary w.x = 0.7 -> s(0.7) = 1 / (1 + e^-0.7) = 0.668187772168166.
+TEST(PackedModel, BinaryProbabilitiesAreTheLogisticLikelihood) {
+  Model m = sample_model(1);
+  m.loss = LossKind::Logistic;
+  m.weights << 1.0, -1.0;
+  const auto p = packed_model::pack(m);
+  const double x[2] = {0.8, 0.1};
+  double prob[2];
+  packed_model::probabilities(p.data(), x, 2, prob);
+  EXPECT_NEAR(prob[1], 0.668187772168166, 1e-15);
+  EXPECT_NEAR(prob[0], 1 - 0.668187772168166, 1e-15);
+  EXPECT_NEAR(packed_model::decision_score(p.data(), x, 2), 0.7, 1e-15);
+}
+
+// One-vs-all: scores (0.9, 0.1, -1.0) -> s = (0.710949502625004, 0.524979187478940,
+// 0.268941421369995), normalized by their sum 1.504870111473939.
+TEST(PackedModel, OneVsAllProbabilitiesAreNormalizedScores) {
+  Model m = sample_model(3);
+  m.loss = LossKind::Logistic;
+  m.weights << 1, 0, 0, 1, -1, -1;
+  const auto p = packed_model::pack(m);
+  const double x[2] = {0.9, 0.1};
+  double prob[3];
+  packed_model::probabilities(p.data(), x, 2, prob);
+  EXPECT_NEAR(prob[0], 0.710949502625004 / 1.504870111473939, 1e-14);
+  EXPECT_NEAR(prob[1], 0.524979187478940 / 1.504870111473939, 1e-14);
+  EXPECT_NEAR(prob[2], 0.268941421369995 / 1.504870111473939, 1e-14);
+  EXPECT_THROW(packed_model::decision_score(p.data(), x, 2), Error);
+  // Scores far below -745 (where s underflows) still give a distribution.
+  const double far[2] = {-2000, -1000};
+  packed_model::probabilities(p.data(), far, 2, prob);
+  EXPECT_NEAR(prob[0] + prob[1] + prob[2], 1.0, 1e-12);
+  EXPECT_GT(prob[2], 0.99);  // score +3000
+}
+
+TEST(PackedModel, HuberModelsHaveNoProbabilities) {
+  Model m = sample_model(1);
+  m.loss = LossKind::HuberSvm;
+  m.weights << 1.0, -1.0;
+  const auto p = packed_model::pack(m);
+  const double x[2] = {0.8, 0.1};
+  double prob[2];
+  EXPECT_THROW(packed_model::probabilities(p.data(), x, 2, prob), Error);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
 
 namespace dptrain {
@@ -143,7 +144,7 @@ std::vector<double> EpochRun::current_packed_model() const {
 // Bolt-on §4.3's convergence tolerance: the loss of the noiseless model
 // only decides whether to stop; it is never reported.
 void EpochRun::accept_training_loss(const double* totals, std::size_t len) {
-  if (totals == nullptr || len != 3 || !(totals[0] >= 1) || !std::isfinite(totals[2]) || totals[2] < 0)
+  if (totals == nullptr || len < evaluation::kTotalsHeader || !(totals[0] >= 1) || !std::isfinite(totals[2]) || totals[2] < 0)
     fail(ErrorKind::Internal, "malformed training-loss result");
   loss_measured_ = true;
   const double mean_loss = totals[2] / totals[0];

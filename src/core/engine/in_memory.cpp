@@ -6,6 +6,7 @@
 #include "core/algorithms/opdisc_groups.h"
 #include "core/engine/gradient_state.h"
 #include "core/error.h"
+#include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
 #include "core/sgd/batch_sampler.h"
 #include "core/sgd/epoch_state.h"
@@ -89,7 +90,8 @@ class InMemoryDriver {
 
   std::vector<double> evaluate(const std::vector<double>& model, const Table& t) const {
     packed_model::validate(model.data(), model.size());
-    std::vector<double> totals = {0, 0, 0};
+    std::vector<double> totals(
+        static_cast<std::size_t>(evaluation::totals_size(packed_model::classes(model.data()))), 0.0);
     for (std::int64_t i : t.order)
       packed_model::accumulate(model.data(), x(i), data_.dim(), static_cast<int>(y(i)), totals.data());
     return totals;

@@ -32,8 +32,8 @@ enum class PassKind {
   // dptrain.gradient_sum (engine/gradient_state.h). Exact sums: the
   // aggregate combines by addition, so it may run in parallel.
   GradientLoss,
-  // {rows, correct, loss_sum} of a packed model (packed_model.h):
-  // dptrain.evaluate_agg.
+  // The evaluation totals of a packed model ({rows, correct, loss_sum,
+  // confusion matrix, ...}: core/evaluation/metrics.h): dptrain.evaluate_agg.
   Evaluate,
   // A fresh uniformly random order of the table (rows renumbered 1..n).
   // Input: none. Result: empty.

@@ -7,6 +7,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/error.h"
+#include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
 #include "core/privacy/exponential_mechanism.h"
 
@@ -205,9 +206,11 @@ void Tuner::accept(const double* result, std::size_t len) {
   fail(ErrorKind::Internal, "accept() without a pass");
 }
 
-// {rows, correct, loss_sum} of candidate current_ on the held-out part.
+// The evaluation totals (core/evaluation/metrics.h) of candidate current_ on
+// the held-out part; the score uses only {rows, correct}.
 void Tuner::accept_evaluation(const double* totals, std::size_t len) {
-  if (len != 3) fail(ErrorKind::Internal, "malformed held-out evaluation");
+  if (len < evaluation::kTotalsHeader)
+    fail(ErrorKind::Internal, "malformed held-out evaluation");
   const auto rows = static_cast<std::int64_t>(totals[0]), correct = static_cast<std::int64_t>(totals[1]);
   if (rows != held_out_rows_)
     fail(ErrorKind::Internal, "the held-out part does not have the planned number of rows",

@@ -26,10 +26,14 @@ WHERE d.refclassid = 'pg_extension'::regclass
   AND NOT EXISTS (SELECT FROM pg_aggregate a
                   WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn, a.aggdeserialfn))
   AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
-  -- dp_predict pins the path in C around the query that loads its model;
-  -- usable_row runs no SQL (both are hijack-tested below); the shuffle keys
+  -- dp_predict and dp_predict_proba pin the path in C around the query that
+  -- loads their model; usable_row and decision_score run no SQL (all are
+  -- hijack-tested below); the shuffle keys
   -- are per-row C hashes that run no SQL either.
   AND p.oid NOT IN ('dp_predict(text, float8[])'::regprocedure, 'dp_predict(bigint, float8[])'::regprocedure,
+                    'dp_predict_proba(text, float8[])'::regprocedure,
+                    'dp_predict_proba(bigint, float8[])'::regprocedure,
+                    'dptrain.decision_score(float8[], float8[])'::regprocedure,
                     'dptrain.usable_row(float8[], float8, int)'::regprocedure,
                     'dptrain.shuffle_key(bigint, float8[])'::regprocedure,
                     'dptrain.shuffle_epoch_key(float8[], bigint)'::regprocedure,
@@ -170,6 +174,10 @@ SELECT model_id IS NOT NULL AS tuned FROM dp_tune('public.hj_data', 'label', 'x'
 SELECT dp_predict('hj_model', '{0.5, 0.5}') IS NOT NULL AS predicted_by_name;
 SELECT dp_predict(:'hj_model_id', '{0.5, 0.5}') IS NOT NULL AS predicted_by_id_text;
 SELECT dp_predict(:hj_model_id, '{0.5, 0.5}') IS NOT NULL AS predicted_by_id;
+SELECT dp_predict_proba('hj_model', '{0.5, 0.5}') IS NOT NULL AS proba_by_name,
+       dp_predict_proba(:hj_model_id, '{0.5, 0.5}') IS NOT NULL AS proba_by_id;
+-- dp_evaluate of a binary model also ranks decision scores (ROC AUC)
+SELECT roc_auc IS NOT NULL AS ranked FROM dp_evaluate('hj_model', 'public.hj_test', 'label', 'x');
 SELECT accuracy IS NOT NULL AS evaluated FROM dp_evaluate('hj_model', 'public.hj_test', 'label', 'x');
 SELECT accuracy IS NOT NULL AS evaluated FROM dp_evaluate(:hj_model_id, 'public.hj_test', 'label', 'x');
 SELECT dp_grant_budget('public.hj_data', 'regress_mallory', 50, 1e-3);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
 #include "core/algorithms/algorithm.h"
 #include "core/engine/in_memory.h"
@@ -212,10 +213,10 @@ TuningRun tune_in_memory(const InMemoryData& table, TrainingConfig c, const Grid
     EXPECT_EQ(parts[i].rows(), t.part_rows()[i]);
     std::unique_ptr<Run> candidate = t.start_candidate(i);
     const std::vector<double> packed = packed_model::pack(drive_in_memory(*candidate, parts[i]));
-    double totals[3] = {0, 0, 0};
+    std::vector<double> totals(evaluation::totals_size(2), 0.0);
     for (std::int64_t r = 0; r < held_out.rows(); ++r)
       packed_model::accumulate(packed.data(), held_out.x[r].data(), held_out.dim(), static_cast<int>(held_out.y[r]),
-                               totals);
+                               totals.data());
     run.errors.push_back(held_out.rows() - static_cast<std::int64_t>(totals[1]));
   }
   return run;

@@ -1,0 +1,79 @@
+// dptrain export: a stored model as one JSON document (docs/export.md), to
+// score outside the database.
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "extension.h"
+#include "model_reference.h"
+#include "pg_connection.h"
+
+namespace dptrain::cli {
+namespace {
+
+struct ExportOptions {
+  std::string db, model, out;
+};
+
+nlohmann::json exported(client::PgConnection& conn, const std::string& model) {
+  client::api_schema(conn);
+  client::PgResult r = conn.exec(
+      "SELECT m.id, m.name, m.algorithm, m.loss, array_to_json(m.classes)::text, m.weights::text, "
+      "array_length(m.classes, 1), m.epsilon, m.delta, m.private, m.seeded, m.source, m.details::text, "
+      "m.created_by, m.created_at::text FROM dptrain.models m WHERE " + std::string(kModelByReference),
+      {model});
+  if (r.rows() != 1)
+    throw client::PgError("model \"" + model + "\" does not exist", "42704", {},
+                          "List your models with: dptrain models (or dptrain models --all).");
+  const nlohmann::json details = nlohmann::json::parse(r.get(0, 12));
+  // The stored weights are d values (binary) or K x d: rows of the matrix.
+  std::string w = r.get(0, 5);
+  for (char& c : w) c = c == '{' ? '[' : c == '}' ? ']' : c;
+  nlohmann::json weights = nlohmann::json::parse(w);
+  if (!weights.empty() && !weights[0].is_array()) weights = nlohmann::json::array({weights});
+  auto number = [&](int c) { return r.is_null(0, c) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, c))); };
+  return {{"format", "dptrain-export"},
+          {"version", 1},
+          {"id", std::stoll(r.get(0, 0))},
+          {"name", r.get_opt(0, 1) ? nlohmann::json(r.get(0, 1)) : nlohmann::json()},
+          {"algorithm", r.get(0, 2)},
+          {"loss", r.get(0, 3)},
+          {"classes", nlohmann::json::parse(r.get(0, 4))},
+          {"weights", weights},
+          {"intercept", nullptr},
+          {"feature_bound", details.value("/hyperparameters/feature_bound"_json_pointer, 1.0)},
+          {"encoding", nullptr},
+          {"privacy",
+           {{"epsilon", number(7)}, {"delta", number(8)}, {"private", r.get(0, 9) == "t"},
+            {"seeded", r.get(0, 10) == "t"}}},
+          {"source", r.get(0, 11)},
+          {"created_by", r.get(0, 13)},
+          {"created_at", r.get(0, 14)},
+          {"details", details}};
+}
+
+void run(const ExportOptions& o) {
+  client::PgConnection conn(o.db);
+  const std::string text = exported(conn, o.model).dump(2) + "\n";
+  if (o.out.empty() || o.out == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream f(o.out);
+  if (!(f << text)) throw std::runtime_error("cannot write " + o.out);
+  std::cerr << "model " << o.model << " written to " << o.out << "\n";
+}
+
+}  // namespace
+
+void register_export(CLI::App& app) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* cmd = app.add_subcommand("export", "a stored model as JSON, to score outside the database (docs/export.md)");
+  cmd->add_option("--db", o->db, "libpq connection string (default: PG* environment)");
+  cmd->add_option("--model", o->model, "model name or id")->required();
+  cmd->add_option("--out", o->out, "output file (default: standard output)");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace dptrain::cli

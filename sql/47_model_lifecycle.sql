@@ -1,0 +1,64 @@
+-- Model lifecycle: a role renames and deletes its own models (never another
+-- role's; row-level security decides, so the functions run with the caller's
+-- rights). Deleting a model does not give back the privacy it spent: the
+-- ledger keeps the charge (docs/governance.md).
+GRANT UPDATE (name), DELETE ON dptrain.models TO PUBLIC;
+CREATE POLICY creator_renames ON dptrain.models FOR UPDATE
+    USING (created_by OPERATOR(pg_catalog.=) current_user)
+    WITH CHECK (created_by OPERATOR(pg_catalog.=) current_user);
+CREATE POLICY creator_deletes ON dptrain.models FOR DELETE
+    USING (created_by OPERATOR(pg_catalog.=) current_user);
+
+-- The id of one of the caller's own models: an id, or the name of one.
+CREATE FUNCTION dptrain.own_model_id(model text) RETURNS bigint
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    found bigint;
+BEGIN
+    IF model ~ '^\s*[-+]?[0-9]+\s*$' THEN
+        SELECT m.id INTO found FROM dptrain.models m WHERE m.id = model::bigint AND m.created_by = current_user;
+    ELSE
+        SELECT m.id INTO found FROM dptrain.models m WHERE m.name = model AND m.created_by = current_user;
+    END IF;
+    IF found IS NULL THEN
+        RAISE EXCEPTION 'you have no model "%"', model USING ERRCODE = 'undefined_object',
+            HINT = 'A role renames and deletes only its own models; see SELECT id, name FROM dptrain.models WHERE created_by = current_user.';
+    END IF;
+    RETURN found;
+END
+$$;
+COMMENT ON FUNCTION dptrain.own_model_id IS
+'internal: the id of one of your own models, by id or name (an error otherwise)';
+
+CREATE FUNCTION @extschema@.dp_rename_model(model text, new_name text) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    target bigint := dptrain.own_model_id(model);
+BEGIN
+    IF new_name IS NULL OR new_name ~ '^\s*[-+]?[0-9]+\s*$' OR new_name = '' THEN
+        RAISE EXCEPTION 'invalid model name "%"', new_name USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'A name is non-empty and does not look like an id (dp_predict(''7'') means model 7).';
+    END IF;
+    IF EXISTS (SELECT FROM dptrain.models m WHERE m.name = new_name AND m.created_by = current_user
+               AND m.id <> target) THEN
+        RAISE EXCEPTION 'you already have a model named "%"', new_name USING ERRCODE = 'duplicate_object',
+            HINT = 'Drop or rename that model first.';
+    END IF;
+    UPDATE dptrain.models m SET name = new_name WHERE m.id = target;
+    RETURN target;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.dp_rename_model IS
+'rename one of your own models (by id or name); returns its id';
+
+CREATE FUNCTION @extschema@.dp_drop_model(model text) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    target bigint := dptrain.own_model_id(model);
+BEGIN
+    DELETE FROM dptrain.models m WHERE m.id = target;
+    RETURN target;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.dp_drop_model IS
+'delete one of your own models (by id or name); the privacy it spent stays spent; returns its id';

@@ -1,0 +1,22 @@
+-- Help inside the database: every user-facing function (all a role without
+-- grants may execute, except aggregate support functions and type I/O) and
+-- every table of the extension carries a COMMENT, so that \df+ and \dt+
+-- explain the API without leaving psql.
+CREATE ROLE regress_comment_reader;
+SELECT p.oid::regprocedure AS function_without_comment
+FROM pg_depend d JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+WHERE d.refclassid = 'pg_extension'::regclass
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dptrain')
+  AND has_function_privilege('regress_comment_reader', p.oid, 'EXECUTE')
+  AND NOT EXISTS (SELECT FROM pg_aggregate a
+                  WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn, a.aggdeserialfn))
+  AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
+  AND obj_description(p.oid, 'pg_proc') IS NULL
+ORDER BY 1::text;
+SELECT c.oid::regclass AS table_without_comment
+FROM pg_depend d JOIN pg_class c ON d.classid = 'pg_class'::regclass AND d.objid = c.oid
+WHERE d.refclassid = 'pg_extension'::regclass
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dptrain')
+  AND c.relkind IN ('r', 'v', 'p') AND obj_description(c.oid, 'pg_class') IS NULL
+ORDER BY 1::text;
+DROP ROLE regress_comment_reader;
