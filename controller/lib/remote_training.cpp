@@ -141,7 +141,7 @@ Model fetch_model(PgConnection& conn, std::int64_t id) {
 TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
                                       bool show_progress) {
   validate_arguments(config);
-  make_algorithm(config.algorithm);  // fail before touching the server
+  make_algorithm(config.algorithm)->check_arguments(config);  // fail before touching the server
   api_schema(conn);
   const auto start = std::chrono::steady_clock::now();
   Transaction tx(conn);

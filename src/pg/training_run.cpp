@@ -90,7 +90,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* c, RunIdentities* ids,
                PreparedData* prep) {
   *ids = decide_access(fcinfo, relid, label, features, *c);
-  DPT_CORE({ dptrain::make_algorithm(c->algorithm); });  // unknown / not implemented: fail now
+  // Unknown / not implemented / arguments the plan would refuse: fail now,
+  // before the charge below.
+  DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
   check_model_name(name, *ids);
   inspect_training_data(relid, label, features, declared_classes, *ids, prep);
   // A private run is charged once the public facts are known and before its

@@ -35,6 +35,11 @@ class Algorithm : public std::enable_shared_from_this<Algorithm> {
   // Plans `config` and returns the run; throws before any data is read if
   // the arguments or the public facts do not allow the run.
   virtual std::unique_ptr<Run> start(const TrainingConfig& config) const = 0;
+  // Checks of the user arguments that need no fact of the data (not even n),
+  // run by the drivers before the budget is charged, so that a call the plan
+  // would refuse anyway (e.g. AMP without delta) costs nothing. The plan
+  // repeats them. Default: nothing beyond validate_arguments.
+  virtual void check_arguments(const TrainingConfig&) const {}
 };
 
 class EpochAlgorithm : public Algorithm {

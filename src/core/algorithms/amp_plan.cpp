@@ -37,6 +37,19 @@ std::optional<double> number_option(const TrainingConfig& c, const char* key, do
   return it->get<double>();
 }
 
+// options f, f1, L, gamma (each absent or in its range).
+struct AmpOptions {
+  std::optional<double> f, f1, lipschitz, gamma;
+};
+
+AmpOptions amp_options(const TrainingConfig& c) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  return {number_option(c, "f", 0, 1, "f is the fraction of (epsilon, delta) spent on the output noise."),
+          number_option(c, "f1", 0, 1, "f1 = eps3 / eps1 is the share of eps1 spent on the objective noise."),
+          number_option(c, "L", 0, kInf, "L is the row clipping bound (the Lipschitz constant of the loss)."),
+          number_option(c, "gamma", 0, kInf, "gamma is the gradient norm the optimizer must reach (default 1/n^2).")};
+}
+
 void require_budget(const TrainingConfig& c) {
   if (!c.epsilon)
     bad("algorithm \"amp\" needs epsilon", "Pass epsilon => ... and delta => ... (AMP is (epsilon, delta)-DP).");
@@ -88,11 +101,17 @@ double loss_smoothness(LossKind loss, double lipschitz, double huber_h) {
 
 // --- the plan ----------------------------------------------------------------------
 
-AmpPlan make_plan(const TrainingConfig& c) {
+void check_arguments(const TrainingConfig& c) {
   validate_optimizer_arguments(c, "amp");
   require_budget(c);
-  validate_data_facts(c);
   whitebox::check_options(c, "amp", {"f", "f1", "L", "gamma", "optimizer", "max_evaluations"});
+  amp_options(c);
+  optim::solver_settings(c.options, 1);  // optimizer and max_evaluations
+}
+
+AmpPlan make_plan(const TrainingConfig& c) {
+  check_arguments(c);
+  validate_data_facts(c);
 
   AmpPlan p;
   static_cast<GlmProblem&>(p) = glm_problem(c);
@@ -102,12 +121,7 @@ AmpPlan make_plan(const TrainingConfig& c) {
   p.model_delta = p.delta / p.models;
   const double n = static_cast<double>(c.rows);
 
-  const auto f = number_option(c, "f", 0, 1, "f is the fraction of (epsilon, delta) spent on the output noise.");
-  const auto f1 = number_option(c, "f1", 0, 1, "f1 = eps3 / eps1 is the share of eps1 spent on the objective noise.");
-  const auto lipschitz = number_option(c, "L", 0, std::numeric_limits<double>::infinity(),
-                                       "L is the row clipping bound (the Lipschitz constant of the loss).");
-  const auto gamma = number_option(c, "gamma", 0, std::numeric_limits<double>::infinity(),
-                                   "gamma is the gradient norm the optimizer must reach (default 1/n^2).");
+  const auto [f, f1, lipschitz, gamma] = amp_options(c);
   p.hyperparameter_free = !f && !f1 && !lipschitz && !gamma && c.lambda == 0;
   p.f = f.value_or(kFreeF);
   p.lipschitz = lipschitz.value_or(kFreeLipschitz);

@@ -125,8 +125,12 @@ struct AmpPlan : GlmProblem {
   nlohmann::json privacy_json() const;
 };
 
-// Validates the arguments (epsilon and delta > 0 required, AMP options, no
-// SGD-only arguments) and computes every constant; throws
+// The checks of make_plan that need no fact of the data: epsilon and delta > 0
+// given, no SGD-only argument, only known options, each in its range.
+void check_arguments(const TrainingConfig& config);
+
+// Validates the arguments (check_arguments and the public data facts) and
+// computes every constant; throws
 // Error(InvalidParameter) before any data is read.
 AmpPlan make_plan(const TrainingConfig& config);
 

@@ -25,6 +25,7 @@ class Opdisc : public Algorithm {
   std::string name() const override { return "opdisc"; }
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
+  void check_arguments(const TrainingConfig& config) const override { opdisc::check_arguments(config); }
 };
 
 class OpdiscRun : public Run {

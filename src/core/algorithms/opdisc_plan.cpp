@@ -68,7 +68,7 @@ double noise_sigma(double lipschitz, double radius, double tau, double epsilon, 
   return 7.0 * lipschitz * radius * radius * std::sqrt(log_inv_delta) / (tau * epsilon);
 }
 
-Plan make_plan(const TrainingConfig& c) {
+void check_arguments(const TrainingConfig& c) {
   validate_arguments(c);
   whitebox::check_options(c, "opdisc", {"bound", "norm_squared", "tau", "time_limit"});
   refuse_inapplicable(c);
@@ -77,6 +77,19 @@ Plan make_plan(const TrainingConfig& c) {
   if (!c.delta || *c.delta <= 0)
     bad("algorithm \"opdisc\" needs delta > 0", "OPDisc is (epsilon, delta)-DP only (Gaussian objective noise).",
         "Pass delta => ... (the paper uses 1/n^2).");
+  if (*c.epsilon > -std::log(*c.delta))
+    bad("epsilon must be at most ln(1/delta) for opdisc",
+        "The noise constant of OPDisc's privacy proof (Neel et al. 2020, Theorem 1) holds for "
+        "epsilon <= ln(1/delta) = " + std::to_string(-std::log(*c.delta)) + ".",
+        "Use a smaller epsilon or a smaller delta.");
+  integer_option(c, "bound", 1, 1, kMaxBound);
+  integer_option(c, "norm_squared", 1, 1, kMaxNormSquared);
+  real_option(c, "tau", 1.0, 1e6);
+  real_option(c, "time_limit", kDefaultTimeLimit, kMaxTimeLimit);
+}
+
+Plan make_plan(const TrainingConfig& c) {
+  check_arguments(c);
   if (c.rows < 1) fail(ErrorKind::InvalidData, "the training table is empty", {}, "Train on a table with rows.");
   if (c.classes.size() != 2)
     fail(ErrorKind::InvalidParameter, "opdisc needs exactly two classes",

@@ -57,7 +57,12 @@ struct Plan {
 // its proof's constant; docs/opdisc.md). Requires 0 < epsilon <= ln(1/delta).
 double noise_sigma(double lipschitz, double radius, double tau, double epsilon, double delta);
 
-// Checks the arguments and the public facts (d, binary classes) and plans.
+// The checks that need no fact of the data (epsilon, delta > 0, epsilon <=
+// ln(1/delta), options, inapplicable arguments): made before a run is
+// charged (Algorithm::check_arguments).
+void check_arguments(const TrainingConfig& config);
+
+// check_arguments, the public facts (d, binary classes), and the plan.
 // options: "bound" (B), "norm_squared" (K), "tau", "time_limit" (seconds).
 Plan make_plan(const TrainingConfig& config);
 

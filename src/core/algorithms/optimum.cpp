@@ -15,13 +15,17 @@ namespace {
 
 }  // namespace
 
-OptimumPlan make_plan(const TrainingConfig& c) {
+void check_arguments(const TrainingConfig& c) {
   validate_optimizer_arguments(c, "optimum");
   if (c.epsilon || c.delta)
     bad("algorithm \"optimum\" is not private: epsilon and delta must be NULL",
         "Choose a private algorithm (e.g. algorithm => 'amp') or drop epsilon/delta.");
-  validate_data_facts(c);
   whitebox::check_options(c, "optimum", {"tolerance", "optimizer", "max_evaluations"});
+}
+
+OptimumPlan make_plan(const TrainingConfig& c) {
+  check_arguments(c);
+  validate_data_facts(c);
 
   OptimumPlan p;
   static_cast<GlmProblem&>(p) = glm_problem(c);

@@ -37,6 +37,9 @@ struct OptimumPlan : GlmProblem {
   nlohmann::json describe() const;
 };
 
+// The checks of make_plan that need no fact of the data.
+void check_arguments(const TrainingConfig& config);
+
 // Throws Error(InvalidParameter): epsilon/delta given, SGD-only arguments,
 // unknown options, a tolerance that is not a positive number.
 OptimumPlan make_plan(const TrainingConfig& config);

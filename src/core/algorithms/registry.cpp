@@ -1,10 +1,12 @@
 #include <algorithm>
 
 #include "core/algorithms/algorithm.h"
+#include "core/algorithms/amp.h"
 #include "core/algorithms/bolton.h"
 #include "core/algorithms/bst14.h"
 #include "core/algorithms/non_private.h"
 #include "core/algorithms/opdisc.h"
+#include "core/algorithms/optimum_run.h"
 #include "core/algorithms/scs13.h"
 #include "core/error.h"
 
@@ -12,8 +14,8 @@ namespace dptrain {
 namespace {
 
 // Implemented algorithms, and those of the roadmap that are not built yet.
-const std::vector<std::string> kImplemented = {"none", "bolton", "scs13", "bst14", "opdisc"};
-const std::vector<std::string> kPlanned = {"amp", "psgd", "pfw", "dpagd", "dpsgd", "dpadam"};
+const std::vector<std::string> kImplemented = {"none", "bolton", "scs13", "bst14", "amp", "optimum", "opdisc"};
+const std::vector<std::string> kPlanned = {"psgd", "pfw", "dpagd", "dpsgd", "dpadam"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -34,6 +36,8 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "bolton") return std::make_unique<Bolton>();
   if (name == "scs13") return std::make_unique<Scs13>();
   if (name == "bst14") return std::make_unique<Bst14>();
+  if (name == "amp") return std::make_unique<Amp>();
+  if (name == "optimum") return std::make_unique<Optimum>();
   if (name == "opdisc") return std::make_unique<Opdisc>();
   if (std::find(kPlanned.begin(), kPlanned.end(), name) != kPlanned.end())
     fail(ErrorKind::NotImplemented, "algorithm \"" + name + "\" is not implemented yet", {},

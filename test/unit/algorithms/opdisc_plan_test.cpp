@@ -107,6 +107,17 @@ TEST(OpdiscPlan, Refusals) {
   c = adult_config(1);
   c.options = {{"unknown", 1}};
   EXPECT_TRUE(refused(c, ErrorKind::InvalidParameter)) << "unknown option";
+  // The argument checks need no fact of the data (they run before the charge).
+  TrainingConfig bare;
+  bare.algorithm = "opdisc";
+  bare.epsilon = 1;
+  bare.delta = 1e-9;
+  EXPECT_NO_THROW(make_algorithm("opdisc")->check_arguments(bare));
+  bare.delta = 0.0;
+  EXPECT_THROW(make_algorithm("opdisc")->check_arguments(bare), Error);
+  bare.delta = 1e-9;
+  bare.options = {{"time_limit", -1}};
+  EXPECT_THROW(make_algorithm("opdisc")->check_arguments(bare), Error);
 }
 
 // Separable binary data: y = 1 iff x_1 = 1.

@@ -1,0 +1,74 @@
+#include "core/algorithms/optimum_run.h"
+
+#include "core/error.h"
+
+namespace dptrain {
+namespace {
+
+MinimizationSetup setup_of(const optimum::OptimumPlan& p) {
+  MinimizationSetup s;
+  s.problem = p;
+  s.feature_bound = p.feature_bound;
+  s.tolerance = p.tolerance;
+  s.solver = p.solver;
+  s.what = "the optimum";
+  s.failure_hint =
+      "Pass a larger options.max_evaluations or options.tolerance; with lambda = 0 the minimum may not exist "
+      "(then pass lambda > 0, e.g. 1/n).";
+  return s;
+}
+
+// F(w) = (1/n) sum loss + (lambda/2)||w||^2, the same for every model.
+std::vector<optim::RegularizedObjective> objectives_of(const optimum::OptimumPlan& p) {
+  return std::vector<optim::RegularizedObjective>(
+      static_cast<std::size_t>(p.models),
+      optim::RegularizedObjective(p.rows, p.lambda, Eigen::VectorXd(), p.feature_bound));
+}
+
+}  // namespace
+
+TrainingPlan Optimum::plan(const TrainingConfig& config) const {
+  const optimum::OptimumPlan p = optimum::make_plan(config);
+  TrainingPlan t;
+  t.privacy = p.describe();
+  t.warnings = p.warnings;
+  return t;
+}
+
+std::unique_ptr<Run> Optimum::start(const TrainingConfig& config) const {
+  return std::make_unique<OptimumRun>(config, optimum::make_plan(config));
+}
+
+OptimumRun::OptimumRun(TrainingConfig config, optimum::OptimumPlan plan)
+    : MinimizationRun(setup_of(plan), objectives_of(plan)), config_(std::move(config)), plan_(std::move(plan)) {}
+
+Model OptimumRun::release(double seconds) {
+  if (released_) fail(ErrorKind::Internal, "release() called twice");
+  Model m;
+  m.weights = solutions();
+  released_ = true;
+  m.name = config_.name;
+  m.algorithm = "optimum";
+  m.loss = plan_.loss;
+  m.huber_h = plan_.huber_h;
+  m.feature_bound = plan_.feature_bound;
+  m.classes = config_.classes;
+  nlohmann::json hyper = {{"loss", config_.loss}, {"lambda", plan_.lambda}, {"feature_bound", plan_.feature_bound}};
+  if (plan_.loss == LossKind::HuberSvm) hyper["huber_h"] = plan_.huber_h;
+  if (!config_.options.empty()) hyper["options"] = config_.options;
+  m.details = {
+      {"hyperparameters", hyper},
+      {"data", {{"source", config_.source},
+                {"rows", config_.rows},
+                {"dim", config_.dim},
+                {"classes", config_.classes},
+                {"classes_from_data", config_.classes_from_data}}},
+      {"privacy", plan_.describe()},
+      {"optimizer", optimizer_json()},
+      {"seconds", seconds},
+  };
+  if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
+  return m;
+}
+
+}  // namespace dptrain

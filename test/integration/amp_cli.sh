@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# `dptrain train --algorithm amp | optimum`: the CLI's controller (over libpq)
+# and dp_train (inside the backend) run the same run object and the same
+# gradient-pass SQL, so with the same seed (same permutation, same b1 and b2)
+# they release the very same model, bit for bit. Also: the CLI refuses AMP
+# without delta before touching the server, and a run that does not reach
+# gamma releases nothing.
+set -euo pipefail
+CLI=${DPTRAIN_CLI:?DPTRAIN_CLI must point to the dptrain binary}
+DB=dptrain_amp_cli
+dropdb --if-exists "$DB" >/dev/null 2>&1 || true
+createdb "$DB"
+trap 'dropdb --if-exists "$DB" >/dev/null 2>&1 || true' EXIT
+psql -X -q -v ON_ERROR_STOP=1 -d "$DB" <<'SQL'
+CREATE EXTENSION dptrain;
+CREATE TABLE pts AS
+SELECT i AS id, ARRAY[sin(i * 0.37), cos(i * 0.91), 0.5, sin(i * 0.05)]::float8[] AS x,
+       (sin(i * 0.37) + 0.3 * sin(i * 2.1) > cos(i * 0.91)) AS y,
+       (i % 3)::text AS k
+FROM generate_series(1, 900) i;
+SQL
+
+model_id() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["model_id"])'; }
+
+# same_model ID_A ID_B: identical weights, algorithm and privacy plan.
+same_model() {
+  local r
+  r=$(psql -X -At -d "$DB" -c "SELECT a.weights = b.weights AND a.algorithm = b.algorithm
+      AND a.details->'privacy' = b.details->'privacy' AND a.seeded = b.seeded
+      FROM dptrain.models a, dptrain.models b WHERE a.id = $1 AND b.id = $2")
+  [ "$r" = t ] || { echo "models $1 and $2 differ" >&2; exit 1; }
+}
+
+run() {  # run NAME CLI-ARGS... -- SQL-ARGS
+  local name=$1; shift
+  local cli=() sql
+  while [ "$1" != -- ]; do cli+=("$1"); shift; done
+  shift
+  sql=$1
+  echo "--- $name"
+  local a b c
+  a=$("$CLI" train --db "dbname=$DB" --table pts --json --seed 3 "${cli[@]}" | model_id)
+  b=$("$CLI" train --db "dbname=$DB" --table pts --json --seed 3 --server "${cli[@]}" | model_id)
+  c=$(psql -X -At -d "$DB" -c "SELECT model_id FROM dp_train('pts', 'y', 'x', seed => 3, $sql)" 2>/dev/null)
+  same_model "$a" "$c"
+  same_model "$b" "$c"
+}
+
+run "hyperparameter-free AMP" --algorithm amp --epsilon 1 --delta 1e-6 \
+  -- "algorithm => 'amp', epsilon => 1, delta => 1e-6"
+run "tuned AMP, huber, lbfgs" --algorithm amp --epsilon 0.5 --delta 1e-6 --loss huber_svm --lambda 0.001 \
+  --options '{"f": 0.05, "f1": 0.9, "optimizer": "lbfgs"}' \
+  -- "algorithm => 'amp', epsilon => 0.5, delta => 1e-6, loss => 'huber_svm', lambda => 0.001,
+      options => '{\"f\": 0.05, \"f1\": 0.9, \"optimizer\": \"lbfgs\"}'"
+run "the optimum" --algorithm optimum --lambda 0.001 -- "algorithm => 'optimum', lambda => 0.001"
+
+echo "--- one-vs-all AMP"
+a=$("$CLI" train --db "dbname=$DB" --table pts --label k --json --seed 4 --algorithm amp --epsilon 3 --delta 3e-6 \
+    --classes 0,1,2 | model_id)
+c=$(psql -X -At -d "$DB" -c "SELECT model_id FROM dp_train('pts', 'k', 'x', algorithm => 'amp', epsilon => 3,
+    delta => 3e-6, seed => 4, classes => ARRAY['0', '1', '2'])")
+same_model "$a" "$c"
+
+echo "--- the CLI shows progress per optimizer pass (on a terminal: script(1) provides one)"
+out=$(script -qec "$CLI train --db dbname=$DB --table pts --seed 5 --algorithm amp --epsilon 1 --delta 1e-6" /dev/null)
+grep -q 'training \[.*\] 1/100' <<<"$out" || { echo "no progress per pass shown: $out" >&2; exit 1; }
+grep -q 'training \[.*\] 2/100' <<<"$out" || { echo "no progress per pass shown: $out" >&2; exit 1; }
+
+echo "--- errors exit non-zero with the core's message"
+if err=$("$CLI" train --db "dbname=$DB" --table pts --algorithm amp --epsilon 1 2>&1); then
+  echo "amp without delta succeeded" >&2; exit 1
+fi
+grep -q 'needs delta > 0' <<<"$err" || { echo "unexpected error: $err" >&2; exit 1; }
+before=$(psql -X -At -d "$DB" -c "SELECT count(*) FROM dptrain.models")
+if err=$("$CLI" train --db "dbname=$DB" --table pts --seed 1 --algorithm amp --epsilon 1 --delta 1e-6 \
+    --options '{"max_evaluations": 1}' 2>&1); then
+  echo "amp with one evaluation succeeded" >&2; exit 1
+fi
+grep -q 'nothing is released' <<<"$err" || { echo "unexpected error: $err" >&2; exit 1; }
+after=$(psql -X -At -d "$DB" -c "SELECT count(*) FROM dptrain.models")
+[ "$before" = "$after" ] || { echo "a failed AMP run stored a model" >&2; exit 1; }
+echo "amp CLI: ok"
