@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Test accuracy of private Frank-Wolfe and DP-AGD on UCI Adult in the database
+# (issue 12; the AMP paper's Figure 1 and the DP-AGD paper's Figure 2): the
+# official split as `make demo` loads it (one-hot + min-max, rows scaled to
+# norm 1), logistic loss, dp_train, mean test accuracy over RUNS runs (seeds
+# 1..RUNS; seeded noise, for measurement only).
+#
+#   bash bench/fullgrad_accuracy.sh                               # defaults below
+#   RUNS=3 EPSILONS="0.1 1" PFW_GRID="10:20:1 10:50:1" bash bench/fullgrad_accuracy.sh
+#
+# P-FW at delta = 1/n^2 over a small public grid c:T:L (chosen on the test set,
+# NOT private, as in the AMP paper); DP-AGD with its defaults at delta = 1e-8,
+# lambda = 0.001 (the paper's). Output: bench/out/fullgrad_accuracy/results.csv
+# (one row per run) and a summary on stdout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-5}
+EPSILONS=${EPSILONS:-"0.1 1"}
+PFW_GRID=${PFW_GRID:-"1:20:1 10:20:1 10:50:1 100:20:0.1"}
+ALGORITHMS=${ALGORITHMS:-"pfw dpagd"}
+OUT=${OUT:-bench/out/fullgrad_accuracy}
+DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
+mkdir -p "$OUT"
+make -s -j2 >/dev/null
+source scripts/lib/pgtmp.sh
+pgtmp_init
+pgtmp_private_install
+pgtmp_start fullgrad "max_parallel_workers_per_gather = 0"
+pgtmp_as_user "$PGTMP_BIN/createdb" fullgrad
+export PGDATABASE=fullgrad
+psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain"
+build/dptrain load --db dbname=fullgrad --table adult --no-header --drop-missing --positive '>50K' \
+  --columns age,workclass,fnlwgt,education,education_num,marital_status,occupation,relationship,race,sex,capital_gain,capital_loss,hours_per_week,native_country,income \
+  --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1
+n=$(psql -X -At -c "SELECT count(*) FROM adult")
+echo "algorithm,epsilon,delta,config,run,accuracy,seconds,iterations" > "$OUT/results.csv"
+
+run() {  # algorithm epsilon delta config-label seed sql-args
+  psql -X -At -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "
+    WITH m AS (SELECT * FROM dp_train('adult', 'y', 'x', epsilon => $2, delta => $3, seed => $5, $6))
+    SELECT '$1', $2, $3, '$4', $5, round(e.accuracy::numeric, 5), round((d.details->>'seconds')::numeric, 2),
+           coalesce(d.details->'privacy'->>'iterations', d.details->'hyperparameters'->>'iterations')
+    FROM m, dptrain.models d, LATERAL dp_evaluate(d.name, 'adult_test', 'y', 'x') e WHERE d.id = m.model_id" \
+    | tr '|' ',' >> "$OUT/results.csv"
+}
+
+for eps in $EPSILONS; do
+  for algorithm in $ALGORITHMS; do
+    case $algorithm in
+      pfw)
+        for g in $PFW_GRID; do
+          IFS=: read -r c t l <<<"$g"
+          for seed in $(seq 1 "$RUNS"); do
+            run pfw "$eps" "1.0/$n^2" "c=$c T=$t L=$l" "$seed" \
+              "algorithm => 'pfw', radius => $c, epochs => $t, options => '{\"coordinate_bound\": $l}', name => 'pfw_${eps}_${c}_${t}_${l}_$seed'"
+          done
+          echo "pfw eps=$eps c=$c T=$t L=$l done" >&2
+        done ;;
+      dpagd)
+        for seed in $(seq 1 "$RUNS"); do
+          run dpagd "$eps" 1e-8 "defaults lambda=0.001" "$seed" \
+            "algorithm => 'dpagd', lambda => 0.001, name => 'dpagd_${eps}_$seed'"
+        done
+        echo "dpagd eps=$eps done" >&2 ;;
+    esac
+  done
+done
+python3 - "$OUT/results.csv" <<'PY'
+import csv, sys, statistics
+rows = list(csv.DictReader(open(sys.argv[1])))
+groups = {}
+for r in rows:
+    groups.setdefault((r["algorithm"], r["epsilon"], r["config"]), []).append(r)
+print("| algorithm | epsilon | config | runs | mean accuracy | sd | mean seconds | mean iterations |")
+print("|---|---|---|---|---|---|---|---|")
+for (a, e, c), g in sorted(groups.items()):
+    acc = [float(r["accuracy"]) for r in g]
+    sec = [float(r["seconds"]) for r in g]
+    it = [float(r["iterations"]) for r in g if r["iterations"]]
+    print(f"| {a} | {e} | {c} | {len(g)} | {100*statistics.mean(acc):.2f}% | "
+          f"{100*(statistics.stdev(acc) if len(acc) > 1 else 0):.2f} | {statistics.mean(sec):.2f} | "
+          f"{statistics.mean(it) if it else '':} |")
+PY

@@ -1,0 +1,230 @@
+#include "core/algorithms/pfw.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/algorithms/released_model.h"
+#include "core/algorithms/whitebox.h"
+#include "core/engine/gradient_state.h"
+#include "core/engine/run.h"
+#include "core/error.h"
+#include "core/privacy/composition.h"
+#include "core/privacy/parameter_checks.h"
+#include "core/privacy/report_noisy_min.h"
+
+namespace dptrain {
+namespace {
+
+// Stream of a test seed for the selection noise.
+constexpr std::uint64_t kPfwNoiseStream = 0x7066772d6e6f6973;  // "pfw-nois"
+
+struct PfwSettings {
+  int iterations = 0;
+  double l1_radius = 0;
+  double coordinate_bound = 0;  // as given (the calibration uses min(L, feature bound))
+  double epsilon = 0;
+  double delta = 0;
+};
+
+// Every check that needs no fact of the data (Algorithm::check_arguments).
+PfwSettings pfw_arguments(const TrainingConfig& c) {
+  check_full_gradient_arguments(c, "pfw");
+  whitebox::check_options(c, "pfw", {"coordinate_bound"});
+  PfwSettings s;
+  s.epsilon = whitebox::required_epsilon(c, "pfw");
+  if (!c.delta || *c.delta <= 0)
+    fail(ErrorKind::InvalidParameter, "algorithm \"pfw\" needs delta > 0",
+         "Private Frank-Wolfe is (epsilon, delta)-DP only: its analysis rests on advanced composition.",
+         "Pass delta => ... (typically 1/n^2).");
+  s.delta = *c.delta;
+  if (!c.radius)
+    fail(ErrorKind::InvalidParameter, "pfw needs radius => c, the radius of its L1 ball",
+         "Frank-Wolfe moves between the corners +-c e_j of the ball ||w||_1 <= c; the noise scales with c.",
+         "Pass radius => c (the AMP paper's grid: 1, 10, 100, 500).");
+  s.l1_radius = *c.radius;  // positive and finite: validate_arguments
+  s.iterations = c.epochs;  // 1..100000: validate_arguments
+  s.coordinate_bound = c.feature_bound;
+  if (const auto it = c.options.find("coordinate_bound"); it != c.options.end()) {
+    if (!it->is_number()) fail(ErrorKind::InvalidParameter, "options.coordinate_bound must be a number");
+    s.coordinate_bound = it->get<double>();
+    if (!(s.coordinate_bound > 0) || !std::isfinite(s.coordinate_bound))
+      fail(ErrorKind::InvalidParameter, "options.coordinate_bound must be positive and finite", {},
+           "Every coordinate is clipped to [-L, L]; the AMP paper's grid is 1, 0.1, 0.01.");
+  }
+  return s;
+}
+
+PfwSettings pfw_settings(const TrainingConfig& c) {
+  validate_full_gradient_common(c, "pfw");
+  return pfw_arguments(c);
+}
+
+nlohmann::json pfw_privacy(const PfwBudget& b, const PfwSettings& s) {
+  return {{"private", true},
+          {"mechanism", "pfw: report-noisy-min (Laplace) over the 2d corners of the L1 ball, every iteration"},
+          {"notion", "(epsilon, delta)-DP"},
+          {"adjacency", "replace-one"},
+          {"gradient", "full data, every iteration"},
+          {"selections", b.selections},
+          {"composition", "advanced (Dwork, Rothblum & Vadhan 2010)"},
+          {"epsilon_step", b.epsilon_step},
+          {"coordinate_bound", b.coordinate_bound},
+          {"l1_radius", s.l1_radius},
+          {"score_sensitivity", b.score_sensitivity},
+          {"noise", "laplace, 2d independent draws per model and iteration"},
+          {"laplace_scale", b.laplace_scale}};
+}
+
+// The run: one GradientLoss pass per iteration, then the K noisy selections.
+class PfwRun : public Run {
+ public:
+  PfwRun(const TrainingConfig& config, PfwSettings settings, PfwBudget budget, double scale, TrainingPlan plan)
+      : config_(config), s_(settings), budget_(budget), scale_(scale), plan_(std::move(plan)),
+        rng_(noise_source(config, kPfwNoiseStream)),
+        theta_(WeightMatrix::Zero(config.models(), config.dim)) {
+    request_.dim = config.dim;
+    request_.models = config.models();
+    request_.points = 1;
+    request_.loss = parse_loss(config.loss);
+    request_.huber_h = config.huber_h;
+    request_.feature_bound = config.feature_bound;
+    request_.coordinate_bound = s_.coordinate_bound;
+    request_.want = gradient_state::kGradient;
+    pass_input();  // a bad request fails before any data is read
+  }
+
+  std::optional<Pass> next() override {
+    if (awaiting_) fail(ErrorKind::Internal, "next() before the last pass was accepted");
+    if (t_ >= s_.iterations) return std::nullopt;
+    Pass p;
+    p.kind = PassKind::GradientLoss;
+    p.rows = config_.rows;
+    p.input = pass_input();
+    awaiting_ = true;
+    return p;
+  }
+
+  void accept(const double* result, std::size_t len) override {
+    if (!awaiting_) fail(ErrorKind::Internal, "accept() without a pass");
+    awaiting_ = false;
+    gradient_state::validate(result, len);
+    const std::vector<double> expected = pass_input();
+    if (len != expected.size() || !gradient_state::same_request(result, expected.data()))
+      fail(ErrorKind::InvalidState, "the gradient pass returned a state of a different request");
+    if (gradient_state::rows(result) != config_.rows)
+      fail(ErrorKind::Internal, "the gradient pass did not see every row exactly once", {},
+           "Was the table modified during training?");
+    ++t_;
+    const double mu = pfw_step(t_);
+    for (int k = 0; k < config_.models(); ++k) step_model(result, k, mu);
+    report("iteration " + std::to_string(t_) + " of " + std::to_string(s_.iterations) + " done");
+  }
+
+  Model release(double seconds) override {
+    if (released_ || t_ != s_.iterations) fail(ErrorKind::Internal, "pfw: release() out of order");
+    released_ = true;
+    ReleaseFacts f;
+    f.algorithm = "pfw";
+    f.epsilon = s_.epsilon;
+    f.delta = s_.delta;
+    f.hyperparameters = {{"loss", config_.loss},
+                         {"iterations", s_.iterations},
+                         {"l1_radius", s_.l1_radius},
+                         {"coordinate_bound", s_.coordinate_bound},
+                         {"lambda", config_.lambda},
+                         {"feature_bound", config_.feature_bound},
+                         {"step", "1/(t+1)"}};
+    if (parse_loss(config_.loss) == LossKind::HuberSvm) f.hyperparameters["huber_h"] = config_.huber_h;
+    if (!config_.options.empty()) f.hyperparameters["options"] = config_.options;
+    f.privacy = plan_.privacy;
+    f.warnings = plan_.warnings;
+    f.seconds = seconds;
+    return released_model(config_, theta_, f);
+  }
+
+  const std::vector<std::string>& warnings() const override { return plan_.warnings; }
+  long progress_done() const override { return t_; }
+  long progress_total() const override { return s_.iterations; }
+
+ private:
+  std::vector<double> pass_input() const { return gradient_state::make_state(request_, theta_.data()); }
+
+  // One Frank-Wolfe step of model k: scores of the 2d corners on the mean
+  // gradient (plus the data-independent lambda theta), the noisy argmin,
+  // the convex combination.
+  void step_model(const double* result, int k, double mu) {
+    const int d = config_.dim;
+    const std::vector<double> sum = gradient_state::gradient_sum(result, 0, k);
+    const double n = static_cast<double>(config_.rows), c = s_.l1_radius;
+    std::vector<double> scores(2 * static_cast<std::size_t>(d));
+    for (int j = 0; j < d; ++j) {
+      const double g = sum[j] / n + config_.lambda * theta_(k, j);
+      scores[j] = c * g;        // corner +c e_j
+      scores[d + j] = -c * g;   // corner -c e_j
+    }
+    const std::size_t best = privacy::report_noisy_min(scores, privacy::NoisyMinNoise::Laplace, scale_, rng_);
+    const int j = static_cast<int>(best % d);
+    const double corner = best < static_cast<std::size_t>(d) ? c : -c;
+    theta_.row(k) *= (1 - mu);
+    theta_(k, j) += mu * corner;
+  }
+
+  TrainingConfig config_;
+  PfwSettings s_;
+  PfwBudget budget_;
+  double scale_;
+  TrainingPlan plan_;
+  privacy::RandomSource rng_;
+  WeightMatrix theta_;
+  gradient_state::Request request_;
+  int t_ = 0;
+  bool awaiting_ = false;
+  bool released_ = false;
+};
+
+}  // namespace
+
+PfwBudget pfw_budget(std::int64_t rows, int models, int iterations, double coordinate_bound, double l1_radius,
+                     double epsilon, double delta) {
+  privacy::require_positive(l1_radius, "the L1 radius c");
+  privacy::require_positive(coordinate_bound, "the coordinate bound L");
+  if (rows < 1 || models < 1 || iterations < 1) fail(ErrorKind::Internal, "pfw_budget: bad counts");
+  PfwBudget b;
+  b.selections = static_cast<std::int64_t>(models) * iterations;
+  b.coordinate_bound = coordinate_bound;
+  // Advanced composition of K T eps_0-DP selections with slack delta:
+  // (sqrt(2 K T ln(1/delta)) eps_0 + K T eps_0 (e^eps_0 - 1), delta)-DP.
+  b.epsilon_step = privacy::advanced_composition_step_epsilon(epsilon, b.selections, delta);
+  // Replace-one: each row adds l'(z) y x_j / n with |l'(z) x_j| <= L to g_j, so
+  // c g_j moves by at most 2 L c / n.
+  b.score_sensitivity = 2.0 * coordinate_bound * l1_radius / static_cast<double>(rows);
+  // Non-monotone scores: Laplace(2 Delta / eps_0) (docs/pitfalls.md §P13).
+  b.laplace_scale = privacy::noisy_min_scale(b.score_sensitivity, b.epsilon_step, /*monotone=*/false);
+  return b;
+}
+
+double pfw_step(int t) { return 1.0 / (static_cast<double>(t) + 1.0); }
+
+void Pfw::check_arguments(const TrainingConfig& c) const { pfw_arguments(c); }
+
+TrainingPlan Pfw::plan(const TrainingConfig& c) const {
+  const PfwSettings s = pfw_settings(c);
+  const PfwBudget b = pfw_budget(c.rows, c.models(), s.iterations, std::min(s.coordinate_bound, c.feature_bound),
+                                 s.l1_radius, s.epsilon, s.delta);
+  TrainingPlan p;
+  p.epochs = s.iterations;
+  p.epsilon = s.epsilon;
+  p.delta = s.delta;
+  p.privacy = pfw_privacy(b, s);
+  whitebox::warn_if_delta_large(c, s.delta, p);
+  return p;
+}
+
+std::unique_ptr<Run> Pfw::start(const TrainingConfig& c) const {
+  const PfwSettings s = pfw_settings(c);
+  const PfwBudget b = pfw_budget(c.rows, c.models(), s.iterations, std::min(s.coordinate_bound, c.feature_bound),
+                                 s.l1_radius, s.epsilon, s.delta);
+  return std::make_unique<PfwRun>(c, s, b, laplace_scale(b), plan(c));
+}
+
+}  // namespace dptrain

@@ -1,0 +1,66 @@
+-- DP-AGD (algorithm => 'dpagd', docs/dpagd.md): zCDP budget spent by a
+-- privacy filter, one gradient pass and one line-search pass (all candidate
+-- steps in ONE scan) per iteration. No weights are printed (they depend on the
+-- noise); what is checked: the plan recorded in the model, that the filter
+-- never overspends and stopped only when the next mechanism could not be paid,
+-- that the model learns, seeded reproducibility, and the errors.
+CREATE TABLE agd AS
+SELECT i AS id,
+       ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25, 0.1 * sin(i * 0.3)]::float8[] AS x,
+       (2 * sin(i * 0.7) - cos(i * 1.3) > 0) AS y
+FROM generate_series(1, 2000) i;
+SET client_min_messages = warning;
+
+-- eps = 1, delta = 1e-6, splits = 60: rho = (sqrt(ln(1e6) + 1) - sqrt(ln(1e6)))^2 = 0.0174689;
+-- eps_0 = 1/120; rho_nmax = eps_0^2 / 2 = 3.47222e-5; rho_ng = eps_0^2 / (4 ln(1.25e6)) = 1.23666e-6;
+-- C_grad = C_obj = feature bound / 2 = 0.5: sigma = 0.5 / sqrt(2 rho_ng) = 317.928,
+-- selection scale C_obj / eps_0 = 60.
+SELECT algorithm, epsilon, delta, round((details->'privacy'->>'rho')::numeric, 7) AS rho,
+       round((details->'privacy'->>'rho_nmax')::numeric, 10) AS rho_nmax,
+       round((details->'privacy'->>'rho_ng')::numeric, 11) AS rho_ng,
+       round((details->'privacy'->>'sigma_first')::numeric, 3) AS sigma,
+       round((details->'privacy'->>'selection_scale')::numeric, 6) AS selection_scale,
+       details->'privacy'->>'adjacency' AS adjacency, details->'hyperparameters'->'gradient_clip' AS c_grad,
+       details->>'randomness' AS randomness
+FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, lambda => 0.001,
+              name => 'agd_a', seed => 3);
+
+-- The filter: never more than rho, stopped when the remaining budget could not
+-- pay for the next mechanism; the counts are consistent.
+SELECT (p->>'rho_spent')::float8 <= (p->>'rho')::float8 * (1 + 1e-12) AS within_budget,
+       (p->>'rho')::float8 - (p->>'rho_spent')::float8
+         < greatest((p->>'rho_nmax')::float8, (p->>'rho_ng_final')::float8) AS stopped_at_the_end,
+       (p->>'iterations')::int > 10 AS iterated,
+       (p->>'line_searches')::int BETWEEN (p->>'iterations')::int + (p->>'gradient_refinements')::int
+                                     AND (p->>'iterations')::int + (p->>'gradient_refinements')::int + 1 AS counts,
+       (p->>'epsilon_of_rho_spent_cks')::float8 <= (p->>'epsilon_of_rho_spent_bun_steinke')::float8 AS cks_tighter,
+       (p->>'epsilon_of_rho_spent_bun_steinke')::float8 <= 1 + 1e-9 AS within_epsilon
+FROM (SELECT details->'privacy' AS p FROM dptrain.models WHERE name = 'agd_a') m;
+SELECT accuracy > 0.8 AS learns FROM dp_evaluate('agd_a', 'agd', 'y', 'x');
+
+-- A seed reproduces a run exactly; another seed draws other noise.
+SELECT a.weights = b.weights AS same_seed_same_model
+FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) a,
+     dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) b;
+SELECT a.weights <> b.weights AS other_seed_other_noise
+FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) a,
+     dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 12) b;
+
+-- One-vs-all: K = 3 models as one vector; sensitivities C sqrt(K) and K C_obj.
+CREATE TABLE agd_three AS SELECT x, (ARRAY['a', 'b', 'c'])[1 + id % 3] AS label FROM agd;
+SELECT array_dims(weights) AS dims, round((details->'privacy'->>'gradient_sensitivity')::numeric, 6) AS grad_sens,
+       details->'privacy'->'score_sensitivity' AS score_sens
+FROM dp_train('agd_three', 'label', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, loss => 'huber_svm',
+              classes => ARRAY['a', 'b', 'c'], options => '{"splits": 10}', seed => 2);
+
+-- Errors, before any row is read.
+SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 0);
+SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1);
+SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', delta => 1e-6);
+SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"splits": 0}');
+SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gradient_clip": -1}');
+SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"loss_clip": 0}');
+SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gamma": 0}');
+SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, radius => 1);
+SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"coordinate_bound": 1}');
+SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'dpagd';

@@ -1,0 +1,362 @@
+// DP-AGD (algorithm => 'dpagd'): the zCDP budget and every noise scale pinned
+// to values computed by hand (30-digit arithmetic, mpmath, from the formulas
+// in the comments), the corrected gradient averaging, the privacy filter
+// (never spends more than rho, stops only when the next mechanism cannot be
+// paid), the passes of a run, bad options, determinism and convergence.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/algorithms/dpagd.h"
+#include "core/engine/gradient_state.h"
+#include "core/engine/in_memory.h"
+#include "core/engine/run.h"
+#include "core/error.h"
+#include "core/privacy/samplers.h"
+
+namespace dptrain {
+namespace {
+
+double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
+
+DpagdSettings settings(double epsilon, double delta) {
+  DpagdSettings s;
+  s.epsilon = epsilon;
+  s.delta = delta;
+  s.gradient_clip = s.loss_clip = 0.5;
+  return s;
+}
+
+TEST(DpagdBudget, PaperDefaultsAtEpsilonPointOne) {
+  // eps = 0.1, delta = 1e-8, splits = 60; ln(1/delta) = 18.420680744:
+  //   rho = (sqrt(18.420680744 + 0.1) - sqrt(18.420680744))^2 = 1.35349888537e-4;
+  //   eps_0 = 0.1 / 120 = 8.33333333e-4; rho_nmax = eps_0^2 / 2 = 3.47222222222e-7;
+  //   rho_ng = eps_0^2 / (4 ln(1.25e8)) = 6.94444e-7 / 74.5747... = 9.31199030637e-9;
+  //   at most floor(rho / (rho_ng + rho_nmax)) = 379 iterations.
+  const DpagdBudget b = dpagd_budget(settings(0.1, 1e-8));
+  EXPECT_LT(rel(b.rho, 1.35349888537e-4), 1e-9);
+  EXPECT_LT(rel(b.epsilon_step, 8.33333333333e-4), 1e-12);
+  EXPECT_LT(rel(b.rho_nmax, 3.47222222222e-7), 1e-9);
+  EXPECT_LT(rel(b.rho_ng, 9.31199030637e-9), 1e-9);
+  EXPECT_EQ(b.max_iterations, 379);
+}
+
+TEST(DpagdBudget, OtherTargets) {
+  // eps = 1.6, delta = 1e-8: rho = 0.0333119013433, rho_nmax = (1.6/120)^2/2 = 8.88888888889e-5,
+  //   rho_ng = 2.38386951843e-6, 364 iterations at most.
+  DpagdBudget b = dpagd_budget(settings(1.6, 1e-8));
+  EXPECT_LT(rel(b.rho, 0.0333119013433), 1e-9);
+  EXPECT_LT(rel(b.rho_nmax, 8.88888888889e-5), 1e-9);
+  EXPECT_LT(rel(b.rho_ng, 2.38386951843e-6), 1e-9);
+  EXPECT_EQ(b.max_iterations, 364);
+  // eps = 1, delta = 1e-5: rho = 0.0208199383395; rho_ng = 1.47929524673e-6.
+  b = dpagd_budget(settings(1.0, 1e-5));
+  EXPECT_LT(rel(b.rho, 0.0208199383395), 1e-9);
+  EXPECT_LT(rel(b.rho_ng, 1.47929524673e-6), 1e-9);
+  EXPECT_EQ(b.max_iterations, 575);
+}
+
+TEST(DpagdBudget, NoiseScales) {
+  // Gaussian: Delta = C sqrt(K) (add/remove; each model's row gradient clipped to C),
+  // sigma = Delta / sqrt(2 rho). C = 0.5 at rho_ng = 9.31199030637e-9: K = 1 -> 3663.81679299,
+  // K = 3 -> 6345.91683508.
+  EXPECT_LT(rel(dpagd_sigma(0.5, 1, 9.31199030637e-9), 3663.81679299), 1e-9);
+  EXPECT_LT(rel(dpagd_sigma(0.5, 3, 9.31199030637e-9), 6345.91683508), 1e-9);
+  // Selection: monotone scores of sensitivity K C_obj, eps_nmax = sqrt(2 rho_nmax) = eps_0:
+  // scale K C_obj / eps_0 = 0.5 / 8.3333e-4 = 600 (K = 1), 1800 (K = 3).
+  EXPECT_LT(rel(dpagd_selection_scale(0.5, 1, 3.47222222222e-7), 600.0), 1e-9);
+  EXPECT_LT(rel(dpagd_selection_scale(0.5, 3, 3.47222222222e-7), 1800.0), 1e-9);
+}
+
+TEST(DpagdAverage, InverseVarianceWeightsOfUnnormalizedEstimates) {
+  // (1 * (1, 2) + 0.1 * (3, 4)) / 1.1 = (1.3, 2.4) / 1.1.
+  const std::vector<double> a = dpagd_average({1, 2}, 1.0, {3, 4}, 0.1);
+  EXPECT_DOUBLE_EQ(a[0], 1.3 / 1.1);
+  EXPECT_DOUBLE_EQ(a[1], 2.4 / 1.1);
+  // Statistically: measurements of g = 0 with variance 1/(2 rho) (C = 1). Averaging one at
+  // rho = 1 with one at 0.1 gives variance 1/(2 * 1.1) = 0.454545; 100000 draws: the sample
+  // variance has relative standard error sqrt(2/100000) = 0.45%, so 3% is > 6 sigma.
+  privacy::RandomSource rng = privacy::RandomSource::seeded(3);
+  double sum2 = 0;
+  const int draws = 100000;
+  for (int i = 0; i < draws; ++i) {
+    const double s1 = privacy::standard_normal(rng) * dpagd_sigma(1, 1, 1.0);
+    const double s2 = privacy::standard_normal(rng) * dpagd_sigma(1, 1, 0.1);
+    const double v = dpagd_average({s1}, 1.0, {s2}, 0.1)[0];
+    sum2 += v * v;
+  }
+  EXPECT_NEAR(sum2 / draws / (1 / 2.2), 1.0, 0.03);
+}
+
+TrainingConfig dpagd_config(std::int64_t rows, int dim, double epsilon, std::optional<double> delta,
+                            int classes = 2) {
+  TrainingConfig c;
+  c.algorithm = "dpagd";
+  c.rows = rows;
+  c.dim = dim;
+  c.epsilon = epsilon;
+  c.delta = delta;
+  for (int k = 0; k < classes; ++k) c.classes.push_back("c" + std::to_string(k));
+  return c;
+}
+
+TEST(DpagdSettings, DefaultsScaleTheClippingWithTheFeatureBound) {
+  TrainingConfig c = dpagd_config(100, 3, 0.1, 1e-8);
+  DpagdSettings s = Dpagd::settings(c);
+  EXPECT_EQ(s.splits, 60);
+  EXPECT_EQ(s.candidates, 20);
+  EXPECT_EQ(s.tau, 10);
+  EXPECT_DOUBLE_EQ(s.gamma, 0.1);
+  EXPECT_DOUBLE_EQ(s.eta, 0.1);
+  EXPECT_DOUBLE_EQ(s.alpha_max, 2.0);
+  EXPECT_DOUBLE_EQ(s.gradient_clip, 0.5);
+  EXPECT_DOUBLE_EQ(s.loss_clip, 0.5);
+  c.feature_bound = 4;
+  s = Dpagd::settings(c);
+  EXPECT_DOUBLE_EQ(s.gradient_clip, 2.0);
+  EXPECT_DOUBLE_EQ(s.loss_clip, 2.0);
+  c.options = {{"gradient_clip", 3}, {"loss_clip", 3}, {"splits", 30}};
+  s = Dpagd::settings(c);
+  EXPECT_DOUBLE_EQ(s.gradient_clip, 3.0);
+  EXPECT_EQ(s.splits, 30);
+}
+
+void expect_refused(TrainingConfig c, const std::string& fragment) {
+  try {
+    Dpagd().plan(c);
+    ADD_FAILURE() << "accepted: " << fragment;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(DpagdSettings, BadArgumentsAreRefusedBeforeAnyData) {
+  const TrainingConfig ok = dpagd_config(100, 3, 0.1, 1e-8);
+  EXPECT_NO_THROW(Dpagd().plan(ok));
+  TrainingConfig c = ok;
+  c.delta = 0.0;
+  expect_refused(c, "needs delta > 0");
+  c.delta.reset();
+  expect_refused(c, "needs delta > 0");
+  c = ok;
+  c.epsilon.reset();
+  expect_refused(c, "needs epsilon");
+  for (const char* key : {"splits", "candidates", "tau", "gamma", "gradient_clip", "loss_clip", "alpha_max"}) {
+    c = ok;
+    c.options = {{key, 0}};
+    expect_refused(c, std::string("options.") + key);
+  }
+  c = ok;
+  c.options = {{"splits", 2.5}};
+  expect_refused(c, "options.splits");
+  c = ok;
+  c.options = {{"eta", -1}};
+  expect_refused(c, "options.eta");
+  c = ok;
+  c.options = {{"gradient_clip", "big"}};
+  expect_refused(c, "options.gradient_clip");
+  c = ok;
+  c.options = {{"coordinate_bound", 1}};
+  expect_refused(c, "unknown option");
+  c = ok;
+  c.radius = 1.0;
+  expect_refused(c, "radius");
+  c = ok;
+  c.schedule = "constant";
+  expect_refused(c, "schedule");
+}
+
+TEST(DpagdSettings, ArgumentChecksNeedNoFactOfTheData) {
+  TrainingConfig c = dpagd_config(0, 0, 0.1, 1e-8, 0);
+  EXPECT_NO_THROW(Dpagd().check_arguments(c));
+  c.delta = 0.0;
+  EXPECT_THROW(Dpagd().check_arguments(c), Error);
+  c = dpagd_config(0, 0, 0.1, 1e-8, 0);
+  c.options = {{"splits", 0}};
+  EXPECT_THROW(Dpagd().check_arguments(c), Error);
+}
+
+// DP-AGD with both noises scaled down to nothing: the passes can be checked
+// against the exact arithmetic. TEST ONLY.
+class NoiselessDpagd : public Dpagd {
+ protected:
+  double noise_factor() const override { return 1e-12; }
+};
+
+InMemoryData small_table() {
+  InMemoryData t;
+  for (int i = 0; i < 40; ++i) {
+    t.x.push_back({std::sin(i * 0.9), std::cos(i * 1.7) * 0.5, 0.3});
+    t.y.push_back(std::sin(i * 0.9) + 0.2 > 0 ? 1.0 : 0.0);
+  }
+  return t;
+}
+
+std::vector<double> run_pass(const Pass& p, const InMemoryData& t) {
+  std::vector<double> s = p.input;
+  for (std::size_t i = 0; i < t.x.size(); ++i) gradient_state::add_row(s.data(), t.x[i].data(), 3, t.y[i]);
+  return s;
+}
+
+TEST(DpagdRun, GradientPassThenOneLineSearchPassAtTheCandidatePoints) {
+  const InMemoryData t = small_table();
+  TrainingConfig c = dpagd_config(40, 3, 1.0, 1e-6);
+  c.seed = 1;
+  std::unique_ptr<dptrain::Run> run = start_run(c, std::make_shared<NoiselessDpagd>());
+  // 1. The clipped gradient at w = 0 (C_grad = 0.5, no loss sums).
+  std::optional<Pass> p = run->next();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(gradient_state::request_of(p->input.data()).gradient_clip, 0.5);
+  EXPECT_EQ(gradient_state::points(p->input.data()), 1);
+  const std::vector<double> g_state = run_pass(*p, t);
+  const std::vector<double> g = gradient_state::gradient_sum(g_state.data(), 0, 0);
+  run->accept(g_state.data(), g_state.size());
+  // 2. The line search: 21 points w - (j * 2 / 20) g / ||g||, losses clipped at C_obj = 0.5.
+  p = run->next();
+  ASSERT_TRUE(p);
+  const double* s = p->input.data();
+  ASSERT_EQ(gradient_state::points(s), 21);
+  EXPECT_EQ(gradient_state::request_of(s).loss_clip, 0.5);
+  const double norm = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+  for (int j = 0; j <= 20; ++j)
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(gradient_state::point(s, j, 0)[i], -(j * 0.1) * g[i] / norm, 1e-9);
+  const std::vector<double> ls = run_pass(*p, t);
+  int best = 0;
+  for (int j = 1; j <= 20; ++j)
+    if (gradient_state::loss_sum(ls.data(), j, 0) < gradient_state::loss_sum(ls.data(), best, 0)) best = j;
+  ASSERT_GT(best, 0);  // from w = 0 a step along -g descends
+  run->accept(ls.data(), ls.size());
+  // 3. The next gradient pass is at the chosen point.
+  p = run->next();
+  ASSERT_TRUE(p);
+  ASSERT_EQ(gradient_state::points(p->input.data()), 1);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(gradient_state::point(p->input.data(), 0, 0)[i], -(best * 0.1) * g[i] / norm, 1e-9);
+}
+
+InMemoryData sparse_problem(int n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-0.4, 0.4);
+  std::bernoulli_distribution flip(0.05);
+  InMemoryData t;
+  for (int i = 0; i < n; ++i) {
+    std::vector<double> x(6);
+    for (double& v : x) v = u(gen);
+    const bool positive = 3 * x[0] - 2 * x[1] > 0;
+    t.x.push_back(x);
+    t.y.push_back(positive != flip(gen) ? 1.0 : 0.0);
+  }
+  return t;
+}
+
+double accuracy(const Model& m, const InMemoryData& t) {
+  int correct = 0;
+  for (std::size_t i = 0; i < t.x.size(); ++i) {
+    double z = 0;
+    for (int j = 0; j < m.dim(); ++j) z += m.weights(0, j) * t.x[i][j];
+    correct += (z > 0) == (t.y[i] == 1.0);
+  }
+  return static_cast<double>(correct) / static_cast<double>(t.x.size());
+}
+
+// What the filter guarantees, from the released record: never more than rho,
+// and the run stopped only because the next mechanism could not be paid.
+void expect_filter_respected(const Model& m) {
+  const nlohmann::json& p = m.details["privacy"];
+  const double rho = p["rho"], spent = p["rho_spent"], nmax = p["rho_nmax"], ng = p["rho_ng_final"];
+  const double gamma = m.details["hyperparameters"]["gamma"];
+  EXPECT_LE(spent, rho * (1 + 1e-12));
+  EXPECT_LT(rho - spent, std::max({nmax, ng, gamma * ng}));
+  const long iterations = p["iterations"], searches = p["line_searches"], refinements = p["gradient_refinements"],
+             measured = p["gradient_measurements"];
+  // Every line search either stepped or was followed by a refinement (or by the stop).
+  EXPECT_GE(searches, iterations + refinements);
+  EXPECT_LE(searches, iterations + refinements + 1);
+  EXPECT_GE(measured, iterations);
+  EXPECT_LE(measured, iterations + 1);
+  EXPECT_LE(iterations, p["max_iterations"].get<long>());
+  EXPECT_LE(p["epsilon_of_rho_spent_cks"].get<double>(), p["epsilon_of_rho_spent_bun_steinke"].get<double>());
+  EXPECT_LE(p["epsilon_of_rho_spent_bun_steinke"].get<double>(), *m.epsilon * (1 + 1e-9));
+}
+
+Model train(TrainingConfig c, const InMemoryData& t, std::uint64_t order_seed) {
+  c.rows = t.rows();
+  c.dim = t.dim();
+  std::unique_ptr<dptrain::Run> run = start_run(c, std::make_shared<Dpagd>());
+  std::vector<std::int64_t> order(static_cast<std::size_t>(c.rows));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(order_seed));
+  return drive_in_memory(*run, t, order);
+}
+
+TEST(DpagdRun, ConvergesWithinTheBudgetAndIsDeterministicForASeed) {
+  const InMemoryData t = sparse_problem(1500, 7);
+  TrainingConfig c = dpagd_config(0, 0, 1.0, 1e-8);
+  c.seed = 21;
+  const Model a = train(c, t, 1);
+  const Model b = train(c, t, 2);  // another row order: the same sums
+  EXPECT_LT((a.weights - b.weights).cwiseAbs().maxCoeff(), 1e-9);
+  EXPECT_GT(accuracy(a, t), 0.85);  // 95% is the Bayes rate, 50% the majority
+  expect_filter_respected(a);
+  EXPECT_GT(a.details["privacy"]["iterations"].get<long>(), 10);
+  c.seed = 22;
+  EXPECT_GT((train(c, t, 1).weights - a.weights).cwiseAbs().maxCoeff(), 0);
+  c.seed.reset();
+  const Model secure = train(c, t, 1);
+  EXPECT_FALSE(secure.seeded);
+  expect_filter_respected(secure);
+  EXPECT_GT(accuracy(secure, t), 0.8);  // fresh noise every time: a safe margin above 50%
+}
+
+TEST(DpagdRun, AtTinyBudgetsTheFilterStopsAndRefinementsHappen) {
+  const InMemoryData t = sparse_problem(500, 3);
+  TrainingConfig c = dpagd_config(0, 0, 0.05, 1e-8);
+  long refinements = 0;
+  for (int seed = 1; seed <= 5; ++seed) {
+    c.seed = seed;
+    const Model m = train(c, t, 1);
+    expect_filter_respected(m);
+    refinements += m.details["privacy"]["gradient_refinements"].get<long>();
+  }
+  EXPECT_GT(refinements, 0);  // at this noise level some searches find no descent
+}
+
+TEST(DpagdRun, OneSplitCannotPayForALineSearch) {
+  // splits = 1, eps = 0.1, delta = 1e-8: eps_0 = 0.05, rho_nmax = 1.25e-3 > rho = 1.3535e-4;
+  // rho_ng = 0.0025 / 74.57 = 3.35e-5 <= rho: one gradient measurement, then the filter stops
+  // before the line search; the released model is the initial w = 0.
+  const InMemoryData t = sparse_problem(200, 5);
+  TrainingConfig c = dpagd_config(0, 0, 0.1, 1e-8);
+  c.options = {{"splits", 1}};
+  c.seed = 1;
+  const Model m = train(c, t, 1);
+  EXPECT_EQ(m.details["privacy"]["gradient_measurements"].get<long>(), 1);
+  EXPECT_EQ(m.details["privacy"]["line_searches"].get<long>(), 0);
+  EXPECT_EQ(m.weights.cwiseAbs().maxCoeff(), 0.0);
+  expect_filter_respected(m);
+}
+
+TEST(DpagdRun, OneVsAll) {
+  InMemoryData t;
+  for (int i = 0; i < 900; ++i) {
+    const int k = i % 3;
+    std::vector<double> x = {0.1, 0.1, 0.1};
+    x[k] = 0.8;
+    t.x.push_back(x);
+    t.y.push_back(k);
+  }
+  TrainingConfig c = dpagd_config(0, 0, 2.0, 1e-6, 3);
+  c.seed = 4;
+  const Model m = train(c, t, 1);
+  ASSERT_EQ(m.weights.rows(), 3);
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 3; ++j)
+      if (j != k) EXPECT_GT(m.weights(k, k), m.weights(k, j)) << "model " << k;
+  EXPECT_NEAR(m.details["privacy"]["score_sensitivity"].get<double>(), 1.5, 1e-12);
+  expect_filter_respected(m);
+}
+
+}  // namespace
+}  // namespace dptrain
