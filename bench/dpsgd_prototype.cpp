@@ -1,12 +1,12 @@
 // bench/dpsgd_prototype: the DP-SGD family (src/core/dpsgd) in memory on UCI Adult, loaded
 // exactly as `make demo` loads it (official split, rows with '?' dropped, one-hot + min-max,
 // rows scaled to norm 1; controller/lib/loader), logistic loss, (epsilon, delta) = (1, 1e-5),
-// expected lot 250, T = 10,000 lots (seed 004's setting).
+// expected lot 250, T = 10,000 lots (Mohapatra et al.'s setting).
 //
 //   build/bench/dpsgd_prototype [--data DIR] [--runs 5] [--experiments grid,wosm,adadp,lt,timing]
 //                               [--steps 10000] [--lot 250] [--epsilon 1] [--delta 1e-5] [--seed 1]
 //
-// grid    dpsgd over seed 004's public grid (alpha in {0.001 .. 1} x C in {0.1, 0.2, 0.5, 1})
+// grid    dpsgd over Mohapatra et al.'s public grid (alpha in {0.001 .. 1} x C in {0.1, 0.2, 0.5, 1})
 //         and dpadam over its C grid (alpha = 1e-3): mean test accuracy of `runs` runs per
 //         point. Picking the best point by TEST accuracy is the papers' non-private protocol
 //         (a reference, not a private result).

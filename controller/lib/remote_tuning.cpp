@@ -41,6 +41,7 @@ std::string tuning_controller_missing_privileges(PgConnection& conn, const Train
 TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
                                    const tuning::Grid& grid, bool show_progress) {
   validate_arguments(config);
+  tuning::check_tunable(config);
   tuning::expand(grid);
   make_algorithm(config.algorithm);  // fail before touching the server
   api_schema(conn);

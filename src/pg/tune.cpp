@@ -96,6 +96,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
     g.epochs.assign(epochs, epochs + nepochs);
     g.batch_sizes.assign(batches, batches + nbatches);
     dptrain::validate_arguments(c);
+    dptrain::tuning::check_tunable(c);
     dptrain::tuning::expand(g);
     s = session.release();
   });

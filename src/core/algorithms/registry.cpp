@@ -5,6 +5,7 @@
 #include "core/algorithms/bolton.h"
 #include "core/algorithms/bst14.h"
 #include "core/algorithms/dpagd.h"
+#include "core/algorithms/dpsgd.h"
 #include "core/algorithms/non_private.h"
 #include "core/algorithms/optimum_run.h"
 #include "core/algorithms/pfw.h"
@@ -15,8 +16,9 @@ namespace dptrain {
 namespace {
 
 // Implemented algorithms, and those of the roadmap that are not built yet.
-const std::vector<std::string> kImplemented = {"none", "bolton", "scs13", "bst14", "amp", "optimum", "pfw", "dpagd"};
-const std::vector<std::string> kPlanned = {"psgd", "dpsgd", "dpadam", "opdisc"};
+const std::vector<std::string> kImplemented = {"none",  "bolton", "scs13",      "bst14",  "amp",        "optimum", "pfw", "dpagd",
+                                               "dpsgd", "psgd",   "dpmomentum", "dpadam", "dpadamwosm", "adadp"};
+const std::vector<std::string> kPlanned = {"opdisc"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -41,6 +43,8 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "optimum") return std::make_unique<Optimum>();
   if (name == "pfw") return std::make_unique<Pfw>();
   if (name == "dpagd") return std::make_unique<Dpagd>();
+  for (const std::string& member : dpsgd_family())
+    if (name == member) return std::make_unique<DpSgdFamily>(name);
   if (std::find(kPlanned.begin(), kPlanned.end(), name) != kPlanned.end())
     fail(ErrorKind::NotImplemented, "algorithm \"" + name + "\" is not implemented yet", {},
          "Implemented algorithms: " + joined(kImplemented) + ".");

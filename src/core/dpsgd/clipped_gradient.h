@@ -1,4 +1,4 @@
-// The per-example gradient of DP-SGD (Abadi et al. 2016, Algorithm 1; seed 004 Alg. 2
+// The per-example gradient of DP-SGD (Abadi et al. 2016, Algorithm 1; Mohapatra et al. 2022 Alg. 2
 // lines 6-7) for K linear models trained together: one-vs-all over K classes (K = 1: one
 // binary model). The per-example gradient of row (x, c) is the whole K x d matrix
 //   G = [ l'(z_k) y_k x ]_k,  z_k = y_k <w_k, x>,  y_k = +1 if k is the row's class else -1,

@@ -4,11 +4,11 @@
 // consumes (one per call, both ADADP halves included). All arrays have n = K*d entries.
 //
 //   dpsgd       theta -= alpha_t g~, alpha_t = alpha or alpha / sqrt(t)
-//               (Abadi et al. 2016; seed 004 App. A.1)
-//   dpmomentum  v = m v + g~; theta -= alpha v (seed 004 App. A.1; no default m)
+//               (Abadi et al. 2016; Mohapatra et al. 2022 App. A.1)
+//   dpmomentum  v = m v + g~; theta -= alpha v (Mohapatra et al. 2022 App. A.1; no default m)
 //   dpadam      Adam (Kingma & Ba 2015) on g~: m = b1 m + (1-b1) g~, v = b2 v + (1-b2) g~^2,
 //               theta -= alpha (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + xi)
-//   dpadamwosm  Adam without the second moment (seed 004 Alg. 2 = App. J): m as in Adam,
+//   dpadamwosm  Adam without the second moment (Mohapatra et al. 2022 Alg. 2 = App. J): m as in Adam,
 //               theta -= alpha m / (1-b1^t), alpha the "effective step size"
 //               1e-3 / (sigma C / L + 1e-8), L the expected lot size
 //   adadp       Koskela & Honkela (AISTATS 2020), lots in pairs: the first lot's gradient at
@@ -34,7 +34,7 @@ std::string optimizer_name(OptimizerKind kind);
 StepDecay parse_step_decay(const std::string& name);  // "constant" | "inverse_sqrt"
 std::string step_decay_name(StepDecay decay);
 
-// seed 004 Alg. 2, line 3: 1e-3 / (sigma C / L + 1e-8).
+// Mohapatra et al. 2022 Alg. 2, line 3: 1e-3 / (sigma C / L + 1e-8).
 double adam_wosm_step_size(double noise_multiplier, double clip_norm, double expected_lot);
 
 // t >= 1 is the lot number.

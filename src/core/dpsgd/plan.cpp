@@ -47,12 +47,12 @@ double learning_rate(const DpSgdRequest& r, OptimizerKind kind, double sigma) {
     return *r.learning_rate;
   }
   switch (kind) {
-    case OptimizerKind::Adam: return 1e-3;  // Kingma & Ba's default, kept by seed 004
+    case OptimizerKind::Adam: return 1e-3;  // Kingma & Ba's default, kept by Mohapatra et al. 2022
     case OptimizerKind::AdamWosm: return adam_wosm_step_size(sigma, r.clip_norm, r.expected_lot);
     case OptimizerKind::Adadp: return 1e-3;  // Koskela & Honkela's eta0
     default:
       fail(ErrorKind::InvalidParameter, r.algorithm + " needs a learning rate", {},
-           "seed 004's grid: 0.001, 0.002, 0.005, ..., 1");
+           "Mohapatra et al.'s grid: 0.001, 0.002, 0.005, ..., 1");
   }
 }
 
@@ -71,7 +71,7 @@ DpSgdPlan plan_dpsgd(const DpSgdRequest& r) {
   require(kind != OptimizerKind::Adadp || r.steps % 2 == 0, "adadp needs an even number of lots",
           "its lots come in pairs (full step vs two half steps)");
   require(kind != OptimizerKind::Momentum || (r.momentum && *r.momentum >= 0 && *r.momentum < 1),
-          "dpmomentum needs a momentum m in [0, 1)", {}, "seed 004's grid: 0.5, 0.6, ..., 0.99");
+          "dpmomentum needs a momentum m in [0, 1)", {}, "Mohapatra et al.'s grid: 0.5, 0.6, ..., 0.99");
 
   DpSgdPlan p;
   p.sampling_rate = r.expected_lot / static_cast<double>(r.rows);

@@ -1,7 +1,7 @@
 // Planning a DP-SGD-family run from public inputs only (before any row is read): the
 // sampling rate, the noise multiplier and its privacy account, the optimizer's parameters
 // and the metadata the model records. Algorithms:
-//   dpsgd, dpmomentum, dpadam, dpadamwosm, adadp   seed 004 App. A / J; Koskela-Honkela 2020
+//   dpsgd, dpmomentum, dpadam, dpadamwosm, adadp   Mohapatra et al. 2022 App. A / J; Koskela-Honkela 2020
 //   psgd    P-SGD as in the AMP paper (Iyengar et al. 2019, Alg. 2): dpsgd with an optional
 //           projection onto ||w_k|| <= radius. Sound by default (Poisson lots, RDP-calibrated
 //           noise). closed_form_noise = true takes the paper's noise instead,
@@ -41,7 +41,7 @@ struct DpSgdRequest {
   StepDecay decay = StepDecay::Constant;
   std::optional<double> momentum;       // required for dpmomentum
   double beta1 = 0.9, beta2 = 0.999, xi = 1e-8;
-  std::optional<double> tolerance;      // ADADP tau; default sqrt(K d / (2 T)) (seed 004)
+  std::optional<double> tolerance;      // ADADP tau; default sqrt(K d / (2 T)) (Mohapatra et al. 2022)
   double radius = 0;
   double lambda = 0;
   bool closed_form_noise = false;       // psgd only: NOT accounted
@@ -63,7 +63,7 @@ struct DpSgdPlan {
 // adadp eta0 1e-3. Error(InvalidParameter) on anything inconsistent.
 DpSgdPlan plan_dpsgd(const DpSgdRequest& request);
 
-// The AMP paper's P-SGD noise (seed 000 Alg. 2, as a noise multiplier on the sum):
+// The AMP paper's P-SGD noise (Iyengar et al. 2019, Alg. 2, as a noise multiplier on the sum):
 // 4 q sqrt(T ln(1/delta)) / epsilon.
 double closed_form_psgd_noise_multiplier(double q, std::int64_t steps, double epsilon, double delta);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/dpsgd/lot_state.h"
+#include "core/dpsgd/poisson_lots.h"
 #include "core/engine/gradient_state.h"
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
@@ -44,6 +46,7 @@ class InMemoryDriver {
         std::shuffle(t.order.begin(), t.order.end(), *reshuffler_);
         return p.input;
       case PassKind::Split: return split(p.parts);
+      case PassKind::PoissonLots: return poisson_lots(p.input, t, p.rows);
     }
     fail(ErrorKind::Internal, "in-memory driver: unknown pass kind");
   }
@@ -76,6 +79,25 @@ class InMemoryDriver {
       }
     }
     epoch_state::flush(s.data());
+    return s;
+  }
+
+  // As dptrain.lot_rows into dptrain.dpsgd_lots: the lots current .. last of
+  // the state, drawn from its key by row number, rows in lot order, then finish.
+  std::vector<double> poisson_lots(std::vector<double> s, const Table& t, std::int64_t rows) const {
+    namespace ls = dpsgd::lot_state;
+    ls::validate(s.data(), s.size());
+    const auto n = static_cast<std::int64_t>(t.numbered.size());
+    if (rows != n || ls::rows(s.data()) != n || ls::dim(s.data()) != data_.dim())
+      fail(ErrorKind::Internal, "in-memory driver: the lot state does not match the table");
+    dpsgd::PoissonLots lots(ls::key(s.data()), n, ls::sampling_rate(s.data()));
+    const std::uint64_t last = ls::last_lot(s.data());
+    for (std::uint64_t lot = ls::current_lot(s.data()); lot <= last; ++lot)
+      for (std::int64_t row : lots.lot(lot)) {
+        const std::int64_t i = t.numbered[static_cast<std::size_t>(row - 1)];
+        ls::add_row(s.data(), x(i), static_cast<int>(y(i)), lot);
+      }
+    ls::finish(s.data());
     return s;
   }
 

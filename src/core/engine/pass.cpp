@@ -26,6 +26,7 @@ const char* pass_kind_name(PassKind kind) {
     case PassKind::Evaluate: return "evaluation";
     case PassKind::Reshuffle: return "reshuffle";
     case PassKind::Split: return "split";
+    case PassKind::PoissonLots: return "poisson lots";
   }
   return "unknown";
 }
@@ -60,6 +61,12 @@ std::string pass_sql(const Pass& pass, const std::string& table) {
       return "SELECT pg_catalog.array_cat($1::pg_catalog.float8[], "
              "pg_catalog.array_agg(s.rows::pg_catalog.float8 ORDER BY s.part)) "
              "FROM dptrain.training_split(" + literal(table) + ", " + std::to_string(pass.parts) + ") s";
+    case PassKind::PoissonLots:
+      // As SampledEpoch: value-per-call rows in lot order, then one marker
+      // row (x, y NULL) so that the aggregate ends every lot even if all are empty.
+      return "SELECT dptrain.dpsgd_lots((r).x, (r).y, (r).lot, $1::pg_catalog.float8[]) "
+             "FROM (SELECT dptrain.lot_rows($1::pg_catalog.float8[], " + literal(table) +
+             "::pg_catalog.regclass, " + std::to_string(pass.rows) + ") AS r) s";
   }
   fail(ErrorKind::Internal, "unknown pass kind");
 }

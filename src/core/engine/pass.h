@@ -42,6 +42,11 @@ enum class PassKind {
   // 0-based in the random order, goes to part r mod parts), each a prepared
   // table of its own. Input: none. Result: the parts' row counts.
   Split,
+  // Lots of DP-SGD (Poisson sampling, dpsgd/lot_state.h): dptrain.lot_rows
+  // streams the rows of lots current .. last (drawn from the state's key,
+  // fetched by row number) into dptrain.dpsgd_lots, which clips, noises and
+  // steps every lot. Many lots per query. Input and result: the lot state.
+  PoissonLots,
 };
 
 const char* pass_kind_name(PassKind kind);
@@ -50,7 +55,7 @@ struct Pass {
   PassKind kind = PassKind::SgdEpoch;
   int table = 0;               // 0 = the prepared table, p >= 1 = part p
   std::vector<double> input;   // $1
-  std::int64_t rows = 0;       // rows of that table (public; SampledEpoch needs it)
+  std::int64_t rows = 0;       // rows of that table (public; SampledEpoch, PoissonLots need it)
   int parts = 0;               // Split only
 };
 

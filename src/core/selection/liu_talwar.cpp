@@ -15,7 +15,7 @@ using privacy::show;
 void require_gamma_delta2(double gamma, double delta2) {
   if (!(gamma > 0 && gamma <= 1))
     fail(ErrorKind::InvalidParameter, "the stopping probability gamma must be in (0, 1]", "gamma = " + show(gamma),
-         "seed 004 uses gamma = 1 / (number of grid points)");
+         "Mohapatra et al. 2022 uses gamma = 1 / (number of grid points)");
   if (!(delta2 > 0 && delta2 < 1))
     fail(ErrorKind::InvalidParameter, "delta2 must be in (0, 1)", "delta2 = " + show(delta2));
 }

@@ -1,5 +1,5 @@
 // Private hyperparameter selection by random stopping (Liu & Talwar, "Private Selection
-// from Private Candidates", STOC 2019; the hard-stopping variant of seed 004 App. E).
+// from Private Candidates", STOC 2019; the hard-stopping variant of Mohapatra et al. 2022 App. E).
 //
 // Q(D) is one candidate: a uniformly random point of a public grid, trained with an
 // (eps1, delta1)-DP algorithm whose output INCLUDES the candidate's score (e.g. a noisy

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/algorithms/algorithm.h"
+#include "core/algorithms/dpsgd.h"
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
@@ -79,11 +80,21 @@ std::vector<std::int64_t> part_sizes(std::int64_t rows, int parts) {
   return sizes;
 }
 
-Tuner::Tuner(TrainingConfig config, Grid grid) : config_(std::move(config)), grid_(std::move(grid)) {
-  validate_arguments(config_);
-  if (config_.algorithm == "none")
+void check_tunable(const TrainingConfig& config) {
+  if (config.algorithm == "none")
     bad("private tuning needs a private algorithm; \"none\" is not private",
         "Tune a private algorithm (e.g. algorithm => 'bolton'); without privacy, tune on the data directly.");
+  const std::vector<std::string>& family = dpsgd_family();
+  if (std::find(family.begin(), family.end(), config.algorithm) != family.end())
+    fail(ErrorKind::NotImplemented, "dp_tune does not tune algorithm \"" + config.algorithm + "\" yet",
+         "Bolt-on's Algorithm 3 is analysed under replace-one adjacency with every candidate spending exactly "
+         "(epsilon, delta); the DP-SGD family is accounted under add/remove-one.",
+         "Train with dp_train at hyperparameters fixed in advance (docs/dpsgd.md).");
+}
+
+Tuner::Tuner(TrainingConfig config, Grid grid) : config_(std::move(config)), grid_(std::move(grid)) {
+  validate_arguments(config_);
+  check_tunable(config_);
   if (!config_.epsilon)
     bad("private tuning needs epsilon", "Pass epsilon => ... (and delta => ... for (epsilon, delta)-DP).");
   if (stops_on_data(config_))

@@ -57,6 +57,13 @@ struct Candidate {
 
 constexpr int kMaxCandidates = 100;
 
+// Throws Error(InvalidParameter) unless `config.algorithm` may be tuned by
+// Algorithm 3 (called before anything is charged or read). Refused: "none"
+// (not private) and the DP-SGD family, whose accounting is add/remove-one with
+// the accountant's epsilon (Algorithm 3's argument above is replace-one with
+// every candidate spending exactly (epsilon, delta)); docs/dpsgd.md §7.
+void check_tunable(const TrainingConfig& config);
+
 // The grid's candidates, lambda-major (then epochs, then batch size).
 // Throws Error(InvalidParameter) for empty lists, repeated values, values out
 // of range, or more than kMaxCandidates combinations.

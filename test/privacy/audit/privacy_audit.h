@@ -227,7 +227,9 @@ inline Result run_audit(const Scenario& s, const Neighbours& n, const Options& o
   seeded.seed = 2;
   if (!detail::same_plan(*plan, algorithm->plan(seeded)))
     throw std::logic_error("run_audit: the plan of \"" + s.name + "\" depends on the seed");
-  r.sensitivity = plan->privacy.value("sensitivity", 0.0);
+  // (A number for output perturbation; DP-SGD records a description.)
+  const auto recorded = plan->privacy.find("sensitivity");
+  r.sensitivity = recorded != plan->privacy.end() && recorded->is_number() ? recorded->get<double>() : 0.0;
   r.gap_bound = s.gap_bound ? s.gap_bound(*plan) : r.sensitivity;
   if (s.ceiling) r.ceiling = s.ceiling(*plan, r.claimed_delta);
   Scenario planned = s;

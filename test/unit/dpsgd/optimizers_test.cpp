@@ -68,7 +68,7 @@ TEST(Optimizers, AdamWithoutSecondMoment) {
 }
 
 TEST(Optimizers, AdamWosmEffectiveStepSize) {
-  // seed 004 Alg. 2 line 3: sigma 1.1, C 1, L 250: 1e-3 / (0.0044 + 1e-8) = 0.22727221;
+  // Mohapatra et al. 2022 Alg. 2 line 3: sigma 1.1, C 1, L 250: 1e-3 / (0.0044 + 1e-8) = 0.22727221;
   // sigma 4, C 0.5, L 100: 1e-3 / (0.02 + 1e-8) = 0.049999975.
   EXPECT_NEAR(adam_wosm_step_size(1.1, 1.0, 250), 0.22727221, 1e-8);
   EXPECT_NEAR(adam_wosm_step_size(4, 0.5, 100), 0.049999975, 1e-9);
