@@ -7,6 +7,8 @@
 # DPTRAIN_DATA, FASHION, FASHION_DIR).
 #
 #   accuracy_setup             build, cluster, database, data; sets DATASETS, MNIST_CLASSES, CLI, DB
+#   accuracy_cluster           build, cluster, database only (accuracy_setup's first half)
+#   accuracy_load DATASET      load one data set (adult, mnist, fashion, kdd, reuters) into DATASET, DATASET_test
 #   elapsed                    seconds since accuracy_setup, for progress lines
 #   sql "statement"            psql with errors fatal and warnings quiet
 #   grid DATASET TEST SCENARIO EPSILONS DELTA LAMBDAS RATES EPOCHS RUNS CLASSES [ALGORITHM [RADII [AVERAGING [OPTIONS]]]]
@@ -24,6 +26,23 @@
 # DATASETS, MNIST_CLASSES, CLI and DB are for the sourcing script.
 # shellcheck disable=SC2034
 accuracy_setup() {
+  accuracy_cluster
+  accuracy_load adult
+  accuracy_load mnist
+  DATASETS="adult mnist"
+  if [ -n "${FASHION:-}" ]; then
+    accuracy_load fashion
+    DATASETS="adult mnist fashion"
+  fi
+
+  echo "dataset,scenario,epsilon,delta,lambda,learning_rate,epochs,run,accuracy,seconds,algorithm,radius" > "$OUT/grid.csv"
+  echo "dataset,scenario,epsilon,delta,learning_rate,run,chosen_lambda,chosen_epochs,accuracy,seconds,algorithm,radius" > "$OUT/tuned.csv"
+}
+
+# Build, private install, throwaway cluster, database "accuracy" with the SQL
+# helpers of bench/bolton_accuracy.sql; sets CLI, DB, DATA, MNIST_CLASSES.
+# shellcheck disable=SC2034
+accuracy_cluster() {
   DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
   mkdir -p "$OUT"
   ACCURACY_START=$(date +%s)
@@ -37,23 +56,31 @@ accuracy_setup() {
   export PGDATABASE=accuracy
   CLI=build/dptrain
   DB="dbname=accuracy"
-
-  psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain" -f bench/bolton_accuracy.sql
-  "$CLI" load --db "$DB" --table adult --no-header --drop-missing --positive '>50K' \
-    --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" 2>/dev/null
-  "$CLI" load --db "$DB" --table mnist --project 50 --projection-seed 1 \
-    --test-rows "$DATA/splits/mnist10k.test_rows.txt.gz" "$DATA/mnist/t10k-images-idx3-ubyte.gz" 2>/dev/null
   MNIST_CLASSES="ARRAY['0','1','2','3','4','5','6','7','8','9']"
-  DATASETS="adult mnist"
-  if [ -n "${FASHION:-}" ]; then
-    local f=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
-    "$CLI" load --db "$DB" --table fashion --project 50 --projection-seed 1 \
-      --test-file "$f/t10k-images-idx3-ubyte.gz" "$f/train-images-idx3-ubyte.gz" 2>/dev/null
-    DATASETS="adult mnist fashion"
-  fi
+  psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain" -f bench/bolton_accuracy.sql
+}
 
-  echo "dataset,scenario,epsilon,delta,lambda,learning_rate,epochs,run,accuracy,seconds,algorithm,radius" > "$OUT/grid.csv"
-  echo "dataset,scenario,epsilon,delta,learning_rate,run,chosen_lambda,chosen_epochs,accuracy,seconds,algorithm,radius" > "$OUT/tuned.csv"
+# accuracy_load DATASET: tables DATASET and DATASET_test (y, x) with `dptrain load`.
+#   adult    UCI Adult, official split, one-hot + min-max, rows of norm 1
+#   mnist    MNIST-10k, seeded 80/20 split, Gaussian projection to 50 (seed 1), 10 classes
+#   fashion  Fashion-MNIST, official split, projected the same way (FASHION_DIR)
+#   kdd      KDD Cup 99 10%, seeded 80/20 split, +1 = normal (395,217 + 98,804 rows, 118 features)
+#   reuters  Reuters money-fx, official split (7,770 + 3,299 rows, 8,315 features)
+accuracy_load() {
+  case $1 in
+    adult) "$CLI" load --db "$DB" --table adult --no-header --drop-missing --positive '>50K' \
+             --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" 2>/dev/null ;;
+    mnist) "$CLI" load --db "$DB" --table mnist --project 50 --projection-seed 1 \
+             --test-rows "$DATA/splits/mnist10k.test_rows.txt.gz" "$DATA/mnist/t10k-images-idx3-ubyte.gz" 2>/dev/null ;;
+    fashion) local f=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
+             "$CLI" load --db "$DB" --table fashion --project 50 --projection-seed 1 \
+               --test-file "$f/t10k-images-idx3-ubyte.gz" "$f/train-images-idx3-ubyte.gz" 2>/dev/null ;;
+    kdd) "$CLI" load --db "$DB" --table kdd --positive normal \
+           --test-rows "$DATA/splits/kddcup99.test_rows.txt.gz" "$DATA/kddcup99/kddcup.data_10_percent.gz" 2>/dev/null ;;
+    reuters) "$CLI" load --db "$DB" --table reuters \
+               --test-file "$DATA/reuters_moneyfx/reuters.tst.gz" "$DATA/reuters_moneyfx/reuters.trn.gz" 2>/dev/null ;;
+    *) echo "accuracy_load: unknown dataset $1" >&2; return 1 ;;
+  esac
 }
 
 sql() { psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "$1"; }
