@@ -51,7 +51,7 @@ PG_CONFIG  ?= pg_config
 override with_llvm = no
 PG_CPPFLAGS = -Isrc -I/usr/include/eigen3
 PG_CXXFLAGS = -std=c++17 -O2 -fPIC -Wno-register
-SHLIB_LINK += $(CURDIR)/$(CORE_LIB) -lsodium -lstdc++ -lm
+SHLIB_LINK += $(CURDIR)/$(CORE_LIB) -lsodium $(shell pkg-config --libs cbc) -lstdc++ -lm
 # Track header dependencies of src/pg/*.cpp (PGXS leaves this off by default).
 override autodepend = yes
 $(OBJS): | $(CORE_LIB)

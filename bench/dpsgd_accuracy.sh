@@ -48,7 +48,7 @@ echo "config,run,accuracy,seconds,queries,steps,lot,sigma,epsilon" > "$OUT/runs.
 for config in $CONFIGS; do
   for run in $(seq 1 "$RUNS"); do
     start=$(date +%s.%N)
-    row=$(psql -X -At -F, -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "
+    row=$(PGOPTIONS="-c client_min_messages=warning" psql -X -At -F, -v ON_ERROR_STOP=1 -c "
       WITH m AS (SELECT * FROM dp_train('adult', 'y', 'x', $(args "$config"), name => 'b_${config}_$run', seed => $run))
       SELECT e.accuracy, (m.details->>'seconds')::float8, m.details->'queries', m.details->'privacy'->'steps',
              m.details->'hyperparameters'->'expected_lot', m.details->'privacy'->'noise_multiplier', m.epsilon

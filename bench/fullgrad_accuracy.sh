@@ -35,12 +35,15 @@ build/dptrain load --db dbname=fullgrad --table adult --no-header --drop-missing
 n=$(psql -X -At -c "SELECT count(*) FROM adult")
 echo "algorithm,epsilon,delta,config,run,accuracy,seconds,iterations" > "$OUT/results.csv"
 
-run() {  # algorithm epsilon delta config-label seed sql-args
-  psql -X -At -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "
-    WITH m AS (SELECT * FROM dp_train('adult', 'y', 'x', epsilon => $2, delta => $3, seed => $5, $6))
+run() {  # algorithm epsilon delta config-label seed sql-args (the name is the last argument's)
+  # Two statements: the outer query of dp_train's statement would not see the stored model.
+  local id
+  id=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT model_id FROM dp_train('adult', 'y', 'x', epsilon => $2,
+        delta => $3, seed => $5, $6)" 2>/dev/null)
+  psql -X -At -v ON_ERROR_STOP=1 -c "
     SELECT '$1', $2, $3, '$4', $5, round(e.accuracy::numeric, 5), round((d.details->>'seconds')::numeric, 2),
            coalesce(d.details->'privacy'->>'iterations', d.details->'hyperparameters'->>'iterations')
-    FROM m, dptrain.models d, LATERAL dp_evaluate(d.name, 'adult_test', 'y', 'x') e WHERE d.id = m.model_id" \
+    FROM dptrain.models d, LATERAL dp_evaluate(d.name, 'adult_test', 'y', 'x') e WHERE d.id = $id" \
     | tr '|' ',' >> "$OUT/results.csv"
 }
 

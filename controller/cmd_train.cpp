@@ -43,7 +43,7 @@ void register_train(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("train", "train a model on a table (one aggregate query per epoch)");
   add_run_options(cmd, *o, "training", "dp_train");
-  cmd->add_option("--algorithm", o->config.algorithm, "none | bolton | scs13 | bst14 | amp | optimum | pfw | dpagd")->capture_default_str();
+  cmd->add_option("--algorithm", o->config.algorithm, "none | bolton | scs13 | bst14 | amp | optimum | pfw | dpagd | opdisc")->capture_default_str();
   cmd->add_option("--epsilon", o->epsilon, "privacy budget epsilon");
   cmd->add_option("--delta", o->delta, "privacy parameter delta (0 = pure epsilon-DP)");
   cmd->add_option("--epochs", o->config.epochs, "passes over the data")->capture_default_str();

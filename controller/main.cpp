@@ -34,6 +34,10 @@ int main(int argc, char** argv) {
     if (!e.hint.empty()) std::cerr << "HINT:  " << e.hint << "\n";
     return 1;
   } catch (const dptrain::Error& e) {
+    if (dptrain::client::interrupted()) {  // e.g. OPDisc's solve, stopped in the controller
+      std::cerr << "dptrain: cancelled: " << e.what() << " (nothing was stored)\n";
+      return 130;
+    }
     std::cerr << "dptrain: error: " << e.what() << "\n";
     if (!e.detail().empty()) std::cerr << "DETAIL:  " << e.detail() << "\n";
     if (!e.hint().empty()) std::cerr << "HINT:  " << e.hint() << "\n";

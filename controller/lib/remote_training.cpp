@@ -110,6 +110,8 @@ std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& targe
 
 void drive_remote(PgConnection& conn, Run& run, const std::string& prepared, ProgressBar* bar) {
   int parts = 0;
+  // Ctrl-C also stops work the run does in the controller (OPDisc's solve).
+  run.set_interrupt_check([] { return interrupted(); });
   while (std::optional<Pass> p = run.next()) {
     if (p->kind == PassKind::Split) parts = p->parts;
     // The same SQL dp_train runs (decided by the core).

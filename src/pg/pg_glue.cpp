@@ -52,6 +52,9 @@ void capture_json(CoreError* out, const char* what) {
 }
 
 void report(const CoreError* err) {
+  // A core computation that stopped because a cancel was pending (it polls
+  // the flags, see drive_run): PostgreSQL reports the cancel itself.
+  CHECK_FOR_INTERRUPTS();
   ereport(ERROR, (errcode(err->sqlstate), errmsg("%s", err->message),
                   err->detail[0] ? errdetail("%s", err->detail) : 0,
                   err->hint[0] ? errhint("%s", err->hint) : 0));

@@ -123,6 +123,11 @@ ArrayType* weights_array(const dptrain::Model& m) {
 
 void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, bool show_data_dependent,
                const char* prefix) {
+  // Work a run does inside the backend between passes (OPDisc's MIP solve)
+  // polls the pending cancel/terminate flags; it never jumps (no
+  // CHECK_FOR_INTERRUPTS inside C++ frames): it stops and throws, and the
+  // glue's report() then lets PostgreSQL raise the cancel itself.
+  DPT_CORE({ run->set_interrupt_check([] { return InterruptPending && (QueryCancelPending || ProcDiePending); }); });
   for (;;) {
     CHECK_FOR_INTERRUPTS();
     bool more = false;

@@ -7,6 +7,7 @@
 #include "core/algorithms/dpagd.h"
 #include "core/algorithms/dpsgd.h"
 #include "core/algorithms/non_private.h"
+#include "core/algorithms/opdisc.h"
 #include "core/algorithms/optimum_run.h"
 #include "core/algorithms/pfw.h"
 #include "core/algorithms/scs13.h"
@@ -17,8 +18,8 @@ namespace {
 
 // Implemented algorithms, and those of the roadmap that are not built yet.
 const std::vector<std::string> kImplemented = {"none",  "bolton", "scs13",      "bst14",  "amp",        "optimum", "pfw", "dpagd",
-                                               "dpsgd", "psgd",   "dpmomentum", "dpadam", "dpadamwosm", "adadp"};
-const std::vector<std::string> kPlanned = {"opdisc"};
+                                               "dpsgd", "psgd",   "dpmomentum", "dpadam", "dpadamwosm", "adadp", "opdisc"};
+const std::vector<std::string> kPlanned = {};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -41,6 +42,7 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "bst14") return std::make_unique<Bst14>();
   if (name == "amp") return std::make_unique<Amp>();
   if (name == "optimum") return std::make_unique<Optimum>();
+  if (name == "opdisc") return std::make_unique<Opdisc>();
   if (name == "pfw") return std::make_unique<Pfw>();
   if (name == "dpagd") return std::make_unique<Dpagd>();
   for (const std::string& member : dpsgd_family())

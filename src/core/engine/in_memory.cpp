@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/algorithms/opdisc_groups.h"
 #include "core/dpsgd/lot_state.h"
 #include "core/dpsgd/poisson_lots.h"
 #include "core/engine/gradient_state.h"
@@ -46,6 +47,7 @@ class InMemoryDriver {
         std::shuffle(t.order.begin(), t.order.end(), *reshuffler_);
         return p.input;
       case PassKind::Split: return split(p.parts);
+      case PassKind::GroupedRows: return grouped_rows(p.input, t);
       case PassKind::PoissonLots: return poisson_lots(p.input, t, p.rows);
     }
     fail(ErrorKind::Internal, "in-memory driver: unknown pass kind");
@@ -115,6 +117,18 @@ class InMemoryDriver {
     for (std::int64_t i : t.order)
       packed_model::accumulate(model.data(), x(i), data_.dim(), static_cast<int>(y(i)), totals.data());
     return totals;
+  }
+
+  // As the GroupedRows statement (opdisc_groups.h has the layout).
+  std::vector<double> grouped_rows(const std::vector<double>& input, const Table& t) const {
+    if (input.size() != 1 || !(input[0] >= 0)) fail(ErrorKind::Internal, "in-memory driver: bad grouping input");
+    std::vector<std::vector<double>> xs;
+    std::vector<double> ys;
+    for (std::int64_t i : t.order) {
+      xs.push_back(data_.x[static_cast<std::size_t>(i)]);
+      ys.push_back(y(i));
+    }
+    return opdisc::group_rows(xs, ys, static_cast<long>(input[0]));
   }
 
   // As dptrain.training_split: part p gets the rows at positions r = p mod

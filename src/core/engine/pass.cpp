@@ -16,6 +16,23 @@ std::string literal(const std::string& s) {
   return out + "'";
 }
 
+// GroupedRows (see pass.h). Every name is schema-qualified and operators are
+// spelled OPERATOR(pg_catalog.op): the statement is safe under any search_path.
+std::string grouped_rows_sql(const std::string& table) {
+  return "WITH b AS (SELECT ARRAY(SELECT CASE WHEN u.v OPERATOR(pg_catalog.>=) 0.5 THEN 1 ELSE 0 END"
+         "::pg_catalog.float8 FROM pg_catalog.unnest(t.x) WITH ORDINALITY u(v, k) ORDER BY u.k) AS bx, t.x, t.y "
+         "FROM " + table + " t), "
+         "g AS (SELECT b.bx, pg_catalog.count(*) FILTER (WHERE b.y OPERATOR(pg_catalog.=) 1) AS pos, "
+         "pg_catalog.count(*) FILTER (WHERE b.y OPERATOR(pg_catalog.<>) 1) AS neg, "
+         "pg_catalog.count(*) FILTER (WHERE b.bx OPERATOR(pg_catalog.<>) b.x) AS changed FROM b GROUP BY b.bx) "
+         "SELECT pg_catalog.array_cat(ARRAY[(SELECT pg_catalog.count(*) FROM g)::pg_catalog.float8, "
+         "(SELECT COALESCE(pg_catalog.sum(g.changed), 0) FROM g)::pg_catalog.float8], "
+         "(SELECT COALESCE(pg_catalog.array_agg(e.v ORDER BY g.bx, e.k), '{}') FROM g, "
+         "pg_catalog.unnest(pg_catalog.array_cat(g.bx, ARRAY[g.pos, g.neg]::pg_catalog.float8[])) "
+         "WITH ORDINALITY e(v, k) "
+         "WHERE (SELECT pg_catalog.count(*) FROM g) OPERATOR(pg_catalog.<=) ($1::pg_catalog.float8[])[1]))";
+}
+
 }  // namespace
 
 const char* pass_kind_name(PassKind kind) {
@@ -26,6 +43,7 @@ const char* pass_kind_name(PassKind kind) {
     case PassKind::Evaluate: return "evaluation";
     case PassKind::Reshuffle: return "reshuffle";
     case PassKind::Split: return "split";
+    case PassKind::GroupedRows: return "grouped rows";
     case PassKind::PoissonLots: return "poisson lots";
   }
   return "unknown";
@@ -61,6 +79,7 @@ std::string pass_sql(const Pass& pass, const std::string& table) {
       return "SELECT pg_catalog.array_cat($1::pg_catalog.float8[], "
              "pg_catalog.array_agg(s.rows::pg_catalog.float8 ORDER BY s.part)) "
              "FROM dptrain.training_split(" + literal(table) + ", " + std::to_string(pass.parts) + ") s";
+    case PassKind::GroupedRows: return grouped_rows_sql(table);
     case PassKind::PoissonLots:
       // As SampledEpoch: value-per-call rows in lot order, then one marker
       // row (x, y NULL) so that the aggregate ends every lot even if all are empty.

@@ -42,6 +42,14 @@ enum class PassKind {
   // 0-based in the random order, goes to part r mod parts), each a prepared
   // table of its own. Input: none. Result: the parts' row counts.
   Split,
+  // The rows grouped by their binarized feature vector (x_j -> 1 if
+  // x_j >= 1/2, else 0), with the number of rows of class index 1 and of
+  // class index 0 in each group (OPDisc's oracle: algorithms/opdisc_groups.h).
+  // A GROUP BY, so it runs in parallel and distributes. Input: {max groups}.
+  // Result: {G, rows changed by the binarization, then per group in the
+  // order of the binarized vector: x_1..x_d, positives, negatives}; the
+  // groups are left out if G > max groups.
+  GroupedRows,
   // Lots of DP-SGD (Poisson sampling, dpsgd/lot_state.h): dptrain.lot_rows
   // streams the rows of lots current .. last (drawn from the state's key,
   // fetched by row number) into dptrain.dpsgd_lots, which clips, noises and

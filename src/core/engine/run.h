@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,11 +57,20 @@ class Run {
   virtual long progress_done() const = 0;
   virtual long progress_total() const = 0;
 
+  // The driver's interrupt flag (a cancel request, Ctrl-C): a run that does
+  // long work inside accept() or release() (OPDisc's MIP solve) polls it and
+  // stops, releasing nothing. The check must be cheap and must not throw or
+  // jump (inside the server it only reads the pending-cancel flags).
+  using InterruptCheck = std::function<bool()>;
+  void set_interrupt_check(InterruptCheck check) { interrupt_check_ = std::move(check); }
+
  protected:
   void report(std::string message, bool depends_on_data = false);
+  const InterruptCheck& interrupt_check() const { return interrupt_check_; }
 
  private:
   std::vector<Progress> progress_;
+  InterruptCheck interrupt_check_;
 };
 
 // Plans `config` with the algorithm it names and starts the run.

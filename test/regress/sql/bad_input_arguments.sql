@@ -31,7 +31,7 @@ INSERT INTO cases (what, sql) VALUES
   ('features not numbers', $$SELECT dp_train('bad_args', 'y', 't', algorithm => 'none')$$),
   ('label an array',       $$SELECT dp_train('bad_args', 'x', 'x', algorithm => 'none')$$),
   ('unknown algorithm',    $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'magic')$$),
-  ('planned algorithm',    $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'opdisc', epsilon => 1)$$),
+  ('opdisc without delta', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'opdisc', epsilon => 1)$$),
   ('unknown loss',         $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', loss => 'hinge')$$),
   ('unknown schedule',     $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', schedule => 'fast')$$),
   ('epochs = 0',           $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epochs => 0)$$),

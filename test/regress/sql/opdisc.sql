@@ -1,0 +1,61 @@
+-- OPDisc: objective perturbation for the 0/1 loss with an exact MIP oracle
+-- (docs/opdisc.md). Checked: the plan and metadata (sigma by hand), the
+-- grouping pass, that a seed reproduces a run, that the model fits
+-- separable binary data at a large epsilon, and the refusals.
+SET client_min_messages = warning;
+CREATE TABLE od AS
+SELECT i AS id,
+       ARRAY[i % 2, (i / 2) % 2, (i / 4) % 2, 1]::float8[] AS x,
+       (i % 2 = 1) AS y
+FROM generate_series(1, 400) i;
+
+-- d = 4: B = 2, K = 4, D = 2, G = 1;
+-- sigma = 7 G D^2 sqrt(ln(1/delta)) / (tau eps) = 7 * 4 * sqrt(ln 1e9) / 20
+--       = 28 * 4.5522814 / 20 = 6.373194.
+SELECT algorithm, epsilon, delta, details->'privacy'->'grid' AS grid,
+       round((details->'privacy'->>'sigma')::numeric, 6) AS sigma,
+       details->'privacy'->>'adjacency' AS adjacency, details->'privacy'->>'oracle' AS oracle,
+       details->>'randomness' AS randomness, array_length(weights, 1) AS d
+FROM dp_train('od', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9, name => 'od_a', seed => 5);
+
+-- The weights are grid points (integers, ||k||^2 <= 4), a seed reproduces
+-- the run, and the model separates the data (0 errors beat sigma = 6.4 on
+-- 400 rows).
+SELECT (SELECT weights FROM dptrain.models WHERE name = 'od_a') =
+       (SELECT weights FROM dp_train('od', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9,
+                                     name => 'od_b', seed => 5)) AS same_model;
+SELECT bool_and(w = round(w)) AS integers, sum(w * w) <= 4 AS in_ball
+FROM dptrain.models, unnest(weights) w WHERE name = 'od_a';
+SELECT accuracy, n FROM dp_evaluate('od_a', 'od', 'y', 'x');
+
+-- Options: a wider grid, tau (the classifier does not depend on it; sigma
+-- = 7 K sqrt(ln 1/delta) / eps with K = 9: 7 * 9 * 4.5522814 / 20 = 14.339686).
+SELECT details->'privacy'->'grid' AS grid, round((details->'privacy'->>'sigma')::numeric, 6) AS sigma,
+       details->'privacy'->'radius_D' AS radius
+FROM dp_train('od', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9, seed => 5,
+              options => '{"bound": 3, "norm_squared": 9, "tau": 0.5, "time_limit": 60}');
+
+-- Features other than 0/1 are binarized at 1/2 (a fixed function of each
+-- row); a reader is told how many rows changed.
+CREATE TABLE od_real AS SELECT id, ARRAY[x[1] * 0.9, x[2] * 0.3, x[3], x[4]]::float8[] AS x, y FROM od;
+SET client_min_messages = notice;
+SELECT count(*) FROM dp_train('od_real', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9, seed => 5,
+                              options => '{"time_limit": 60}') m WHERE m.algorithm = 'opdisc';
+SET client_min_messages = warning;
+
+-- Refusals, before anything is read or charged.
+\set VERBOSITY default
+SELECT dp_train('od', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 0);
+SELECT dp_train('od', 'y', 'x', algorithm => 'opdisc', epsilon => 1);
+SELECT dp_train('od', 'y', 'x', algorithm => 'opdisc', epsilon => 3, delta => 0.1);
+SELECT dp_train('od', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9, lambda => 0.1);
+SELECT dp_train('od', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9, options => '{"bound": 0}');
+-- labels: exactly two classes
+CREATE TABLE od3 AS SELECT id, x, (id % 3)::text AS y FROM od;
+SELECT dp_train('od3', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9, classes => ARRAY['0', '1', '2']);
+-- the exact oracle's limit on the dimension (a public fact)
+CREATE TABLE od_wide AS SELECT id, array_fill(1::float8, ARRAY[31]) AS x, y FROM od;
+SELECT dp_train('od_wide', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9);
+
+-- Nothing refused was stored: two named models and two unnamed ones.
+SELECT count(*) FROM dptrain.models WHERE algorithm = 'opdisc';
