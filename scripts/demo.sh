@@ -50,6 +50,11 @@ SELECT model_id, algorithm, epsilon, to_char(delta, '9.99EEEE') AS delta,
 FROM dp_train('adult', 'y', 'x', algorithm => 'bolton', epsilon => 0.1,
               delta => 1.0 / (SELECT count(*) FROM adult)^2,
               epochs => 5, learning_rate => 0.05, name => 'adult_eps_0.1');
+-- Hyperparameter-free AMP (Iyengar et al. 2019): epsilon and delta only, nothing to tune
+SELECT model_id, algorithm, epsilon, to_char(delta, '9.99EEEE') AS delta,
+       details->'privacy'->>'variant' AS variant
+FROM dp_train('adult', 'y', 'x', algorithm => 'amp', epsilon => 0.1,
+              delta => 1.0 / (SELECT count(*) FROM adult)^2, name => 'adult_amp_0.1');
 \echo
 \echo Test accuracy on the 15,060 rows of adult_test:
 SELECT m.name AS model, m.algorithm, m.epsilon, to_char(m.delta, '9.99EEEE') AS delta, round(e.accuracy::numeric, 4) AS test_accuracy,
