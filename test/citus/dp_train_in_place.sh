@@ -13,7 +13,8 @@
 #    combines the shard states); another seed gives another model;
 #  * algorithms with noise per batch or sampled rows are refused with 0A000
 #    before anything is charged to the ledger;
-#  * a distribution column that is the label is refused (22023);
+#  * a distribution column that is the label is refused (22023), one
+#    without a unique index is warned about;
 #  * AMP (exact gradient sums) gives the plain table's model up to rounding;
 #  * the non-private run reaches the plain table's accuracy.
 set -euo pipefail
@@ -38,6 +39,8 @@ remote=$(echo "$out" | grep "issuing" || true)
 [ -n "$remote" ] || fail "no remote command logged: $out"
 echo "$remote" | grep -q "worker_partial_agg" || fail "no partial aggregate on the workers: $remote"
 echo "$remote" | grep -q "dptrain.shuffle_key" || fail "the shards are not shuffled where they are: $remote"
+echo "$out" | grep -q 'WARNING:  the privacy guarantee on "public.pts" assumes that its distribution column "id" is a surrogate key' ||
+  fail "no warning for a distribution column without a unique index: $out"
 rowfetch=$(echo "$remote" | grep -i "SELECT" | grep -v "worker_partial_agg" | grep -v "count(\*)" || true)
 [ -z "$rowfetch" ] || fail "a command may fetch rows to the coordinator: $rowfetch"
 echo "ok: dp_train sent only counts and partial aggregates to the shards"
@@ -67,7 +70,11 @@ echo "$assumption" | grep -q "surrogate key" || fail "the assumption is not reco
 echo "ok: per-shard PSGD bound $d_dist = sequential $d_seq, $passes local passes, assumption recorded"
 
 # --- seeds reproduce -----------------------------------------------------------
-id2=$(train pts "epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 7" | tail -1)
+# (With a primary key on the distribution column the warning goes away.)
+sql "ALTER TABLE pts ADD PRIMARY KEY (id)" >/dev/null
+out2=$(train pts "epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 7")
+id2=$(echo "$out2" | tail -1)
+echo "$out2" | grep -q "WARNING:  the privacy guarantee" && fail "a warning despite the primary key: $out2"
 id3=$(train pts "epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 8" | tail -1)
 same=$(sql "SELECT max(abs(a.v - b.v)) <= 1e-12 FROM
               unnest((SELECT weights FROM dptrain.models WHERE id = $id)) WITH ORDINALITY a(v, j)
