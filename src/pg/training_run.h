@@ -67,6 +67,7 @@ struct DriveScratch {
   std::vector<double> input;
   std::vector<dptrain::Progress> progress;
   int parts = 0;  // parts made by Split passes (dropped by drop_run_tables)
+  int kind = 0;   // the current pass's PassKind, for its DEBUG1 timing
 };
 
 // The engine's SPI driver: executes the passes `run` asks for over the
