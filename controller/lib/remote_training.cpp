@@ -157,7 +157,7 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
 
   ProgressBar bar("training", show_progress ? static_cast<int>(run->progress_total()) : 0);
   drive_remote(conn, *run, shuffled, show_progress ? &bar : nullptr);
-  if (show_progress) bar.finish();
+  if (show_progress) bar.finish_at(static_cast<int>(run->progress_done()));
 
   TrainingOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
