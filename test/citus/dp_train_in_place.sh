@@ -120,4 +120,38 @@ n_plain=$(train pts_plain "algorithm => 'none', epochs => 3, learning_rate => 0.
 ad=$(acc "$n_dist"); ap=$(acc "$n_plain")
 sql "SELECT $ad >= $ap - 0.02 AND $ad > 0.8" | grep -q t || fail "non-private accuracy: distributed $ad, plain $ap"
 echo "ok: non-private accuracy distributed $ad, plain $ap"
+# --- dptrain train: in place, inside the server --------------------------------
+cli=$(build/dptrain train --table pts --label y --features x --epsilon 1 --epochs 2 --learning-rate 0.5 --seed 7 --json 2>&1) ||
+  fail "dptrain train on the distributed table failed: $cli"
+echo "$cli" | grep -q "distributed table: training in place" || true
+id_cli=$(echo "$cli" | tail -1 | sed -E 's/.*"model_id":([0-9]+).*/\1/')
+echo "$cli" | tail -1 | grep -q '"mode":"server"' || fail "dptrain train did not run in the server: $cli"
+same=$(sql "SELECT max(abs(a.v - b.v)) <= 1e-12 FROM
+              unnest((SELECT weights FROM dptrain.models WHERE id = $id)) WITH ORDINALITY a(v, j)
+              JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $id_cli)) WITH ORDINALITY b(v, j) USING (j)")
+[ "$same" = t ] || fail "dptrain train --seed 7 and dp_train seed 7 differ ($id_cli, $id)"
+err=$(build/dptrain train --table pts --label y --features x --epsilon 1 --controller 2>&1 || true)
+echo "$err" | grep -q "cannot train on the distributed table" || fail "--controller on a distributed table: $err"
+echo "ok: dptrain train trains the distributed table in place (same model as dp_train for the same seed)"
+
+# --- governance: a role with a budget but no read access -----------------------
+sql "CREATE ROLE reg_owner_$$ LOGIN" >/dev/null
+sql "CREATE ROLE reg_analyst_$$ LOGIN" >/dev/null
+sql "CREATE TABLE pts_gov (LIKE pts_plain)" >/dev/null
+sql "SELECT create_distributed_table('pts_gov', 'id', shard_count => 4)" >/dev/null
+sql "INSERT INTO pts_gov SELECT * FROM pts_plain" >/dev/null
+sql "ALTER TABLE pts_gov OWNER TO reg_owner_$$" >/dev/null
+as() { citus_psql coordinator -At -v VERBOSITY=verbose -c "SET ROLE $1" -c "$2" 2>&1; }
+as reg_owner_$$ "SELECT dp_grant_budget('pts_gov', 'reg_analyst_$$', 1.0, 1e-6)" >/dev/null
+err=$(as reg_analyst_$$ "SELECT count(*) FROM pts_gov" || true)
+echo "$err" | grep -q "permission denied" || fail "the analyst can read the table: $err"
+err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', algorithm => 'scs13', epsilon => 0.5, delta => 1e-7)" || true)
+echo "$err" | grep -q "0A000" || fail "scs13 for the analyst: $err"
+err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', epsilon => 2)" || true)
+echo "$err" | grep -qi "budget" || fail "over budget for the analyst: $err"
+ok=$(as reg_analyst_$$ "SELECT model_id FROM dp_train('pts_gov', 'y', 'x', epsilon => 0.5, epochs => 1)") ||
+  fail "dp_train with a budget on the distributed table: $ok"
+left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('pts_gov')" | tail -1)
+sql "SELECT abs($left - 0.5) < 1e-12" | grep -q t || fail "budget left $left, expected 0.5 (only the admitted run charged)"
+echo "ok: governance on the distributed table (no read access, refusals free, one charge of 0.5)"
 echo "dp_train_in_place: all ok"
