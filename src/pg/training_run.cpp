@@ -88,7 +88,7 @@ const double* run_array_query(const char* sql, const std::vector<double>& param,
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* c, RunIdentities* ids,
-               PreparedData* prep) {
+               PreparedData* prep, void (*before_charge)(void*), void* before_charge_arg) {
   *ids = decide_access(fcinfo, relid, label, features, *c);
   // Unknown / not implemented / arguments the plan would refuse: fail now,
   // before the charge below.
@@ -99,10 +99,6 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   // rows are copied, committed on its own: whatever happens next (an error,
   // a cancel, a rollback after the model was seen), it is paid for.
   // (Algorithm "none" with an epsilon is refused by its plan: no charge.)
-  if (c->epsilon && !c->seed && c->algorithm != "none")
-    ids->charge = ledger_reserve(*ids, make_run_charge(relid, prep->source_name, c->algorithm, c->epsilon, c->delta,
-                                                       false));
-  copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
   DPT_CORE({
     c->source = prep->source_name;
     c->rows = prep->rows;
@@ -110,6 +106,13 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
     c->classes.assign(prep->classes, prep->classes + prep->nclasses);
     c->classes_from_data = prep->classes_from_data;
   });
+  // The caller's plans from the public facts (dp_tune: every grid point's),
+  // so that arguments only the facts refuse cost nothing either.
+  if (before_charge) before_charge(before_charge_arg);
+  if (c->epsilon && !c->seed && c->algorithm != "none")
+    ids->charge = ledger_reserve(*ids, make_run_charge(relid, prep->source_name, c->algorithm, c->epsilon, c->delta,
+                                                       false));
+  copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
   if (prep->classes_from_data && c->algorithm != "none")
     ereport(NOTICE, (errmsg("the classes were read from the data"),
                      errdetail("The list of classes is outside the privacy guarantee."),

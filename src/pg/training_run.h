@@ -53,9 +53,11 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // which are filled into *config (source, rows, dim, classes). Says so in a
 // NOTICE when the classes were read from the data. `config` must live on the
 // heap (it survives an ERROR here). Requires SPI_connect().
+// `before_charge(arg)`, if given, runs once the facts are in *config and
+// before the charge (dp_tune plans its candidates there; it may ereport).
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* config, RunIdentities* ids,
-               struct PreparedData* prep);
+               struct PreparedData* prep, void (*before_charge)(void*) = nullptr, void* before_charge_arg = nullptr);
 
 // A released model's weights as SQL: float8[d] (binary) or float8[K][d].
 ArrayType* weights_array(const dptrain::Model& model);
