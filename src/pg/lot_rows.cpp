@@ -49,7 +49,8 @@ Datum dptrain_lot_rows(PG_FUNCTION_ARGS) {
   FuncCallContext* fc;
   if (SRF_IS_FIRSTCALL()) {
     if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table and rows must not be NULL")));
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table and rows must not be NULL"),
+                    errhint("dptrain.lot_rows is internal to the DP-SGD run of dp_train; train with dp_train (or dptrain train).")));
     fc = SRF_FIRSTCALL_INIT();
     MemoryContext old = MemoryContextSwitchTo(fc->multi_call_memory_ctx);
     int len = 0;

@@ -147,7 +147,8 @@ void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
   const int K = ndim == 2 ? ARR_DIMS(weights)[0] : 1;
   const int d = ndim == 2 ? ARR_DIMS(weights)[1] : (ndim == 1 ? ARR_DIMS(weights)[0] : 0);
   if (ARR_ELEMTYPE(weights) != FLOAT8OID || (ARR_HASNULL(weights) && array_contains_nulls(weights)) || d == 0)
-    ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("model %s has malformed weights", shown)));
+    ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("model %s has malformed weights", shown),
+                    errhint("The row of dptrain.models was edited outside dptrain; train the model again.")));
   const double* w = reinterpret_cast<const double*>(ARR_DATA_PTR(weights));
   std::vector<double>* packed = nullptr;
   DPT_CORE({

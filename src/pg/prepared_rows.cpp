@@ -51,15 +51,18 @@ ItemPointerData* map_row_numbers(Relation rel, Snapshot snapshot, TupleTableSlot
 
 void open_prepared_rows(FunctionCallInfo fcinfo, Oid relid, int64 rows, PreparedRows* r) {
   if (rows < 1 || static_cast<uint64>(rows) > MaxAllocSize / sizeof(ItemPointerData))
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("rows out of range")));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("rows out of range"),
+                    errhint("rows is the row count of the prepared training table.")));
   // The permutation path reads the table with the caller's rights through
   // the executor; here we read it directly, so check them ourselves.
   if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("permission denied for the training table")));
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("permission denied for the training table"),
+                    errhint("Ask the table owner for SELECT on it.")));
   r->rel = table_open(relid, AccessShareLock);
   if (r->rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP || RELATION_IS_OTHER_TEMP(r->rel))
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("not a dptrain prepared training table"),
-                    errdetail("Prepared training tables are temporary tables of this session.")));
+                    errdetail("Prepared training tables are temporary tables of this session."),
+                    errhint("Train with dp_train (or dptrain train); they prepare the table.")));
   TupleDesc desc = RelationGetDescr(r->rel);
   require_column(desc, 1, "i", INT8OID);
   require_column(desc, 2, "x", FLOAT8ARRAYOID);
@@ -88,7 +91,8 @@ void fetch_prepared_row(PreparedRows* r, int64 row) {
   slot_getsomeattrs(r->slot, 3);
   if (r->slot->tts_isnull[1] || r->slot->tts_isnull[2])
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("training row %lld has NULLs",
-                                                                   static_cast<long long>(row))));
+                                                                   static_cast<long long>(row)),
+                    errhint("Was the training table modified during training?")));
 }
 
 }  // namespace dptrain::pg
