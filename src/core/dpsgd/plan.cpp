@@ -32,7 +32,7 @@ void validate_shape(const DpSgdRequest& r) {
 void validate_arguments(const DpSgdRequest& r) {
   require(finite_positive(r.expected_lot), "the expected lot size must be > 0", "lot = " + show(r.expected_lot));
   require(finite_positive(r.clip_norm), "the clipping norm C must be a finite number > 0",
-          "C = " + show(r.clip_norm));
+          "C = " + show(r.clip_norm), "Pass options.clip_norm > 0 (default 1).");
   require(r.delta > 0 && r.delta < 1, "delta must be in (0, 1)", "delta = " + show(r.delta),
           "the RDP accountant gives (epsilon, delta)-DP with delta > 0");
   require(r.epsilon.has_value() != r.noise_multiplier.has_value(),
@@ -42,7 +42,8 @@ void validate_arguments(const DpSgdRequest& r) {
           "the noise multiplier must be a finite number > 0");
   require(std::isfinite(r.radius) && r.radius >= 0, "radius must be >= 0 (0 = no projection)");
   require(std::isfinite(r.lambda) && r.lambda >= 0, "lambda must be >= 0");
-  require(r.beta1 >= 0 && r.beta1 < 1 && r.beta2 >= 0 && r.beta2 < 1, "beta1 and beta2 must be in [0, 1)");
+  require(r.beta1 >= 0 && r.beta1 < 1 && r.beta2 >= 0 && r.beta2 < 1, "beta1 and beta2 must be in [0, 1)", {},
+          "Adam's defaults are beta1 = 0.9, beta2 = 0.999.");
   require(std::isfinite(r.xi) && r.xi >= 0, "xi must be >= 0");
   require(!r.closed_form_noise || (r.algorithm == "psgd" && r.epsilon),
           "closed-form noise is only for algorithm psgd with a target epsilon");

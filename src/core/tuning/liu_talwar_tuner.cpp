@@ -176,6 +176,7 @@ void LiuTalwarTuner::accept_score(const double* totals, std::size_t len) {
   if (correct < 0 || correct > rows) fail(ErrorKind::Internal, "impossible number of correct predictions");
   // Laplace(1 / eps_s) on a count of sensitivity 1: eps_s-DP, part of this candidate's output.
   const double score = selection::noisy_count_score(correct, split_.score_epsilon, rng_);
+  trace_.emplace_back(point_, score);
   const std::int64_t before = stopping_.best_run();
   stopping_.record(score, rng_);
   if (stopping_.best_run() != before) {  // this run is the new best (ties: the earlier stays)

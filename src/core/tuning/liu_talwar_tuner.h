@@ -33,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/engine/run.h"
@@ -85,6 +86,8 @@ class LiuTalwarTuner : public Run {
   std::size_t chosen_point() const { return chosen_point_; }
   // Tests only (not released): how many candidates ran.
   std::int64_t candidates_run() const { return stopping_.candidates_run(); }
+  // Tests only (not released): every run's grid point and noisy score, in order.
+  const std::vector<std::pair<std::size_t, double>>& trace() const { return trace_; }
 
  private:
   enum class Awaiting { Nothing, Candidate, Score };
@@ -105,6 +108,7 @@ class LiuTalwarTuner : public Run {
   std::size_t best_point_ = 0;
   double best_score_ = 0;
   std::size_t chosen_point_ = 0;
+  std::vector<std::pair<std::size_t, double>> trace_;
   long runs_done_ = 0;
   Awaiting awaiting_ = Awaiting::Nothing;
   bool released_ = false;

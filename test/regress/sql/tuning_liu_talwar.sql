@@ -4,6 +4,7 @@
 -- (epsilon, delta) recorded and charged once before anything runs, what the
 -- model records (and what it does not), and the error paths with their
 -- SQLSTATE and hint -- none of which charges anything.
+\getenv abs_srcdir PG_ABS_SRCDIR
 \set try_sql :abs_srcdir '/sql/include/try.sql'
 \i :try_sql
 CREATE TABLE lt_sep AS
@@ -17,7 +18,7 @@ FROM generate_series(1, 1000) i;
 CREATE FUNCTION lt_record(details jsonb) RETURNS TABLE (
     method text, grid jsonb, grid_points int, chosen_point jsonb, gamma float8, max_candidates int,
     delta2 float8, candidate_epsilon numeric, candidate_delta text, training_epsilon numeric,
-    score_epsilon numeric, bound_within boolean, candidate_adjacency text, has_seconds boolean)
+    score_epsilon numeric, bound_within boolean, candidate_adjacency boolean, has_seconds boolean)
 LANGUAGE sql AS $$
   SELECT details->'tuning'->>'method', details->'tuning'->'grid', (details->'tuning'->>'grid_points')::int,
          details->'tuning'->'chosen'->'point', (details->'privacy'->>'gamma')::float8,

@@ -166,23 +166,30 @@ double accuracy(const Model& m, const InMemoryData& d) {
   return static_cast<double>(correct) / static_cast<double>(d.x.size());
 }
 
-TEST(LiuTalwarTuner, EndToEndInMemoryPicksTheGoodPointAndRecordsTheTotal) {
+TEST(LiuTalwarTuner, EndToEndInMemoryReleasesTheBestScoredRunAndRecordsTheTotal) {
   const InMemoryData data = separable(2000, 3);
   TrainingConfig c = dpsgd_config(data.rows());
   c.epsilon = 3.0;
   c.seed = 17;
   c.name = "tuned";
-  // A learning rate that cannot move the model (1e-9: accuracy ~ chance) and a good one.
-  const ParameterGrid grid = ParameterGrid::parse(nlohmann::json::parse(R"({"learning_rate": [1e-9, 1.0]})"));
-  LiuTalwarTuner t(c, grid, 0.1);  // expected 10 candidates: both points are tried
+  const ParameterGrid grid = ParameterGrid::parse(nlohmann::json::parse(R"({"learning_rate": [0.1, 1.0]})"));
+  // gamma = 1/20: about 20 candidates are expected (P(only one) = 1/20; with this fixed
+  // seed the search runs several, checked below), so both points are tried.
+  LiuTalwarTuner t(c, grid, 0.05);
   for (std::size_t i = 0; i < 2; ++i) {
     const TrainingPlan p = make_algorithm("dpsgd")->plan(t.candidate_config(i));
     EXPECT_LE(*p.epsilon, t.split().training_epsilon * (1 + 1e-9));
     EXPECT_EQ(*p.delta, t.split().search.candidate_delta);
   }
   const Model m = drive_in_memory(t, data);
+  // The released candidate is the best-scored run (ties: the earliest), its point and score recorded.
+  ASSERT_EQ(static_cast<std::int64_t>(t.trace().size()), t.candidates_run());
   EXPECT_GE(t.candidates_run(), 2);
-  EXPECT_EQ(t.chosen_point(), 1u);
+  std::size_t best = 0;
+  for (std::size_t r = 1; r < t.trace().size(); ++r)
+    if (t.trace()[r].second > t.trace()[best].second) best = r;
+  EXPECT_EQ(t.chosen_point(), t.trace()[best].first);
+  EXPECT_EQ(m.details.at("tuning").at("chosen").at("noisy_correct").get<double>(), t.trace()[best].second);
   EXPECT_GT(accuracy(m, data), 0.85);
   EXPECT_EQ(*m.epsilon, 3.0);  // the total of the search, what the ledger charges
   EXPECT_EQ(*m.delta, 1e-5);
@@ -190,11 +197,11 @@ TEST(LiuTalwarTuner, EndToEndInMemoryPicksTheGoodPointAndRecordsTheTotal) {
   const nlohmann::json& p = m.details.at("privacy");
   EXPECT_LE(p.at("bound").at("epsilon").get<double>(), 3.0 * (1 + 1e-12));
   EXPECT_LE(p.at("bound").at("delta").get<double>(), 1e-5 * (1 + 1e-12));
-  EXPECT_EQ(p.at("gamma"), 0.1);
+  EXPECT_EQ(p.at("gamma"), 0.05);
   EXPECT_EQ(p.at("max_candidates"), t.split().search.max_candidates);
   const nlohmann::json& tuning = m.details.at("tuning");
   EXPECT_EQ(tuning.at("method"), "liu_talwar");
-  EXPECT_EQ(tuning.at("chosen").at("point").at("learning_rate"), 1.0);
+  EXPECT_EQ(tuning.at("chosen").at("point"), grid.point(t.chosen_point()));
   // What is not released: the number of candidates run, the other scores, the time.
   EXPECT_FALSE(m.details.contains("seconds"));
   EXPECT_EQ(m.details.dump().find("candidates_run"), std::string::npos);
