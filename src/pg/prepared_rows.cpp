@@ -95,4 +95,33 @@ void fetch_prepared_row(PreparedRows* r, int64 row) {
                     errhint("Was the training table modified during training?")));
 }
 
+SampledPassArguments sampled_pass_arguments(FunctionCallInfo fcinfo, const char* fn, const char* state_name) {
+  if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table and rows must not be NULL"),
+                    errhint("%s is internal to dp_train; train with dp_train (or dptrain train).", fn)));
+  SampledPassArguments a{};
+  a.state = float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &a.state_length, state_name);
+  a.relid = PG_GETARG_OID(1);
+  a.rows = PG_GETARG_INT64(2);
+  return a;
+}
+
+TupleDesc sampled_pass_result_type(FunctionCallInfo fcinfo, const char* fn) {
+  TupleDesc out;
+  if (get_call_result_type(fcinfo, nullptr, &out) != TYPEFUNC_COMPOSITE) elog(ERROR, "%s must return a row type", fn);
+  return BlessTupleDesc(out);
+}
+
+Datum sampled_pass_row(TupleDesc desc, int64 tag, const PreparedRows* r) {
+  Datum values[3] = {Int64GetDatum(tag), r->slot->tts_values[1], r->slot->tts_values[2]};
+  bool nulls[3] = {false, false, false};
+  return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+}
+
+Datum sampled_pass_marker(TupleDesc desc, int64 tag) {
+  Datum values[3] = {Int64GetDatum(tag), 0, 0};
+  bool nulls[3] = {false, true, true};
+  return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+}
+
 }  // namespace dptrain::pg

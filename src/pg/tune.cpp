@@ -191,7 +191,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
-                         args.name, &s->config, &ids, &prep, plan_candidates, s);
+                         args.name, &s->config, &ids, &prep, false, plan_candidates, s);
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
   // 4. holdout: the l + 1 disjoint parts, every candidate on its own part,
