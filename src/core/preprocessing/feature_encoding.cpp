@@ -73,7 +73,7 @@ FeatureEncoding::FeatureEncoding(std::vector<EncodedColumn> columns, RowNormaliz
     : columns_(std::move(columns)), normalization_(normalization) {
   if (columns_.empty()) bad("no feature columns", "Pass features => ARRAY['column', ...].");
   if (normalization_ == RowNormalization::None)
-    bad("encoded rows must be normalized", "Use normalize => 'l2' (default) or 'clip'.");
+    bad("encoded rows must be normalized", "Use normalization => 'l2' (default) or 'clip'.");
   std::set<std::string> names;
   long dim = 0;
   for (const EncodedColumn& c : columns_) {
