@@ -76,6 +76,7 @@ struct DriveScratch {
   std::vector<double> input;
   std::vector<dptrain::Progress> progress;
   int parts = 0;  // parts made by Split passes (dropped by drop_run_tables)
+  int kind = 0;   // the current pass's PassKind, for its DEBUG1 timing
   // Set: the passes read this distributed source in place (no prepared table).
   std::optional<dptrain::distributed::Source> source;
 };

@@ -128,16 +128,15 @@ ad=$(acc "$n_dist"); ap=$(acc "$n_plain")
 sql "SELECT $ad >= $ap - 0.02 AND $ad > 0.8" | grep -q t || fail "non-private accuracy: distributed $ad, plain $ap"
 echo "ok: non-private accuracy distributed $ad, plain $ap"
 # --- dptrain train: in place, inside the server --------------------------------
-cli=$(build/dptrain train --table pts --label y --features x --epsilon 1 --epochs 2 --learning-rate 0.5 --seed 7 --json 2>&1) ||
+cli=$("${DPTRAIN_CLI:-build/dptrain}" train --table pts --label y --features x --epsilon 1 --epochs 2 --learning-rate 0.5 --seed 7 --json 2>&1) ||
   fail "dptrain train on the distributed table failed: $cli"
-echo "$cli" | grep -q "distributed table: training in place" || true
 id_cli=$(echo "$cli" | tail -1 | sed -E 's/.*"model_id":([0-9]+).*/\1/')
 echo "$cli" | tail -1 | grep -q '"mode":"server"' || fail "dptrain train did not run in the server: $cli"
 same=$(sql "SELECT max(abs(a.v - b.v)) <= 1e-12 FROM
               unnest((SELECT weights FROM dptrain.models WHERE id = $id)) WITH ORDINALITY a(v, j)
               JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $id_cli)) WITH ORDINALITY b(v, j) USING (j)")
 [ "$same" = t ] || fail "dptrain train --seed 7 and dp_train seed 7 differ ($id_cli, $id)"
-err=$(build/dptrain train --table pts --label y --features x --epsilon 1 --controller 2>&1 || true)
+err=$("${DPTRAIN_CLI:-build/dptrain}" train --table pts --label y --features x --epsilon 1 --controller 2>&1 || true)
 echo "$err" | grep -q "cannot train on the distributed table" || fail "--controller on a distributed table: $err"
 echo "ok: dptrain train trains the distributed table in place (same model as dp_train for the same seed)"
 
