@@ -138,6 +138,7 @@ SELECT * FROM lt_try($$algorithm => 'bolton', epsilon => 1, delta => 1e-6, metho
 SELECT count(*) = (SELECT n FROM lt_before) AS nothing_stored FROM dptrain.models;
 
 DELETE FROM dptrain.models WHERE details->'tuning'->>'method' = 'liu_talwar';
+DELETE FROM dptrain.ledger WHERE source_name = 'public.lt_sep';
 DROP FUNCTION lt_try(text);
 DROP FUNCTION lt_record(jsonb);
 DROP TABLE lt_sep;
