@@ -93,7 +93,7 @@ const double* run_array_query(const char* sql, const std::vector<double>& param,
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* c, RunIdentities* ids,
-               PreparedData* prep, bool in_place) {
+               PreparedData* prep, bool in_place, void (*before_charge)(void*), void* before_charge_arg) {
   PhaseClock clock;
   clock.start();
   *ids = decide_access(fcinfo, relid, label, features, *c);
@@ -120,6 +120,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
       dptrain::distributed::check(*c);
     }
   });
+  // The caller's plans from the public facts (dp_tune: every grid point's),
+  // so that arguments only the facts refuse cost nothing either.
+  if (before_charge) before_charge(before_charge_arg);
   // A private run is charged once the public facts are known and before its
   // rows are copied, committed on its own: whatever happens next (an error,
   // a cancel, a rollback after the model was seen), it is paid for.
