@@ -51,7 +51,8 @@ CREATE FUNCTION @extschema@.dp_tune(
     averaging     boolean  DEFAULT false,
     reshuffle     boolean  DEFAULT false,
     radius        float8   DEFAULT NULL,
-    options       jsonb    DEFAULT '{}')
+    options       jsonb    DEFAULT '{}',
+    intercept     boolean  DEFAULT NULL)
 RETURNS dptrain.tuned_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_tune' LANGUAGE C VOLATILE
 -- As dp_train: SECURITY INVOKER, identities switched step by step in C

@@ -23,6 +23,9 @@ struct PreparedData {
   Oid feature_elem;
   const char* x;          // quoted column names
   const char* y;
+  // > 0: copy the rows as (x clipped to intercept_bound, intercept) (training/intercept.h)
+  double intercept = 0;
+  double intercept_bound = 0;
 };
 
 // Requires SPI_connect(). `declared_classes` may be NULL (then the classes

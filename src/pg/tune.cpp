@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/training/intercept.h"
 #include "core/tuning/private_tuning.h"
 #include "models.h"
 #include "training_data.h"
@@ -28,13 +29,13 @@ struct TuneSession {
 
 enum Arg {
   kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLambdas, kEpochs, kBatchSizes, kLearningRate,
-  kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kArgCount
+  kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kIntercept, kArgCount
 };
 
 const char* arg_name(int i) {
   static const char* names[] = {"source", "label", "features", "algorithm", "loss", "epsilon", "delta",
                                 "lambdas", "epochs", "batch_sizes", "learning_rate", "name", "seed", "classes",
-                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options"};
+                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options", "intercept"};
   return names[i];
 }
 
@@ -78,7 +79,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
 
   dptrain::pg::RunArguments args;
   dptrain::pg::read_run_arguments(fcinfo, {kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
-                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions},
+                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kIntercept},
                                   &args);
   int nlambdas = 0, nepochs = 0, nbatches = 0;
   const double* lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &nlambdas, "lambdas");
@@ -112,7 +113,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
                          args.name, &s->config, &ids, &prep);
 
   // 4. Every candidate's plan, for its part size, from public inputs only.
-  DPT_CORE({ s->tuner = std::make_unique<dptrain::tuning::Tuner>(s->config, s->grid); });
+  DPT_CORE({ s->tuner = std::make_unique<dptrain::tuning::Tuner>(dptrain::intercept::planned_config(s->config), s->grid); });
   for (const std::string& w : s->tuner->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
   // 5. The l + 1 disjoint parts, every candidate on its own part, its
@@ -129,7 +130,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   // 6. The exponential mechanism; the chosen model stored and charged like dp_train's.
   const double seconds = dptrain::pg::seconds_since(start);
   DPT_CORE({
-    s->model = s->tuner->release(seconds);
+    s->model = dptrain::intercept::released_model(s->tuner->release(seconds), s->config);
     s->json = s->model.to_json().dump();
   });
   const int64 id = dptrain::pg::store_model_json(s->json.c_str(), ids, relid, prep.source_name);
