@@ -16,7 +16,16 @@ void run(RunOptions& o, const CLI::App& cmd) {
   client::PgConnection conn(o.db);
   o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
   const bool progress = !o.json;
-  const bool server = use_server(
+  // A Citus hash-distributed table trains in place, inside the server
+  // (docs/distributed.md section 9): the controller would copy every row.
+  const bool distributed = client::is_distributed_table(conn, o.target.table);
+  if (distributed && o.controller)
+    throw client::PgError("controller mode cannot train on the distributed table " + o.target.table, "0A000", {},
+                          "Drop --controller: dp_train trains it in place, shard by shard.");
+  if (distributed && !o.json)
+    std::cerr << "NOTICE:  " << o.target.table << " is a distributed table: training in place inside the server "
+              << "(dp_train)\n";
+  const bool server = distributed || use_server(
       o, [&] { return client::controller_missing_privileges(conn, o.target, c); }, "training", "dp_train");
   const client::TrainingOutcome r = server ? client::train_in_server(conn, o.target, c)
                                            : client::train_with_controller(conn, o.target, c, progress);

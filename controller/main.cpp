@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "cli_hints.h"
 #include "core/error.h"
 #include "pg_connection.h"
 
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
     if (!e.sqlstate.empty()) std::cerr << " (SQLSTATE " << e.sqlstate << ")";
     std::cerr << "\n";
     if (!e.detail.empty()) std::cerr << "DETAIL:  " << e.detail << "\n";
-    if (!e.hint.empty()) std::cerr << "HINT:  " << e.hint << "\n";
+    if (!e.hint.empty()) std::cerr << "HINT:  " << dptrain::client::cli_syntax(e.hint) << "\n";
     return 1;
   } catch (const dptrain::Error& e) {
     if (dptrain::client::interrupted()) {  // e.g. OPDisc's solve, stopped in the controller
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
     }
     std::cerr << "dptrain: error: " << e.what() << "\n";
     if (!e.detail().empty()) std::cerr << "DETAIL:  " << e.detail() << "\n";
-    if (!e.hint().empty()) std::cerr << "HINT:  " << e.hint() << "\n";
+    if (!e.hint().empty()) std::cerr << "HINT:  " << dptrain::client::cli_syntax(e.hint()) << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "dptrain: error: " << e.what() << "\n";

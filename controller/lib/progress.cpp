@@ -23,6 +23,12 @@ void ProgressBar::update(int done) {
   std::fflush(stderr);
 }
 
+void ProgressBar::finish_at(int done) {
+  if (done > 0 && done < total_) total_ = done;
+  update(done);
+  finish();
+}
+
 void ProgressBar::finish() {
   if (enabled_) std::fprintf(stderr, "\n");
 }

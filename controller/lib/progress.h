@@ -11,6 +11,9 @@ class ProgressBar {
   ProgressBar(std::string label, int total);
   void update(int done);  // redraws "label [#####.....] done/total  elapsed"
   void finish();          // ends the line
+  // Ends the line at `done` steps: a run that stops before its budget of steps
+  // (AMP, DP-AGD, tolerance) shows done/done, not done/budget.
+  void finish_at(int done);
   bool enabled() const { return enabled_; }
 
  private:

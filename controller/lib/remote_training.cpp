@@ -95,6 +95,15 @@ std::string controller_missing_privileges(PgConnection& conn, const TrainingTarg
   return r.get(0, 0);
 }
 
+bool is_distributed_table(PgConnection& conn, const std::string& table) {
+  PgResult citus = conn.exec("SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus'", {});
+  if (citus.rows() == 0) return false;
+  PgResult r = conn.exec("SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass "
+                         "AND partmethod = 'h'",
+                         {table});
+  return r.rows() == 1;
+}
+
 std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& target, TrainingConfig& config) {
   PgResult prep = conn.exec(
       "SELECT shuffled, rows, dim, classes, classes_from_data, source_name "
@@ -163,7 +172,7 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
 
   ProgressBar bar("training", show_progress ? static_cast<int>(run->progress_total()) : 0);
   drive_remote(conn, *run, shuffled, show_progress ? &bar : nullptr);
-  if (show_progress) bar.finish();
+  if (show_progress) bar.finish_at(static_cast<int>(run->progress_done()));
 
   TrainingOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -71,6 +71,11 @@ class NamedCall {
 // %.17g: a double as text that reads back exactly.
 std::string exact_number(double v);
 
+// True if `table` (resolved) is a Citus hash-distributed table: `dptrain
+// train` then runs dp_train, which trains it in place (docs/distributed.md
+// section 9); the controller would copy its rows.
+bool is_distributed_table(PgConnection& conn, const std::string& table);
+
 // Building blocks shared with `dptrain tune` (remote_tuning.h):
 // dptrain.training_prepare for `target`: fills the public facts of `config`
 // (rows, dim, classes, source) and returns the shuffled temp table's name.

@@ -59,7 +59,7 @@ TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& tar
 
   ProgressBar bar("tuning", show_progress ? static_cast<int>(tuner.progress_total()) : 0);
   drive_remote(conn, tuner, shuffled, show_progress ? &bar : nullptr);
-  if (show_progress) bar.finish();
+  if (show_progress) bar.finish_at(static_cast<int>(tuner.progress_done()));
 
   TuningOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

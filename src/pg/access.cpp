@@ -36,7 +36,8 @@ Oid function_owner(FunctionCallInfo fcinfo) {
 Oid relation_owner(Oid relid) {
   HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
   if (!HeapTupleIsValid(tuple))
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid)));
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid),
+                    errhint("Was the table dropped during the call?")));
   const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
   ReleaseSysCache(tuple);
   return owner;

@@ -30,7 +30,8 @@ PG_FUNCTION_INFO_V1(dptrain_sample_batches);
 
 Datum dptrain_sample_batches(PG_FUNCTION_ARGS) {
   if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state and rows must not be NULL")));
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state and rows must not be NULL"),
+                    errhint("dptrain.sample_batches is internal to dp_train; train with dp_train (or dptrain train).")));
   int len = 0;
   const double* s = dptrain::pg::float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &len, "training state");
   const int64 rows = PG_GETARG_INT64(1);

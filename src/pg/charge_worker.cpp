@@ -146,7 +146,8 @@ int64 charge_durably(const DurableCharge& c) {
   pg_read_barrier();
   if (!slot->done)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("the privacy budget could not be charged"),
-                    errdetail("The charging background worker ended without an answer; see the server log.")));
+                    errdetail("The charging background worker ended without an answer; see the server log."),
+                    errhint("Nothing was trained or charged; retry, and see the server log if it persists.")));
   if (slot->failed)
     ereport(ERROR, (errcode(slot->sqlerrcode), errmsg("%s", slot->message),
                     slot->detail[0] ? errdetail("%s", slot->detail) : 0,

@@ -73,19 +73,24 @@ Datum dptrain_dpsgd_lots_transition(PG_FUNCTION_ARGS) {
   ArrayType* state = own_state(fcinfo, aggcontext);
   if (PG_ARGISNULL(1) && PG_ARGISNULL(2)) PG_RETURN_ARRAYTYPE_P(state);  // the marker row
   if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features, label and lot must not be NULL")));
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features, label and lot must not be NULL"),
+                    errhint("The DP-SGD run reads only usable rows; train with dp_train (or dptrain train).")));
   std::size_t slen;
   double* s = state_data(state, &slen);
   ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
   if (ARR_ELEMTYPE(x) != FLOAT8OID || ARR_NDIM(x) != 1 || (ARR_HASNULL(x) && array_contains_nulls(x)) ||
       ARR_DIMS(x)[0] != ls::dim(s))
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-                    errmsg("feature array must be a one-dimensional float8[] of %d values without NULLs", ls::dim(s))));
+                    errmsg("feature array must be a one-dimensional float8[] of %d values without NULLs", ls::dim(s)),
+                    errhint("Every row of one run has the same number of features; dp_train skips ragged rows before the run.")));
   const double label = PG_GETARG_FLOAT8(2);
   if (!(label >= 0 && label < ls::models(s) + (ls::models(s) == 1 ? 1 : 0)) || std::floor(label) != label)
-    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("label %g is not a class index of this run", label)));
+    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("label %g is not a class index of this run", label),
+                    errhint("Labels are class indexes assigned by the training run; train with dp_train (or dptrain train).")));
   const int64 lot = PG_GETARG_INT64(3);
-  if (lot < 1) ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("lot numbers start at 1")));
+  if (lot < 1)
+    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("lot numbers start at 1"),
+                    errhint("Lots are numbered by dptrain.lot_rows; train with dp_train (or dptrain train).")));
   const double* xd = reinterpret_cast<const double*>(ARR_DATA_PTR(x));
   DPT_CORE({ ls::add_row(s, xd, static_cast<int>(label), static_cast<std::uint64_t>(lot)); });
   PG_RETURN_ARRAYTYPE_P(state);

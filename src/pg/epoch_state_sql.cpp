@@ -23,7 +23,8 @@ PG_FUNCTION_INFO_V1(dptrain_sgd_state_info);
 Datum dptrain_sgd_state(PG_FUNCTION_ARGS) {
   for (int i = 0; i < 7; ++i)
     if (PG_ARGISNULL(i))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("only the weights may be NULL")));
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("only the weights may be NULL"),
+                    errhint("Pass dim, batch_size, learning_rate, lambda, loss, models and radius; NULL weights start from zero.")));
   const int dim = PG_GETARG_INT32(0);
   const int batch = PG_GETARG_INT32(1);
   const double eta = PG_GETARG_FLOAT8(2);
@@ -36,11 +37,13 @@ Datum dptrain_sgd_state(PG_FUNCTION_ARGS) {
   if (!PG_ARGISNULL(7)) {
     ArrayType* a = PG_GETARG_ARRAYTYPE_P(7);
     if (ARR_ELEMTYPE(a) != FLOAT8OID || (ARR_HASNULL(a) && array_contains_nulls(a)))
-      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("weights must be float8[] without NULLs")));
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("weights must be float8[] without NULLs"),
+                    errhint("Pass the weights as float8[], or NULL to start from zero.")));
     wlen = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
     w = reinterpret_cast<const double*>(ARR_DATA_PTR(a));
     if (wlen != static_cast<int64>(dim) * models)
-      ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("weights must have models * dim elements")));
+      ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("weights must have models * dim elements"),
+                    errhint("Pass models * dim weights (the models one after another), or NULL to start from zero.")));
   }
   std::vector<double>* state = nullptr;
   DPT_CORE({

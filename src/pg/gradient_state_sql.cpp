@@ -19,11 +19,13 @@ PG_FUNCTION_INFO_V1(dptrain_gradient_result);
 //                  feature_bound float8, hessian boolean)
 Datum dptrain_gradient_request(PG_FUNCTION_ARGS) {
   for (int i = 0; i < 5; ++i)
-    if (PG_ARGISNULL(i)) ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("arguments must not be NULL")));
+    if (PG_ARGISNULL(i)) ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("arguments must not be NULL"),
+                    errhint("Pass points, loss, huber_h, feature_bound and hessian.")));
   ArrayType* a = PG_GETARG_ARRAYTYPE_P(0);
   if (ARR_ELEMTYPE(a) != FLOAT8OID || ARR_NDIM(a) < 1 || ARR_NDIM(a) > 2 || (ARR_HASNULL(a) && array_contains_nulls(a)))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("points must be a float8[] (d) or float8[][] (K x d) without NULLs")));
+                    errmsg("points must be a float8[] (d) or float8[][] (K x d) without NULLs"),
+                    errhint("Pass one model as float8[] of d values, or K models as float8[][] of K rows of d values.")));
   const int K = ARR_NDIM(a) == 2 ? ARR_DIMS(a)[0] : 1;
   const int d = ARR_DIMS(a)[ARR_NDIM(a) - 1];
   const double* w = reinterpret_cast<const double*>(ARR_DATA_PTR(a));

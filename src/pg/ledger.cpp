@@ -108,7 +108,8 @@ void require_within_charge(const Charge& charge, const RunCharge& run) {
   if (!is_private(run) || run.epsilon > charge.epsilon || delta > charge.delta)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("the model spends more privacy than its run was charged"),
                     errdetail("Charged epsilon = %g, delta = %g; the model has epsilon = %g, delta = %g.",
-                              charge.epsilon, charge.delta, run.epsilon, delta)));
+                              charge.epsilon, charge.delta, run.epsilon, delta),
+                    errhint("This is a bug in dptrain; nothing was released. Please report it with the server log.")));
 }
 
 void ledger_log(const RunIdentities& ids, const RunCharge& run, int64 model_id) {

@@ -48,14 +48,12 @@ PG_FUNCTION_INFO_V1(dptrain_lot_rows);
 Datum dptrain_lot_rows(PG_FUNCTION_ARGS) {
   FuncCallContext* fc;
   if (SRF_IS_FIRSTCALL()) {
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table and rows must not be NULL")));
     fc = SRF_FIRSTCALL_INIT();
     MemoryContext old = MemoryContextSwitchTo(fc->multi_call_memory_ctx);
-    int len = 0;
-    const double* s = dptrain::pg::float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &len, "lot state");
-    const Oid relid = PG_GETARG_OID(1);
-    const int64 rows = PG_GETARG_INT64(2);
+    const auto args = dptrain::pg::sampled_pass_arguments(fcinfo, "dptrain.lot_rows", "lot state");
+    const double* s = args.state;
+    const int len = args.state_length;
+    const int64 rows = args.rows;
     auto* e = static_cast<LotScan*>(palloc0(sizeof(LotScan)));
     LotBox* box = nullptr;
     DPT_CORE({
@@ -72,12 +70,8 @@ Datum dptrain_lot_rows(PG_FUNCTION_ARGS) {
     dptrain::pg::delete_on_reset(fc->multi_call_memory_ctx, box);
     e->box = box;
     e->current = e->first - 1;
-    dptrain::pg::open_prepared_rows(fcinfo, relid, rows, &e->table);
-
-    TupleDesc out;
-    if (get_call_result_type(fcinfo, nullptr, &out) != TYPEFUNC_COMPOSITE)
-      elog(ERROR, "dptrain.lot_rows must return a row type");
-    fc->tuple_desc = BlessTupleDesc(out);
+    dptrain::pg::open_prepared_rows(fcinfo, args.relid, rows, &e->table);
+    fc->tuple_desc = dptrain::pg::sampled_pass_result_type(fcinfo, "dptrain.lot_rows");
     fc->user_fctx = e;
     MemoryContextSwitchTo(old);
   }
@@ -93,24 +87,16 @@ Datum dptrain_lot_rows(PG_FUNCTION_ARGS) {
     const uint64 t = e->current;
     DPT_CORE({ box->lot = box->lots->lot(t); });
   }
-  Datum values[3] = {Int64GetDatum(static_cast<int64>(e->last)), 0, 0};
-  bool nulls[3] = {false, true, true};
   if (e->current >= e->first && e->next < e->box->lot.size()) {
-    const int64 row = e->box->lot[e->next++];
-    dptrain::pg::fetch_prepared_row(&e->table, row);
-    values[0] = Int64GetDatum(static_cast<int64>(e->current));
-    values[1] = e->table.slot->tts_values[1];
-    values[2] = e->table.slot->tts_values[2];
-    nulls[1] = nulls[2] = false;
-  } else if (e->marker_sent) {
+    dptrain::pg::fetch_prepared_row(&e->table, e->box->lot[e->next++]);
+    SRF_RETURN_NEXT(fc, dptrain::pg::sampled_pass_row(fc->tuple_desc, static_cast<int64>(e->current), &e->table));
+  }
+  if (e->marker_sent) {
     dptrain::pg::close_prepared_rows(&e->table);
     SRF_RETURN_DONE(fc);
-  } else {
-    e->marker_sent = true;  // (last lot, NULL, NULL)
   }
-  // heap_form_tuple copies x out of the buffer before the next fetch unpins it.
-  HeapTuple tuple = heap_form_tuple(fc->tuple_desc, values, nulls);
-  SRF_RETURN_NEXT(fc, HeapTupleGetDatum(tuple));
+  e->marker_sent = true;  // (last lot, NULL, NULL)
+  SRF_RETURN_NEXT(fc, dptrain::pg::sampled_pass_marker(fc->tuple_desc, static_cast<int64>(e->last)));
 }
 
 }  // extern "C"

@@ -50,7 +50,12 @@ int64 insert_model(const ParsedModel& parsed, const RunIdentities& ids, Oid reli
   if (SPI_execute_with_args("INSERT INTO dptrain.models (id, name, algorithm, loss, epsilon, delta, source, "
                             "classes, weights, seeded, details, created_by, source_table) "
                             "VALUES (CASE WHEN $13 > 0 THEN $13 ELSE nextval('dptrain.models_id_seq') END, "
-                            "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+                            "$1, $2, $3, $4, $5, $6, $7, $8, $9, "
+                            // A model trained on an encoded view keeps the view's encoding
+                            // (sql/48_encoding.sql), so raw rows can be scored later.
+                            "$10 OPERATOR(pg_catalog.||) coalesce((SELECT pg_catalog.jsonb_build_object('encoding', "
+                            "e.encoding) FROM dptrain.feature_encodings e WHERE e.relation OPERATOR(pg_catalog.=) $12), "
+                            "'{}'), $11, $12) RETURNING id",
                             13, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
     elog(ERROR, "dptrain: could not store the model");
   restore_identity(&sw);
@@ -147,7 +152,8 @@ void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
   const int K = ndim == 2 ? ARR_DIMS(weights)[0] : 1;
   const int d = ndim == 2 ? ARR_DIMS(weights)[1] : (ndim == 1 ? ARR_DIMS(weights)[0] : 0);
   if (ARR_ELEMTYPE(weights) != FLOAT8OID || (ARR_HASNULL(weights) && array_contains_nulls(weights)) || d == 0)
-    ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("model %s has malformed weights", shown)));
+    ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("model %s has malformed weights", shown),
+                    errhint("The row of dptrain.models was edited outside dptrain; train the model again.")));
   const double* w = reinterpret_cast<const double*>(ARR_DATA_PTR(weights));
   std::vector<double>* packed = nullptr;
   DPT_CORE({

@@ -51,15 +51,18 @@ ItemPointerData* map_row_numbers(Relation rel, Snapshot snapshot, TupleTableSlot
 
 void open_prepared_rows(FunctionCallInfo fcinfo, Oid relid, int64 rows, PreparedRows* r) {
   if (rows < 1 || static_cast<uint64>(rows) > MaxAllocSize / sizeof(ItemPointerData))
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("rows out of range")));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("rows out of range"),
+                    errhint("rows is the row count of the prepared training table.")));
   // The permutation path reads the table with the caller's rights through
   // the executor; here we read it directly, so check them ourselves.
   if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("permission denied for the training table")));
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("permission denied for the training table"),
+                    errhint("Ask the table owner for SELECT on it.")));
   r->rel = table_open(relid, AccessShareLock);
   if (r->rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP || RELATION_IS_OTHER_TEMP(r->rel))
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("not a dptrain prepared training table"),
-                    errdetail("Prepared training tables are temporary tables of this session.")));
+                    errdetail("Prepared training tables are temporary tables of this session."),
+                    errhint("Train with dp_train (or dptrain train); they prepare the table.")));
   TupleDesc desc = RelationGetDescr(r->rel);
   require_column(desc, 1, "i", INT8OID);
   require_column(desc, 2, "x", FLOAT8ARRAYOID);
@@ -88,7 +91,37 @@ void fetch_prepared_row(PreparedRows* r, int64 row) {
   slot_getsomeattrs(r->slot, 3);
   if (r->slot->tts_isnull[1] || r->slot->tts_isnull[2])
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("training row %lld has NULLs",
-                                                                   static_cast<long long>(row))));
+                                                                   static_cast<long long>(row)),
+                    errhint("Was the training table modified during training?")));
+}
+
+SampledPassArguments sampled_pass_arguments(FunctionCallInfo fcinfo, const char* fn, const char* state_name) {
+  if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table and rows must not be NULL"),
+                    errhint("%s is internal to dp_train; train with dp_train (or dptrain train).", fn)));
+  SampledPassArguments a{};
+  a.state = float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &a.state_length, state_name);
+  a.relid = PG_GETARG_OID(1);
+  a.rows = PG_GETARG_INT64(2);
+  return a;
+}
+
+TupleDesc sampled_pass_result_type(FunctionCallInfo fcinfo, const char* fn) {
+  TupleDesc out;
+  if (get_call_result_type(fcinfo, nullptr, &out) != TYPEFUNC_COMPOSITE) elog(ERROR, "%s must return a row type", fn);
+  return BlessTupleDesc(out);
+}
+
+Datum sampled_pass_row(TupleDesc desc, int64 tag, const PreparedRows* r) {
+  Datum values[3] = {Int64GetDatum(tag), r->slot->tts_values[1], r->slot->tts_values[2]};
+  bool nulls[3] = {false, false, false};
+  return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+}
+
+Datum sampled_pass_marker(TupleDesc desc, int64 tag) {
+  Datum values[3] = {Int64GetDatum(tag), 0, 0};
+  bool nulls[3] = {false, true, true};
+  return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
 }
 
 }  // namespace dptrain::pg

@@ -36,4 +36,30 @@ void close_prepared_rows(PreparedRows* r);
 // r->slot->tts_values[1] and [2] (valid until the next fetch).
 void fetch_prepared_row(PreparedRows* r, int64 row);
 
+// --- The set-returning functions of the sampled passes -----------------------
+// sampled_rows and lot_rows share the signature (state float8[], prepared
+// regclass, rows int8) and the result (tag int8, x float8[], y float8), where
+// the tag is the batch or lot a row belongs to.
+
+struct SampledPassArguments {
+  const double* state;  // in the multi-call memory context
+  int state_length;
+  Oid relid;
+  int64 rows;
+};
+
+// The arguments of the first call (refusing NULLs with a hint naming `fn`).
+// Call in the multi-call memory context.
+SampledPassArguments sampled_pass_arguments(FunctionCallInfo fcinfo, const char* fn, const char* state_name);
+
+// The blessed (tag, x, y) result row type of `fn`.
+TupleDesc sampled_pass_result_type(FunctionCallInfo fcinfo, const char* fn);
+
+// The result row (tag, x, y), x and y taken from r->slot: heap_form_tuple
+// copies x out of the buffer before the next fetch unpins it.
+Datum sampled_pass_row(TupleDesc desc, int64 tag, const PreparedRows* r);
+
+// The marker row (tag, NULL, NULL).
+Datum sampled_pass_marker(TupleDesc desc, int64 tag);
+
 }  // namespace dptrain::pg

@@ -42,7 +42,8 @@ Oid resolve_relation(const char* text) {
 Oid resolve_role(const char* text) {
   List* names = stringToQualifiedNameList(text);
   if (list_length(names) != 1)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_NAME), errmsg("invalid role name \"%s\"", text)));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_NAME), errmsg("invalid role name \"%s\"", text),
+                    errhint("Pass one role name, quoted as an identifier if needed.")));
   return get_role_oid(strVal(linitial(names)), true);
 }
 

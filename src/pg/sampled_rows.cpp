@@ -45,14 +45,12 @@ PG_FUNCTION_INFO_V1(dptrain_sampled_rows);
 Datum dptrain_sampled_rows(PG_FUNCTION_ARGS) {
   FuncCallContext* fc;
   if (SRF_IS_FIRSTCALL()) {
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table and rows must not be NULL")));
     fc = SRF_FIRSTCALL_INIT();
     MemoryContext old = MemoryContextSwitchTo(fc->multi_call_memory_ctx);
-    int len = 0;
-    const double* s = dptrain::pg::float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &len, "training state");
-    const Oid relid = PG_GETARG_OID(1);
-    const int64 rows = PG_GETARG_INT64(2);
+    const auto args = dptrain::pg::sampled_pass_arguments(fcinfo, "dptrain.sampled_rows", "training state");
+    const double* s = args.state;
+    const int len = args.state_length;
+    const int64 rows = args.rows;
     auto* e = static_cast<Epoch*>(palloc0(sizeof(Epoch)));
     SamplerBox* box = nullptr;
     DPT_CORE({
@@ -71,12 +69,8 @@ Datum dptrain_sampled_rows(PG_FUNCTION_ARGS) {
     dptrain::pg::delete_on_reset(fc->multi_call_memory_ctx, box);
     e->box = box;
     e->next_in_batch = e->batch_size;  // the first call starts batch 1
-    dptrain::pg::open_prepared_rows(fcinfo, relid, rows, &e->table);
-
-    TupleDesc out;
-    if (get_call_result_type(fcinfo, nullptr, &out) != TYPEFUNC_COMPOSITE)
-      elog(ERROR, "dptrain.sampled_rows must return a row type");
-    fc->tuple_desc = BlessTupleDesc(out);
+    dptrain::pg::open_prepared_rows(fcinfo, args.relid, rows, &e->table);
+    fc->tuple_desc = dptrain::pg::sampled_pass_result_type(fcinfo, "dptrain.sampled_rows");
     fc->user_fctx = e;
     MemoryContextSwitchTo(old);
   }
@@ -94,12 +88,7 @@ Datum dptrain_sampled_rows(PG_FUNCTION_ARGS) {
   }
   const int64 row = e->box->batch[static_cast<std::size_t>(e->next_in_batch++)];
   dptrain::pg::fetch_prepared_row(&e->table, row);
-  TupleTableSlot* slot = e->table.slot;
-  Datum values[3] = {Int64GetDatum(e->current), slot->tts_values[1], slot->tts_values[2]};
-  bool nulls[3] = {false, false, false};
-  // heap_form_tuple copies x out of the buffer before the next fetch unpins it.
-  HeapTuple tuple = heap_form_tuple(fc->tuple_desc, values, nulls);
-  SRF_RETURN_NEXT(fc, HeapTupleGetDatum(tuple));
+  SRF_RETURN_NEXT(fc, dptrain::pg::sampled_pass_row(fc->tuple_desc, e->current, &e->table));
 }
 
 }  // extern "C"

@@ -157,7 +157,8 @@ Datum dptrain_sgd_sampled_transition(PG_FUNCTION_ARGS) {
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
     if (PG_ARGISNULL(4))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL")));
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL"),
+                    errhint("Build the state with dptrain.sgd_state(...).")));
     state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(4), "initial training state");
     std::size_t len;
     const double* data = state_data(state, &len);
@@ -166,10 +167,12 @@ Datum dptrain_sgd_sampled_transition(PG_FUNCTION_ARGS) {
     state = trusted_state(fcinfo);
   }
   if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features, label and batch must not be NULL")));
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features, label and batch must not be NULL"),
+                    errhint("Filter rows with dptrain.usable_row(...) first, as dp_train does.")));
   ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
   if (ARR_NDIM(x) != 1 || (ARR_HASNULL(x) && array_contains_nulls(x)))
-    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional without NULLs")));
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional without NULLs"),
+                    errhint("Filter rows with dptrain.usable_row(...) first, as dp_train does.")));
   const int len = ARR_DIMS(x)[0];
   const double* xd = reinterpret_cast<const double*>(ARR_DATA_PTR(x));
   const double label = PG_GETARG_FLOAT8(2);

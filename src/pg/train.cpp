@@ -84,7 +84,8 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
-                         args.name, &s->config, &ids, &prep);
+                         args.name, &s->config, &ids, &prep, /*in_place=*/true);
+  if (prep.distributed) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
 
   // 4. The whole plan (steps, noise) from public inputs only.
   DPT_CORE({ s->run = dptrain::start_run(s->config); });
@@ -103,6 +104,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   const double seconds = dptrain::pg::seconds_since(start);
   DPT_CORE({
     s->model = s->run->release(seconds);
+    if (s->config.distributed()) dptrain::distributed::annotate(s->model, s->config);
     s->model_json = s->model.to_json().dump();
   });
   const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name);

@@ -26,6 +26,15 @@ struct PreparedData {
   // > 0: copy the rows as (x clipped to intercept_bound, intercept) (training/intercept.h)
   double intercept = 0;
   double intercept_bound = 0;
+  // A Citus hash-distributed source, trained in place (distributed_source.h):
+  // no copy is made (shuffled stays NULL).
+  bool distributed;
+  char* distribution_column;
+  int nshards;
+  int64* shard_rows;
+  char* x_expr;           // SQL over the source: features as float8[], class index as float8, row key as int8
+  char* y_expr;
+  char* row_key;
 };
 
 // Requires SPI_connect(). `declared_classes` may be NULL (then the classes

@@ -3,6 +3,7 @@
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
 #include "core/training/intercept.h"
+#include "distributed_source.h"
 #include "ledger.h"
 #include "models.h"
 #include "training_data.h"
@@ -93,13 +94,30 @@ const double* run_array_query(const char* sql, const std::vector<double>& param,
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* c, RunIdentities* ids,
-               PreparedData* prep) {
+               PreparedData* prep, bool in_place) {
   *ids = decide_access(fcinfo, relid, label, features, *c);
   // Unknown / not implemented / arguments the plan would refuse: fail now,
   // before the charge below.
   DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
   check_model_name(name, *ids);
   inspect_training_data(relid, label, features, declared_classes, *ids, prep);
+  prep->distributed = false;
+  prep->shuffled = nullptr;
+  if (in_place) detect_distributed_source(relid, label, features, *ids, prep);
+  DPT_CORE({
+    c->source = prep->source_name;
+    c->rows = prep->rows;
+    c->dim = prep->dim;
+    c->classes.assign(prep->classes, prep->classes + prep->nclasses);
+    c->classes_from_data = prep->classes_from_data;
+    if (prep->distributed) {
+      c->shard_rows.assign(prep->shard_rows, prep->shard_rows + prep->nshards);
+      c->distribution_column = prep->distribution_column;
+      // Algorithms, schedules and options that cannot run shard by shard
+      // are refused here, before the charge below.
+      dptrain::distributed::check(*c);
+    }
+  });
   // A private run is charged once the public facts are known and before its
   // rows are copied, committed on its own: whatever happens next (an error,
   // a cancel, a rollback after the model was seen), it is paid for.
@@ -107,19 +125,16 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   if (c->epsilon && !c->seed && c->algorithm != "none")
     ids->charge = ledger_reserve(*ids, make_run_charge(relid, prep->source_name, c->algorithm, c->epsilon, c->delta,
                                                        false));
-  // With an intercept the copy holds the rows the run plans for: (clip(x), b) (training/intercept.h).
+  // With an intercept the run reads the rows it plans for: (clip(x), b)
+  // (training/intercept.h), in the copy or, in place, through x_expr.
   if (c->intercept) {
     prep->intercept_bound = c->feature_bound;
     DPT_CORE({ prep->intercept = dptrain::intercept::constant_feature(*c); });
+    if (prep->distributed)
+      prep->x_expr = psprintf("dptrain.intercept_row(%s, %.17g::pg_catalog.float8, %.17g::pg_catalog.float8)",
+                              prep->x_expr, prep->intercept_bound, prep->intercept);
   }
-  copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
-  DPT_CORE({
-    c->source = prep->source_name;
-    c->rows = prep->rows;
-    c->dim = prep->dim;
-    c->classes.assign(prep->classes, prep->classes + prep->nclasses);
-    c->classes_from_data = prep->classes_from_data;
-  });
+  if (!prep->distributed) copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
   if (prep->classes_from_data && c->algorithm != "none")
     ereport(NOTICE, (errmsg("the classes were read from the data"),
                      errdetail("The list of classes is outside the privacy guarantee."),
@@ -138,6 +153,8 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
   // CHECK_FOR_INTERRUPTS inside C++ frames): it stops and throws, and the
   // glue's report() then lets PostgreSQL raise the cancel itself.
   DPT_CORE({ run->set_interrupt_check([] { return InterruptPending && (QueryCancelPending || ProcDiePending); }); });
+  const bool in_place = scratch->source.has_value();
+  const int guc_level = in_place ? begin_distributed_passes() : 0;
   for (;;) {
     CHECK_FOR_INTERRUPTS();
     bool more = false;
@@ -145,7 +162,8 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
       std::optional<dptrain::Pass> p = run->next();
       more = p.has_value();
       if (more) {
-        scratch->sql = dptrain::pass_sql(*p, dptrain::pass_table_name(*p, prepared));
+        scratch->sql = in_place ? dptrain::distributed::pass_sql(*p, *scratch->source)
+                                : dptrain::pass_sql(*p, dptrain::pass_table_name(*p, prepared));
         scratch->input = std::move(p->input);
         if (p->kind == dptrain::PassKind::Split) scratch->parts = p->parts;
       }
@@ -162,9 +180,15 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
       if (show_data_dependent || !m.depends_on_data)
         ereport(NOTICE, (errmsg("dptrain: %s%s", prefix, m.message.c_str())));
   }
+  if (in_place) end_distributed_passes(guc_level);
+}
+
+dptrain::distributed::Source distributed_source(const PreparedData& prep) {
+  return {prep.source_name, prep.x_expr, prep.y_expr, prep.row_key};
 }
 
 void drop_run_tables(const char* prepared, const DriveScratch& scratch) {
+  if (scratch.source) return;  // trained in place: nothing was copied
   for (int p = 1; p <= scratch.parts; ++p) drop_training_data(psprintf("%s_p%d", prepared, p));
   drop_training_data(prepared);
 }

@@ -4,11 +4,13 @@
 // object asks for, each one SQL statement over the prepared table).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "access.h"
 #include "core/training/config.h"
+#include "core/engine/distributed.h"
 #include "core/engine/run.h"
 
 namespace dptrain::pg {
@@ -53,9 +55,13 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // which are filled into *config (source, rows, dim, classes). Says so in a
 // NOTICE when the classes were read from the data. `config` must live on the
 // heap (it survives an ERROR here). Requires SPI_connect().
+// With `in_place`, a Citus hash-distributed source is not copied: its
+// shape goes into *config (shard_rows, distribution_column), the run is
+// checked for it (core/engine/distributed.h: refused with 0A000 before
+// the charge), and prep->distributed is set (prep->shuffled stays NULL).
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* config, RunIdentities* ids,
-               struct PreparedData* prep);
+               struct PreparedData* prep, bool in_place = false);
 
 // A released model's weights as SQL: float8[d] (binary) or float8[K][d].
 ArrayType* weights_array(const dptrain::Model& model);
@@ -67,6 +73,8 @@ struct DriveScratch {
   std::vector<double> input;
   std::vector<dptrain::Progress> progress;
   int parts = 0;  // parts made by Split passes (dropped by drop_run_tables)
+  // Set: the passes read this distributed source in place (no prepared table).
+  std::optional<dptrain::distributed::Source> source;
 };
 
 // The engine's SPI driver: executes the passes `run` asks for over the
@@ -78,7 +86,12 @@ struct DriveScratch {
 void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, bool show_data_dependent,
                const char* prefix);
 
-// Drops the prepared table and the parts drive_run made.
+// The source of a distributed prepared run (prep->distributed), for
+// DriveScratch::source. C++: call inside DPT_CORE.
+dptrain::distributed::Source distributed_source(const struct PreparedData& prep);
+
+// Drops the prepared table and the parts drive_run made (nothing for a
+// distributed source).
 void drop_run_tables(const char* prepared, const DriveScratch& scratch);
 
 }  // namespace dptrain::pg

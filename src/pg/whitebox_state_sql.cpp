@@ -18,7 +18,8 @@ PG_FUNCTION_INFO_V1(dptrain_sgd_state_with_noise);
 Datum dptrain_sgd_state_with_noise(PG_FUNCTION_ARGS) {
   for (int i = 0; i < 4; ++i)
     if (PG_ARGISNULL(i))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("only the seed may be NULL")));
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("only the seed may be NULL"),
+                    errhint("Pass the state, the noise ('none', 'gaussian' or 'l2_laplace'), its scale and sampled; a NULL seed draws noise from the secure generator.")));
   int len = 0;
   const double* in = dptrain::pg::float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &len, "training state");
   const char* noise = text_to_cstring(PG_GETARG_TEXT_PP(1));

@@ -20,39 +20,15 @@ SELECT i AS id, ARRAY[sin(i * 0.37), cos(i * 0.91), 0.5, sin(i * 0.05)]::float8[
 FROM generate_series(1, 900) i;
 SQL
 
-model_id() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["model_id"])'; }
+source "$(dirname "$0")/lib/three_drivers.sh"
 
-# same_model ID_A ID_B: identical weights, algorithm and privacy plan.
-same_model() {
-  local r
-  r=$(psql -X -At -d "$DB" -c "SELECT a.weights = b.weights AND a.algorithm = b.algorithm
-      AND a.details->'privacy' = b.details->'privacy' AND a.seeded = b.seeded
-      FROM dptrain.models a, dptrain.models b WHERE a.id = $1 AND b.id = $2")
-  [ "$r" = t ] || { echo "models $1 and $2 differ" >&2; exit 1; }
-}
-
-run() {  # run NAME CLI-ARGS... -- SQL-ARGS
-  local name=$1; shift
-  local cli=() sql
-  while [ "$1" != -- ]; do cli+=("$1"); shift; done
-  shift
-  sql=$1
-  echo "--- $name"
-  local a b c
-  a=$("$CLI" train --db "dbname=$DB" --table pts --json --seed 3 "${cli[@]}" | model_id)
-  b=$("$CLI" train --db "dbname=$DB" --table pts --json --seed 3 --server "${cli[@]}" | model_id)
-  c=$(psql -X -At -d "$DB" -c "SELECT model_id FROM dp_train('pts', 'y', 'x', seed => 3, $sql)" 2>/dev/null)
-  same_model "$a" "$c"
-  same_model "$b" "$c"
-}
-
-run "hyperparameter-free AMP" --algorithm amp --epsilon 1 --delta 1e-6 \
+three_drivers "hyperparameter-free AMP" pts y --algorithm amp --epsilon 1 --delta 1e-6 \
   -- "algorithm => 'amp', epsilon => 1, delta => 1e-6"
-run "tuned AMP, huber, lbfgs" --algorithm amp --epsilon 0.5 --delta 1e-6 --loss huber_svm --lambda 0.001 \
+three_drivers "tuned AMP, huber, lbfgs" pts y --algorithm amp --epsilon 0.5 --delta 1e-6 --loss huber_svm --lambda 0.001 \
   --options '{"f": 0.05, "f1": 0.9, "optimizer": "lbfgs"}' \
   -- "algorithm => 'amp', epsilon => 0.5, delta => 1e-6, loss => 'huber_svm', lambda => 0.001,
       options => '{\"f\": 0.05, \"f1\": 0.9, \"optimizer\": \"lbfgs\"}'"
-run "the optimum" --algorithm optimum --lambda 0.001 -- "algorithm => 'optimum', lambda => 0.001"
+three_drivers "the optimum" pts y --algorithm optimum --lambda 0.001 -- "algorithm => 'optimum', lambda => 0.001"
 
 echo "--- one-vs-all AMP"
 a=$("$CLI" train --db "dbname=$DB" --table pts --label k --json --seed 4 --algorithm amp --epsilon 3 --delta 3e-6 \

@@ -97,4 +97,17 @@ cli budget grant --table pts --role "$OTHER" --epsilon 2 --delta 1e-6 >/dev/null
 shown=$("$DPTRAIN_CLI" budget show --table pts --db "dbname=$db user=$OTHER")
 grep -q "epsilon 2, delta 1.00e-06 left on pts" <<<"$shown" || fail "budget show: $shown"
 cli budget revoke --table pts --role "$OTHER" | grep -q "revoked" || fail "budget revoke"
+# a model trained on an encoded view exports its encoding (docs/encoding.md)
+psql -Xq -v ON_ERROR_STOP=1 -d "$db" <<'SQL'
+SET client_min_messages = warning;
+SELECT dp_encoded_view('pts_enc', 'pts', 'y', ARRAY['id', 'k'], bounds => '{"id": [0, 1500]}',
+                       categories => '{"k": ["a", "b", "c"]}');
+SELECT FROM dp_train('pts_enc', 'y', 'x', algorithm => 'none', epochs => 1, batch_size => 10, name => 'enc', seed => 1);
+SQL
+cli export --model enc | python3 -c "
+import json, sys
+e = json.load(sys.stdin)['encoding']
+assert [c['name'] for c in e['columns']] == ['id', 'k'] and e['dim'] == 4 and e['normalize'] == 'l2', e
+" || fail "export of an encoded model: $(cli export --model enc)"
+echo "ok: an encoded model exports its encoding"
 echo "cli_lifecycle: all ok"

@@ -19,42 +19,19 @@ CREATE TABLE three AS
 SELECT x, (ARRAY['a', 'b', 'c'])[1 + id % 3] AS label FROM pts;
 SQL
 
-model_id() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["model_id"])'; }
+source "$(dirname "$0")/lib/three_drivers.sh"
+SAME_MODEL_ALSO="AND a.seeded"  # private runs with a seed say so
 
-# same_model ID_A ID_B: identical weights, algorithm and privacy record.
-same_model() {
-  local r
-  r=$(psql -X -At -d "$DB" -c "SELECT a.weights = b.weights AND a.algorithm = b.algorithm
-      AND a.details->'privacy' = b.details->'privacy' AND a.seeded AND b.seeded
-      FROM dptrain.models a, dptrain.models b WHERE a.id = $1 AND b.id = $2")
-  [ "$r" = t ] || { echo "models $1 and $2 differ" >&2; exit 1; }
-}
-
-run() {  # run NAME TABLE LABEL CLI-ARGS... -- SQL-ARGS
-  local name=$1 table=$2 label=$3; shift 3
-  local cli=() sql
-  while [ "$1" != -- ]; do cli+=("$1"); shift; done
-  shift
-  sql=$1
-  echo "--- $name"
-  local a b c
-  a=$("$CLI" train --db "dbname=$DB" --table "$table" --label "$label" --json --seed 3 "${cli[@]}" | model_id)
-  b=$("$CLI" train --db "dbname=$DB" --table "$table" --label "$label" --json --seed 3 --server "${cli[@]}" | model_id)
-  c=$(psql -X -At -d "$DB" -c "SELECT model_id FROM dp_train('$table', '$label', 'x', seed => 3, $sql)" 2>/dev/null)
-  same_model "$a" "$c"
-  same_model "$b" "$c"
-}
-
-run "pfw binary" pts y --algorithm pfw --epsilon 1 --delta 1e-7 --epochs 8 --radius 4 \
+three_drivers "pfw binary" pts y --algorithm pfw --epsilon 1 --delta 1e-7 --epochs 8 --radius 4 \
   --options '{"coordinate_bound": 0.5}' \
   -- "algorithm => 'pfw', epsilon => 1, delta => 1e-7, epochs => 8, radius => 4, options => '{\"coordinate_bound\": 0.5}'"
-run "pfw one-vs-all, huber" three label --algorithm pfw --epsilon 2 --delta 1e-7 --epochs 5 --radius 2 --loss huber_svm \
+three_drivers "pfw one-vs-all, huber" three label --algorithm pfw --epsilon 2 --delta 1e-7 --epochs 5 --radius 2 --loss huber_svm \
   --classes a,b,c \
   -- "algorithm => 'pfw', epsilon => 2, delta => 1e-7, epochs => 5, radius => 2, loss => 'huber_svm', classes => ARRAY['a','b','c']"
 
-run "dpagd binary" pts y --algorithm dpagd --epsilon 0.5 --delta 1e-6 --lambda 0.001 \
+three_drivers "dpagd binary" pts y --algorithm dpagd --epsilon 0.5 --delta 1e-6 --lambda 0.001 \
   -- "algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, lambda => 0.001"
-run "dpagd one-vs-all, huber" three label --algorithm dpagd --epsilon 1 --delta 1e-6 --loss huber_svm --classes a,b,c \
+three_drivers "dpagd one-vs-all, huber" three label --algorithm dpagd --epsilon 1 --delta 1e-6 --loss huber_svm --classes a,b,c \
   --options '{"splits": 10}' \
   -- "algorithm => 'dpagd', epsilon => 1, delta => 1e-6, loss => 'huber_svm', classes => ARRAY['a','b','c'], options => '{\"splits\": 10}'"
 

@@ -27,6 +27,7 @@
 #include <cstdio>
 
 #include "audit/privacy_audit.h"
+#include "audit/report.h"
 #include "audit/scenarios.h"
 #include "core/algorithms/amp.h"
 
@@ -58,15 +59,6 @@ AlgorithmFactory scaled(double f1, double f2) {
 
 constexpr double kTiny = 1e-200;  // "no noise" (the samplers want a positive scale)
 
-Options options(int runs, int calibration_runs) {
-  Options o;
-  o.runs = runs;
-  o.calibration_runs = calibration_runs;
-  o.alpha = 0.01;
-  o.seed = 11;
-  return o;
-}
-
 double lambda_of(const TrainingPlan& p) { return p.privacy.at("regularization").get<double>(); }
 
 Scenario amp_scenario(const std::string& name, const std::string& loss, double epsilon, AlgorithmFactory variant = {}) {
@@ -90,21 +82,12 @@ Scenario amp_scenario(const std::string& name, const std::string& loss, double e
   return s;
 }
 
-void print(const Result& r) {
-  std::printf("[ audit ] %-40s claimed eps %.3g: lower bound %.4f (FNR %lld/%lld, FPR %lld/%lld, gap/bound %.4f, "
-              "ceiling %.4f)\n",
-              r.name.c_str(), r.claimed_epsilon, r.bound.epsilon, static_cast<long long>(r.counts.false_negatives),
-              static_cast<long long>(r.counts.runs_d), static_cast<long long>(r.counts.false_positives),
-              static_cast<long long>(r.counts.runs_d_prime), r.gap_bound > 0 ? r.noiseless_gap / r.gap_bound : 0.0,
-              r.ceiling);
-}
-
 TEST(AmpPrivacyAudit, StaysWithinItsClaim) {
   const Neighbours n = whitebox_neighbours(10);
   for (const Scenario& s : {amp_scenario("amp huber (eps,delta)-DP", "huber_svm", 1.0),
                             amp_scenario("amp logistic (eps,delta)-DP", "logistic", 1.0)}) {
-    const Result r = run_audit(s, n, options(4000, 1000));
-    print(r);
+    const Result r = run_audit(s, n, ci_options(4000, 1000, 11));
+    print_result(r);
     EXPECT_LE(r.bound.epsilon, r.claimed_epsilon) << s.name;
     // The honest pair itself is within the claim (Lemma III.1's constant is
     // loose: the exact epsilon of the pair is well below it).
@@ -123,8 +106,8 @@ TEST(AmpPrivacyAudit, StaysWithinItsClaim) {
 TEST(AmpPrivacyAudit, CatchesObjectiveNoiseTenTimesTooSmall) {
   const Neighbours n = whitebox_neighbours(10);
   const Scenario s = amp_scenario("BROKEN amp sigma1/10 huber", "huber_svm", 0.25, scaled(0.1, 1.0));
-  const Result r = run_audit(s, n, options(6000, 1500));
-  print(r);
+  const Result r = run_audit(s, n, ci_options(6000, 1500, 11));
+  print_result(r);
   EXPECT_GT(r.bound.epsilon, r.claimed_epsilon) << "the broken variant was not caught";
 }
 

@@ -15,27 +15,12 @@
 #include <cstdio>
 
 #include "audit/privacy_audit.h"
+#include "audit/report.h"
 #include "core/algorithms/dpagd.h"
 #include "core/privacy/zcdp.h"
 
 namespace dptrain::test::audit {
 namespace {
-
-Options options(int runs, int calibration_runs, std::uint64_t seed) {
-  Options o;
-  o.runs = runs;
-  o.calibration_runs = calibration_runs;
-  o.alpha = 0.01;
-  o.seed = seed;
-  return o;
-}
-
-void print(const Result& r, double claim) {
-  std::printf("[ audit ] %-40s claim %.4f: lower bound %.4f (point %.4f; FNR %lld/%lld, FPR %lld/%lld)\n",
-              r.name.c_str(), claim, r.bound.epsilon, r.bound.point_estimate,
-              static_cast<long long>(r.counts.false_negatives), static_cast<long long>(r.counts.runs_d),
-              static_cast<long long>(r.counts.false_positives), static_cast<long long>(r.counts.runs_d_prime));
-}
 
 // ---- DP-AGD -------------------------------------------------------------------
 
@@ -94,13 +79,13 @@ Scenario dpagd_scenario(const std::string& name, double factor) {
 
 TEST(FullGradientAudit, DpagdStaysWithinItsClaimAndCatchesTenfoldLessNoise) {
   const Neighbours n = dpagd_neighbours();
-  const Result ok = run_audit(dpagd_scenario("dpagd", 1.0), n, options(3000, 1000, 31));
-  print(ok, 1.0);
+  const Result ok = run_audit(dpagd_scenario("dpagd", 1.0), n, ci_options(3000, 1000, 31));
+  print_result(ok, 1.0);
   EXPECT_LE(ok.bound.epsilon, 1.0);
   // The one selection is eps_0-DP, and nothing else depends on the canary noticeably.
   EXPECT_LE(ok.bound.epsilon, 1.0 / 6.0 + 0.05);
-  const Result broken = run_audit(dpagd_scenario("dpagd, noise / 10", 10.0), n, options(3000, 1000, 32));
-  print(broken, 1.0);
+  const Result broken = run_audit(dpagd_scenario("dpagd, noise / 10", 10.0), n, ci_options(3000, 1000, 32));
+  print_result(broken, 1.0);
   EXPECT_GT(broken.bound.epsilon, 1.0) << "the broken variant was not caught";
 }
 

@@ -9,34 +9,18 @@
 #include <cstdio>
 
 #include "audit/dpsgd_scenarios.h"
+#include "audit/report.h"
 
 namespace dptrain::test::audit {
 namespace {
-
-Options ci_options(int runs, int calibration_runs) {
-  Options o;
-  o.runs = runs;
-  o.calibration_runs = calibration_runs;
-  o.alpha = 0.01;
-  o.seed = 11;
-  return o;
-}
-
-void print(const Result& r) {
-  std::printf("[ audit ] %-52s claimed eps %.3g: lower bound %.4f (FNR %lld/%lld, FPR %lld/%lld, ceiling %.4f)\n",
-              r.name.c_str(), r.claimed_epsilon, r.bound.epsilon,
-              static_cast<long long>(r.counts.false_negatives), static_cast<long long>(r.counts.runs_d),
-              static_cast<long long>(r.counts.false_positives), static_cast<long long>(r.counts.runs_d_prime),
-              r.ceiling);
-}
 
 // One full lot (q = 1, T = 1): the release pair is one Gaussian pair whose
 // epsilon, the ceiling, is below the claim (the RDP conversion is not tight).
 TEST(DpSgdAudit, OneFullLotStaysWithinItsClaimAndCeiling) {
   const Neighbours n = dpsgd_neighbours();
   const Scenario s = dpsgd_scenario("dpsgd, one lot of q = 1, eps 1", dpsgd_audit_config("dpsgd", 1.0, 10, 1), 1, true);
-  const Result r = run_audit(s, n, ci_options(3000, 1000));
-  print(r);
+  const Result r = run_audit(s, n, ci_options(3000, 1000, 11));
+  print_result(r);
   EXPECT_LE(r.bound.epsilon, r.claimed_epsilon);
   EXPECT_LE(r.bound.epsilon, r.ceiling) << "the noise is smaller than planned";
   EXPECT_GT(r.ceiling, 0.5) << "the ceiling should be near the claim";
@@ -50,8 +34,8 @@ TEST(DpSgdAudit, PoissonLotsStayWithinTheirClaim) {
   for (const std::string& algorithm : {"dpsgd", "dpadam"}) {
     const Scenario s =
         dpsgd_scenario(algorithm + ", q = 0.5, 4 lots, eps 1", dpsgd_audit_config(algorithm, 1.0, 5, 4), 1, false);
-    const Result r = run_audit(s, n, ci_options(3000, 1000));
-    print(r);
+    const Result r = run_audit(s, n, ci_options(3000, 1000, 11));
+    print_result(r);
     EXPECT_LE(r.bound.epsilon, r.claimed_epsilon) << algorithm;
   }
 }
@@ -62,13 +46,13 @@ TEST(DpSgdAudit, CatchesSigmaTenTimesTooSmall) {
   const Neighbours n = dpsgd_neighbours();
   const Scenario full =
       dpsgd_scenario("BROKEN dpsgd sigma/10, one lot of q = 1", dpsgd_audit_config("dpsgd", 0.25, 10, 1), 10, false);
-  const Result a = run_audit(full, n, ci_options(1000, 300));
-  print(a);
+  const Result a = run_audit(full, n, ci_options(1000, 300, 11));
+  print_result(a);
   EXPECT_GT(a.bound.epsilon, a.claimed_epsilon) << "the broken variant was not caught";
   const Scenario lots =
       dpsgd_scenario("BROKEN dpsgd sigma/10, q = 0.5, 4 lots", dpsgd_audit_config("dpsgd", 0.25, 5, 4), 10, false);
-  const Result b = run_audit(lots, n, ci_options(1000, 300));
-  print(b);
+  const Result b = run_audit(lots, n, ci_options(1000, 300, 11));
+  print_result(b);
   EXPECT_GT(b.bound.epsilon, b.claimed_epsilon) << "the broken variant was not caught";
 }
 

@@ -23,6 +23,7 @@
 #include <cstdio>
 
 #include "audit/privacy_audit.h"
+#include "audit/report.h"
 #include "audit/scenarios.h"
 #include "core/algorithms/opdisc.h"
 
@@ -54,30 +55,13 @@ Scenario opdisc_scenario(const std::string& name, double factor) {
   return s;
 }
 
-Options options(int runs, int calibration_runs) {
-  Options o;
-  o.runs = runs;
-  o.calibration_runs = calibration_runs;
-  o.alpha = 0.01;
-  o.seed = 13;
-  return o;
-}
-
-void print(const Result& r) {
-  std::printf("[ audit ] %-40s claimed eps %.3g: lower bound %.4f (point estimate %.4f, FNR %lld/%lld, "
-              "FPR %lld/%lld)\n",
-              r.name.c_str(), r.claimed_epsilon, r.bound.epsilon, r.bound.point_estimate,
-              static_cast<long long>(r.counts.false_negatives), static_cast<long long>(r.counts.runs_d),
-              static_cast<long long>(r.counts.false_positives), static_cast<long long>(r.counts.runs_d_prime));
-}
-
 TEST(OpdiscAudit, StaysWithinItsClaimAndCatchesTheNoiseDividedByTwenty) {
   const Neighbours n = whitebox_neighbours(10);
-  const Result ok = run_audit(opdisc_scenario("opdisc eps=2 delta=0.1", 1), n, options(150, 50));
-  print(ok);
+  const Result ok = run_audit(opdisc_scenario("opdisc eps=2 delta=0.1", 1), n, ci_options(150, 50, 13));
+  print_result(ok);
   EXPECT_LE(ok.bound.epsilon, ok.claimed_epsilon);
-  const Result broken = run_audit(opdisc_scenario("opdisc with sigma / 20", 20), n, options(150, 50));
-  print(broken);
+  const Result broken = run_audit(opdisc_scenario("opdisc with sigma / 20", 20), n, ci_options(150, 50, 13));
+  print_result(broken);
   EXPECT_GT(broken.bound.epsilon, broken.claimed_epsilon) << "the under-noised variant was not caught";
 }
 

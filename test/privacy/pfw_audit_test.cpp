@@ -17,27 +17,12 @@
 #include <cstdio>
 
 #include "audit/privacy_audit.h"
+#include "audit/report.h"
 #include "core/algorithms/pfw.h"
 #include "core/privacy/report_noisy_min.h"
 
 namespace dptrain::test::audit {
 namespace {
-
-Options options(int runs, int calibration_runs, std::uint64_t seed) {
-  Options o;
-  o.runs = runs;
-  o.calibration_runs = calibration_runs;
-  o.alpha = 0.01;
-  o.seed = seed;
-  return o;
-}
-
-void print(const Result& r, double claim) {
-  std::printf("[ audit ] %-40s claim %.4f: lower bound %.4f (point %.4f; FNR %lld/%lld, FPR %lld/%lld)\n",
-              r.name.c_str(), claim, r.bound.epsilon, r.bound.point_estimate,
-              static_cast<long long>(r.counts.false_negatives), static_cast<long long>(r.counts.runs_d),
-              static_cast<long long>(r.counts.false_positives), static_cast<long long>(r.counts.runs_d_prime));
-}
 
 // ---- P-FW --------------------------------------------------------------------
 
@@ -86,13 +71,13 @@ TEST(FullGradientAudit, PfwStaysWithinItsSelectionBudgetAndCatchesTenfoldLessNoi
   // One selection: the run is eps_0-DP with eps_0 = 0.19924 (advanced composition of k = 1
   // at (1, 1e-5)), far below the claimed 1; the audit must stay below eps_0 itself.
   const double eps_0 = pfw_budget(4, 1, 1, 1.0, 1.0, 1.0, 1e-5).epsilon_step;
-  const Result ok = run_audit(pfw_scenario("pfw", 1.0), n, options(6000, 1500, 11));
-  print(ok, eps_0);
+  const Result ok = run_audit(pfw_scenario("pfw", 1.0), n, ci_options(6000, 1500, 11));
+  print_result(ok, eps_0);
   EXPECT_LE(ok.bound.epsilon, eps_0);
   // Ten times less noise: the selection is then ~10 eps_0-DP in the tail and the run is
   // caught above the claimed epsilon = 1 itself.
-  const Result broken = run_audit(pfw_scenario("pfw, Laplace scale / 10", 10.0), n, options(6000, 1500, 12));
-  print(broken, 1.0);
+  const Result broken = run_audit(pfw_scenario("pfw, Laplace scale / 10", 10.0), n, ci_options(6000, 1500, 12));
+  print_result(broken, 1.0);
   EXPECT_GT(broken.bound.epsilon, 1.0) << "the broken variant was not caught";
 }
 

@@ -15,33 +15,16 @@
 #include <cstdio>
 
 #include "audit/scenarios.h"
+#include "audit/report.h"
 
 namespace dptrain::test::audit {
 namespace {
 
-Options ci_options(int runs, int calibration_runs) {
-  Options o;
-  o.runs = runs;
-  o.calibration_runs = calibration_runs;
-  o.alpha = 0.01;
-  o.seed = 7;
-  return o;
-}
-
-void print(const Result& r) {
-  std::printf("[ audit ] %-48s claimed eps %.3g: lower bound %.4f (point estimate %.4f, FNR %lld/%lld, FPR %lld/%lld, "
-              "gap/bound %.3f, ceiling %.4f)\n",
-              r.name.c_str(), r.claimed_epsilon, r.bound.epsilon, r.bound.point_estimate,
-              static_cast<long long>(r.counts.false_negatives), static_cast<long long>(r.counts.runs_d),
-              static_cast<long long>(r.counts.false_positives), static_cast<long long>(r.counts.runs_d_prime),
-              r.gap_bound > 0 ? r.noiseless_gap / r.gap_bound : 0.0, r.ceiling);
-}
-
 TEST(PrivacyAudit, BoltonStaysWithinItsClaimInAllFourScenarios) {
   const Neighbours n = standard_neighbours();
   for (const Scenario& s : bolton_scenarios()) {
-    const Result r = run_audit(s, n, ci_options(1500, 400));
-    print(r);
+    const Result r = run_audit(s, n, ci_options(1500, 400, 7));
+    print_result(r);
     EXPECT_LE(r.bound.epsilon, r.claimed_epsilon) << s.name;
     // The audit has power: in the pure epsilon-DP scenarios the neighbouring
     // models differ by (nearly) the full sensitivity, so the bound must come
@@ -63,8 +46,8 @@ TEST(PrivacyAudit, BoltonStaysWithinItsClaimInAllFourScenarios) {
 TEST(PrivacyAudit, CatchesBoltonWithTheSensitivityDividedByTen) {
   const Neighbours n = standard_neighbours();
   for (const Scenario& s : broken_scenarios(0.25)) {
-    const Result r = run_audit(s, n, ci_options(800, 200));
-    print(r);
+    const Result r = run_audit(s, n, ci_options(800, 200, 7));
+    print_result(r);
     EXPECT_GT(r.bound.epsilon, r.claimed_epsilon) << s.name << ": the broken variant was not caught";
   }
 }
@@ -76,8 +59,8 @@ TEST(PrivacyAudit, WhiteBoxStaysWithinItsClaimAndItsCeiling) {
   const Neighbours n = whitebox_neighbours();
   for (const Scenario& s : whitebox_scenarios()) {
     const bool pure = !s.config.delta;
-    const Result r = run_audit(s, n, pure ? ci_options(1500, 400) : ci_options(3000, 1000));
-    print(r);
+    const Result r = run_audit(s, n, pure ? ci_options(1500, 400, 7) : ci_options(3000, 1000, 7));
+    print_result(r);
     EXPECT_LE(r.bound.epsilon, r.claimed_epsilon) << s.name;
     // The bound holds (with probability >= 0.99) for the true epsilon of the
     // release pair, which is the ceiling if the epochs draw the noise the
@@ -111,8 +94,8 @@ TEST(PrivacyAudit, CatchesWhiteBoxWithTheNoiseDividedByTen) {
   const Neighbours n = whitebox_neighbours();
   for (const Scenario& s : broken_whitebox_scenarios(0.25, 1.0, 10)) {
     const bool bst14 = s.config.algorithm == "bst14";
-    const Result r = run_audit(s, n, bst14 ? ci_options(30000, 5000) : ci_options(800, 200));
-    print(r);
+    const Result r = run_audit(s, n, bst14 ? ci_options(30000, 5000, 7) : ci_options(800, 200, 7));
+    print_result(r);
     EXPECT_GT(r.bound.epsilon, r.claimed_epsilon) << s.name << ": the broken variant was not caught";
     EXPECT_LE(r.bound.epsilon, r.ceiling) << s.name;
   }
@@ -130,8 +113,8 @@ TEST(PrivacyAudit, CatchesWhiteBoxWithTheNoiseDividedByTen) {
 TEST(PrivacyAudit, BoltonJointMulticlassReleaseStaysWithinItsClaim) {
   const Neighbours n = feature_flip_neighbours(16);
   const Result r = run_audit(joint_multiclass_scenario("bolton one-vs-all joint (eps,delta)-DP, K=16", 16, 1.0), n,
-                             ci_options(3000, 1000));
-  print(r);
+                             ci_options(3000, 1000, 7));
+  print_result(r);
   EXPECT_LE(r.bound.epsilon, r.claimed_epsilon);
   EXPECT_NEAR(r.ceiling, r.claimed_epsilon, 1e-6) << "sigma is not calibrated to sqrt(K) Delta";
   EXPECT_GT(r.noiseless_gap / r.gap_bound, 0.85) << "the canary should move every model by ~Delta";
@@ -141,8 +124,8 @@ TEST(PrivacyAudit, BoltonJointMulticlassReleaseStaysWithinItsClaim) {
 TEST(PrivacyAudit, CatchesAJointMulticlassReleaseThatForgetsSqrtK) {
   const Neighbours n = feature_flip_neighbours(64);
   const Result r = run_audit(joint_multiclass_scenario("BROKEN joint without sqrt(K), K=64", 64, 0.25, 8.0), n,
-                             ci_options(2000, 500));
-  print(r);
+                             ci_options(2000, 500, 7));
+  print_result(r);
   EXPECT_GT(r.bound.epsilon, r.claimed_epsilon) << "the broken variant was not caught";
   EXPECT_LE(r.bound.epsilon, r.ceiling);
 }
@@ -171,7 +154,7 @@ TEST(PrivacyAudit, WhiteBoxNeighboursAreZeroRowsAndTheCanary) {
 TEST(PrivacyAudit, HarnessIsDeterministic) {
   const Neighbours n = standard_neighbours();
   const Scenario s = bolton_scenarios().front();
-  const Result a = run_audit(s, n, ci_options(100, 50)), b = run_audit(s, n, ci_options(100, 50));
+  const Result a = run_audit(s, n, ci_options(100, 50, 7)), b = run_audit(s, n, ci_options(100, 50, 7));
   EXPECT_EQ(a.counts.false_negatives, b.counts.false_negatives);
   EXPECT_EQ(a.counts.false_positives, b.counts.false_positives);
   EXPECT_EQ(a.threshold, b.threshold);

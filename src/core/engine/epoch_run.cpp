@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
+#include "core/sgd/shuffle_key.h"
 
 namespace dptrain {
 namespace {
@@ -50,6 +51,14 @@ EpochRun::EpochRun(TrainingConfig config, std::shared_ptr<const EpochAlgorithm> 
     epoch_config_.noise_key = privacy::key_to_words(privacy::draw_key(rng));
     epoch_config_.noise_seeded = config_.seed.has_value();
   }
+  if (config_.distributed()) {
+    // Per-shard PSGD (docs/distributed.md): refused here, before any data
+    // is read, unless the per-shard bound is covered by the plan's noise.
+    sharded_ = distributed::plan_epochs(config_, plan_);
+    epoch_config_.schedule = sharded_->schedule;
+    shuffle_key_ = sgd::run_shuffle_key(config_.seed ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*config_.seed))
+                                                     : std::nullopt);
+  }
   const std::size_t n = static_cast<std::size_t>(plan_.epoch.dim) * plan_.epoch.models;
   weights_.assign(n, 0.0);
   if (plan_.epoch.averaging) average_.assign(n, 0.0);
@@ -62,7 +71,12 @@ std::vector<double> EpochRun::epoch_input() const {
                                  plan_.epoch.averaging ? average_.data() : nullptr, averaged_);
 }
 
+std::uint64_t EpochRun::updates_per_epoch() const {
+  return static_cast<std::uint64_t>(sharded_ ? sharded_->updates_per_epoch : config_.updates_per_epoch());
+}
+
 std::int64_t EpochRun::rows_per_epoch() const {
+  if (sharded_) return config_.rows * sharded_->local_passes;  // every shard streams its rows P times
   return plan_.epoch.sampled_batches ? config_.updates_per_epoch() * config_.batch_size : config_.rows;
 }
 
@@ -77,13 +91,20 @@ std::optional<Pass> EpochRun::next() {
     return p;
   }
   if (!needs_epoch()) return std::nullopt;
-  if (epochs_done_ > 0 && plan_.reshuffle && !reshuffled_) {
+  // On shards every epoch has a fresh keyed order anyway: no reshuffle pass.
+  if (epochs_done_ > 0 && plan_.reshuffle && !reshuffled_ && !sharded_) {
     p.kind = PassKind::Reshuffle;
     awaiting_ = Awaiting::Reshuffle;
     return p;
   }
   p.kind = plan_.epoch.sampled_batches ? PassKind::SampledEpoch : PassKind::SgdEpoch;
   p.input = epoch_input();
+  if (sharded_) {
+    const sgd::EpochShuffleWords w =
+        sgd::epoch_key_to_words(sgd::epoch_shuffle_key(shuffle_key_, static_cast<std::uint64_t>(epochs_done_)));
+    p.shuffle_key.assign(w.begin(), w.end());
+    p.local_passes = sharded_->local_passes;
+  }
   awaiting_ = Awaiting::Epoch;
   return p;
 }
@@ -114,7 +135,8 @@ void EpochRun::accept_epoch(const double* s, std::size_t len) {
          "Was the table modified during training?");
   // Every update of the epoch drew its noise from the stream of its own
   // update index; the next epoch continues from the public count.
-  if (epoch_state::updates(s) != updates_ + static_cast<std::uint64_t>(config_.updates_per_epoch()))
+  // (On shards: the combine keeps the largest counter, max_s ceil(P n_s / b).)
+  if (epoch_state::updates(s) != updates_ + updates_per_epoch())
     fail(ErrorKind::Internal, "the epoch made an unexpected number of updates");
   const double* w = epoch_state::weights(s);
   std::copy(w, w + weights_.size(), weights_.begin());
@@ -123,8 +145,8 @@ void EpochRun::accept_epoch(const double* s, std::size_t len) {
     std::copy(a, a + average_.size(), average_.begin());
     averaged_ = epoch_state::averaged(s);
   }
-  // The public update count of a sequential epoch: ceil(n / b).
-  updates_ += static_cast<std::uint64_t>(config_.updates_per_epoch());
+  // The public update count of an epoch: ceil(n / b), or U on shards.
+  updates_ += updates_per_epoch();
   ++epochs_done_;
   reshuffled_ = false;
   loss_measured_ = false;
@@ -200,6 +222,10 @@ Model EpochRun::release(double seconds) {
                              {"epochs_run", epochs_done_},
                              {"note", "data-dependent number of epochs: the privacy argument is informal "
                                       "(Bolt-on §4.3); the noise is calibrated for any number up to max_epochs"}};
+  if (sharded_) {
+    m.details["privacy"]["distributed"] = sharded_->record;
+    m.details["data"]["distribution"] = distributed::describe(config_);
+  }
   if (config_.seed) m.details["seed"] = *config_.seed;
   if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
   return m;

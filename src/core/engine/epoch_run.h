@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/algorithms/algorithm.h"
+#include "core/engine/distributed.h"
 #include "core/engine/run.h"
 #include "core/privacy/random_source.h"
 
@@ -56,6 +57,13 @@ class EpochRun : public Run {
   TrainingConfig config_;
   std::shared_ptr<const EpochAlgorithm> algorithm_;
   TrainingPlan plan_;
+  // A distributed source (config_.distributed()): the per-shard PSGD plan,
+  // and the run's shuffle key (sgd/shuffle_key.h; epoch e shuffles every
+  // shard by the key derived from it and e).
+  std::optional<distributed::EpochPlan> sharded_;
+  privacy::RandomSource::Key shuffle_key_{};
+  // Updates per epoch: ceil(n / b), or U = max_s ceil(P n_s / b) on shards.
+  std::uint64_t updates_per_epoch() const;
   // plan_.epoch plus the run's secret key for white-box noise and batch
   // sampling (never recorded anywhere else).
   epoch_state::EpochConfig epoch_config_;

@@ -65,6 +65,11 @@ struct Pass {
   std::vector<double> input;   // $1
   std::int64_t rows = 0;       // rows of that table (public; SampledEpoch, PoissonLots need it)
   int parts = 0;               // Split only
+  // SgdEpoch on a distributed source (engine/distributed.h): the epoch's
+  // shuffle key (4 words, sgd::epoch_key_to_words) and the local passes P
+  // every shard makes over its rows. Empty / 1 on a prepared table.
+  std::vector<double> shuffle_key;
+  int local_passes = 1;
 };
 
 // The prepared table's name is chosen by the driver (training_prepare);

@@ -43,6 +43,14 @@ struct TrainingConfig {
   int dim = 0;
   std::vector<std::string> classes;      // binary: {negative, positive}
   bool classes_from_data = false;        // true if not declared by the caller
+  // A Citus hash-distributed source (docs/distributed.md): the rows of every
+  // shard, public by assumption (section 2: the distribution column is a
+  // surrogate key, so a replaced row stays in its shard), and the name of
+  // that column (the row key of the keyed shuffle). Empty: one plain table.
+  std::vector<std::int64_t> shard_rows;
+  std::string distribution_column;
+
+  bool distributed() const { return !shard_rows.empty(); }
 
   int models() const { return classes.size() == 2 ? 1 : static_cast<int>(classes.size()); }
   // Updates per epoch with nominal batch size b: ceil(n / b).

@@ -100,3 +100,18 @@ SELECT * FROM pg_temp.try($$SELECT dp_predict('st_model', ARRAY[1, 'NaN'::float8
 SELECT * FROM pg_temp.try($$SELECT dp_predict('st_model', ARRAY[1, NULL])$$);
 SELECT * FROM pg_temp.try($$SELECT dp_predict('no_such_model', ARRAY[1, 2])$$);
 \x off
+
+-- Building blocks called by hand with NULL or malformed arguments: every
+-- error says what to pass (a hint), none crashes.
+CREATE TEMP TABLE internals (ord serial, what text, sql text);
+INSERT INTO internals (what, sql) VALUES
+  ('sgd_state with a NULL dimension',   $$SELECT dptrain.sgd_state(NULL)$$),
+  ('sgd_state with NULL-laden weights', $$SELECT dptrain.sgd_state(2, weights => ARRAY[1, NULL]::float8[])$$),
+  ('sgd_state with too few weights',    $$SELECT dptrain.sgd_state(2, weights => ARRAY[1]::float8[])$$),
+  ('noise state with NULL noise',       $$SELECT dptrain.sgd_state_with_noise(pg_temp.state(), NULL, 1)$$),
+  ('batches of a NULL state',           $$SELECT * FROM dptrain.sample_batches(NULL, 10)$$),
+  ('gradient request without a loss',   $$SELECT dptrain.gradient_request(ARRAY[0, 0]::float8[], NULL)$$),
+  ('gradient request, 3-d points',      $$SELECT dptrain.gradient_request(ARRAY[[[0]]]::float8[])$$);
+\x on
+SELECT c.ord, c.what, r.* FROM internals c, pg_temp.try(c.sql) r ORDER BY c.ord;
+\x off

@@ -29,7 +29,8 @@ WHERE d.refclassid = 'pg_extension'::regclass
   -- dp_predict and dp_predict_proba pin the path in C around the query that
   -- loads their model; usable_row, intercept_row and decision_score run no
   -- SQL (all but intercept_row are hijack-tested below); the shuffle keys
-  -- are per-row C hashes that run no SQL either.
+  -- are per-row C hashes that run no SQL either, and the feature encoders
+  -- (encode_row, encode_json_row, encoding_check) parse and encode in C.
   AND p.oid NOT IN ('dp_predict(text, float8[])'::regprocedure, 'dp_predict(bigint, float8[])'::regprocedure,
                     'dp_predict_proba(text, float8[])'::regprocedure,
                     'dp_predict_proba(bigint, float8[])'::regprocedure,
@@ -38,7 +39,10 @@ WHERE d.refclassid = 'pg_extension'::regclass
                     'dptrain.intercept_row(float8[], float8, float8)'::regprocedure,
                     'dptrain.shuffle_key(bigint, float8[])'::regprocedure,
                     'dptrain.shuffle_epoch_key(float8[], bigint)'::regprocedure,
-                    'dptrain.shuffle_run_key(bigint)'::regprocedure)
+                    'dptrain.shuffle_run_key(bigint)'::regprocedure,
+                    'dptrain.encode_row(jsonb, text[])'::regprocedure,
+                    'dptrain.encode_json_row(jsonb, jsonb)'::regprocedure,
+                    'dptrain.encoding_check(jsonb)'::regprocedure)
 ORDER BY p.oid::regprocedure::text;
 -- and those exempt are C functions
 SELECT count(*) AS exempt, bool_and(l.lanname = 'c') AS all_c
@@ -181,6 +185,15 @@ SELECT dp_predict_proba('hj_model', '{0.5, 0.5}') IS NOT NULL AS proba_by_name,
 SELECT roc_auc IS NOT NULL AS ranked FROM dp_evaluate('hj_model', 'public.hj_test', 'label', 'x');
 SELECT accuracy IS NOT NULL AS evaluated FROM dp_evaluate('hj_model', 'public.hj_test', 'label', 'x');
 SELECT accuracy IS NOT NULL AS evaluated FROM dp_evaluate(:hj_model_id, 'public.hj_test', 'label', 'x');
+-- features from ordinary columns: an encoded view, a model on it, raw rows scored
+SELECT dp_encoded_view('public.hj_enc', 'public.hj_data', 'y', ARRAY['id', 'label'],
+       bounds => '{"id": [0, 400]}', categories => '{"label": ["down", "up"]}') IS NOT NULL AS encoded;
+SELECT model_id AS hj_enc_model FROM dp_train('public.hj_enc', 'y', 'x', algorithm => 'none', seed => 4,
+       batch_size => 10) \gset
+SELECT dp_predict(:hj_enc_model, dp_features(:hj_enc_model, pg_catalog.to_jsonb(t))) IS NOT NULL AS raw_scored
+FROM public.hj_data t LIMIT 1;
+SELECT pg_catalog.jsonb_typeof(dp_encoding('public.hj_data', ARRAY['label'])) AS categories_read;
+DROP VIEW public.hj_enc;
 SELECT dp_grant_budget('public.hj_data', 'regress_mallory', 50, 1e-3);
 SELECT epsilon IS NOT NULL AS remaining FROM dp_budget_remaining('public.hj_data', 'regress_mallory');
 SELECT dp_set_table_budget('public.hj_data', 1000, 1e-2);

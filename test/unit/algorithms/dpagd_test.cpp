@@ -13,10 +13,14 @@
 #include "core/engine/in_memory.h"
 #include "core/engine/run.h"
 #include "core/error.h"
+#include "sparse_problem.h"
 #include "core/privacy/samplers.h"
 
 namespace dptrain {
 namespace {
+
+using test::binary_accuracy;
+using test::sparse_problem;
 
 double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
 
@@ -236,31 +240,6 @@ TEST(DpagdRun, GradientPassThenOneLineSearchPassAtTheCandidatePoints) {
     EXPECT_NEAR(gradient_state::point(p->input.data(), 0, 0)[i], -(best * 0.1) * g[i] / norm, 1e-9);
 }
 
-InMemoryData sparse_problem(int n, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-0.4, 0.4);
-  std::bernoulli_distribution flip(0.05);
-  InMemoryData t;
-  for (int i = 0; i < n; ++i) {
-    std::vector<double> x(6);
-    for (double& v : x) v = u(gen);
-    const bool positive = 3 * x[0] - 2 * x[1] > 0;
-    t.x.push_back(x);
-    t.y.push_back(positive != flip(gen) ? 1.0 : 0.0);
-  }
-  return t;
-}
-
-double accuracy(const Model& m, const InMemoryData& t) {
-  int correct = 0;
-  for (std::size_t i = 0; i < t.x.size(); ++i) {
-    double z = 0;
-    for (int j = 0; j < m.dim(); ++j) z += m.weights(0, j) * t.x[i][j];
-    correct += (z > 0) == (t.y[i] == 1.0);
-  }
-  return static_cast<double>(correct) / static_cast<double>(t.x.size());
-}
-
 // What the filter guarantees, from the released record: never more than rho,
 // and the run stopped only because the next mechanism could not be paid.
 void expect_filter_respected(const Model& m) {
@@ -298,7 +277,7 @@ TEST(DpagdRun, ConvergesWithinTheBudgetAndIsDeterministicForASeed) {
   const Model a = train(c, t, 1);
   const Model b = train(c, t, 2);  // another row order: the same sums
   EXPECT_LT((a.weights - b.weights).cwiseAbs().maxCoeff(), 1e-9);
-  EXPECT_GT(accuracy(a, t), 0.85);  // 95% is the Bayes rate, 50% the majority
+  EXPECT_GT(binary_accuracy(a, t), 0.85);  // 95% is the Bayes rate, 50% the majority
   expect_filter_respected(a);
   EXPECT_GT(a.details["privacy"]["iterations"].get<long>(), 10);
   c.seed = 22;
@@ -307,7 +286,9 @@ TEST(DpagdRun, ConvergesWithinTheBudgetAndIsDeterministicForASeed) {
   const Model secure = train(c, t, 1);
   EXPECT_FALSE(secure.seeded);
   expect_filter_respected(secure);
-  EXPECT_GT(accuracy(secure, t), 0.8);  // fresh noise every time: a safe margin above 50%
+  // Fresh noise every time, so no accuracy bound here (it would fail now and then:
+  // the seeded runs above check accuracy); two secure runs must differ.
+  EXPECT_GT((train(c, t, 1).weights - secure.weights).cwiseAbs().maxCoeff(), 0);
 }
 
 TEST(DpagdRun, AtTinyBudgetsTheFilterStopsAndRefinementsHappen) {

@@ -1,0 +1,214 @@
+-- Features from ordinary columns (docs/encoding.md): numeric columns scaled
+-- by PUBLIC bounds, booleans, text columns one-hot encoded with DECLARED
+-- categories, rows normalized; the encoding is stored with every model
+-- trained on an encoded view, so raw rows can be scored later.
+
+-- Encoded views and their encodings (written by dptrain.register_encoding
+-- only, for the owner of the view). dp_train looks its source up here and
+-- stores the encoding with the model.
+CREATE TABLE dptrain.feature_encodings (
+    relation   regclass PRIMARY KEY,
+    encoding   jsonb NOT NULL,
+    created_by name NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+REVOKE ALL ON dptrain.feature_encodings FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('dptrain.feature_encodings', '');
+COMMENT ON TABLE dptrain.feature_encodings IS
+'encoded views (dp_encoded_view) and their feature encodings, stored with the models trained on them';
+
+CREATE FUNCTION dptrain.encode_row(encoding jsonb, VARIADIC "values" text[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dptrain_encode_row' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dptrain.encode_row IS
+'the feature vector of one row under an encoding (one text value per encoded column; NULL if a number or boolean is NULL)';
+CREATE FUNCTION dptrain.encode_json_row(encoding jsonb, "row" jsonb) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dptrain_encode_json_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dptrain.encode_json_row IS
+'the feature vector of a row given as a JSON object (e.g. to_jsonb(t)) under an encoding';
+CREATE FUNCTION dptrain.encoding_check(encoding jsonb) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'dptrain_encoding_check' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dptrain.encoding_check IS
+'internal: a feature encoding validated and written in its normal form (an error if it is malformed)';
+-- SECURITY INVOKER: the C code checks that the caller owns the view, then
+-- writes the registry as the extension owner.
+CREATE FUNCTION dptrain.register_encoding(view regclass, encoding jsonb) RETURNS void
+AS 'MODULE_PATHNAME', 'dptrain_register_encoding' LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION dptrain.register_encoding IS
+'internal: records the encoding of an encoded view (its owner only)';
+
+-- One column's entry of an encoding, from its type and the declarations.
+CREATE FUNCTION dptrain.encoding_column(source regclass, col text, bounds jsonb, categories jsonb)
+RETURNS jsonb LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    typ oid;
+    cats jsonb;
+    n bigint;
+BEGIN
+    SELECT a.atttypid INTO typ FROM pg_attribute a
+    WHERE a.attrelid = source AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped;
+    IF typ IS NULL THEN
+        RAISE EXCEPTION 'column "%" of % does not exist', col, source USING ERRCODE = 'undefined_column',
+            HINT = 'List columns of the source table in features.';
+    END IF;
+    IF typ IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'float4'::regtype, 'float8'::regtype,
+               'numeric'::regtype) THEN
+        IF NOT bounds ? col THEN
+            RAISE EXCEPTION 'numeric column "%" needs public bounds', col USING ERRCODE = 'invalid_parameter_value',
+                HINT = format('Declare them, e.g. bounds => ''{"%s": [0, 100]}'': bounds read from the data would not be private.', col);
+        END IF;
+        RETURN jsonb_build_object('name', col, 'type', 'numeric', 'bounds', bounds -> col);
+    ELSIF typ = 'bool'::regtype THEN
+        RETURN jsonb_build_object('name', col, 'type', 'boolean');
+    ELSIF typ IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype, 'name'::regtype)
+          OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = typ AND t.typtype = 'e') THEN
+        IF categories ? col THEN
+            RETURN jsonb_build_object('name', col, 'type', 'categorical', 'categories', categories -> col);
+        END IF;
+        -- Read from the data, as the caller: outside the privacy guarantee, and said so.
+        EXECUTE format('SELECT jsonb_agg(v ORDER BY v), count(*) FROM (SELECT DISTINCT %I::text AS v FROM %s WHERE %I IS NOT NULL LIMIT 1001) d',
+                       col, source, col) INTO cats, n;
+        IF n > 1000 THEN
+            RAISE EXCEPTION 'text column "%" has more than 1000 distinct values', col
+                USING ERRCODE = 'program_limit_exceeded',
+                HINT = 'Declare the categories to keep (categories => ...), or leave the column out.';
+        END IF;
+        RAISE NOTICE 'the categories of column "%" were read from the data: they are outside the privacy guarantee (declare them with categories => ...)', col;
+        RETURN jsonb_build_object('name', col, 'type', 'categorical', 'categories', coalesce(cats, '[]'),
+                                  'categories_from_data', true);
+    END IF;
+    RAISE EXCEPTION 'column "%" has type %, which dptrain cannot encode', col, format_type(typ, NULL)
+        USING ERRCODE = 'datatype_mismatch', HINT = 'Encode numeric, boolean and text columns; cast others in a view.';
+END
+$$;
+COMMENT ON FUNCTION dptrain.encoding_column IS
+'internal: one column of a feature encoding, from its type and the declared bounds and categories';
+
+CREATE FUNCTION @extschema@.dp_encoding(source regclass, features text[], bounds jsonb DEFAULT '{}',
+                                        categories jsonb DEFAULT '{}', normalization text DEFAULT 'l2')
+RETURNS jsonb LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    cols jsonb := '[]';
+    f text;
+    unknown text;
+BEGIN
+    IF source IS NULL OR features IS NULL OR bounds IS NULL OR categories IS NULL OR normalization IS NULL THEN
+        RAISE EXCEPTION 'arguments of dp_encoding must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'Leave an argument out to use its default.';
+    END IF;
+    IF jsonb_typeof(bounds) <> 'object' OR jsonb_typeof(categories) <> 'object' THEN
+        RAISE EXCEPTION 'bounds and categories must be JSON objects keyed by column' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'E.g. bounds => ''{"age": [17, 90]}'', categories => ''{"sex": ["Female", "Male"]}''.';
+    END IF;
+    SELECT k INTO unknown FROM (SELECT jsonb_object_keys(bounds) k UNION ALL SELECT jsonb_object_keys(categories)) d
+    WHERE k <> ALL (features) LIMIT 1;
+    IF unknown IS NOT NULL THEN
+        RAISE EXCEPTION '"%" is declared but not among the features', unknown USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Declare bounds and categories only for columns listed in features.';
+    END IF;
+    FOREACH f IN ARRAY features LOOP
+        cols := cols || dptrain.encoding_column(source, f, bounds, categories);
+    END LOOP;
+    RETURN dptrain.encoding_check(jsonb_build_object('columns', cols, 'normalize', normalization));
+END
+$$;
+COMMENT ON FUNCTION @extschema@.dp_encoding IS
+'a feature encoding of columns of a table: numeric (public bounds), boolean and text (declared categories) columns; see docs/encoding.md';
+
+CREATE FUNCTION @extschema@.dp_encoded_view(view_name text, source regclass, label text, features text[] DEFAULT NULL,
+                                            bounds jsonb DEFAULT '{}', categories jsonb DEFAULT '{}',
+                                            normalization text DEFAULT 'l2', encoding jsonb DEFAULT NULL)
+RETURNS regclass LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    enc jsonb;
+    target text;
+    cols text;
+    v regclass;
+BEGIN
+    IF view_name IS NULL OR source IS NULL OR label IS NULL THEN
+        RAISE EXCEPTION 'view_name, source and label must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'Name the view, the source table and its label column.';
+    END IF;
+    IF (features IS NULL) = (encoding IS NULL) THEN
+        RAISE EXCEPTION 'pass either features or encoding' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'features => ARRAY[...] builds a new encoding; encoding => (a model''s details->''encoding'') reuses one.';
+    END IF;
+    enc := CASE WHEN encoding IS NULL THEN @extschema@.dp_encoding(source, features, bounds, categories, normalization)
+                ELSE dptrain.encoding_check(encoding) END;
+    IF label = 'x' THEN
+        RAISE EXCEPTION 'the label column cannot be called "x"' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'The view''s feature column is x; rename the label in a view first.';
+    END IF;
+    SELECT string_agg(format('%I::text', c->>'name'), ', ' ORDER BY o) INTO cols
+    FROM jsonb_array_elements(enc -> 'columns') WITH ORDINALITY AS e(c, o);
+    -- An unqualified name goes to the source's schema (this function's own
+    -- search_path is pinned, and the caller's is not known here).
+    SELECT string_agg(quote_ident(p), '.') INTO target FROM unnest(parse_ident(view_name)) p;
+    IF array_length(parse_ident(view_name), 1) = 1 THEN
+        SELECT quote_ident(n.nspname) || '.' || target INTO target
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = source;
+    END IF;
+    EXECUTE format('CREATE VIEW %s AS SELECT %I, dptrain.encode_row(%L::jsonb, %s) AS x FROM %s',
+                   target, label, enc, cols, source);
+    v := target::regclass;
+    PERFORM dptrain.register_encoding(v, enc);
+    RETURN v;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.dp_encoded_view IS
+'creates a view (label, x float8[]) of a table''s columns under a feature encoding (unqualified: in the table''s schema); models trained on it store the encoding';
+
+-- The encoding stored with a model: by id, or by the name of one of your models.
+CREATE FUNCTION dptrain.model_encoding(model text) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    enc jsonb;
+    found boolean;
+BEGIN
+    IF model ~ '^\s*[-+]?[0-9]+\s*$' THEN
+        SELECT true, m.details -> 'encoding' INTO found, enc FROM dptrain.models m WHERE m.id = model::bigint;
+    ELSE
+        SELECT true, m.details -> 'encoding' INTO found, enc FROM dptrain.models m
+        WHERE m.name = model AND m.created_by = current_user;
+    END IF;
+    IF found IS NULL THEN
+        RAISE EXCEPTION 'model "%" does not exist', model USING ERRCODE = 'undefined_object',
+            HINT = 'Pass a model id you may see, or the name of one of your models.';
+    END IF;
+    IF enc IS NULL OR jsonb_typeof(enc) <> 'object' THEN
+        RAISE EXCEPTION 'model "%" was not trained on an encoded view', model USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Pass its feature vectors to dp_predict directly.';
+    END IF;
+    RETURN enc;
+END
+$$;
+COMMENT ON FUNCTION dptrain.model_encoding IS
+'internal: the feature encoding stored with a model (an error if it has none)';
+
+CREATE FUNCTION @extschema@.dp_features(model text, "row" jsonb) RETURNS float8[]
+LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$ SELECT dptrain.encode_json_row(dptrain.model_encoding(model), "row") $$;
+CREATE FUNCTION @extschema@.dp_features(model bigint, "row" jsonb) RETURNS float8[]
+LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$ SELECT dptrain.encode_json_row(dptrain.model_encoding(model::text), "row") $$;
+COMMENT ON FUNCTION @extschema@.dp_features(text, jsonb) IS
+'the feature vector of a raw row (e.g. to_jsonb(t)) under the encoding stored with a model: dp_predict(m, dp_features(m, to_jsonb(t)))';
+COMMENT ON FUNCTION @extschema@.dp_features(bigint, jsonb) IS
+'the feature vector of a raw row (e.g. to_jsonb(t)) under the encoding stored with a model, by the id dp_train returned';
+
+-- A dropped view forgets its encoding (its oid may be reused by another
+-- relation, which must not inherit it). SECURITY DEFINER: whoever drops the
+-- view may not write the registry.
+CREATE FUNCTION dptrain.forget_dropped_encodings() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    DELETE FROM dptrain.feature_encodings e
+    WHERE e.relation::oid IN (SELECT d.objid FROM pg_event_trigger_dropped_objects() d
+                              WHERE d.classid = 'pg_class'::regclass);
+END
+$$;
+REVOKE EXECUTE ON FUNCTION dptrain.forget_dropped_encodings() FROM PUBLIC;
+COMMENT ON FUNCTION dptrain.forget_dropped_encodings IS
+'internal (event trigger): drops the registered encoding of a dropped view';
+CREATE EVENT TRIGGER dptrain_forget_dropped_encodings ON sql_drop
+EXECUTE FUNCTION dptrain.forget_dropped_encodings();

@@ -1,0 +1,161 @@
+#include "core/engine/distributed.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "core/algorithms/algorithm.h"
+#include "core/engine/run.h"
+#include "core/error.h"
+#include "core/privacy/distributed_sensitivity.h"
+
+namespace dptrain::distributed {
+namespace {
+
+namespace pd = privacy::distributed;
+
+// Algorithms whose passes are all exact sums or per-shard SGD epochs.
+// Everything else needs rows one at a time in one sequential order (noise
+// per batch: SCS13, BST14, the DP-SGD family) or a GROUP BY of rows (OPDisc).
+const std::vector<std::string> kDistributable = {"none", "bolton", "amp", "optimum", "pfw", "dpagd"};
+
+[[noreturn]] void refuse(const std::string& what, const std::string& detail) {
+  fail(ErrorKind::NotImplemented, what + " cannot train on a distributed table", detail,
+       "Use algorithm bolton or amp (or dpagd, pfw) on the distributed table, or train on a local copy "
+       "(CREATE TABLE ... AS SELECT ...).");
+}
+
+std::string number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+std::string words_literal(const std::vector<double>& words) {
+  std::string s = "'{";
+  for (std::size_t i = 0; i < words.size(); ++i) s += (i ? "," : "") + number(words[i]);
+  return s + "}'::pg_catalog.float8[]";
+}
+
+pd::ShardedShape shape_of(const TrainingConfig& c, int passes) {
+  pd::ShardedShape s;
+  s.shard_rows = c.shard_rows;
+  s.batch_size = c.batch_size;
+  s.epochs = c.epochs;
+  s.local_passes = passes;
+  return s;
+}
+
+}  // namespace
+
+std::string pass_sql(const Pass& pass, const Source& src) {
+  switch (pass.kind) {
+    case PassKind::SgdEpoch: {
+      if (pass.shuffle_key.size() != 4 || pass.local_passes < 1)
+        fail(ErrorKind::Internal, "a distributed epoch needs its shuffle key and local passes");
+      // Each shard's rows in the order of the keyed hash of their row key
+      // (the ORDER BY is part of the shard query: Citus pushes it down with
+      // the partial aggregate), P times over.
+      const std::string order =
+          "dptrain.shuffle_key(" + src.row_key + ", " + words_literal(pass.shuffle_key) + ")";
+      const bool passes = pass.local_passes > 1;
+      return "SELECT dptrain.sgd_epoch(s.x, s.y, $1::pg_catalog.float8[]) FROM (SELECT " + src.x + " AS x, " + src.y +
+             " AS y FROM " + src.relation +
+             (passes ? " CROSS JOIN pg_catalog.generate_series(1, " + std::to_string(pass.local_passes) +
+                           ") AS dptrain_pass(p) ORDER BY dptrain_pass.p, " + order
+                     : " ORDER BY " + order) +
+             ") s";
+    }
+    case PassKind::GradientLoss:
+      return "SELECT dptrain.gradient_sum(" + src.x + ", " + src.y + ", $1::pg_catalog.float8[]) FROM " + src.relation;
+    case PassKind::Evaluate:
+      return "SELECT dptrain.evaluate_agg(" + src.x + ", (" + src.y + ")::pg_catalog.int4, $1::pg_catalog.float8[]) FROM " +
+             src.relation;
+    default: break;
+  }
+  refuse(std::string("a pass of kind \"") + pass_kind_name(pass.kind) + "\"",
+         "Only SGD epochs and exact sums (gradients, losses, evaluations) are pushed down to the shards.");
+}
+
+void check(const TrainingConfig& c) {
+  if (!c.distributed()) fail(ErrorKind::Internal, "distributed::check on a plain table");
+  if (std::find(kDistributable.begin(), kDistributable.end(), c.algorithm) == kDistributable.end())
+    refuse("algorithm " + c.algorithm,
+           "Its privacy analysis is of one sequential pass over sampled or permuted rows with noise per batch "
+           "(or of grouped rows); a distributed table is trained shard by shard (docs/distributed.md).");
+  // The plan, and for epoch algorithms the per-shard PSGD plan (EpochRun
+  // calls plan_epochs): every refusal happens here, before any charge.
+  start_run(c);
+}
+
+EpochPlan plan_epochs(const TrainingConfig& c, const TrainingPlan& plan) {
+  if (plan.epoch.noise != privacy::BatchNoiseKind::None || plan.epoch.sampled_batches)
+    refuse("algorithm " + c.algorithm, "Its noise is added per batch, inside one sequential run (docs/distributed.md section 8).");
+  if (plan.epoch.averaging)
+    refuse("averaging", "The shards' running averages are combined with the model's weights, a sum the per-shard "
+                        "PSGD bound does not cover (docs/distributed.md section 2). Drop averaging.");
+  if (plan.stop_tolerance > 0)
+    refuse("options.tolerance", "The distributed bound is computed for a fixed number of epochs. Drop the tolerance.");
+
+  EpochPlan e;
+  e.schedule = plan.epoch.schedule;
+  const LossConstants& k = plan.constants;
+  // The convergence remedy (section 3): averaging S shard models moves the
+  // model like one sequential epoch at step eta/S, so each shard takes the
+  // step c eta in P local passes; for the convex constant step the bound
+  // is then exactly the sequential 2 k L eta / b.
+  const bool convex_constant = e.schedule.kind == ScheduleKind::Constant && !(k.strong_convexity > 0) &&
+                               k.smoothness > 0 && e.schedule.eta > 0 && e.schedule.eta <= 2.0 / k.smoothness;
+  if (convex_constant) {
+    const pd::SequentialEquivalent q = pd::sequential_equivalent(e.schedule.eta, k.smoothness, shape_of(c, 1));
+    // 1 - 1e-12: rounding in c eta / P or in max_s n_s/n must not lift the
+    // bound above the sequential one the noise is calibrated to.
+    e.schedule.eta = q.eta * (1.0 - 1e-12);
+    e.local_passes = q.local_passes;
+  }
+  const pd::ShardedShape shape = shape_of(c, e.local_passes);
+  e.updates_per_epoch = shape.updates_per_epoch();
+  e.record = {{"shards", c.shard_rows.size()},
+              {"local_passes", e.local_passes},
+              {"updates_per_epoch", e.updates_per_epoch},
+              {"shard_step", e.schedule.kind == ScheduleKind::Constant ? nlohmann::json(e.schedule.eta) : nlohmann::json()},
+              {"remedy", convex_constant ? "sequential-equivalent step: P local passes at step c eta / P, "
+                                           "c = n / max_s n_s (docs/distributed.md section 3)"
+                                         : "none (the algorithm's schedule on every shard)"}};
+  if (!plan.epsilon) return e;  // nothing to bound
+
+  const privacy::bolton::Bound b = pd::sensitivity(e.schedule, k, shape);
+  e.sensitivity = b.sensitivity;
+  if (!plan.privacy.contains("sensitivity") || !plan.privacy["sensitivity"].is_number())
+    refuse("algorithm " + c.algorithm, "Its plan has no output-perturbation sensitivity to check the per-shard bound against.");
+  const double calibrated = plan.privacy["sensitivity"].get<double>();
+  if (!(b.sensitivity <= calibrated))
+    refuse("this schedule", "The per-shard PSGD sensitivity " + number(b.sensitivity) +
+                                " exceeds the sequential one the noise is calibrated to (" + number(calibrated) +
+                                "). Use the constant schedule.");
+  e.record["sensitivity"] = b.sensitivity;
+  e.record["sensitivity_rule"] = b.rule;
+  e.record["noise_calibrated_to"] = calibrated;
+  e.record["note"] = b.sensitivity >= calibrated * (1 - 1e-9)
+                         ? "the noise is calibrated to the per-shard PSGD bound (equal to the sequential one)"
+                         : "the noise is calibrated to the sequential bound, which is larger than the per-shard "
+                           "PSGD bound: conservative";
+  return e;
+}
+
+nlohmann::json describe(const TrainingConfig& c) {
+  return {{"kind", "citus hash-distributed table, trained in place (pushed-down passes, no coordinator copy)"},
+          {"distribution_column", c.distribution_column},
+          {"shard_rows", c.shard_rows},
+          {"assumption",
+           "the shard row counts are public: the distribution column is a surrogate key (not data), so a row "
+           "replaced by its neighbour stays in its shard (docs/distributed.md section 2)"}};
+}
+
+void annotate(Model& m, const TrainingConfig& c) {
+  if (!m.details.contains("data") || !m.details["data"].is_object()) m.details["data"] = nlohmann::json::object();
+  if (!m.details["data"].contains("distribution")) m.details["data"]["distribution"] = describe(c);
+}
+
+}  // namespace dptrain::distributed

@@ -1,0 +1,77 @@
+// Training on a Citus hash-distributed table without copying its rows to
+// the coordinator (docs/distributed.md, sections 2 and 8). The driver reads
+// the source in place: every pass becomes one statement over the
+// distributed table that Citus pushes down to the shards (a partial
+// aggregate per shard on the workers, the combine on the coordinator).
+//
+//   * SGD epochs: per-shard permutation SGD, each shard in the order of
+//     dptrain.shuffle_key(row key, epoch key), P local passes, averaged with
+//     weights n_s/n by the aggregate's combine. The run object plans the
+//     steps and checks the per-shard PSGD sensitivity (EpochRun, with
+//     plan_distributed_epochs below); the noise is added once, by the run.
+//   * Gradient/loss and evaluation passes: exact sums, the same aggregate
+//     as on a plain table.
+//   * Everything else (noise per batch, sampled rows, grouped rows, splits)
+//     is refused before any budget is charged (check_distributed).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/engine/pass.h"
+#include "core/model.h"
+#include "core/training/config.h"
+
+namespace dptrain::distributed {
+
+// How the driver reads the source: SQL expressions over the distributed
+// relation, made by the driver from the catalog (they are the same rows and
+// values the copy of a plain table would hold).
+struct Source {
+  std::string relation;  // schema-qualified, quoted
+  std::string x;         // the features as float8[] (rows a run cannot use already replaced)
+  std::string y;         // the class index as float8
+  std::string row_key;   // the distribution column as int8 (the shuffle's row key)
+};
+
+// The statement of `pass` over the distributed source (one float8[] row,
+// $1 = the pass input, as pass_sql). Throws Error(NotImplemented) for pass
+// kinds that cannot run on a distributed table.
+std::string pass_sql(const Pass& pass, const Source& source);
+
+// Refuses (Error(NotImplemented) = SQLSTATE 0A000, with a hint) a run that
+// cannot train on a distributed table: algorithms whose noise is added per
+// batch or that need sampled rows, grouped rows or splits, averaged
+// iterates, data-dependent stopping; then plans the run once (throws what
+// the plan throws). Pure: reads no data. The drivers call it before the
+// budget is charged.
+void check(const TrainingConfig& config);
+
+// The per-shard PSGD plan of an epoch run on a distributed table.
+struct EpochPlan {
+  StepSchedule schedule;        // the step the shards take (the remedy of section 3 when it applies)
+  int local_passes = 1;         // P
+  std::int64_t updates_per_epoch = 0;  // U = max_s ceil(P n_s / b)
+  double sensitivity = 0;       // Delta of per-shard PSGD + averaging (distributed_sensitivity.h)
+  nlohmann::json record;        // for the model's privacy metadata
+};
+
+// From the algorithm's sequential plan. Convex constant step: the
+// sequential-equivalent step and passes (distributed::sequential_equivalent,
+// docs/distributed.md section 3), slightly shortened so that rounding never
+// lifts the bound above the sequential one. Other schedules: the plan's
+// schedule, one pass. A private plan's noise is calibrated to its
+// "sensitivity"; the run is refused unless the per-shard PSGD bound is no
+// larger (then the noise covers it: equal for the convex constant step,
+// conservative otherwise).
+EpochPlan plan_epochs(const TrainingConfig& config, const TrainingPlan& plan);
+
+// The distribution facts and the assumption the guarantee rests on, for
+// the model's metadata (details.data.distribution).
+nlohmann::json describe(const TrainingConfig& config);
+// Adds describe() to a released model trained on a distributed source
+// (details.data.distribution), if the run did not already.
+void annotate(Model& model, const TrainingConfig& config);
+
+}  // namespace dptrain::distributed

@@ -1,0 +1,150 @@
+#include "distributed_source.h"
+
+#include "utils/fmgroids.h"
+
+namespace dptrain::pg {
+namespace {
+
+void exec_or_fail(const char* sql, int nargs, Oid* types, Datum* values, int expected) {
+  const int rc = nargs > 0 ? SPI_execute_with_args(sql, nargs, types, values, nullptr, false, 0)
+                           : SPI_execute(sql, false, 0);
+  if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
+}
+
+bool citus_installed() {
+  exec_or_fail("SELECT 1 FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'citus'", 0, nullptr,
+               nullptr, SPI_OK_SELECT);
+  return SPI_processed == 1;
+}
+
+// The distribution column of a hash-distributed table, or NULL.
+char* hash_distribution_column(Oid relid) {
+  Oid type[1] = {REGCLASSOID};
+  Datum value[1] = {ObjectIdGetDatum(relid)};
+  exec_or_fail("SELECT pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) "
+               "FROM pg_catalog.pg_dist_partition p "
+               "WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1 AND p.partmethod OPERATOR(pg_catalog.=) 'h'",
+               1, type, value, SPI_OK_SELECT);
+  if (SPI_processed != 1) return nullptr;
+  char* column = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+  return column ? pstrdup(column) : nullptr;
+}
+
+// n_s of every shard, in shard id order, counted with the reader's rights
+// (as n itself). Public by the assumption of docs/distributed.md section 2.
+void count_shard_rows(Oid relid, const RunIdentities& ids, PreparedData* prep) {
+  Oid type[1] = {REGCLASSOID};
+  Datum value[1] = {ObjectIdGetDatum(relid)};
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.reader, true);
+  exec_or_fail("SELECT r.success, r.result FROM pg_catalog.run_command_on_shards($1, "
+               "'SELECT pg_catalog.count(*) FROM %s') r ORDER BY r.shardid",
+               1, type, value, SPI_OK_SELECT);
+  restore_identity(&sw);
+  const int S = static_cast<int>(SPI_processed);
+  if (S < 1) elog(ERROR, "dptrain: the distributed table \"%s\" has no shards", prep->source_name);
+  prep->nshards = S;
+  prep->shard_rows = static_cast<int64*>(palloc(sizeof(int64) * S));
+  int64 total = 0;
+  for (int s = 0; s < S; ++s) {
+    const char* ok = SPI_getvalue(SPI_tuptable->vals[s], SPI_tuptable->tupdesc, 1);
+    const char* result = SPI_getvalue(SPI_tuptable->vals[s], SPI_tuptable->tupdesc, 2);
+    if (ok == nullptr || strcmp(ok, "t") != 0 || result == nullptr)
+      ereport(ERROR, (errcode(ERRCODE_CONNECTION_FAILURE),
+                      errmsg("could not count the rows of a shard of \"%s\"", prep->source_name),
+                      errdetail("%s", result ? result : "no result")));
+    prep->shard_rows[s] = pg_strtoint64(result);
+    total += prep->shard_rows[s];
+  }
+  if (total != prep->rows)
+    ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+                    errmsg("the shards of \"%s\" hold %lld rows, the table %lld", prep->source_name,
+                           (long long) total, (long long) prep->rows),
+                    errhint("Was the table modified during training? Try again.")));
+}
+
+// The rows as the copy of a plain table would hold them (training_data.cpp):
+// for a reader, the features cast to float8[] and the class index; for a
+// role without read access, every row a run cannot use replaced by the
+// fixed public row (d zeros, first class), with no error depending on it.
+void row_expressions(const RunIdentities& ids, PreparedData* prep) {
+  const char* classes = quote_literal_cstr(
+      OidOutputFunctionCall(F_ARRAY_OUT, PointerGetDatum(prep->classes_array)));
+  const char* ys = psprintf("(pg_catalog.array_position(%s::pg_catalog.text[], %s::pg_catalog.text) "
+                            "OPERATOR(pg_catalog.-) 1)::pg_catalog.float8",
+                            classes, prep->y);
+  if (ids.caller_reads) {
+    prep->x_expr = psprintf("%s::pg_catalog.float8[]", prep->x);
+    prep->y_expr = pstrdup(ys);
+    return;
+  }
+  const char* xs = prep->feature_elem == NUMERICOID
+                       ? psprintf("(CASE WHEN EXISTS (SELECT FROM pg_catalog.unnest(%s) v WHERE pg_catalog.abs(v) "
+                                  "OPERATOR(pg_catalog.>) 1.7976931348623157e308) THEN NULL ELSE %s::pg_catalog.float8[] END)",
+                                  prep->x, prep->x)
+                       : psprintf("%s::pg_catalog.float8[]", prep->x);
+  const char* usable = psprintf("COALESCE(dptrain.usable_row(%s, %s, %d), false)", xs, ys, prep->dim);
+  prep->x_expr = psprintf("(CASE WHEN %s THEN %s ELSE pg_catalog.array_fill(0::pg_catalog.float8, ARRAY[%d]) END)",
+                          usable, xs, prep->dim);
+  prep->y_expr = psprintf("(CASE WHEN %s THEN %s ELSE 0::pg_catalog.float8 END)", usable, ys);
+}
+
+bool has_row_security(Oid relid) {
+  HeapTuple t = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+  if (!HeapTupleIsValid(t)) elog(ERROR, "dptrain: cache lookup failed for relation %u", relid);
+  const bool rls = reinterpret_cast<Form_pg_class>(GETSTRUCT(t))->relrowsecurity;
+  ReleaseSysCache(t);
+  return rls;
+}
+
+}  // namespace
+
+void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
+                               PreparedData* prep) {
+  prep->distributed = false;
+  if (!citus_installed()) return;
+  char* column = hash_distribution_column(relid);
+  if (column == nullptr) return;  // a local, reference or Citus-local table: the copy path
+  // Section 2: the guarantee assumes a replaced row stays in its shard.
+  if (strcmp(column, label) == 0 || strcmp(column, features) == 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("\"%s\" is distributed by its %s column \"%s\"", prep->source_name,
+                           strcmp(column, label) == 0 ? "label" : "features", column),
+                    errdetail("Replacing a row would move it to another shard and change the shard sizes the "
+                              "distributed privacy guarantee treats as public."),
+                    errhint("Distribute the table by a surrogate key (an id that is not data).")));
+  const Oid type = getBaseType(get_atttype(relid, get_attnum(relid, column)));
+  if (type != INT2OID && type != INT4OID && type != INT8OID)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("\"%s\" is distributed by \"%s\", which is not an integer column", prep->source_name, column),
+                    errdetail("Training in place shuffles every shard by a keyed hash of an integer row key."),
+                    errhint("Distribute the table by an integer surrogate key (e.g. a bigint id), or train on a local copy.")));
+  if (get_rel_relkind(relid) != RELKIND_RELATION)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("\"%s\" is a partitioned distributed table, which training in place does not support",
+                           prep->source_name),
+                    errhint("Train on a local copy, or on one partition.")));
+  if (has_row_security(relid))
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("\"%s\" has row-level security, which training in place on a distributed table does not "
+                           "support", prep->source_name),
+                    errdetail("The pushed-down passes read the shards with the rights of the function's owner."),
+                    errhint("Train on a local copy of the rows the role may see.")));
+  count_shard_rows(relid, ids, prep);
+  prep->distributed = true;
+  prep->distribution_column = column;
+  prep->row_key = psprintf("%s::pg_catalog.int8", quote_identifier(column));
+  row_expressions(ids, prep);
+  prep->shuffled = nullptr;
+}
+
+int begin_distributed_passes() {
+  const int level = NewGUCNestLevel();
+  exec_or_fail("SET LOCAL citus.propagate_set_commands = 'local'", 0, nullptr, nullptr, SPI_OK_UTILITY);
+  exec_or_fail("SET LOCAL max_parallel_workers_per_gather = 0", 0, nullptr, nullptr, SPI_OK_UTILITY);
+  return level;
+}
+
+void end_distributed_passes(int level) { AtEOXact_GUC(true, level); }
+
+}  // namespace dptrain::pg

@@ -1,0 +1,29 @@
+// A Citus hash-distributed source table, trained in place
+// (docs/distributed.md section 8; core/engine/distributed.h): detection
+// from the Citus catalog, the checks of the distribution column, the shard
+// row counts (the public shape of the per-shard PSGD bound), and the SQL
+// expressions the pushed-down passes read the rows with.
+#pragma once
+
+#include "training_data.h"
+
+namespace dptrain::pg {
+
+// After inspect_training_data: fills prep->distributed and, for a
+// hash-distributed table, the rest of the distributed fields. Raises
+// 22023 when the distribution column is the label or the features (a
+// replaced row would change shard), 0A000 when it is not an integer
+// column or the table has row-level security. Plain tables, reference
+// tables and databases without Citus: prep->distributed = false.
+// Requires SPI_connect().
+void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
+                               PreparedData* prep);
+
+// SET LOCAL citus.propagate_set_commands = 'local' and
+// max_parallel_workers_per_gather = 0 (one sequential scan per shard, so a
+// shard is one PSGD run, not several averaged by timing-dependent sizes),
+// inside a GUC nest level; returns it for end_distributed_passes.
+int begin_distributed_passes();
+void end_distributed_passes(int level);
+
+}  // namespace dptrain::pg

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# dp_train on a Citus hash-distributed table trains in place
+# (docs/distributed.md section 8; core/engine/distributed.h):
+#  * no row reaches the coordinator: every command the coordinator sends to
+#    the workers during dp_train is a count or a partial aggregate
+#    (worker_partial_agg), checked with citus.log_remote_commands; the copy
+#    path (dp_tune still copies) sends a plain row fetch, which the same
+#    check catches;
+#  * bolt-on uses the per-shard PSGD bound with the sequential-equivalent
+#    step (equal to the sequential sensitivity), recorded in the metadata
+#    with the public-shard-size assumption;
+#  * a seed reproduces the model (up to the order in which the coordinator
+#    combines the shard states); another seed gives another model;
+#  * algorithms with noise per batch or sampled rows are refused with 0A000
+#    before anything is charged to the ledger;
+#  * a distribution column that is the label is refused (22023);
+#  * AMP (exact gradient sums) gives the plain table's model up to rounding;
+#  * the non-private run reaches the plain table's accuracy.
+set -euo pipefail
+source "$(dirname "$0")/lib/cluster.sh"
+
+points pts_plain 3001
+distributed_copy pts_plain pts 5
+sql "ALTER TABLE pts_plain ADD PRIMARY KEY (id)" >/dev/null
+
+train() {  # train TABLE ARGS...: one dp_train, its remote commands logged; prints the psql output
+  local table=$1; shift
+  citus_psql coordinator -At -c "SET citus.log_remote_commands = on" -c "SET client_min_messages = log" \
+    -c "SELECT model_id FROM dp_train('$table', 'y', 'x', $*)" 2>&1
+}
+ledger() { sql "SELECT count(*) FROM dptrain.ledger"; }
+
+# --- in place: only counts and partial aggregates go to the workers ------------
+out=$(train pts "epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 7")
+id=$(echo "$out" | tail -1)
+[[ "$id" =~ ^[0-9]+$ ]] || fail "dp_train on the distributed table failed: $out"
+remote=$(echo "$out" | grep "issuing" || true)
+[ -n "$remote" ] || fail "no remote command logged: $out"
+echo "$remote" | grep -q "worker_partial_agg" || fail "no partial aggregate on the workers: $remote"
+echo "$remote" | grep -q "dptrain.shuffle_key" || fail "the shards are not shuffled where they are: $remote"
+rowfetch=$(echo "$remote" | grep -i "SELECT" | grep -v "worker_partial_agg" | grep -v "count(\*)" || true)
+[ -z "$rowfetch" ] || fail "a command may fetch rows to the coordinator: $rowfetch"
+echo "ok: dp_train sent only counts and partial aggregates to the shards"
+
+# The check above catches the copy path: dp_tune still copies the rows.
+out_copy=$(citus_psql coordinator -At -c "SET citus.log_remote_commands = on" -c "SET client_min_messages = log" \
+  -c "SELECT model_id FROM dp_tune('pts', 'y', 'x', epsilon => 1, seed => 7)" 2>&1)
+echo "$out_copy" | grep "issuing" | grep -i "SELECT" | grep -v "worker_partial_agg" | grep -vq "count(\*)" ||
+  fail "the remote-command check does not see the row copy of dp_tune: $out_copy"
+echo "ok: the same check sees the row copy of dp_tune"
+
+# --- the bound and its assumption in the metadata -----------------------------
+meta=$(sql "SELECT details->'privacy'->'distributed'->>'sensitivity', details->'privacy'->>'sensitivity',
+                   details->'privacy'->'distributed'->>'local_passes',
+                   details->'data'->'distribution'->>'assumption',
+                   details->'data'->'distribution'->>'distribution_column',
+                   jsonb_array_length(details->'data'->'distribution'->'shard_rows')
+            FROM dptrain.models WHERE id = $id")
+IFS='|' read -r d_dist d_seq passes assumption column nshards <<<"$meta"
+# Convex constant step 0.5, L = 1, b = 50, k = 2: the sequential bound is
+# 2 k L eta / b = 0.04; the sequential-equivalent shard step gives the same.
+sql "SELECT abs($d_seq - 0.04) < 1e-15 AND $d_dist <= $d_seq AND $d_dist > $d_seq * (1 - 1e-9)" | grep -q t ||
+  fail "sensitivities: per-shard $d_dist, sequential $d_seq (expected both 0.04)"
+[ "$passes" -ge 1 ] || fail "local passes $passes"
+echo "$assumption" | grep -q "surrogate key" || fail "the assumption is not recorded: $assumption"
+[ "$column" = id ] && [ "$nshards" = 5 ] || fail "distribution recorded as $column over $nshards shards"
+echo "ok: per-shard PSGD bound $d_dist = sequential $d_seq, $passes local passes, assumption recorded"
+
+# --- seeds reproduce -----------------------------------------------------------
+id2=$(train pts "epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 7" | tail -1)
+id3=$(train pts "epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 8" | tail -1)
+same=$(sql "SELECT max(abs(a.v - b.v)) <= 1e-12 FROM
+              unnest((SELECT weights FROM dptrain.models WHERE id = $id)) WITH ORDINALITY a(v, j)
+              JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $id2)) WITH ORDINALITY b(v, j) USING (j)")
+[ "$same" = t ] || fail "seed 7 twice gave different models ($id, $id2)"
+differ=$(sql "SELECT max(abs(a.v - b.v)) > 1e-6 FROM
+              unnest((SELECT weights FROM dptrain.models WHERE id = $id)) WITH ORDINALITY a(v, j)
+              JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $id3)) WITH ORDINALITY b(v, j) USING (j)")
+[ "$differ" = t ] || fail "seeds 7 and 8 gave the same model"
+echo "ok: the same seed reproduces the model, another seed changes it"
+
+# --- refused before any charge -------------------------------------------------
+before=$(ledger)
+# Positive control: an unseeded private run is charged.
+train pts "epsilon => 0.5, epochs => 1" >/dev/null
+after_ok=$(ledger)
+[ "$after_ok" -gt "$before" ] || fail "an unseeded run left no ledger entry ($before -> $after_ok): the check below could not fail"
+for alg in scs13 bst14 dpsgd opdisc; do
+  extra="epsilon => 1, delta => 1e-6, epochs => 1"
+  err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts', 'y', 'x', algorithm => '$alg', $extra)" 2>&1 || true)
+  echo "$err" | grep -q "0A000" || fail "$alg on a distributed table: expected SQLSTATE 0A000, got: $err"
+  echo "$err" | grep -q "cannot train on a distributed table" || fail "$alg: unclear error: $err"
+  echo "$err" | grep -q "HINT" || fail "$alg: no hint: $err"
+done
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts', 'y', 'x', epsilon => 1, averaging => true)" 2>&1 || true)
+echo "$err" | grep -q "0A000" || fail "averaging on a distributed table: expected 0A000, got: $err"
+[ "$(ledger)" = "$after_ok" ] || fail "a refused run was charged: ledger $after_ok -> $(ledger)"
+echo "ok: scs13, bst14, dpsgd, opdisc and averaging refused with 0A000, nothing charged"
+
+# --- a data column as distribution column --------------------------------------
+sql "CREATE TABLE pts_by_label (id bigint, x float8[], y int); SELECT create_distributed_table('pts_by_label', 'y');
+     INSERT INTO pts_by_label SELECT id, x, y::int FROM pts_plain" >/dev/null
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_by_label', 'y', 'x', epsilon => 1, classes => ARRAY['0','1'])" 2>&1 || true)
+echo "$err" | grep -q "22023" || fail "distributed by the label: expected 22023, got: $err"
+echo "ok: a table distributed by its label is refused (22023)"
+
+# --- exact sums: AMP equals the plain table's run up to rounding ----------------
+amp() { train "$1" "algorithm => 'amp', epsilon => 1, delta => 1e-6, seed => 3" | tail -1; }
+a_dist=$(amp pts); a_plain=$(amp pts_plain)
+gap=$(sql "SELECT max(abs(a.v - b.v)) FROM
+             unnest((SELECT weights FROM dptrain.models WHERE id = $a_dist)) WITH ORDINALITY a(v, j)
+             JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $a_plain)) WITH ORDINALITY b(v, j) USING (j)")
+sql "SELECT $gap <= 1e-6" | grep -q t || fail "AMP distributed vs plain: weights differ by $gap"
+echo "ok: AMP on the distributed table = plain table (max weight gap $gap)"
+
+# --- convergence: the non-private run reaches the plain table's accuracy -------
+acc() { sql "SELECT round(accuracy::numeric, 4) FROM dp_evaluate($1, 'pts_plain', 'y', 'x')"; }
+n_dist=$(train pts "algorithm => 'none', epochs => 3, learning_rate => 0.5, seed => 1" | tail -1)
+n_plain=$(train pts_plain "algorithm => 'none', epochs => 3, learning_rate => 0.5, seed => 1" | tail -1)
+ad=$(acc "$n_dist"); ap=$(acc "$n_plain")
+sql "SELECT $ad >= $ap - 0.02 AND $ad > 0.8" | grep -q t || fail "non-private accuracy: distributed $ad, plain $ap"
+echo "ok: non-private accuracy distributed $ad, plain $ap"
+# --- dptrain train: in place, inside the server --------------------------------
+cli=$(build/dptrain train --table pts --label y --features x --epsilon 1 --epochs 2 --learning-rate 0.5 --seed 7 --json 2>&1) ||
+  fail "dptrain train on the distributed table failed: $cli"
+echo "$cli" | grep -q "distributed table: training in place" || true
+id_cli=$(echo "$cli" | tail -1 | sed -E 's/.*"model_id":([0-9]+).*/\1/')
+echo "$cli" | tail -1 | grep -q '"mode":"server"' || fail "dptrain train did not run in the server: $cli"
+same=$(sql "SELECT max(abs(a.v - b.v)) <= 1e-12 FROM
+              unnest((SELECT weights FROM dptrain.models WHERE id = $id)) WITH ORDINALITY a(v, j)
+              JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $id_cli)) WITH ORDINALITY b(v, j) USING (j)")
+[ "$same" = t ] || fail "dptrain train --seed 7 and dp_train seed 7 differ ($id_cli, $id)"
+err=$(build/dptrain train --table pts --label y --features x --epsilon 1 --controller 2>&1 || true)
+echo "$err" | grep -q "cannot train on the distributed table" || fail "--controller on a distributed table: $err"
+echo "ok: dptrain train trains the distributed table in place (same model as dp_train for the same seed)"
+
+# --- governance: a role with a budget but no read access -----------------------
+sql "CREATE ROLE reg_owner LOGIN" >/dev/null
+sql "CREATE ROLE reg_analyst LOGIN" >/dev/null
+sql "CREATE TABLE pts_gov (LIKE pts_plain)" >/dev/null
+sql "SELECT create_distributed_table('pts_gov', 'id', shard_count => 4)" >/dev/null
+sql "INSERT INTO pts_gov SELECT * FROM pts_plain" >/dev/null
+sql "ALTER TABLE pts_gov OWNER TO reg_owner" >/dev/null
+as() { citus_psql coordinator -At -v VERBOSITY=verbose -c "SET ROLE $1" -c "$2" 2>&1; }
+as reg_owner "SELECT dp_grant_budget('pts_gov', 'reg_analyst', 1.0, 1e-6)" >/dev/null
+err=$(as reg_analyst "SELECT count(*) FROM pts_gov" || true)
+echo "$err" | grep -q "permission denied" || fail "the analyst can read the table: $err"
+err=$(as reg_analyst "SELECT dp_train('pts_gov', 'y', 'x', algorithm => 'scs13', epsilon => 0.5, delta => 1e-7)" || true)
+echo "$err" | grep -q "0A000" || fail "scs13 for the analyst: $err"
+err=$(as reg_analyst "SELECT dp_train('pts_gov', 'y', 'x', epsilon => 2)" || true)
+echo "$err" | grep -qi "budget" || fail "over budget for the analyst: $err"
+ok=$(as reg_analyst "SELECT model_id FROM dp_train('pts_gov', 'y', 'x', epsilon => 0.5, epochs => 1)") ||
+  fail "dp_train with a budget on the distributed table: $ok"
+left=$(as reg_analyst "SELECT epsilon FROM dp_budget_remaining('pts_gov')" | tail -1)
+sql "SELECT abs($left - 0.5) < 1e-12" | grep -q t || fail "budget left $left, expected 0.5 (only the admitted run charged)"
+echo "ok: governance on the distributed table (no read access, refusals free, one charge of 0.5)"
+echo "dp_train_in_place: all ok"

@@ -1,0 +1,224 @@
+// Training on a distributed source (core/engine/distributed.h): the
+// per-shard PSGD plan of an epoch run, the refusals that must come before
+// any charge, the pushed-down SQL, and a whole distributed bolt-on run in
+// memory, epoch by epoch exactly as Citus runs the aggregate
+// (sgd/sharded_epoch.h) over shards shuffled by the keyed hash.
+#include "core/engine/distributed.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "core/engine/epoch_run.h"
+#include "core/error.h"
+#include "core/sgd/sharded_epoch.h"
+#include "core/sgd/shuffle_key.h"
+
+namespace dptrain {
+namespace {
+
+// 4 shards of 250 rows, b = 10, 2 epochs, logistic loss with feature bound
+// 1 (L = 1, beta = 1 as this repository bounds it), convex constant step
+// eta = 0.75.
+TrainingConfig sharded(const std::string& algorithm = "bolton") {
+  TrainingConfig c;
+  c.algorithm = algorithm;
+  c.epochs = 2;
+  c.batch_size = 10;
+  c.rows = 1000;
+  c.dim = 2;
+  c.classes = {"neg", "pos"};
+  c.seed = 5;
+  c.learning_rate = 0.75;
+  c.epsilon = 1;
+  c.shard_rows = {250, 250, 250, 250};
+  c.distribution_column = "id";
+  return c;
+}
+
+TEST(DistributedEpochs, ConvexConstantStepIsTheSequentialEquivalentWithTheSequentialBound) {
+  const TrainingConfig c = sharded();
+  const EpochRun run(c);  // plans and checks
+  const distributed::EpochPlan e = distributed::plan_epochs(c, run.plan());
+  // By hand (docs/distributed.md section 3): c = n / max_s n_s = 4, the
+  // shard step c eta = 3 exceeds 2/beta = 2, so P = ceil(3 / 2) = 2
+  // passes at eta' = 1.5; U = ceil(2 * 250 / 10) = 50 updates per epoch.
+  EXPECT_EQ(e.local_passes, 2);
+  EXPECT_NEAR(e.schedule.eta, 1.5, 1e-11);
+  EXPECT_LE(e.schedule.eta, 1.5);
+  EXPECT_EQ(e.updates_per_epoch, 50);
+  // Delta = k P (2 L eta' / b) max_s n_s/n = 2 * 2 * (2 * 1.5 / 10) * 1/4 = 0.3,
+  // the sequential Corollary 1 bound 2 k L eta / b = 2 * 2 * 0.75 / 10 = 0.3,
+  // never above it (the step is shortened by 1e-12 against rounding).
+  EXPECT_NEAR(e.sensitivity, 0.3, 1e-12);
+  EXPECT_LE(e.sensitivity, run.plan().privacy["sensitivity"].get<double>());
+  EXPECT_DOUBLE_EQ(run.plan().privacy["sensitivity"].get<double>(), 0.3);
+  EXPECT_EQ(e.record["local_passes"], 2);
+}
+
+TEST(DistributedEpochs, UnequalShardsScaleByTheLargest) {
+  TrainingConfig c = sharded();
+  c.shard_rows = {600, 300, 100};
+  c.learning_rate = 0.5;
+  const EpochRun run(c);
+  const distributed::EpochPlan e = distributed::plan_epochs(c, run.plan());
+  // c = 1000/600, shard step 0.5 * 5/3 = 5/6 <= 2/beta = 2: one pass; U = 60.
+  // Delta = 2 * 1 * (2 * 5/6 / 10) * 0.6 = 0.2 = 2 * 2 * 0.5 / 10.
+  EXPECT_EQ(e.local_passes, 1);
+  EXPECT_NEAR(e.schedule.eta, 5.0 / 6.0, 1e-12);
+  EXPECT_EQ(e.updates_per_epoch, 60);
+  EXPECT_NEAR(e.sensitivity, 0.2, 1e-12);
+  EXPECT_LE(e.sensitivity, run.plan().privacy["sensitivity"].get<double>());
+}
+
+TEST(DistributedEpochs, StronglyConvexKeepsTheScheduleAndTheLargerSequentialNoise) {
+  TrainingConfig c = sharded();
+  c.learning_rate.reset();
+  c.lambda = 0.01;
+  const EpochRun run(c);
+  const distributed::EpochPlan e = distributed::plan_epochs(c, run.plan());
+  EXPECT_EQ(e.local_passes, 1);
+  EXPECT_EQ(e.schedule.kind, ScheduleKind::StronglyConvex);
+  EXPECT_EQ(e.updates_per_epoch, 25);  // ceil(250 / 10)
+  const double sequential = run.plan().privacy["sensitivity"].get<double>();
+  EXPECT_GT(e.sensitivity, 0);
+  EXPECT_LT(e.sensitivity, sequential);  // the noise covers it (conservatively)
+  EXPECT_NE(e.record["note"].get<std::string>().find("conservative"), std::string::npos);
+}
+
+void expect_refused(const TrainingConfig& c) {
+  try {
+    distributed::check(c);
+    ADD_FAILURE() << c.algorithm << " was not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotImplemented) << e.what();  // SQLSTATE 0A000
+    EXPECT_NE(std::string(e.what()).find("cannot train on a distributed table"), std::string::npos) << e.what();
+    EXPECT_FALSE(e.hint().empty());
+  }
+}
+
+TEST(DistributedCheck, RefusesNoisePerBatchSampledRowsAveragingAndTolerance) {
+  for (const char* name : {"scs13", "bst14", "dpsgd", "dpadam", "opdisc"}) {
+    TrainingConfig c = sharded(name);
+    c.delta = 1e-6;
+    c.learning_rate.reset();
+    expect_refused(c);
+  }
+  TrainingConfig avg = sharded();
+  avg.averaging = true;
+  expect_refused(avg);
+  TrainingConfig tol = sharded();
+  tol.learning_rate.reset();
+  tol.lambda = 0.01;
+  tol.options = {{"tolerance", 0.01}};
+  expect_refused(tol);
+  EXPECT_NO_THROW(distributed::check(sharded()));
+  TrainingConfig amp = sharded("amp");
+  amp.learning_rate.reset();
+  amp.delta = 1e-6;
+  EXPECT_NO_THROW(distributed::check(amp));
+}
+
+TEST(DistributedPassSql, EpochsAreShuffledOnTheShardsAndSumsRunAsOnAPlainTable) {
+  const distributed::Source src{"public.t", "X", "Y", "id::pg_catalog.int8"};
+  Pass p;
+  p.kind = PassKind::SgdEpoch;
+  p.shuffle_key = {1, 2, 3, 4294967295.0};
+  p.local_passes = 3;
+  EXPECT_EQ(distributed::pass_sql(p, src),
+            "SELECT dptrain.sgd_epoch(s.x, s.y, $1::pg_catalog.float8[]) FROM (SELECT X AS x, Y AS y FROM public.t "
+            "CROSS JOIN pg_catalog.generate_series(1, 3) AS dptrain_pass(p) ORDER BY dptrain_pass.p, "
+            "dptrain.shuffle_key(id::pg_catalog.int8, '{1,2,3,4294967295}'::pg_catalog.float8[])) s");
+  p.local_passes = 1;
+  EXPECT_EQ(distributed::pass_sql(p, src),
+            "SELECT dptrain.sgd_epoch(s.x, s.y, $1::pg_catalog.float8[]) FROM (SELECT X AS x, Y AS y FROM public.t "
+            "ORDER BY dptrain.shuffle_key(id::pg_catalog.int8, '{1,2,3,4294967295}'::pg_catalog.float8[])) s");
+  p.kind = PassKind::GradientLoss;
+  EXPECT_EQ(distributed::pass_sql(p, src), "SELECT dptrain.gradient_sum(X, Y, $1::pg_catalog.float8[]) FROM public.t");
+  p.kind = PassKind::Split;
+  EXPECT_THROW(distributed::pass_sql(p, src), Error);
+  p.kind = PassKind::SgdEpoch;
+  p.shuffle_key.clear();
+  EXPECT_THROW(distributed::pass_sql(p, src), Error);
+}
+
+// A whole distributed run in memory: every epoch pass is executed as Citus
+// would (each shard's rows ordered by shuffle_key(row id, epoch key), P
+// times, then combined), and the run checks counters and releases.
+struct Table {
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  std::vector<std::vector<int>> shards;  // row indices (= row keys) per shard
+};
+
+Table table() {
+  Table t;
+  t.shards.resize(4);
+  for (int i = 0; i < 1000; ++i) {
+    t.x.push_back({0.7 * std::cos(i * 0.37), 0.7 * std::sin(i * 1.1)});
+    t.y.push_back(t.x.back()[0] + 0.3 * t.x.back()[1] > 0 ? 1.0 : 0.0);
+    t.shards[static_cast<std::size_t>(i % 4)].push_back(i);
+  }
+  return t;
+}
+
+Model run_in_memory(const TrainingConfig& c, const Table& t, std::vector<std::vector<double>>* keys) {
+  EpochRun run(c);
+  const epoch_state::ShardedRows rows{&t.x, &t.y};
+  while (std::optional<Pass> p = run.next()) {
+    EXPECT_EQ(p->kind, PassKind::SgdEpoch);  // no reshuffle passes on shards
+    keys->push_back(p->shuffle_key);
+    const sgd::EpochShuffleKey key = sgd::epoch_key_from_words(p->shuffle_key.data(), p->shuffle_key.size());
+    std::vector<std::vector<int>> streams;
+    for (std::vector<int> shard : t.shards) {
+      std::sort(shard.begin(), shard.end(),
+                [&](int a, int b) { return sgd::shuffle_key(a, key) < sgd::shuffle_key(b, key); });
+      std::vector<int> stream;
+      for (int pass = 0; pass < p->local_passes; ++pass) stream.insert(stream.end(), shard.begin(), shard.end());
+      streams.push_back(stream);
+    }
+    const std::vector<double> state = epoch_state::sharded_epoch(p->input, rows, streams);
+    run.accept(state.data(), state.size());
+  }
+  return run.release(0.0);
+}
+
+TEST(DistributedEpochRun, RunsPerShardEpochsAndReproducesFromTheSeed) {
+  TrainingConfig c = sharded();
+  c.learning_rate = 1.0;
+  c.epochs = 3;
+  const Table t = table();
+  std::vector<std::vector<double>> keys1, keys2, keys3;
+  const Model a = run_in_memory(c, t, &keys1);
+  const Model b = run_in_memory(c, t, &keys2);
+  ASSERT_EQ(keys1.size(), 3u);
+  EXPECT_EQ(keys1, keys2);
+  EXPECT_NE(keys1[0], keys1[1]);  // a fresh order every epoch
+  EXPECT_EQ(a.weights, b.weights);
+  c.seed = 6;
+  const Model other = run_in_memory(c, t, &keys3);
+  EXPECT_NE(keys1[0], keys3[0]);
+  EXPECT_NE(a.weights, other.weights);
+  // Shard step 4 * 1 > 2/beta = 2: two passes at 2, U = ceil(2 * 250 / 10).
+  EXPECT_EQ(a.details["privacy"]["distributed"]["local_passes"], 2);
+  EXPECT_EQ(a.details["privacy"]["distributed"]["updates_per_epoch"], 50);
+  EXPECT_EQ(a.details["data"]["distribution"]["distribution_column"], "id");
+}
+
+TEST(DistributedEpochRun, RefusesAnEpochWithTheWrongCounts) {
+  const TrainingConfig c = sharded();
+  EpochRun run(c);
+  std::optional<Pass> p = run.next();
+  ASSERT_TRUE(p);
+  std::vector<double> r = p->input;
+  r[epoch_state::kRows] = 1000;  // one pass seen, two planned (eta 0.75: P = 2)
+  r[epoch_state::kUpdates] += 50;
+  EXPECT_THROW(run.accept(r.data(), r.size()), Error);
+}
+
+}  // namespace
+}  // namespace dptrain
