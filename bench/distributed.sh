@@ -15,11 +15,19 @@
 #   3. one pushed-down epoch (dptrain.sgd_epoch over ORDER BY dptrain.shuffle_key): wall
 #      time against the same epoch over the plain table, rows received (one partial state
 #      per shard) and the text size of those states;
-#   4. the cost of the keyed shuffle: ORDER BY dptrain.shuffle_key against ORDER BY random().
+#   4. the cost of the keyed shuffle: ORDER BY dptrain.shuffle_key against ORDER BY random();
+#   5. AMP (gradient passes, exact sums): dp_train wall time plain vs distributed, and the
+#      bytes reaching the coordinator;
+#   6. (ADULT=1, the default) UCI Adult distributed over SHARDS shards against the plain
+#      table: test accuracy of bolt-on at epsilon = 1 (constant step 0.1, 10 epochs) and
+#      of AMP at epsilon = 1, delta = 1/n^2, RUNS seeds each.
+# Since phase 2 dp_train trains a distributed table in place (docs/distributed.md section 9),
+# so item 2's "dp_train" line is the whole in-place run.
 # Prints a small report; nothing is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${ROWS:-200000} DIM=${DIM:-54} EPOCHS=${EPOCHS:-5} SHARDS=${SHARDS:-32} REPEAT=${REPEAT:-3}
+ADULT=${ADULT:-1} RUNS=${RUNS:-5} ITEMS=${ITEMS:-1 2 3 4 5}
 
 source scripts/lib/citus_cluster.sh
 # Bytes received by the coordinator backend, counted with strace: the sizes
@@ -87,12 +95,16 @@ received_by_coordinator() {
 
 TRAIN="SELECT model_id FROM dp_train('%s', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => $EPOCHS,
        classes => ARRAY['false', 'true'], seed => 1)"
+want() { [[ " $ITEMS " == *" $1 "* ]]; }
+if want 1; then
 echo
 echo "1. dp_train bolt-on, $EPOCHS epochs, wall seconds"
 for i in $(seq "$REPEAT"); do
   # shellcheck disable=SC2059
   echo "   plain $(timed "$(printf "$TRAIN" t_plain)") s, distributed $(timed "$(printf "$TRAIN" t_dist)") s"
 done
+
+fi
 
 STATE="dptrain.sgd_state($DIM, 50, 0.002)"
 KEY=$(sql "SELECT dptrain.shuffle_epoch_key(dptrain.shuffle_run_key(1), 0)")
@@ -101,23 +113,26 @@ EPOCH="SELECT dptrain.sgd_state_info(dptrain.sgd_epoch(x, y, $STATE))->>'rows' F
 ONE_SHARD_PER_RUN=("SET citus.propagate_set_commands = 'local'" "BEGIN"
                    "SET LOCAL max_parallel_workers_per_gather = 0")
 
+if want 2; then
 echo
 echo "2. bytes reaching the coordinator"
 # Calibration: all rows pulled by a plain SELECT, measured both ways.
 echo "   calibration, SELECT x, y FROM t_dist: $(received_by_coordinator "SELECT x, y FROM t_dist") bytes received by the coordinator;" \
      "$(sql "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT x, y FROM t_dist" | grep -m1 "Tuple data received from nodes" | sed 's/^ *//')"
 # shellcheck disable=SC2059
-echo "   dp_train ($EPOCHS epochs) today: $(received_by_coordinator "$(printf "$TRAIN" t_dist)") bytes received by the coordinator"
+echo "   dp_train ($EPOCHS epochs, in place): $(received_by_coordinator "$(printf "$TRAIN" t_dist)") bytes received by the coordinator"
 sql "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)
      SELECT row_number() OVER (), x::float8[], (array_position(ARRAY['false','true'], y::text) - 1)::float8
-     FROM t_dist ORDER BY random()" | grep -E "Tuple data received from nodes|Custom Scan" | sed 's/^ */   its copy: /'
+     FROM t_dist ORDER BY random()" | grep -E "Tuple data received from nodes|Custom Scan" | sed "s/^ */   the phase-1 copy query (no longer run by dp_train): /"
 # shellcheck disable=SC2059
 echo "   one pushed-down epoch: $(received_by_coordinator "${ONE_SHARD_PER_RUN[@]}" "$(printf "$EPOCH" t_dist)" COMMIT) bytes received by the coordinator"
 sql "EXPLAIN (VERBOSE, COSTS OFF) $(printf "$EPOCH" t_dist)" | grep -E "Task Count" | sed 's/^ */   rows received (one partial state per task): /'
 states=$(sql "SELECT sum(length(e::text)), count(*) FROM (SELECT dptrain.sgd_epoch(x, y, $STATE) e FROM t_dist
               GROUP BY get_shard_id_for_distribution_column('t_dist', id)) q")
 echo "   the shards' states as text: ${states%|*} bytes for ${states#*|} shards"
+fi
 
+if want 3; then
 echo
 echo "3. one epoch (sgd_epoch over ORDER BY dptrain.shuffle_key), wall seconds"
 for i in $(seq "$REPEAT"); do
@@ -126,9 +141,56 @@ for i in $(seq "$REPEAT"); do
        "distributed $(timed "${ONE_SHARD_PER_RUN[@]}" "$(printf "$EPOCH" t_dist)" COMMIT) s"
 done
 
+fi
+
+if want 4; then
 echo
 echo "4. the keyed shuffle on one node (plain table, sort of every row), wall seconds"
 for i in $(seq "$REPEAT"); do
   echo "   ORDER BY random() $(timed "SELECT count(*) FROM (SELECT x FROM t_plain ORDER BY random()) s") s," \
        "ORDER BY dptrain.shuffle_key $(timed "SELECT count(*) FROM (SELECT x FROM t_plain ORDER BY dptrain.shuffle_key(id, '$KEY')) s") s"
 done
+fi
+
+AMP="SELECT model_id FROM dp_train('%s', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1.0 / ($ROWS::float8 * $ROWS),
+     classes => ARRAY['false', 'true'], seed => 1)"
+if want 5; then
+echo
+echo "5. dp_train AMP (gradient passes), wall seconds and bytes reaching the coordinator"
+for i in $(seq "$REPEAT"); do
+  # shellcheck disable=SC2059
+  echo "   plain $(timed "$(printf "$AMP" t_plain)") s, distributed $(timed "$(printf "$AMP" t_dist)") s"
+done
+# shellcheck disable=SC2059
+echo "   distributed: $(received_by_coordinator "$(printf "$AMP" t_dist)") bytes received by the coordinator"
+fi
+
+if [ "$ADULT" = 1 ]; then
+  echo
+  echo "6. UCI Adult, $SHARDS shards vs plain: test accuracy (mean over $RUNS seeds; min-max)"
+  DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
+  build/dptrain load --table adult --no-header --drop-missing --positive '>50K' \
+    --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1
+  sql "CREATE TABLE adult_dist (LIKE adult)" >/dev/null
+  sql "SET citus.shard_count = $SHARDS; SELECT create_distributed_table('adult_dist', 'id')" >/dev/null
+  sql "INSERT INTO adult_dist SELECT * FROM adult" >/dev/null
+  n=$(sql "SELECT count(*) FROM adult")
+  echo "   $n training rows, $(sql "SELECT count(*) FROM adult_test") test rows; shard sizes $(sql "SELECT min(result::int) || '-' || max(result::int) FROM run_command_on_shards('adult_dist', 'SELECT count(*) FROM %s')")"
+  accuracy() {  # TABLE ARGS -> accuracies of RUNS seeds, one per line
+    local r
+    for r in $(seq "$RUNS"); do
+      sql "SELECT accuracy FROM dp_evaluate((SELECT model_id FROM dp_train('$1', 'y', 'x', $2, seed => $r)), 'adult_test', 'y', 'x')"
+    done
+  }
+  summary() { awk '{ s += $1; if (NR == 1 || $1 < lo) lo = $1; if (NR == 1 || $1 > hi) hi = $1 } END { printf "%.4f (%.4f-%.4f)", s / NR, lo, hi }'; }
+  BOLTON="algorithm => 'bolton', epsilon => 1, learning_rate => 0.1, epochs => 10"
+  NONE="algorithm => 'none', learning_rate => 0.1, epochs => 10"
+  AMPA="algorithm => 'amp', epsilon => 1, delta => 1.0 / ($n::float8 * $n)"
+  for spec in "bolt-on eps=1|$BOLTON" "no noise (none)|$NONE" "AMP eps=1|$AMPA"; do
+    label=${spec%%|*} args=${spec#*|}
+    t0=$(date +%s.%N); plain=$(accuracy adult "$args" | summary); t1=$(date +%s.%N)
+    dist=$(accuracy adult_dist "$args" | summary); t2=$(date +%s.%N)
+    printf "   %-16s plain %s [%.1f s], distributed %s [%.1f s]\n" "$label" "$plain" "$(echo "$t1 - $t0" | bc)" "$dist" "$(echo "$t2 - $t1" | bc)"
+  done
+  echo "   distributed bolt-on metadata: $(sql "SELECT ((details->'privacy'->'distributed') - 'sensitivity_rule'::text - 'note'::text - 'remedy'::text) FROM dptrain.models WHERE algorithm = 'bolton' AND source = 'public.adult_dist' ORDER BY id DESC LIMIT 1")"
+fi

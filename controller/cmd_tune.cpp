@@ -1,19 +1,21 @@
-// dptrain tune: private hyperparameter tuning over a grid of (lambda,
-// epochs, batch size) (Bolt-on Algorithm 3; see remote_tuning.h and
-// docs/tuning.md). Prints the chosen parameters and the total privacy.
+// dptrain tune: private hyperparameter tuning over a grid, by Bolt-on
+// Algorithm 3 over (lambda, epochs, batch size) (--method holdout) or by
+// Liu-Talwar random stopping over any parameters of any private algorithm
+// (--method liu_talwar, inside the server); see remote_tuning.h and
+// docs/tuning.md. Prints the chosen parameters and the total privacy.
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "core/algorithms/dpsgd.h"
+#include "core/error.h"
 #include "remote_tuning.h"
 #include "run_options.h"
 
 namespace dptrain::cli {
 namespace {
-
-struct TuneOptions : RunOptions {
-  tuning::Grid grid;
-};
 
 std::string show(double v) {
   char buf[32];
@@ -21,8 +23,56 @@ std::string show(double v) {
   return buf;
 }
 
+struct TuneOptions : RunOptions {
+  tuning::Grid grid;
+  std::string method;      // holdout | liu_talwar; empty: holdout, liu_talwar for the DP-SGD family
+  std::string grid_json;   // --grid (liu_talwar)
+  double gamma = std::nan("");
+};
+
+bool liu_talwar(const TuneOptions& o) {
+  if (!o.method.empty()) {
+    if (o.method != "holdout" && o.method != "liu_talwar")
+      throw Error(ErrorKind::InvalidParameter, "unknown tuning method \"" + o.method + "\"", {},
+                  "Use --method holdout (Bolt-on Algorithm 3) or liu_talwar (random stopping).");
+    return o.method == "liu_talwar";
+  }
+  const auto& family = dpsgd_family();
+  return std::find(family.begin(), family.end(), o.config.algorithm) != family.end();
+}
+
+// Liu-Talwar random stopping, inside the server (dp_tune).
+void run_liu_talwar(TuneOptions& o) {
+  const TrainingConfig& c = o.config;
+  if (o.controller)
+    throw Error(ErrorKind::NotImplemented, "--method liu_talwar runs inside the server only", {},
+                "Drop --controller: dp_tune charges the total before any candidate runs.");
+  client::PgConnection conn(o.db);
+  o.target.table = conn.resolve_relation(o.target.table);
+  const client::LiuTalwarOutcome r =
+      client::tune_liu_talwar_in_server(conn, o.target, c, o.grid, o.grid_json, o.gamma);
+  const Model& m = r.model;
+  if (o.json) {
+    nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, true);
+    j["method"] = "liu_talwar";
+    j["chosen"] = r.chosen;
+    j["grid_points"] = r.grid_points;
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
+              << " tuned by Liu-Talwar random stopping over " << r.grid_points << " grid points; chosen "
+              << r.chosen.dump() << "; total epsilon = " << show(m.epsilon.value_or(0))
+              << ", delta = " << show(m.delta.value_or(0)) << (m.seeded ? " [seeded: NOT private]" : "") << ", "
+              << r.seconds << " s\n";
+  }
+}
+
 void run(TuneOptions& o, const CLI::App& cmd) {
   apply_run_options(o, cmd);
+  if (liu_talwar(o)) return run_liu_talwar(o);
+  if (!o.grid_json.empty() || !std::isnan(o.gamma))
+    throw Error(ErrorKind::InvalidParameter, "--grid and --gamma apply to --method liu_talwar only", {},
+                "Use --lambdas, --epochs and --batch-sizes for the holdout method.");
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
   o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
@@ -53,7 +103,8 @@ void run(TuneOptions& o, const CLI::App& cmd) {
 void register_tune(CLI::App& app) {
   auto o = std::make_shared<TuneOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "tune", "privately choose (lambda, epochs, batch size) from a grid and store the chosen model (Bolt-on Alg. 3)");
+      "tune", "privately choose hyperparameters from a grid and store the chosen model (Bolt-on Alg. 3, or Liu-Talwar "
+      "random stopping with --method liu_talwar)");
   add_run_options(cmd, *o, "tuning", "dp_tune");
   cmd->add_option("--algorithm", o->config.algorithm, "a private algorithm: bolton | ...")->capture_default_str();
   cmd->add_option("--epsilon", o->epsilon, "total privacy budget epsilon")->required();
@@ -61,6 +112,13 @@ void register_tune(CLI::App& app) {
   cmd->add_option("--lambdas", o->grid.lambdas, "candidate L2 regularizations")->delimiter(',')->capture_default_str();
   cmd->add_option("--epochs", o->grid.epochs, "candidate numbers of epochs")->delimiter(',')->capture_default_str();
   cmd->add_option("--batch-sizes", o->grid.batch_sizes, "candidate batch sizes")->delimiter(',')->capture_default_str();
+  cmd->add_option("--method", o->method,
+                  "holdout (Bolt-on Alg. 3) | liu_talwar (random stopping, any algorithm; default for the DP-SGD "
+                  "family)");
+  cmd->add_option("--grid", o->grid_json,
+                  "liu_talwar: JSON object of candidate lists, e.g. '{\"learning_rate\": [0.1, 1], \"clip_norm\": [0.5, 1]}' "
+                  "(default: the lists of --lambdas, --epochs, --batch-sizes)");
+  cmd->add_option("--gamma", o->gamma, "liu_talwar: stopping probability (default 1 / grid points)");
   cmd->add_option("--name", o->config.name, "name of the chosen model");
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }

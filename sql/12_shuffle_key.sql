@@ -8,8 +8,11 @@
 -- the run key (8 words) comes from the OS CSPRNG, or from a test seed. The
 -- row key must be a surrogate key (not data), unique per row.
 -- C functions: they resolve no names, so no search_path is involved (a SET
--- clause would also cost a GUC save/restore per row). Internal to training,
--- so not executable by PUBLIC, although they compute nothing from the data.
+-- clause would also cost a GUC save/restore per row). The key makers are
+-- internal to training, so not executable by PUBLIC. shuffle_key is: every
+-- training copy orders its rows by it, in a query run with the rights of
+-- whoever reads the table (its owner, for a caller with a budget only), and
+-- it computes nothing from the data (a keyed hash of the key it is given).
 CREATE FUNCTION dptrain.shuffle_run_key(seed bigint DEFAULT NULL)
 RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_shuffle_run_key' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE FUNCTION dptrain.shuffle_epoch_key(run_key float8[], epoch bigint)
@@ -17,8 +20,10 @@ RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_shuffle_epoch_key' LANGUAGE C IM
 CREATE FUNCTION dptrain.shuffle_key(row_key bigint, epoch_key float8[])
 RETURNS bigint AS 'MODULE_PATHNAME', 'dptrain_shuffle_key' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+COMMENT ON FUNCTION dptrain.shuffle_key IS
+'internal: the sort key of a row in a keyed random permutation (SipHash-2-4 of row_key under a 128-bit epoch key)';
+
 REVOKE EXECUTE ON FUNCTION
     dptrain.shuffle_run_key(bigint),
-    dptrain.shuffle_epoch_key(float8[], bigint),
-    dptrain.shuffle_key(bigint, float8[])
+    dptrain.shuffle_epoch_key(float8[], bigint)
 FROM PUBLIC;

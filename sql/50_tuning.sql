@@ -1,10 +1,14 @@
--- Private hyperparameter tuning: Bolt-on Algorithm 3 (held-out tuning of
--- Chaudhuri, Monteleoni & Sarwate 2011); docs/tuning.md. The table is split at
--- random into l + 1 disjoint parts, candidate i of the grid trains privately
--- on part i (sensitivity for the part's size), and the exponential mechanism
--- picks one released candidate by its misclassifications on the last part.
--- Total privacy: (epsilon, delta), the budget of ONE training run (parallel
--- composition over the disjoint parts).
+-- Private hyperparameter tuning (docs/tuning.md), two methods:
+-- 'holdout': Bolt-on Algorithm 3 (held-out tuning of Chaudhuri, Monteleoni &
+-- Sarwate 2011). The table is split at random into l + 1 disjoint parts,
+-- candidate i of the grid trains privately on part i (sensitivity for the
+-- part's size), and the exponential mechanism picks one released candidate by
+-- its misclassifications on the last part. Total privacy: (epsilon, delta), the
+-- budget of ONE training run (parallel composition over the disjoint parts).
+-- 'liu_talwar': random stopping (Liu & Talwar 2019, Thm 3.4) over a grid of any
+-- parameters of any private algorithm (the default for the DP-SGD family):
+-- random grid points trained on the whole table, each scored with noise, until
+-- a gamma-coin stops the search; (epsilon, delta) is the total of the search.
 
 -- What dp_tune returns: the chosen model (stored in dptrain.models like a
 -- dp_train model) and the chosen hyperparameters.
@@ -17,7 +21,7 @@ CREATE TYPE dptrain.tuned_model AS (
     lambda      float8,    -- the chosen candidate
     epochs      int,
     batch_size  int,
-    candidates  int,       -- l, the size of the grid
+    candidates  int,       -- the number of grid points (liu_talwar: not how many ran)
     weights     float8[],
     classes     text[],
     details     jsonb      -- the model's metadata: grid, parts, chosen candidate, accounting
@@ -52,6 +56,9 @@ CREATE FUNCTION @extschema@.dp_tune(
     reshuffle     boolean  DEFAULT false,
     radius        float8   DEFAULT NULL,
     options       jsonb    DEFAULT '{}',
+    grid          jsonb    DEFAULT NULL,   -- {"parameter": [values], ...}; NULL: lambdas x epochs x batch_sizes
+    method        text     DEFAULT NULL,   -- 'holdout' | 'liu_talwar'; NULL: holdout, liu_talwar for DP-SGD
+    gamma         float8   DEFAULT NULL,   -- liu_talwar: stopping probability; NULL: 1 / grid points
     intercept     boolean  DEFAULT NULL)
 RETURNS dptrain.tuned_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_tune' LANGUAGE C VOLATILE
@@ -62,4 +69,4 @@ AS 'MODULE_PATHNAME', 'dptrain_dp_tune' LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
 COMMENT ON FUNCTION @extschema@.dp_tune IS
-'privately tune (lambda, epochs, batch size) over a grid and store the chosen model (Bolt-on Algorithm 3); see docs/tuning.md';
+'privately tune an algorithm over a grid of its parameters and store the chosen model (method holdout: Bolt-on Algorithm 3; liu_talwar: Liu-Talwar random stopping); see docs/tuning.md';

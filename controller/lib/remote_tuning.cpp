@@ -1,11 +1,13 @@
 #include "remote_tuning.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "core/algorithms/algorithm.h"
 #include "core/training/intercept.h"
+#include "core/tuning/liu_talwar_tuner.h"
 #include "extension.h"
 #include "progress.h"
 #include "transaction.h"
@@ -89,6 +91,32 @@ TuningOutcome tune_in_server(PgConnection& conn, const TrainingTarget& target, c
   out.candidates = std::stoi(r.get(0, 1));
   out.model = fetch_model(conn, out.model_id);
   out.chosen = chosen_candidate(out.model);
+  return out;
+}
+
+LiuTalwarOutcome tune_liu_talwar_in_server(PgConnection& conn, const TrainingTarget& target,
+                                           const TrainingConfig& c, const tuning::Grid& grid,
+                                           const std::string& grid_json, double gamma) {
+  // The checks dp_tune makes first, here too, before touching the server.
+  const nlohmann::json j = grid_json.empty()
+                               ? nlohmann::json{{"lambda", grid.lambdas}, {"epochs", grid.epochs},
+                                                {"batch_size", grid.batch_sizes}}
+                               : nlohmann::json::parse(grid_json);
+  const tuning::ParameterGrid parsed = tuning::ParameterGrid::parse(j);
+  tuning::check_liu_talwar(c, parsed, std::isnan(gamma) ? std::nullopt : std::optional<double>(gamma));
+  const std::string schema = api_schema(conn);
+  NamedCall call(schema + ".dp_tune", target, c);
+  call.add("grid", "jsonb", parsed.to_json().dump());
+  call.add("method", "text", std::string("liu_talwar"));
+  if (!std::isnan(gamma)) call.add("gamma", "float8", exact_number(gamma));
+  const auto start = std::chrono::steady_clock::now();
+  PgResult r = conn.exec(call.sql("model_id, candidates"), call.params());
+  LiuTalwarOutcome out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.model_id = std::stoll(r.get(0, 0));
+  out.grid_points = std::stoi(r.get(0, 1));
+  out.model = fetch_model(conn, out.model_id);
+  out.chosen = out.model.details.at("tuning").at("chosen").at("point");
   return out;
 }
 

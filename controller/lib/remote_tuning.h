@@ -29,4 +29,18 @@ TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& tar
 TuningOutcome tune_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& config,
                              const tuning::Grid& grid);
 
+// Liu-Talwar random stopping (dp_tune(..., method => 'liu_talwar'), inside the
+// server only: its charge of the total is made before any candidate runs).
+// `grid_json`: dp_tune's grid (empty: the lists of `grid`); `gamma`: NaN = default.
+struct LiuTalwarOutcome {
+  std::int64_t model_id = 0;
+  Model model;
+  nlohmann::json chosen;  // the chosen grid point
+  int grid_points = 0;
+  double seconds = 0.0;
+};
+LiuTalwarOutcome tune_liu_talwar_in_server(PgConnection& conn, const TrainingTarget& target,
+                                           const TrainingConfig& config, const tuning::Grid& grid,
+                                           const std::string& grid_json, double gamma);
+
 }  // namespace dptrain::client

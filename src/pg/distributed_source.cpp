@@ -97,6 +97,17 @@ bool has_row_security(Oid relid) {
   return rls;
 }
 
+// True if `column` alone is the key of a unique index of `relid` (as a
+// surrogate key would be; a data column rarely is).
+bool unique_by_itself(Oid relid, AttrNumber column) {
+  Oid types[2] = {OIDOID, INT2OID};
+  Datum values[2] = {ObjectIdGetDatum(relid), Int16GetDatum(column)};
+  exec_or_fail("SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) $1 AND i.indisunique "
+               "AND i.indnkeyatts OPERATOR(pg_catalog.=) 1 AND i.indkey[0] OPERATOR(pg_catalog.=) $2",
+               2, types, values, SPI_OK_SELECT);
+  return SPI_processed > 0;
+}
+
 }  // namespace
 
 void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
@@ -130,6 +141,16 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
                            "support", prep->source_name),
                     errdetail("The pushed-down passes read the shards with the rights of the function's owner."),
                     errhint("Train on a local copy of the rows the role may see.")));
+  // What the catalog can tell about "surrogate key": unique. Not unique
+  // (several rows per value) suggests data; the run goes on, the guarantee
+  // rests on the assumption the metadata states.
+  if (!unique_by_itself(relid, get_attnum(relid, column)))
+    ereport(WARNING, (errmsg("the privacy guarantee on \"%s\" assumes that its distribution column \"%s\" is a "
+                             "surrogate key", prep->source_name, column),
+                      errdetail("\"%s\" has no unique index. If it holds data, a neighbouring table may move a row "
+                                "to another shard and change the shard sizes the guarantee treats as public.",
+                                column),
+                      errhint("Distribute the table by a unique id (e.g. a bigint primary key).")));
   count_shard_rows(relid, ids, prep);
   prep->distributed = true;
   prep->distribution_column = column;

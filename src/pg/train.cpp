@@ -11,6 +11,7 @@
 #include "core/engine/run.h"
 #include "ledger.h"
 #include "models.h"
+#include "phase_timing.h"
 #include "training_data.h"
 #include "training_run.h"
 
@@ -97,8 +98,11 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   dptrain::pg::IdentitySwitch as_runner;
   dptrain::pg::switch_identity(&as_runner, ids.runner, false);
   dptrain::pg::drive_run(s->run.get(), prep.shuffled, &s->scratch, ids.caller_reads, "");
+  dptrain::pg::PhaseClock clock;
+  clock.start();
   dptrain::pg::drop_run_tables(prep.shuffled, s->scratch);
   dptrain::pg::restore_identity(&as_runner);
+  clock.mark("cleanup");
 
   // 6. Release (output perturbation etc.), store and charge, in this transaction.
   const double seconds = dptrain::pg::seconds_since(start);
@@ -107,7 +111,9 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     if (s->config.distributed()) dptrain::distributed::annotate(s->model, s->config);
     s->model_json = s->model.to_json().dump();
   });
+  clock.mark("release");
   const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name);
+  clock.mark("store");
   SPI_finish();
 
   const dptrain::Model& m = s->model;

@@ -1,14 +1,23 @@
 #include "training_data.h"
 
 #include <cmath>
+#include <optional>
 
 #include "core/sgd/epoch_state.h"
+#include "core/sgd/shuffle_key.h"
 #include "core/training/intercept.h"
+
+extern "C" {
+#include "catalog/pg_inherits.h"
+}
 
 namespace dptrain::pg {
 namespace {
 
 constexpr int kMaxClasses = 1000;
+// From this many rows (public: n is), the shuffle says when it starts and
+// ends (issue 16, item 7); smaller copies take well under a second.
+constexpr int64 kProgressRows = 100000;
 int shuffle_counter = 0;
 
 enum class LabelKind { Boolean, Numeric, Text };
@@ -151,6 +160,60 @@ void count_and_check_rows(const char* relname, const char* qualified, const char
   *dim = dmin;
 }
 
+// The rows of a copy in one uniformly random order: "SELECT i, <select>
+// FROM <source>" in that order, where `select` names columns of the source
+// and i is the row's position in the source's scan (1..n, not data).
+//   key -- unseeded (every real run): SipHash-2-4 of i under a fresh 128-bit
+//     epoch key from the OS CSPRNG (libsodium; core/sgd/shuffle_key.h),
+//     passed as `key_param`: a uniformly random order up to the PRF's
+//     security and ties of probability ~ n^2 / 2^65; PostgreSQL's random()
+//     plays no part. Seeded (tests only): random() after setseed(seed),
+//     evaluated per row in scan order exactly as the former `ORDER BY
+//     random()`, so seeded runs keep their permutation and row numbers (the
+//     models pinned by test/regress/sql/engine_pins.sql).
+//   how -- on a plain table (by_tid), narrow (ctid, i) rows are sorted by
+//     the key and every row is then fetched by its ctid in that order (a Tid
+//     Scan under a nested loop, which keeps the order; OFFSET 0 stops the
+//     planner from making it a hash join): ~40 bytes a row go through the
+//     sort instead of whole rows, which an external sort writes and reads
+//     again. One statement, one snapshot: every ctid of the outer scan is
+//     visible to the fetch. Anything else (a view, whose rows have no ctid
+//     and must be computed once; a partitioned or inherited table, whose
+//     ctids repeat across its parts) sorts the whole rows, as before.
+const char* shuffled_rows_sql(const char* qualified, const char* select, const char* key_param, bool seeded,
+                              bool by_tid) {
+  if (!by_tid)
+    return seeded ? psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY random()", select, qualified)
+                  : psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY "
+                             "dptrain.shuffle_key(row_number() OVER (), %s)",
+                             select, qualified, key_param);
+  const char* order =
+      seeded ? psprintf("SELECT ctid AS t, row_number() OVER () AS i FROM %s ORDER BY random()", qualified)
+             : psprintf("SELECT t, i FROM (SELECT ctid AS t, row_number() OVER () AS i FROM %s) w "
+                        "ORDER BY dptrain.shuffle_key(i, %s)",
+                        qualified, key_param);
+  return psprintf("SELECT k.i, s.* FROM (%s) k, LATERAL (SELECT %s FROM %s WHERE ctid = k.t OFFSET 0) s", order,
+                  select, qualified);
+}
+
+// Whether the rows of `relid` are fetched by ctid (shuffled_rows_sql): a
+// plain table or materialized view without inheritance children.
+bool rows_by_tid(Oid relid) {
+  const char kind = get_rel_relkind(relid);
+  return (kind == RELKIND_RELATION || kind == RELKIND_MATVIEW) && !has_subclass(relid);
+}
+
+// A fresh epoch key of the run's shuffle (4 words) from the OS CSPRNG.
+ArrayType* fresh_shuffle_key() {
+  double words[4];
+  DPT_CORE({
+    const dptrain::sgd::EpochShuffleWords w =
+        dptrain::sgd::epoch_key_to_words(dptrain::sgd::epoch_shuffle_key(dptrain::sgd::run_shuffle_key(std::nullopt), 0));
+    for (int i = 0; i < 4; ++i) words[i] = w[i];
+  });
+  return make_float8_array(words, 4);
+}
+
 // The features expression `features` as the run sees it: with an intercept,
 // dptrain.intercept_row(features, R, b) (training/intercept.h); the numbers
 // are printed exactly (%.17g round-trips a double).
@@ -168,7 +231,8 @@ const char* with_intercept(const char* features, const PreparedData* out) {
 // neighbouring, so the run stays (epsilon, delta)-DP; and nothing about the
 // replaced rows is reported.
 void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
-                                  Oid feature_elem, ArrayType* classes, int dim, Oid reader, const PreparedData* out) {
+                                  Oid feature_elem, ArrayType* classes, int dim, Oid reader, bool seeded,
+                                  bool by_tid, ArrayType* key, const PreparedData* out) {
   // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
   const char* features = feature_elem == NUMERICOID
                              ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
@@ -177,16 +241,17 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "INSERT INTO %s SELECT row_number() OVER (), %s, "
-                   "CASE WHEN u THEN ys ELSE 0 END FROM ("
-                   "SELECT xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM ("
-                   "SELECT %s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys FROM %s) r) s "
-                   "ORDER BY random()",
-                   shuffled, with_intercept("CASE WHEN u THEN xs ELSE $2 END", out), features, y, qualified);
+                   "INSERT INTO %s SELECT i, %s, CASE WHEN u THEN ys ELSE 0 END "
+                   "FROM (SELECT i, xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM (%s) r) s",
+                   shuffled, with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
+                   shuffled_rows_sql(qualified,
+                                     psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
+                                     "$4", seeded, by_tid));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
-  Oid types[3] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID};
-  Datum values[3] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim)};
-  spi_exec_as_reader(reader, sql.data, 3, types, values, SPI_OK_INSERT);
+  Oid types[4] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID, FLOAT8ARRAYOID};
+  Datum values[4] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim),
+                     PointerGetDatum(key)};
+  spi_exec_as_reader(reader, sql.data, 4, types, values, SPI_OK_INSERT);
 }
 
 }  // namespace
@@ -308,6 +373,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
 
   out->source_name = pstrdup(qualified);
+  out->relid = relid;
   out->rows = n;
   out->dim = static_cast<int>(dmin);
   out->nclasses = nclasses;
@@ -325,8 +391,6 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
   const char* y = out->y;
   StringInfoData sql;
   initStringInfo(&sql);
-  Oid class_type[1] = {TEXTARRAYOID};
-  Datum class_value[1] = {PointerGetDatum(out->classes_array)};
   if (has_seed) {
     // Tests only: makes ORDER BY random() reproducible in this session.
     Oid t[1] = {FLOAT8OID};
@@ -355,16 +419,26 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     restore_identity(&sw);
   }
   resetStringInfo(&sql);
+  ArrayType* key = fresh_shuffle_key();
+  const bool by_tid = rows_by_tid(out->relid);
+  const bool report = out->rows >= kProgressRows;
+  const TimestampTz started = GetCurrentTimestamp();
+  if (report)
+    ereport(NOTICE, (errmsg("dptrain: shuffling %lld rows into a random order", (long long) out->rows)));
   if (ids.caller_reads) {
     appendStringInfo(&sql,
-                     "INSERT INTO %s SELECT row_number() OVER (), %s, "
-                     "(array_position($1, %s::text) - 1)::float8 FROM %s ORDER BY random()",
-                     shuffled, with_intercept(psprintf("%s::float8[]", x), out), y, qualified);
-    spi_exec_as_reader(ids.reader, sql.data, 1, class_type, class_value, SPI_OK_INSERT);
+                     "INSERT INTO %s SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
+                     shuffled, with_intercept("x::float8[]", out), shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed, by_tid));
+    Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
+    Datum values[2] = {PointerGetDatum(out->classes_array), PointerGetDatum(key)};
+    spi_exec_as_reader(ids.reader, sql.data, 2, types, values, SPI_OK_INSERT);
   } else {
     copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim,
-                                 ids.reader, out);
+                                 ids.reader, has_seed, by_tid, key, out);
   }
+  if (report)
+    ereport(NOTICE, (errmsg("dptrain: shuffled %lld rows", (long long) out->rows),
+                     errdetail("In %.1f s.", seconds_since(started))));
 
   out->shuffled = pstrdup(shuffled);
 }

@@ -6,6 +6,7 @@
 #include "distributed_source.h"
 #include "ledger.h"
 #include "models.h"
+#include "phase_timing.h"
 #include "training_data.h"
 
 namespace dptrain::pg {
@@ -77,6 +78,9 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 
 namespace {
 
+// Enough for every PassKind (pass.h); a kind beyond it is simply not timed.
+constexpr int kPassKinds = 16;
+
 // Runs `sql` with $1 = `param` as float8[] and returns the float8[] of its
 // single row (valid until SPI_freetuptable), its length in *len.
 const double* run_array_query(const char* sql, const std::vector<double>& param, const char* what, int* len) {
@@ -94,13 +98,16 @@ const double* run_array_query(const char* sql, const std::vector<double>& param,
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* c, RunIdentities* ids,
-               PreparedData* prep, bool in_place) {
+               PreparedData* prep, bool in_place, void (*before_charge)(void*), void* before_charge_arg) {
+  PhaseClock clock;
+  clock.start();
   *ids = decide_access(fcinfo, relid, label, features, *c);
   // Unknown / not implemented / arguments the plan would refuse: fail now,
   // before the charge below.
   DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
   check_model_name(name, *ids);
   inspect_training_data(relid, label, features, declared_classes, *ids, prep);
+  clock.mark("validation");
   prep->distributed = false;
   prep->shuffled = nullptr;
   if (in_place) detect_distributed_source(relid, label, features, *ids, prep);
@@ -118,6 +125,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
       dptrain::distributed::check(*c);
     }
   });
+  // The caller's plans from the public facts (dp_tune: every grid point's),
+  // so that arguments only the facts refuse cost nothing either.
+  if (before_charge) before_charge(before_charge_arg);
   // A private run is charged once the public facts are known and before its
   // rows are copied, committed on its own: whatever happens next (an error,
   // a cancel, a rollback after the model was seen), it is paid for.
@@ -134,7 +144,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
       prep->x_expr = psprintf("dptrain.intercept_row(%s, %.17g::pg_catalog.float8, %.17g::pg_catalog.float8)",
                               prep->x_expr, prep->intercept_bound, prep->intercept);
   }
+  clock.mark("charge");
   if (!prep->distributed) copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
+  clock.mark("shuffle");
   if (prep->classes_from_data && c->algorithm != "none")
     ereport(NOTICE, (errmsg("the classes were read from the data"),
                      errdetail("The list of classes is outside the privacy guarantee."),
@@ -153,6 +165,8 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
   // CHECK_FOR_INTERRUPTS inside C++ frames): it stops and throws, and the
   // glue's report() then lets PostgreSQL raise the cancel itself.
   DPT_CORE({ run->set_interrupt_check([] { return InterruptPending && (QueryCancelPending || ProcDiePending); }); });
+  double seconds[kPassKinds] = {};
+  int statements[kPassKinds] = {};
   const bool in_place = scratch->source.has_value();
   const int guc_level = in_place ? begin_distributed_passes() : 0;
   for (;;) {
@@ -166,11 +180,17 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
                                 : dptrain::pass_sql(*p, dptrain::pass_table_name(*p, prepared));
         scratch->input = std::move(p->input);
         if (p->kind == dptrain::PassKind::Split) scratch->parts = p->parts;
+        scratch->kind = static_cast<int>(p->kind);
       }
     });
     if (!more) break;
     int len = 0;
+    const TimestampTz started = GetCurrentTimestamp();
     const double* result = run_array_query(scratch->sql.c_str(), scratch->input, "pass", &len);
+    if (scratch->kind >= 0 && scratch->kind < kPassKinds) {
+      seconds[scratch->kind] += seconds_since(started);
+      ++statements[scratch->kind];
+    }
     DPT_CORE({
       run->accept(result, static_cast<std::size_t>(len));
       scratch->progress = run->take_progress();
@@ -181,6 +201,10 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
         ereport(NOTICE, (errmsg("dptrain: %s%s", prefix, m.message.c_str())));
   }
   if (in_place) end_distributed_passes(guc_level);
+  for (int k = 0; k < kPassKinds; ++k)
+    if (statements[k] > 0)
+      elog(DEBUG1, "dptrain: phase passes %s: %.3f s (%d statements)",
+           dptrain::pass_kind_name(static_cast<dptrain::PassKind>(k)), seconds[k], statements[k]);
 }
 
 dptrain::distributed::Source distributed_source(const PreparedData& prep) {

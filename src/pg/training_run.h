@@ -59,9 +59,12 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // shape goes into *config (shard_rows, distribution_column), the run is
 // checked for it (core/engine/distributed.h: refused with 0A000 before
 // the charge), and prep->distributed is set (prep->shuffled stays NULL).
+// `before_charge(arg)`, if given, runs once the facts are in *config and
+// before the charge (dp_tune plans its candidates there; it may ereport).
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* config, RunIdentities* ids,
-               struct PreparedData* prep, bool in_place = false);
+               struct PreparedData* prep, bool in_place = false, void (*before_charge)(void*) = nullptr,
+               void* before_charge_arg = nullptr);
 
 // A released model's weights as SQL: float8[d] (binary) or float8[K][d].
 ArrayType* weights_array(const dptrain::Model& model);
@@ -73,6 +76,7 @@ struct DriveScratch {
   std::vector<double> input;
   std::vector<dptrain::Progress> progress;
   int parts = 0;  // parts made by Split passes (dropped by drop_run_tables)
+  int kind = 0;   // the current pass's PassKind, for its DEBUG1 timing
   // Set: the passes read this distributed source in place (no prepared table).
   std::optional<dptrain::distributed::Source> source;
 };

@@ -1,16 +1,22 @@
-// dp_tune: private hyperparameter tuning inside the backend (Bolt-on
-// Algorithm 3; the logic is the core's tuning::Tuner, the same one
-// `dptrain tune` drives over libpq; docs/tuning.md). The tuner is a run
+// dp_tune: private hyperparameter tuning inside the backend, by one of two
+// methods (docs/tuning.md): 'holdout', Bolt-on Algorithm 3 over (lambda,
+// epochs, batch size) (the core's tuning::Tuner, the same one `dptrain tune`
+// drives over libpq), or 'liu_talwar', random stopping over a grid of any
+// parameters of any private algorithm (tuning::LiuTalwarTuner). The tuner is a run
 // object like any training run, so this file is dp_train's steps
 // (training_run.h): who may train and the privacy budget, prepare the table,
 // execute the passes the tuner asks for (split, every candidate's epochs on
 // its part, each released candidate's evaluation on the held-out part),
 // store the chosen model and charge its total (epsilon, delta) to the budget.
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/algorithms/dpsgd.h"
 #include "core/training/intercept.h"
+#include "core/tuning/liu_talwar_tuner.h"
 #include "core/tuning/private_tuning.h"
 #include "models.h"
 #include "training_data.h"
@@ -21,7 +27,12 @@ namespace {
 struct TuneSession {
   dptrain::TrainingConfig config;
   dptrain::tuning::Grid grid;
-  std::unique_ptr<dptrain::tuning::Tuner> tuner;
+  bool liu_talwar = false;
+  std::optional<dptrain::tuning::ParameterGrid> parameter_grid;  // liu_talwar
+  std::optional<double> gamma;
+  std::unique_ptr<dptrain::tuning::Tuner> tuner;                  // holdout
+  std::unique_ptr<dptrain::tuning::LiuTalwarTuner> lt_tuner;      // liu_talwar
+  dptrain::Run* run = nullptr;
   dptrain::pg::DriveScratch scratch;
   dptrain::Model model;
   std::string json;
@@ -29,13 +40,15 @@ struct TuneSession {
 
 enum Arg {
   kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLambdas, kEpochs, kBatchSizes, kLearningRate,
-  kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kIntercept, kArgCount
+  kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kGrid, kMethod, kGamma,
+  kIntercept, kArgCount
 };
 
 const char* arg_name(int i) {
   static const char* names[] = {"source", "label", "features", "algorithm", "loss", "epsilon", "delta",
                                 "lambdas", "epochs", "batch_sizes", "learning_rate", "name", "seed", "classes",
-                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options", "intercept"};
+                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options",
+                                "grid", "method", "gamma", "intercept"};
   return names[i];
 }
 
@@ -59,6 +72,51 @@ const double* float8_list(ArrayType* a, int* n, const char* what) {
   return dptrain::pg::float8_array_data(a, n, what);
 }
 
+bool in_dpsgd_family(const std::string& algorithm) {
+  const auto& f = dptrain::dpsgd_family();
+  return std::find(f.begin(), f.end(), algorithm) != f.end();
+}
+
+// method => NULL: 'holdout' (today's Bolt-on Algorithm 3) where it applies,
+// 'liu_talwar' for the DP-SGD family, which Algorithm 3 does not cover.
+bool choose_liu_talwar(const std::optional<std::string>& method, const std::string& algorithm) {
+  if (!method) return in_dpsgd_family(algorithm);
+  if (*method == "liu_talwar") return true;
+  if (*method == "holdout") return false;
+  dptrain::fail(dptrain::ErrorKind::InvalidParameter, "unknown tuning method \"" + *method + "\"", {},
+                "Use method => 'holdout' (Bolt-on Algorithm 3) or 'liu_talwar' (random stopping).");
+}
+
+// The holdout method's grid from `grid` jsonb: only lambda, epochs, batch_size.
+void holdout_grid(const nlohmann::json& j, dptrain::tuning::Grid* g) {
+  const dptrain::tuning::ParameterGrid p = dptrain::tuning::ParameterGrid::parse(j);
+  for (const std::string& name : p.names())
+    if (name != "lambda" && name != "epochs" && name != "batch_size")
+      dptrain::fail(dptrain::ErrorKind::NotImplemented,
+                    "method holdout tunes lambda, epochs and batch_size only, not \"" + name + "\"", {},
+                    "Use method => 'liu_talwar' for a grid over other parameters.");
+  const nlohmann::json lists = p.to_json();
+  if (lists.contains("lambda")) g->lambdas = lists.at("lambda").get<std::vector<double>>();
+  if (lists.contains("epochs")) g->epochs = lists.at("epochs").get<std::vector<int>>();
+  if (lists.contains("batch_size")) g->batch_sizes = lists.at("batch_size").get<std::vector<std::int64_t>>();
+}
+
+// begin_run's hook: every candidate's plan from the public facts, before the charge.
+void plan_candidates(void* arg) {
+  auto* s = static_cast<TuneSession*>(arg);
+  DPT_CORE({
+    if (s->liu_talwar) {
+      // With an intercept the candidates plan for the augmented rows (training/intercept.h).
+      s->lt_tuner = std::make_unique<dptrain::tuning::LiuTalwarTuner>(dptrain::intercept::planned_config(s->config),
+                                                                       *s->parameter_grid, s->gamma);
+      s->run = s->lt_tuner.get();
+    } else {
+      s->tuner = std::make_unique<dptrain::tuning::Tuner>(dptrain::intercept::planned_config(s->config), s->grid);
+      s->run = s->tuner.get();
+    }
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -79,12 +137,18 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
 
   dptrain::pg::RunArguments args;
   dptrain::pg::read_run_arguments(fcinfo, {kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
-                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kIntercept},
+                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions,
+                                           kIntercept},
                                   &args);
   int nlambdas = 0, nepochs = 0, nbatches = 0;
   const double* lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &nlambdas, "lambdas");
   const int32* epochs = int4_array(PG_GETARG_ARRAYTYPE_P(kEpochs), &nepochs, "epochs");
   const int32* batches = int4_array(PG_GETARG_ARRAYTYPE_P(kBatchSizes), &nbatches, "batch_sizes");
+  const char* grid_text =
+      PG_ARGISNULL(kGrid) ? nullptr : DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(kGrid)));
+  const char* method = PG_ARGISNULL(kMethod) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(kMethod));
+  const bool has_gamma = !PG_ARGISNULL(kGamma);
+  const double gamma = has_gamma ? PG_GETARG_FLOAT8(kGamma) : 0.0;
 
   // 1. Arguments and the grid, before any data is read.
   TuneSession* s = nullptr;
@@ -97,8 +161,28 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
     g.epochs.assign(epochs, epochs + nepochs);
     g.batch_sizes.assign(batches, batches + nbatches);
     dptrain::validate_arguments(c);
-    dptrain::tuning::check_tunable(c);
-    dptrain::tuning::expand(g);
+    session->liu_talwar =
+        choose_liu_talwar(method ? std::optional<std::string>(method) : std::nullopt, c.algorithm);
+    if (grid_text && (g.lambdas != dptrain::tuning::Grid{}.lambdas || g.epochs != dptrain::tuning::Grid{}.epochs ||
+                      g.batch_sizes != dptrain::tuning::Grid{}.batch_sizes))
+      dptrain::fail(dptrain::ErrorKind::InvalidParameter, "grid and the lists lambdas, epochs, batch_sizes exclude each other",
+                    {}, "Put them into grid, e.g. grid => '{\"lambda\": [0.001], \"epochs\": [1, 5]}'.");
+    if (session->liu_talwar) {
+      // Without `grid`: the lists lambdas, epochs, batch_sizes as its three entries.
+      const nlohmann::json j = grid_text ? nlohmann::json::parse(grid_text)
+                                         : nlohmann::json{{"lambda", g.lambdas}, {"epochs", g.epochs},
+                                                          {"batch_size", g.batch_sizes}};
+      session->parameter_grid = dptrain::tuning::ParameterGrid::parse(j);
+      if (has_gamma) session->gamma = gamma;
+      dptrain::tuning::check_liu_talwar(c, *session->parameter_grid, session->gamma);
+    } else {
+      if (has_gamma)
+        dptrain::fail(dptrain::ErrorKind::InvalidParameter, "gamma applies to method liu_talwar only", {},
+                      "Drop gamma, or pass method => 'liu_talwar'.");
+      if (grid_text) holdout_grid(nlohmann::json::parse(grid_text), &g);
+      dptrain::tuning::check_tunable(c);
+      dptrain::tuning::expand(g);
+    }
     s = session.release();
   });
   dptrain::pg::delete_on_reset(caller, s);
@@ -106,38 +190,54 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   // 2. Who may tune here, and the budget (the total epsilon and delta), before any data is read.
   SPI_connect();
   const Oid relid = PG_GETARG_OID(kSource);
-  // 3. Public facts of the data and one random permutation of it.
+  // 3. Public facts of the data, every candidate's plan from them (before the
+  // charge), the charge of the total, and one random permutation of the data.
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
-                         args.name, &s->config, &ids, &prep);
+                         args.name, &s->config, &ids, &prep, false, plan_candidates, s);
+  for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
-  // 4. Every candidate's plan, for its part size, from public inputs only.
-  DPT_CORE({ s->tuner = std::make_unique<dptrain::tuning::Tuner>(dptrain::intercept::planned_config(s->config), s->grid); });
-  for (const std::string& w : s->tuner->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
-
-  // 5. The l + 1 disjoint parts, every candidate on its own part, its
-  // released model scored on the held-out part; as the runner: the temp
-  // tables, the epochs and the held-out counts are its.
+  // 4. holdout: the l + 1 disjoint parts, every candidate on its own part,
+  // its released model scored on the held-out part; liu_talwar: random
+  // candidates on the whole table, each scored with noise, until the coin
+  // stops the search. As the runner: the temp tables, the passes and the
+  // counts are its.
   const TimestampTz start = GetCurrentTimestamp();
   dptrain::pg::IdentitySwitch as_runner;
   dptrain::pg::switch_identity(&as_runner, ids.runner, false);
-  dptrain::pg::drive_run(s->tuner.get(), prep.shuffled, &s->scratch, ids.caller_reads, "");
+  dptrain::pg::drive_run(s->run, prep.shuffled, &s->scratch, ids.caller_reads, "");
   dptrain::pg::drop_run_tables(prep.shuffled, s->scratch);
   dptrain::pg::restore_identity(&as_runner);
-  const int candidates = s->tuner->candidates();
 
-  // 6. The exponential mechanism; the chosen model stored and charged like dp_train's.
+  // 5. The selection (exponential mechanism, or the best noisy score); the
+  // chosen model stored like dp_train's (the total was charged in step 3).
   const double seconds = dptrain::pg::seconds_since(start);
+  int candidates = 0;
+  double lambda = 0;
+  int chosen_epochs = 0;
+  int64 chosen_batch = 0;
   DPT_CORE({
-    s->model = dptrain::intercept::released_model(s->tuner->release(seconds), s->config);
+    s->model = dptrain::intercept::released_model(s->run->release(seconds), s->config);
     s->json = s->model.to_json().dump();
+    if (s->liu_talwar) {
+      const dptrain::TrainingConfig& k = s->lt_tuner->candidate_config(s->lt_tuner->chosen_point());
+      candidates = static_cast<int>(s->lt_tuner->grid().size());
+      lambda = k.lambda;
+      chosen_epochs = k.epochs;
+      chosen_batch = k.batch_size;
+    } else {
+      const dptrain::tuning::Candidate& k = s->tuner->candidate(s->tuner->chosen());
+      candidates = s->tuner->candidates();
+      lambda = k.lambda;
+      chosen_epochs = k.epochs;
+      chosen_batch = k.batch_size;
+    }
   });
   const int64 id = dptrain::pg::store_model_json(s->json.c_str(), ids, relid, prep.source_name);
   SPI_finish();
 
   const dptrain::Model& m = s->model;
-  const dptrain::tuning::Candidate& chosen = s->tuner->candidate(s->tuner->chosen());
   Datum values[12];
   bool nulls[12] = {false, false, false, false, false, false, false, false, false, false, false, false};
   values[0] = Int64GetDatum(id);
@@ -146,9 +246,9 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   values[2] = CStringGetTextDatum(m.algorithm.c_str());
   values[3] = Float8GetDatum(m.epsilon.value_or(0.0));
   values[4] = Float8GetDatum(m.delta.value_or(0.0));
-  values[5] = Float8GetDatum(chosen.lambda);
-  values[6] = Int32GetDatum(chosen.epochs);
-  values[7] = Int32GetDatum(static_cast<int32>(chosen.batch_size));
+  values[5] = Float8GetDatum(lambda);
+  values[6] = Int32GetDatum(chosen_epochs);
+  values[7] = Int32GetDatum(static_cast<int32>(chosen_batch));
   values[8] = Int32GetDatum(candidates);
   values[9] = PointerGetDatum(dptrain::pg::weights_array(m));
   values[10] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));

@@ -77,8 +77,12 @@ const std::vector<std::string>& dpsgd_family() {
   return names;
 }
 
-dpsgd::DpSgdRequest dpsgd_request(const TrainingConfig& c) {
-  validate_common(c);
+namespace {
+
+// Every argument of the request that needs no fact of the data (n, d, K, and so T):
+// checked by check_arguments before the budget is charged, and again by the plan.
+dpsgd::DpSgdRequest request_arguments(const TrainingConfig& c) {
+  validate_arguments(c);
   whitebox::check_options(c, c.algorithm.c_str(),
                           {"steps", "clip_norm", "momentum", "beta1", "beta2", "xi", "adadp_tolerance", "conversion",
                            "lots_per_query", "closed_form_noise"});
@@ -100,13 +104,14 @@ dpsgd::DpSgdRequest dpsgd_request(const TrainingConfig& c) {
 
   dpsgd::DpSgdRequest r;
   r.algorithm = c.algorithm;
-  r.rows = c.rows;
-  r.dim = c.dim;
-  r.models = c.models();
   r.loss = parse_loss(c.loss);
   r.huber_h = c.huber_h;
   r.expected_lot = static_cast<double>(c.batch_size);
-  r.steps = planned_steps(c, kind == dpsgd::OptimizerKind::Adadp);
+  if (c.options.contains("steps")) {
+    r.steps = whole_option(c, "steps", 1, 100'000'000);
+    if (kind == dpsgd::OptimizerKind::Adadp && r.steps % 2 == 1)
+      bad("adadp needs an even number of lots (options.steps)", {}, "Its lots come in pairs.");
+  }
   r.clip_norm = number_option(c, "clip_norm", 1.0);
   r.epsilon = *c.epsilon;
   r.delta = *c.delta;
@@ -131,7 +136,26 @@ dpsgd::DpSgdRequest dpsgd_request(const TrainingConfig& c) {
     if (!c.options.at("conversion").is_string()) bad("options.conversion must be a string");
     r.rdp.conversion = privacy::parse_rdp_conversion(c.options.at("conversion").get<std::string>());
   }
+  if (c.options.contains("lots_per_query")) whole_option(c, "lots_per_query", 1, 100'000'000);
   return r;
+}
+
+}  // namespace
+
+dpsgd::DpSgdRequest dpsgd_request(const TrainingConfig& c) {
+  validate_common(c);
+  dpsgd::DpSgdRequest r = request_arguments(c);
+  r.rows = c.rows;
+  r.dim = c.dim;
+  r.models = c.models();
+  r.steps = planned_steps(c, dpsgd::parse_optimizer(c.algorithm) == dpsgd::OptimizerKind::Adadp);
+  return r;
+}
+
+void DpSgdFamily::check_arguments(const TrainingConfig& config) const {
+  TrainingConfig c = config;
+  c.algorithm = name_;
+  dpsgd::validate_arguments(request_arguments(c));
 }
 
 std::uint64_t lots_per_query(const TrainingConfig& c, const dpsgd::DpSgdPlan& plan) {

@@ -36,6 +36,9 @@ class DpSgdFamily : public Algorithm {
   std::string name() const override { return name_; }
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
+  // Everything but the facts of the data (options, clip norm, lot size, delta,
+  // optimizer constants): refused before the budget is charged.
+  void check_arguments(const TrainingConfig& config) const override;
 
  private:
   std::string name_;

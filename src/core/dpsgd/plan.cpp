@@ -24,8 +24,15 @@ void validate_shape(const DpSgdRequest& r) {
   require(finite_positive(r.expected_lot) && r.expected_lot <= static_cast<double>(r.rows),
           "the expected lot size must be in (0, n]", "lot = " + show(r.expected_lot),
           "q = lot / n is the Poisson sampling rate");
+  validate_arguments(r);
+}
+
+}  // namespace
+
+void validate_arguments(const DpSgdRequest& r) {
+  require(finite_positive(r.expected_lot), "the expected lot size must be > 0", "lot = " + show(r.expected_lot));
   require(finite_positive(r.clip_norm), "the clipping norm C must be a finite number > 0",
-          "C = " + show(r.clip_norm));
+          "C = " + show(r.clip_norm), "Pass options.clip_norm > 0 (default 1).");
   require(r.delta > 0 && r.delta < 1, "delta must be in (0, 1)", "delta = " + show(r.delta),
           "the RDP accountant gives (epsilon, delta)-DP with delta > 0");
   require(r.epsilon.has_value() != r.noise_multiplier.has_value(),
@@ -35,11 +42,21 @@ void validate_shape(const DpSgdRequest& r) {
           "the noise multiplier must be a finite number > 0");
   require(std::isfinite(r.radius) && r.radius >= 0, "radius must be >= 0 (0 = no projection)");
   require(std::isfinite(r.lambda) && r.lambda >= 0, "lambda must be >= 0");
-  require(r.beta1 >= 0 && r.beta1 < 1 && r.beta2 >= 0 && r.beta2 < 1, "beta1 and beta2 must be in [0, 1)");
+  require(r.beta1 >= 0 && r.beta1 < 1 && r.beta2 >= 0 && r.beta2 < 1, "beta1 and beta2 must be in [0, 1)", {},
+          "Adam's defaults are beta1 = 0.9, beta2 = 0.999.");
   require(std::isfinite(r.xi) && r.xi >= 0, "xi must be >= 0");
   require(!r.closed_form_noise || (r.algorithm == "psgd" && r.epsilon),
           "closed-form noise is only for algorithm psgd with a target epsilon");
+  const OptimizerKind kind = parse_optimizer(r.algorithm);
+  require(kind != OptimizerKind::Adadp || r.steps % 2 == 0, "adadp needs an even number of lots",
+          "its lots come in pairs (full step vs two half steps)");
+  require(kind != OptimizerKind::Momentum || (r.momentum && *r.momentum >= 0 && *r.momentum < 1),
+          "dpmomentum needs a momentum m in [0, 1)", {}, "Mohapatra et al.'s grid: 0.5, 0.6, ..., 0.99");
+  require(!r.learning_rate || finite_positive(*r.learning_rate), "the learning rate must be a finite number > 0");
+  require(!r.tolerance || finite_positive(*r.tolerance), "the ADADP tolerance must be a finite number > 0");
 }
+
+namespace {
 
 double learning_rate(const DpSgdRequest& r, OptimizerKind kind, double sigma) {
   if (r.learning_rate) {
@@ -68,10 +85,6 @@ double closed_form_psgd_noise_multiplier(double q, std::int64_t steps, double ep
 DpSgdPlan plan_dpsgd(const DpSgdRequest& r) {
   const OptimizerKind kind = parse_optimizer(r.algorithm);
   validate_shape(r);
-  require(kind != OptimizerKind::Adadp || r.steps % 2 == 0, "adadp needs an even number of lots",
-          "its lots come in pairs (full step vs two half steps)");
-  require(kind != OptimizerKind::Momentum || (r.momentum && *r.momentum >= 0 && *r.momentum < 1),
-          "dpmomentum needs a momentum m in [0, 1)", {}, "Mohapatra et al.'s grid: 0.5, 0.6, ..., 0.99");
 
   DpSgdPlan p;
   p.sampling_rate = r.expected_lot / static_cast<double>(r.rows);

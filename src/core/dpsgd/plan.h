@@ -63,6 +63,11 @@ struct DpSgdPlan {
 // adadp eta0 1e-3. Error(InvalidParameter) on anything inconsistent.
 DpSgdPlan plan_dpsgd(const DpSgdRequest& request);
 
+// The checks of plan_dpsgd that need no fact of the data (n, d, K): lot size > 0, C,
+// delta, epsilon / noise multiplier, radius, lambda, optimizer constants, learning rate.
+// `request.steps` 0 means "not known yet" (derived from n).
+void validate_arguments(const DpSgdRequest& request);
+
 // The AMP paper's P-SGD noise (Iyengar et al. 2019, Alg. 2, as a noise multiplier on the sum):
 // 4 q sqrt(T ln(1/delta)) / epsilon.
 double closed_form_psgd_noise_multiplier(double q, std::int64_t steps, double epsilon, double delta);

@@ -14,6 +14,8 @@
 #include "core/packed_model.h"
 #include "core/sgd/batch_sampler.h"
 #include "core/sgd/epoch_state.h"
+#include "core/sgd/sharded_epoch.h"
+#include "core/sgd/shuffle_key.h"
 
 namespace dptrain {
 namespace {
@@ -40,7 +42,7 @@ class InMemoryDriver {
       fail(ErrorKind::Internal, "in-memory driver: no such table");
     Table& t = tables_[static_cast<std::size_t>(p.table)];
     switch (p.kind) {
-      case PassKind::SgdEpoch: return sgd_epoch(p.input, t);
+      case PassKind::SgdEpoch: return p.shuffle_key.empty() ? sgd_epoch(p.input, t) : sharded_sgd_epoch(p);
       case PassKind::SampledEpoch: return sampled_epoch(p.input, t);
       case PassKind::GradientLoss: return gradient_loss(p.input, t);
       case PassKind::Evaluate: return evaluate(p.input, t);
@@ -64,6 +66,25 @@ class InMemoryDriver {
     for (std::int64_t i : t.order) epoch_state::add_row(s.data(), x(i), d, y(i));
     epoch_state::flush(s.data());  // the final function
     return s;
+  }
+
+  // As the pushed-down epoch of engine/distributed.h: every shard streams
+  // its rows ordered by shuffle_key(row key, epoch key), P times over,
+  // into its own partial state; the states are combined (n_s/n averaging).
+  std::vector<double> sharded_sgd_epoch(const Pass& p) const {
+    if (data_.shard.size() != data_.x.size()) fail(ErrorKind::Internal, "in-memory driver: a distributed epoch on a plain table");
+    const sgd::EpochShuffleKey key = sgd::epoch_key_from_words(p.shuffle_key.data(), p.shuffle_key.size());
+    const int shards = *std::max_element(data_.shard.begin(), data_.shard.end()) + 1;
+    std::vector<std::vector<int>> rows(static_cast<std::size_t>(shards));
+    for (std::size_t i = 0; i < data_.shard.size(); ++i) rows[static_cast<std::size_t>(data_.shard[i])].push_back(static_cast<int>(i));
+    std::vector<std::vector<int>> streams;
+    for (std::vector<int>& r : rows) {
+      std::sort(r.begin(), r.end(), [&](int a, int b) { return sgd::shuffle_key(a, key) < sgd::shuffle_key(b, key); });
+      std::vector<int> stream;
+      for (int pass = 0; pass < p.local_passes; ++pass) stream.insert(stream.end(), r.begin(), r.end());
+      streams.push_back(std::move(stream));
+    }
+    return epoch_state::sharded_epoch(p.input, {&data_.x, &data_.y}, streams);
   }
 
   // As dptrain.sampled_rows: batches of row numbers from the state's key.

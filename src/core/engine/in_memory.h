@@ -25,6 +25,11 @@ namespace dptrain {
 struct InMemoryData {
   std::vector<std::vector<double>> x;  // n rows of d features
   std::vector<double> y;               // class index: 0/1 (binary) or 0..K-1
+  // A distributed table (engine/distributed.h): the shard of every row
+  // (0..S-1), the row's index being its row key. Empty: one plain table.
+  // Distributed epoch passes run per shard as Citus runs them
+  // (sgd/sharded_epoch.h), each shard ordered by the keyed shuffle.
+  std::vector<int> shard;
 
   std::int64_t rows() const { return static_cast<std::int64_t>(x.size()); }
   int dim() const { return x.empty() ? 0 : static_cast<int>(x[0].size()); }

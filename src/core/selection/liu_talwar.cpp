@@ -50,7 +50,8 @@ LiuTalwarBudget liu_talwar_budget(double epsilon, double delta, double gamma, do
   b.candidate_epsilon = (epsilon - 3 * root) / 3;
   if (!(b.candidate_epsilon > 0))
     fail(ErrorKind::InvalidParameter, "the Liu-Talwar search leaves no epsilon for its candidates",
-         "epsilon = " + show(epsilon) + ", 3 sqrt(2 delta1) = " + show(3 * root));
+         "epsilon = " + show(epsilon) + ", 3 sqrt(2 delta1) = " + show(3 * root),
+         "Use a larger epsilon or a smaller delta (sqrt(2 delta1) = (delta - delta2) / T).");
   b.total = liu_talwar_total(b.candidate_epsilon, b.candidate_delta, gamma, b.delta2);
   return b;
 }

@@ -104,7 +104,9 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('ds', 'y', 'x', algorithm => 'psgd',
                                             options => '{"closed_form_noise": true}')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('ds', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-5,
                                             batch_size => 2000)$$);
--- dp_tune's Algorithm 3 is a replace-one argument: not for the add/remove-one family (yet)
-SELECT * FROM pg_temp.try($$SELECT dp_tune('ds', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-5)$$);
+-- dp_tune's Algorithm 3 is a replace-one argument: not for the add/remove-one family
+-- (its default method is liu_talwar: tuning_liu_talwar.sql)
+SELECT * FROM pg_temp.try($$SELECT dp_tune('ds', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-5,
+                                           method => 'holdout')$$);
 -- nothing is left behind by the failed runs
 SELECT count(*) = :models_before AS no_new_models FROM dptrain.models;

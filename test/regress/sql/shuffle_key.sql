@@ -40,7 +40,9 @@ SELECT dptrain.shuffle_epoch_key('{1,2,3,4,5,6,7,-1}', 0);
 SELECT dptrain.shuffle_epoch_key('{1,2,3,4,5,6,7,8}', -1);
 SELECT dptrain.shuffle_key(NULL, '{1,2,3,4}') IS NULL AS strict;
 
--- Internal to training: not executable by PUBLIC.
+-- The key makers are internal to training: not executable by PUBLIC;
+-- shuffle_key is (every training copy orders its rows by it with the rights
+-- of the table's reader, sql/12_shuffle_key.sql).
 SELECT p.oid::regprocedure AS function, has_function_privilege('public', p.oid, 'EXECUTE') AS public_execute
 FROM pg_proc p WHERE p.proname LIKE 'shuffle%' AND p.pronamespace = 'dptrain'::regnamespace ORDER BY 1::text;
 DROP TABLE shuffled_rows;

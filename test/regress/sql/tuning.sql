@@ -96,7 +96,7 @@ FROM dptrain.models WHERE name = 'tune_ova';
 -- 4. Privileges: dp_tune is for everyone, the split step of the CLI's controller is not.
 CREATE ROLE tune_someone;
 SELECT has_function_privilege('tune_someone', 'dp_tune(regclass, text, text, text, text, float8, float8, float8[], '
-                              'int[], int[], float8, text, bigint, text[], text, float8, boolean, boolean, float8, jsonb, boolean)',
+                              'int[], int[], float8, text, bigint, text[], text, float8, boolean, boolean, float8, jsonb, jsonb, text, float8, boolean)',
                               'EXECUTE') AS dp_tune,
        has_function_privilege('tune_someone', 'dptrain.training_split(text, int)', 'EXECUTE') AS training_split;
 DROP ROLE tune_someone;

@@ -1,0 +1,84 @@
+-- The training copy (src/pg/training_data.cpp, copy_training_data): one
+-- random permutation of the rows, made by sorting narrow (ctid, position)
+-- rows by a random key and fetching every row by its ctid in that order.
+-- Unseeded runs key it with a fresh key from the OS CSPRNG
+-- (dptrain.shuffle_key, tested in shuffle_key.sql); seeded runs (tests
+-- only) with random() after setseed, as before (engine_pins.sql).
+-- dptrain.training_prepare is the controller's entry to the same copy.
+CREATE TABLE copy_rows AS SELECT i AS id, ARRAY[i::float8, -i] AS x, (i % 3 = 0) AS y
+FROM generate_series(1, 1000) i;
+CREATE FUNCTION pg_temp.copy_order(seed bigint) RETURNS float8[] LANGUAGE plpgsql AS $$
+DECLARE t text; o float8[];
+BEGIN
+  SELECT shuffled INTO t FROM dptrain.training_prepare('copy_rows', 'y', 'x', NULL, seed);
+  EXECUTE format('SELECT array_agg(x[1] ORDER BY ctid) FROM %s', t) INTO o;
+  PERFORM dptrain.training_drop(t);
+  RETURN o;
+END $$;
+
+-- Every row exactly once, with its own label and features, numbered 1..n.
+BEGIN;
+SELECT shuffled AS copy FROM dptrain.training_prepare('copy_rows', 'y', 'x', NULL, NULL) \gset
+SELECT count(*) AS rows, count(DISTINCT x[1]) AS distinct_rows, min(x[1]) AS first, max(x[1]) AS last,
+       count(DISTINCT i) AS distinct_i, min(i) AS min_i, max(i) AS max_i,
+       bool_and(x[2] = -x[1] AND y = (x[1]::int % 3 = 0)::int) AS rows_intact
+FROM :copy;
+-- Stored in a shuffled order: Spearman's footrule sum |position - value| is
+-- about n^2/3 = 333333 for a random permutation, 0 for the source order.
+SELECT sum(abs(p - v)) > 222222 AS shuffled
+FROM unnest((SELECT array_agg(x[1] ORDER BY ctid) FROM :copy)) WITH ORDINALITY AS o(v, p);
+COMMIT;
+
+-- A partitioned table (its ctids repeat across partitions), an inherited
+-- one and a view (no ctids) are copied by sorting whole rows instead of
+-- fetching them by ctid: every row still exactly once. Updated rows (new
+-- tuple versions) are fetched once, in their current version.
+CREATE TABLE copy_parts (id int, x float8[], y boolean) PARTITION BY RANGE (id);
+CREATE TABLE copy_parts_1 PARTITION OF copy_parts FOR VALUES FROM (1) TO (501);
+CREATE TABLE copy_parts_2 PARTITION OF copy_parts FOR VALUES FROM (501) TO (1001);
+INSERT INTO copy_parts SELECT id, x, y FROM copy_rows;
+CREATE TABLE copy_parent (id int, x float8[], y boolean);
+CREATE TABLE copy_child () INHERITS (copy_parent);
+INSERT INTO copy_parent SELECT id, x, y FROM copy_rows WHERE id <= 500;
+INSERT INTO copy_child SELECT id, x, y FROM copy_rows WHERE id > 500;
+CREATE VIEW copy_view AS SELECT x, y FROM copy_rows WHERE id <= 500;
+CREATE TABLE copy_updated AS SELECT * FROM copy_rows;
+UPDATE copy_updated SET x = ARRAY[x[1], -x[1]] WHERE id % 2 = 0;
+BEGIN;
+SELECT shuffled AS parts FROM dptrain.training_prepare('copy_parts', 'y', 'x', NULL, NULL) \gset
+SELECT shuffled AS inherited FROM dptrain.training_prepare('copy_parent', 'y', 'x', NULL, NULL) \gset
+SELECT shuffled AS view FROM dptrain.training_prepare('copy_view', 'y', 'x', NULL, NULL) \gset
+SELECT shuffled AS updated FROM dptrain.training_prepare('copy_updated', 'y', 'x', NULL, NULL) \gset
+SELECT 'partitioned' AS source, count(*) AS rows, count(DISTINCT x[1]) AS distinct_rows, count(DISTINCT i) AS distinct_i
+FROM :parts
+UNION ALL SELECT 'inherited', count(*), count(DISTINCT x[1]), count(DISTINCT i) FROM :inherited
+UNION ALL SELECT 'view', count(*), count(DISTINCT x[1]), count(DISTINCT i) FROM :view
+UNION ALL SELECT 'updated', count(*), count(DISTINCT x[1]), count(DISTINCT i) FROM :updated;
+COMMIT;
+
+-- Unseeded: a new order every time, not drawn from PostgreSQL's random():
+-- the same setseed before two copies leaves them different.
+BEGIN;
+SELECT setseed(0.5);
+SELECT pg_temp.copy_order(NULL) AS a \gset
+SELECT setseed(0.5);
+SELECT pg_temp.copy_order(NULL) <> :'a'::float8[] AS fresh_order_each_copy;
+COMMIT;
+
+-- Seeded: reproducible; another seed, another order.
+BEGIN;
+SELECT pg_temp.copy_order(7) = pg_temp.copy_order(7) AS same_seed_same_order,
+       pg_temp.copy_order(7) <> pg_temp.copy_order(8) AS other_seed_other_order;
+COMMIT;
+
+-- Progress (issue 16, item 7): from 100,000 rows on, the copy says when it
+-- starts and ends (the end's detail, with the time, is left out here);
+-- dp_train makes the same copy (training_prepare leaves no ledger entry).
+CREATE TABLE copy_many AS SELECT ARRAY[(i % 7)::float8 / 7] AS x, (i % 2 = 0) AS y
+FROM generate_series(1, 100000) i;
+\set VERBOSITY terse
+SET client_min_messages = notice;
+BEGIN;
+SELECT rows, dim FROM dptrain.training_prepare('copy_many', 'y', 'x', NULL, NULL);
+COMMIT;
+\set VERBOSITY default
