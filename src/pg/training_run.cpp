@@ -4,6 +4,7 @@
 #include "core/engine/pass.h"
 #include "core/training/intercept.h"
 #include "distributed_source.h"
+#include "feature_encodings.h"
 #include "ledger.h"
 #include "models.h"
 #include "phase_timing.h"
@@ -94,6 +95,22 @@ const double* run_array_query(const char* sql, const std::vector<double>& param,
   return float8_array_data(DatumGetArrayTypeP(result), len, what);
 }
 
+// An encoded view whose categories were read from the data would hand a
+// role without read access a model whose encoding reveals them (as classes
+// read from the data would): refused before the charge.
+void refuse_data_categories_without_read_access(Oid relid, const RunIdentities& ids) {
+  if (ids.caller_reads) return;
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.runner, false);
+  const std::optional<std::string> encoding = registered_encoding(relid);
+  restore_identity(&sw);
+  if (encoding && encoding_reads_data(*encoding))
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                    errmsg("the encoding of \"%s\" read categories from the data", get_rel_name(relid)),
+                    errdetail("Training on it without read access would reveal them."),
+                    errhint("Ask the owner to declare the categories (categories => ... in dp_encoded_view).")));
+}
+
 }  // namespace
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
@@ -111,6 +128,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   prep->distributed = false;
   prep->shuffled = nullptr;
   if (in_place) detect_distributed_source(relid, label, features, *ids, prep);
+  refuse_data_categories_without_read_access(relid, *ids);
   DPT_CORE({
     c->source = prep->source_name;
     c->rows = prep->rows;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dptrain tune: private tuning (Bolt-on Algorithm 3) from the CLI. The
+# dptrain tune: private tuning (Bolt-on Algorithm 3; Liu-Talwar) from the CLI. The
 # controller (candidates' epochs over libpq) and --server (dp_tune) choose the
 # same candidate and release the same model with the same seed; the output
 # reports the chosen parameters and the total epsilon; errors reach the CLI
@@ -46,6 +46,20 @@ out=$("$DPTRAIN_CLI" tune --db "dbname=$db" --table pts --label y --features x -
         --epsilon 2 --delta 1e-9 --seed 3 2>/dev/null)
 echo "$out" | grep -Eq 'tuned over 9 candidates; chosen lambda = [0-9.e-]+, epochs = [0-9]+, batch_size = 50; total epsilon = 2, delta = 1e-09 \[seeded: NOT private\]' \
   || { echo "unexpected text output: $out"; exit 1; }
+
+# Liu-Talwar random stopping (--method liu_talwar, dp_tune in the server) over a
+# grid of any parameters: the model carries the total (epsilon, delta) and the
+# chosen grid point; it never runs in the controller; gamma is checked.
+lt=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --method liu_talwar \
+       --grid '{"learning_rate": [0.1, 0.5], "epochs": [1]}' --seed 5 2>/dev/null)
+[ "$(echo "$lt" | field "j['method'] == 'liu_talwar' and j['epsilon'] == 1 and j['delta'] == 1e-6 and j['grid_points'] == 2 and j['mode'] == 'server' and j['chosen'] == j['details']['tuning']['chosen']['point']")" = True ] \
+  || { echo "unexpected liu_talwar output: $lt"; exit 1; }
+if out=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --method liu_talwar --controller 2>&1); then
+  echo "liu_talwar in the controller accepted"; exit 1; fi
+echo "$out" | grep -q 'inside the server only' || { echo "unexpected error: $out"; exit 1; }
+if out=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --gamma 2 2>&1); then echo "gamma 2 accepted"; exit 1; fi
+echo "$out" | grep -q 'gamma must be in (0, 1]' || { echo "unexpected error: $out"; exit 1; }
+echo "ok: liu_talwar -> $(echo "$lt" | field "j['chosen']")"
 
 # Errors reach the CLI with their hint, and nothing is stored.
 before=$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')
