@@ -7,9 +7,6 @@
 #include "core/sgd/shuffle_key.h"
 #include "core/training/intercept.h"
 
-extern "C" {
-#include "catalog/pg_inherits.h"
-}
 
 namespace dptrain::pg {
 namespace {
@@ -163,44 +160,23 @@ void count_and_check_rows(const char* relname, const char* qualified, const char
 // The rows of a copy in one uniformly random order: "SELECT i, <select>
 // FROM <source>" in that order, where `select` names columns of the source
 // and i is the row's position in the source's scan (1..n, not data).
-//   key -- unseeded (every real run): SipHash-2-4 of i under a fresh 128-bit
-//     epoch key from the OS CSPRNG (libsodium; core/sgd/shuffle_key.h),
+//   unseeded (every real run): ordered by SipHash-2-4 of i under a fresh
+//     128-bit epoch key from the OS CSPRNG (libsodium; core/sgd/shuffle_key.h),
 //     passed as `key_param`: a uniformly random order up to the PRF's
 //     security and ties of probability ~ n^2 / 2^65; PostgreSQL's random()
-//     plays no part. Seeded (tests only): random() after setseed(seed),
-//     evaluated per row in scan order exactly as the former `ORDER BY
-//     random()`, so seeded runs keep their permutation and row numbers (the
-//     models pinned by test/regress/sql/engine_pins.sql).
-//   how -- on a plain table (by_tid), narrow (ctid, i) rows are sorted by
-//     the key and every row is then fetched by its ctid in that order (a Tid
-//     Scan under a nested loop, which keeps the order; OFFSET 0 stops the
-//     planner from making it a hash join): ~40 bytes a row go through the
-//     sort instead of whole rows, which an external sort writes and reads
-//     again. One statement, one snapshot: every ctid of the outer scan is
-//     visible to the fetch. Anything else (a view, whose rows have no ctid
-//     and must be computed once; a partitioned or inherited table, whose
-//     ctids repeat across its parts) sorts the whole rows, as before.
-const char* shuffled_rows_sql(const char* qualified, const char* select, const char* key_param, bool seeded,
-                              bool by_tid) {
-  if (!by_tid)
-    return seeded ? psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY random()", select, qualified)
-                  : psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY "
-                             "dptrain.shuffle_key(row_number() OVER (), %s)",
-                             select, qualified, key_param);
-  const char* order =
-      seeded ? psprintf("SELECT ctid AS t, row_number() OVER () AS i FROM %s ORDER BY random()", qualified)
-             : psprintf("SELECT t, i FROM (SELECT ctid AS t, row_number() OVER () AS i FROM %s) w "
-                        "ORDER BY dptrain.shuffle_key(i, %s)",
-                        qualified, key_param);
-  return psprintf("SELECT k.i, s.* FROM (%s) k, LATERAL (SELECT %s FROM %s WHERE ctid = k.t OFFSET 0) s", order,
-                  select, qualified);
-}
-
-// Whether the rows of `relid` are fetched by ctid (shuffled_rows_sql): a
-// plain table or materialized view without inheritance children.
-bool rows_by_tid(Oid relid) {
-  const char kind = get_rel_relkind(relid);
-  return (kind == RELKIND_RELATION || kind == RELKIND_MATVIEW) && !has_subclass(relid);
+//     (not a CSPRNG) plays no part.
+//   seeded (tests only): random() after setseed(seed), evaluated per row in
+//     scan order exactly as before, so seeded runs keep their permutation and
+//     row numbers (the models pinned by test/regress/sql/engine_pins.sql).
+// Whole rows go through the sort (an external sort beyond work_mem). Sorting
+// narrow (ctid, i) rows and fetching each row by ctid in that order was
+// measured slower (docs/performance.md: a Tid Scan per row costs more than
+// the sort saves, and far more once the table exceeds shared_buffers).
+const char* shuffled_rows_sql(const char* qualified, const char* select, const char* key_param, bool seeded) {
+  return seeded ? psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY random()", select, qualified)
+                : psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY "
+                           "dptrain.shuffle_key(row_number() OVER (), %s)",
+                           select, qualified, key_param);
 }
 
 // A fresh epoch key of the run's shuffle (4 words) from the OS CSPRNG.
@@ -232,7 +208,7 @@ const char* with_intercept(const char* features, const PreparedData* out) {
 // replaced rows is reported.
 void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
                                   Oid feature_elem, ArrayType* classes, int dim, Oid reader, bool seeded,
-                                  bool by_tid, ArrayType* key, const PreparedData* out) {
+                                  ArrayType* key, const PreparedData* out) {
   // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
   const char* features = feature_elem == NUMERICOID
                              ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
@@ -246,7 +222,7 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
                    shuffled, with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
                    shuffled_rows_sql(qualified,
                                      psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
-                                     "$4", seeded, by_tid));
+                                     "$4", seeded));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
   Oid types[4] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID, FLOAT8ARRAYOID};
   Datum values[4] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim),
@@ -373,7 +349,6 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
 
   out->source_name = pstrdup(qualified);
-  out->relid = relid;
   out->rows = n;
   out->dim = static_cast<int>(dmin);
   out->nclasses = nclasses;
@@ -420,7 +395,6 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
   }
   resetStringInfo(&sql);
   ArrayType* key = fresh_shuffle_key();
-  const bool by_tid = rows_by_tid(out->relid);
   const bool report = out->rows >= kProgressRows;
   const TimestampTz started = GetCurrentTimestamp();
   if (report)
@@ -428,13 +402,14 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
   if (ids.caller_reads) {
     appendStringInfo(&sql,
                      "INSERT INTO %s SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
-                     shuffled, with_intercept("x::float8[]", out), shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed, by_tid));
+                     shuffled, with_intercept("x::float8[]", out),
+                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed));
     Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
     Datum values[2] = {PointerGetDatum(out->classes_array), PointerGetDatum(key)};
     spi_exec_as_reader(ids.reader, sql.data, 2, types, values, SPI_OK_INSERT);
   } else {
     copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim,
-                                 ids.reader, has_seed, by_tid, key, out);
+                                 ids.reader, has_seed, key, out);
   }
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffled %lld rows", (long long) out->rows),

@@ -19,7 +19,6 @@ struct PreparedData {
   char** classes;         // binary: {negative, positive}
   bool classes_from_data;
   // for the copy
-  Oid relid;
   ArrayType* classes_array;
   Oid feature_elem;
   const char* x;          // quoted column names
