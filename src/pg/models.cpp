@@ -186,6 +186,8 @@ void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
     const auto& h = j.at("hyperparameters");
     m.huber_h = h.value("huber_h", dptrain::kDefaultHuberH);
     m.feature_bound = h.value("feature_bound", 1.0);
+    // With an intercept the last weight column is the bias weight (training/intercept.h).
+    if (h.value("intercept", false)) m.intercept = h.at("intercept_feature").get<double>();
     m.weights = Eigen::Map<const dptrain::WeightMatrix>(w, K, d);
     packed = new std::vector<double>(dptrain::packed_model::pack(m));
   });

@@ -31,13 +31,13 @@ struct TrainSession {
 enum Arg {
   kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kEpochs, kBatchSize, kLambda,
   kLearningRate, kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions,
-  kArgCount
+  kIntercept, kArgCount
 };
 
 const char* arg_name(int i) {
   static const char* names[] = {"source", "label", "features", "algorithm", "loss", "epsilon", "delta",
                                 "epochs", "batch_size", "lambda", "learning_rate", "name", "seed", "classes",
-                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options"};
+                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options", "intercept"};
   return names[i];
 }
 
@@ -61,7 +61,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
 
   dptrain::pg::RunArguments args;
   dptrain::pg::read_run_arguments(fcinfo, {kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
-                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions},
+                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kIntercept},
                                   &args);
 
   // 1. Arguments, before any data is read.

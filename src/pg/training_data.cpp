@@ -1,9 +1,11 @@
 #include "training_data.h"
 
+#include <cmath>
 #include <optional>
 
 #include "core/sgd/epoch_state.h"
 #include "core/sgd/shuffle_key.h"
+#include "core/training/intercept.h"
 
 
 namespace dptrain::pg {
@@ -188,6 +190,15 @@ ArrayType* fresh_shuffle_key() {
   return make_float8_array(words, 4);
 }
 
+// The features expression `features` as the run sees it: with an intercept,
+// dptrain.intercept_row(features, R, b) (training/intercept.h); the numbers
+// are printed exactly (%.17g round-trips a double).
+const char* with_intercept(const char* features, const PreparedData* out) {
+  if (!(out->intercept > 0)) return features;
+  return psprintf("dptrain.intercept_row(%s, %.17g::float8, %.17g::float8)", features, out->intercept_bound,
+                  out->intercept);
+}
+
 // The copy of a run without read access: a row that the training could not
 // use as it is -- NULL or non-finite features, another length than d, NULL
 // elements, a value beyond float8, a label that is NULL, NaN or not a
@@ -197,7 +208,7 @@ ArrayType* fresh_shuffle_key() {
 // replaced rows is reported.
 void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
                                   Oid feature_elem, ArrayType* classes, int dim, Oid reader, bool seeded,
-                                  ArrayType* key) {
+                                  ArrayType* key, const PreparedData* out) {
   // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
   const char* features = feature_elem == NUMERICOID
                              ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
@@ -206,9 +217,9 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "INSERT INTO %s SELECT i, CASE WHEN u THEN xs ELSE $2 END, CASE WHEN u THEN ys ELSE 0 END "
+                   "INSERT INTO %s SELECT i, %s, CASE WHEN u THEN ys ELSE 0 END "
                    "FROM (SELECT i, xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM (%s) r) s",
-                   shuffled,
+                   shuffled, with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
                    shuffled_rows_sql(qualified,
                                      psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
                                      "$4", seeded));
@@ -390,14 +401,15 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     ereport(NOTICE, (errmsg("dptrain: shuffling %lld rows into a random order", (long long) out->rows)));
   if (ids.caller_reads) {
     appendStringInfo(&sql,
-                     "INSERT INTO %s SELECT i, x::float8[], (array_position($1, y::text) - 1)::float8 FROM (%s) r",
-                     shuffled, shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed));
+                     "INSERT INTO %s SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
+                     shuffled, with_intercept("x::float8[]", out),
+                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed));
     Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
     Datum values[2] = {PointerGetDatum(out->classes_array), PointerGetDatum(key)};
     spi_exec_as_reader(ids.reader, sql.data, 2, types, values, SPI_OK_INSERT);
   } else {
     copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim,
-                                 ids.reader, has_seed, key);
+                                 ids.reader, has_seed, key, out);
   }
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffled %lld rows", (long long) out->rows),
@@ -475,6 +487,22 @@ PG_FUNCTION_INFO_V1(dptrain_training_reshuffle);
 PG_FUNCTION_INFO_V1(dptrain_training_drop);
 PG_FUNCTION_INFO_V1(dptrain_training_split);
 PG_FUNCTION_INFO_V1(dptrain_usable_row);
+PG_FUNCTION_INFO_V1(dptrain_intercept_row);
+
+// dptrain.intercept_row(x float8[], bound float8, b float8) -> float8[]
+// (STRICT): x scaled to norm <= bound, then b (training/intercept.h). A row
+// the run cannot use (not one-dimensional, NULL elements) is returned as it
+// is, to be refused (or, without read access, replaced) as without intercept.
+Datum dptrain_intercept_row(PG_FUNCTION_ARGS) {
+  ArrayType* a = PG_GETARG_ARRAYTYPE_P(0);
+  const double bound = PG_GETARG_FLOAT8(1), b = PG_GETARG_FLOAT8(2);
+  if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != FLOAT8OID || (ARR_HASNULL(a) && array_contains_nulls(a)))
+    PG_RETURN_ARRAYTYPE_P(a);
+  const int d = ARR_DIMS(a)[0];
+  double* out = static_cast<double*>(palloc(sizeof(double) * (d + 1)));
+  DPT_CORE({ dptrain::intercept::augment_row(reinterpret_cast<const double*>(ARR_DATA_PTR(a)), d, bound, b, out); });
+  PG_RETURN_ARRAYTYPE_P(dptrain::pg::make_float8_array(out, d + 1));
+}
 
 // dptrain.usable_row(x float8[], y float8, dim int) -> boolean (STRICT: a
 // NULL label or features is unusable): whether the epoch aggregate takes the
@@ -508,6 +536,16 @@ Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
   dptrain::pg::RunIdentities ids;
   ids.caller = ids.reader = ids.runner = GetUserId();
   ids.caller_reads = true;
+  // Arguments 6 and 7 (feature_bound, intercept): the rows of a run with an
+  // intercept, (x clipped to feature_bound, intercept) (training/intercept.h).
+  if (!PG_ARGISNULL(6)) {
+    const double bound = PG_ARGISNULL(5) ? 0.0 : PG_GETARG_FLOAT8(5), b = PG_GETARG_FLOAT8(6);
+    if (!(bound > 0) || !std::isfinite(bound) || !(b > 0) || !std::isfinite(b))
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("feature_bound and intercept must be positive finite numbers")));
+    prepared.intercept_bound = bound;
+    prepared.intercept = b;
+  }
   SPI_connect();
   dptrain::pg::prepare_training_data(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)),
                                      text_to_cstring(PG_GETARG_TEXT_PP(2)),

@@ -2,6 +2,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
+#include "core/training/intercept.h"
 #include "distributed_source.h"
 #include "feature_encodings.h"
 #include "ledger.h"
@@ -33,6 +34,8 @@ void read_run_arguments(FunctionCallInfo fcinfo, const RunArgumentPositions& at,
   a->huber_h = PG_GETARG_FLOAT8(at.huber_h);
   a->averaging = PG_GETARG_BOOL(at.averaging);
   a->reshuffle = PG_GETARG_BOOL(at.reshuffle);
+  a->has_intercept = !PG_ARGISNULL(at.intercept);
+  a->intercept = a->has_intercept && PG_GETARG_BOOL(at.intercept);
 }
 
 void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* c) {
@@ -47,6 +50,8 @@ void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* c) {
   c->huber_h = a.huber_h;
   c->averaging = a.averaging;
   c->reshuffle = a.reshuffle;
+  // NULL: the algorithm's default (on for all but opdisc: docs/intercept.md)
+  c->intercept = a.has_intercept ? a.intercept : dptrain::intercept::default_on(c->algorithm);
   if (a.has_radius) c->radius = a.radius;
   c->options = nlohmann::json::parse(a.options);
 }
@@ -148,6 +153,15 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   if (c->epsilon && !c->seed && c->algorithm != "none")
     ids->charge = ledger_reserve(*ids, make_run_charge(relid, prep->source_name, c->algorithm, c->epsilon, c->delta,
                                                        false));
+  // With an intercept the run reads the rows it plans for: (clip(x), b)
+  // (training/intercept.h), in the copy or, in place, through x_expr.
+  if (c->intercept) {
+    prep->intercept_bound = c->feature_bound;
+    DPT_CORE({ prep->intercept = dptrain::intercept::constant_feature(*c); });
+    if (prep->distributed)
+      prep->x_expr = psprintf("dptrain.intercept_row(%s, %.17g::pg_catalog.float8, %.17g::pg_catalog.float8)",
+                              prep->x_expr, prep->intercept_bound, prep->intercept);
+  }
   clock.mark("charge");
   if (!prep->distributed) copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
   clock.mark("shuffle");
