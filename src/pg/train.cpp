@@ -117,6 +117,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   DPT_CORE({
     s->model = s->run->release(seconds);
     if (s->config.distributed()) dptrain::distributed::annotate(s->model, s->config);
+    if (s->config.distributed() && !ids.caller_reads) dptrain::distributed::redact_shard_rows(s->model);
     s->model_json = s->model.to_json().dump();
   });
   clock.mark("release");

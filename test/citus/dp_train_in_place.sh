@@ -14,7 +14,9 @@
 #  * algorithms with noise per batch or sampled rows are refused with 0A000
 #    before anything is charged to the ledger;
 #  * a distribution column that is the label is refused (22023), one
-#    without a unique index is warned about;
+#    without a unique index is warned about (a reader) or refused before the
+#    charge (a role without read access, whose model shows only the number
+#    of shards and the largest);
 #  * AMP (exact gradient sums) gives the plain table's model up to rounding;
 #  * the non-private run reaches the plain table's accuracy.
 set -euo pipefail
@@ -152,6 +154,14 @@ as() { citus_psql coordinator -At -v VERBOSITY=verbose -c "SET ROLE $1" -c "$2" 
 as reg_owner_$$ "SELECT dp_grant_budget('pts_gov', 'reg_analyst_$$', 1.0, 1e-6)" >/dev/null
 err=$(as reg_analyst_$$ "SELECT count(*) FROM pts_gov" || true)
 echo "$err" | grep -q "permission denied" || fail "the analyst can read the table: $err"
+# Without a unique index the distribution column may hold data: the analyst
+# (no read access) is refused before any charge; the owner adds the index.
+err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', epsilon => 0.5, epochs => 1)" || true)
+echo "$err" | grep -q "0A000" && echo "$err" | grep -q "no unique index" ||
+  fail "a non-unique distribution column for the analyst: $err"
+left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('pts_gov')" | tail -1)
+sql "SELECT abs($left - 1.0) < 1e-12" | grep -q t || fail "the refused run was charged (left $left)"
+sql "ALTER TABLE pts_gov ADD PRIMARY KEY (id)" >/dev/null
 err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', algorithm => 'scs13', epsilon => 0.5, delta => 1e-7)" || true)
 echo "$err" | grep -q "0A000" || fail "scs13 for the analyst: $err"
 err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', epsilon => 2)" || true)
@@ -160,5 +170,9 @@ ok=$(as reg_analyst_$$ "SELECT model_id FROM dp_train('pts_gov', 'y', 'x', epsil
   fail "dp_train with a budget on the distributed table: $ok"
 left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('pts_gov')" | tail -1)
 sql "SELECT abs($left - 0.5) < 1e-12" | grep -q t || fail "budget left $left, expected 0.5 (only the admitted run charged)"
+# The analyst's model shows the number of shards and the largest, not every shard's size.
+dist=$(sql "SELECT details->'data'->'distribution' FROM dptrain.models WHERE id = $(echo "$ok" | tail -1)")
+echo "$dist" | grep -q '"largest_shard_rows"' && ! echo "$dist" | grep -q '"shard_rows"' ||
+  fail "the analyst's model shows the shard sizes: $dist"
 echo "ok: governance on the distributed table (no read access, refusals free, one charge of 0.5)"
 echo "dp_train_in_place: all ok"
