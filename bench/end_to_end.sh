@@ -141,7 +141,7 @@ for size in sizes:
         for phase, s in phases.items():
             record(size, f"  {algo} {phase}", s, scan)
         if algo == "bolton":
-            core = phases.get("shuffle", 0) + phases.get("passes sgd_epoch", 0)
+            core = phases.get("shuffle", 0) + phases.get("passes sgd epoch", 0)
             record(size, "  bolton shuffle + 5 epochs", core, scan, "(target <= 6 x scan)")
     if sklearn_ok:
         py = python_path(name, rows, dim)

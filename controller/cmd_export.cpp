@@ -32,6 +32,19 @@ nlohmann::json exported(client::PgConnection& conn, const std::string& model) {
   for (char& c : w) c = c == '{' ? '[' : c == '}' ? ']' : c;
   nlohmann::json weights = nlohmann::json::parse(w);
   if (!weights.empty() && !weights[0].is_array()) weights = nlohmann::json::array({weights});
+  // With an intercept the stored rows end with the bias weight, which
+  // multiplies the constant feature b: export K x d weights and the K
+  // intercepts w_bias * b (docs/export.md).
+  nlohmann::json intercept = nullptr;
+  const nlohmann::json& h = details.value("hyperparameters", nlohmann::json::object());
+  if (h.value("intercept", false)) {
+    const double b = h.at("intercept_feature").get<double>();
+    intercept = nlohmann::json::array();
+    for (auto& row : weights) {
+      intercept.push_back(row.back().get<double>() * b);
+      row.erase(row.size() - 1);
+    }
+  }
   auto number = [&](int c) { return r.is_null(0, c) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, c))); };
   return {{"format", "dptrain-export"},
           {"version", 1},
@@ -41,7 +54,7 @@ nlohmann::json exported(client::PgConnection& conn, const std::string& model) {
           {"loss", r.get(0, 3)},
           {"classes", nlohmann::json::parse(r.get(0, 4))},
           {"weights", weights},
-          {"intercept", nullptr},
+          {"intercept", intercept},
           {"feature_bound", details.value("/hyperparameters/feature_bound"_json_pointer, 1.0)},
           {"encoding", details.contains("encoding") ? details["encoding"] : nlohmann::json()},
           {"privacy",

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "core/training/intercept.h"
+
 namespace dptrain::cli {
 
 void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const std::string& server_function) {
@@ -18,6 +20,7 @@ void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const
   cmd->add_option("--radius", o.radius, "projection radius R");
   cmd->add_flag("--averaging", o.config.averaging, "release the average of the iterates");
   cmd->add_flag("--reshuffle", o.config.reshuffle, "fresh random permutation every epoch");
+  cmd->add_flag("--no-intercept", o.no_intercept, "no bias term (default: an intercept, docs/intercept.md)");
   cmd->add_option("--seed", o.seed, "TESTS ONLY: reproducible shuffle and noise (the model is not private)");
   cmd->add_option("--options", o.options, "algorithm-specific options (JSON object)");
   auto* server = cmd->add_flag("--server", o.server, "run the whole " + run + " inside the server (" + server_function + ")");
@@ -36,6 +39,7 @@ void apply_run_options(RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--seed")) c.seed = o.seed;
   if (cmd.count("--schedule")) c.schedule = o.schedule;
   if (!o.classes.empty()) o.target.classes = o.classes;
+  c.intercept = !o.no_intercept && intercept::default_on(c.algorithm);  // as dp_train: docs/intercept.md
   c.options = nlohmann::json::parse(o.options);
 }
 

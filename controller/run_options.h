@@ -25,7 +25,7 @@ struct RunOptions {
   double epsilon = 0, delta = 0, learning_rate = 0, radius = 0;
   std::int64_t seed = 0;
   std::string schedule, options = "{}";
-  bool server = false, controller = false, json = false;
+  bool server = false, controller = false, json = false, no_intercept = false;
 };
 
 // Registers the shared flags. `run` is "training" or "tuning", `server_function`

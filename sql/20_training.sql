@@ -17,6 +17,7 @@ CREATE TYPE dptrain.trained_model AS (
 CREATE FUNCTION dptrain.training_prepare(
     source regclass, label text, features text,
     classes text[] DEFAULT NULL, seed bigint DEFAULT NULL,
+    feature_bound float8 DEFAULT 1, intercept float8 DEFAULT NULL,
     OUT shuffled text, OUT rows bigint, OUT dim int, OUT classes text[],
     OUT classes_from_data boolean, OUT source_name text)
 RETURNS record AS 'MODULE_PATHNAME', 'dptrain_training_prepare' LANGUAGE C VOLATILE
@@ -40,8 +41,15 @@ CREATE FUNCTION dptrain.usable_row(x float8[], y float8, dim int) RETURNS boolea
 AS 'MODULE_PATHNAME', 'dptrain_usable_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dptrain.usable_row IS
 'internal: whether a training run takes a row as it is (finite features of the right length, a known label)';
+-- A row of a run with an intercept: x scaled to norm <= bound, then the
+-- public constant b appended (src/core/training/intercept.h). Open to PUBLIC
+-- like usable_row (it reads nothing); runs no SQL: no SET clause.
+CREATE FUNCTION dptrain.intercept_row(x float8[], bound float8, b float8) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dptrain_intercept_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dptrain.intercept_row IS
+'internal: a training row with an intercept: x clipped to norm bound, then the constant b appended';
 REVOKE EXECUTE ON FUNCTION
-    dptrain.training_prepare(regclass, text, text, text[], bigint),
+    dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8),
     dptrain.training_reshuffle(text),
     dptrain.training_drop(text),
     dptrain.store_model(jsonb)
@@ -67,7 +75,8 @@ CREATE FUNCTION @extschema@.dp_train(
     averaging     boolean  DEFAULT false,
     reshuffle     boolean  DEFAULT false,
     radius        float8   DEFAULT NULL,
-    options       jsonb    DEFAULT '{}')
+    options       jsonb    DEFAULT '{}',
+    intercept     boolean  DEFAULT NULL)
 RETURNS dptrain.trained_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_train' LANGUAGE C VOLATILE
 -- SECURITY INVOKER on purpose: the C code knows the caller (GetUserId() on

@@ -9,6 +9,7 @@
 CREATE TABLE dptrain.feature_encodings (
     relation   regclass PRIMARY KEY,
     encoding   jsonb NOT NULL,
+    definition text NOT NULL,      -- pg_get_viewdef at registration: a redefined view loses its encoding
     created_by name NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now()
 );
@@ -37,48 +38,65 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION dptrain.register_encoding IS
 'internal: records the encoding of an encoded view (its owner only)';
 
--- One column's entry of an encoding, from its type and the declarations.
-CREATE FUNCTION dptrain.encoding_column(source regclass, col text, bounds jsonb, categories jsonb)
-RETURNS jsonb LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+-- How a column of `source` is encoded, from its type: numeric, boolean or
+-- categorical (an error for a missing column or another type).
+CREATE FUNCTION dptrain.column_kind(source regclass, col text) RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     typ oid;
-    cats jsonb;
-    n bigint;
 BEGIN
     SELECT a.atttypid INTO typ FROM pg_attribute a
     WHERE a.attrelid = source AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped;
     IF typ IS NULL THEN
         RAISE EXCEPTION 'column "%" of % does not exist', col, source USING ERRCODE = 'undefined_column',
             HINT = 'List columns of the source table in features.';
+    ELSIF typ IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'float4'::regtype, 'float8'::regtype,
+                  'numeric'::regtype) THEN
+        RETURN 'numeric';
+    ELSIF typ = 'bool'::regtype THEN
+        RETURN 'boolean';
+    ELSIF typ IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype, 'name'::regtype)
+          OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = typ AND t.typtype = 'e') THEN
+        RETURN 'categorical';
     END IF;
-    IF typ IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'float4'::regtype, 'float8'::regtype,
-               'numeric'::regtype) THEN
+    RAISE EXCEPTION 'column "%" has type %, which dptrain cannot encode', col, format_type(typ, NULL)
+        USING ERRCODE = 'datatype_mismatch', HINT = 'Encode numeric, boolean and text columns; cast others in a view.';
+END
+$$;
+COMMENT ON FUNCTION dptrain.column_kind IS
+'internal: how a column is encoded (numeric, boolean or categorical), from its type';
+
+-- One column's entry of an encoding, from its type and the declarations.
+CREATE FUNCTION dptrain.encoding_column(source regclass, col text, bounds jsonb, categories jsonb)
+RETURNS jsonb LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    kind text := dptrain.column_kind(source, col);
+    cats jsonb;
+    n bigint;
+BEGIN
+    IF kind = 'numeric' THEN
         IF NOT bounds ? col THEN
             RAISE EXCEPTION 'numeric column "%" needs public bounds', col USING ERRCODE = 'invalid_parameter_value',
                 HINT = format('Declare them, e.g. bounds => ''{"%s": [0, 100]}'': bounds read from the data would not be private.', col);
         END IF;
         RETURN jsonb_build_object('name', col, 'type', 'numeric', 'bounds', bounds -> col);
-    ELSIF typ = 'bool'::regtype THEN
+    ELSIF kind = 'boolean' THEN
         RETURN jsonb_build_object('name', col, 'type', 'boolean');
-    ELSIF typ IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype, 'name'::regtype)
-          OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = typ AND t.typtype = 'e') THEN
-        IF categories ? col THEN
-            RETURN jsonb_build_object('name', col, 'type', 'categorical', 'categories', categories -> col);
-        END IF;
-        -- Read from the data, as the caller: outside the privacy guarantee, and said so.
-        EXECUTE format('SELECT jsonb_agg(v ORDER BY v), count(*) FROM (SELECT DISTINCT %I::text AS v FROM %s WHERE %I IS NOT NULL LIMIT 1001) d',
-                       col, source, col) INTO cats, n;
-        IF n > 1000 THEN
-            RAISE EXCEPTION 'text column "%" has more than 1000 distinct values', col
-                USING ERRCODE = 'program_limit_exceeded',
-                HINT = 'Declare the categories to keep (categories => ...), or leave the column out.';
-        END IF;
-        RAISE NOTICE 'the categories of column "%" were read from the data: they are outside the privacy guarantee (declare them with categories => ...)', col;
-        RETURN jsonb_build_object('name', col, 'type', 'categorical', 'categories', coalesce(cats, '[]'),
-                                  'categories_from_data', true);
     END IF;
-    RAISE EXCEPTION 'column "%" has type %, which dptrain cannot encode', col, format_type(typ, NULL)
-        USING ERRCODE = 'datatype_mismatch', HINT = 'Encode numeric, boolean and text columns; cast others in a view.';
+    IF categories ? col THEN
+        RETURN jsonb_build_object('name', col, 'type', 'categorical', 'categories', categories -> col);
+    END IF;
+    -- Read from the data, as the caller: outside the privacy guarantee, and said so.
+    EXECUTE format('SELECT jsonb_agg(v ORDER BY v), count(*) FROM (SELECT DISTINCT %I::text AS v FROM %s WHERE %I IS NOT NULL LIMIT 1001) d',
+                   col, source, col) INTO cats, n;
+    IF n > 1000 THEN
+        RAISE EXCEPTION 'text column "%" has more than 1000 distinct values', col
+            USING ERRCODE = 'program_limit_exceeded',
+            HINT = 'Declare the categories to keep (categories => ...), or leave the column out.';
+    END IF;
+    RAISE NOTICE 'the categories of column "%" were read from the data: they are outside the privacy guarantee (declare them with categories => ...)', col;
+    RETURN jsonb_build_object('name', col, 'type', 'categorical', 'categories', coalesce(cats, '[]'),
+                              'categories_from_data', true);
 END
 $$;
 COMMENT ON FUNCTION dptrain.encoding_column IS
@@ -123,6 +141,7 @@ DECLARE
     enc jsonb;
     target text;
     cols text;
+    mismatch text;
     v regclass;
 BEGIN
     IF view_name IS NULL OR source IS NULL OR label IS NULL THEN
@@ -135,6 +154,15 @@ BEGIN
     END IF;
     enc := CASE WHEN encoding IS NULL THEN @extschema@.dp_encoding(source, features, bounds, categories, normalization)
                 ELSE dptrain.encoding_check(encoding) END;
+    -- A reused encoding must fit the columns' types here too: a mismatch found
+    -- row by row would tell a training run something about the data.
+    SELECT c->>'name' INTO mismatch FROM jsonb_array_elements(enc -> 'columns') c
+    WHERE dptrain.column_kind(source, c->>'name') <> c->>'type' LIMIT 1;
+    IF mismatch IS NOT NULL THEN
+        RAISE EXCEPTION 'column "%" of % does not have the type the encoding expects', mismatch, source
+            USING ERRCODE = 'datatype_mismatch',
+            HINT = 'Numeric encodings need numeric columns, boolean ones boolean columns, categorical ones text columns.';
+    END IF;
     IF label = 'x' THEN
         RAISE EXCEPTION 'the label column cannot be called "x"' USING ERRCODE = 'invalid_parameter_value',
             HINT = 'The view''s feature column is x; rename the label in a view first.';
@@ -151,7 +179,11 @@ BEGIN
     EXECUTE format('CREATE VIEW %s AS SELECT %I, dptrain.encode_row(%L::jsonb, %s) AS x FROM %s',
                    target, label, enc, cols, source);
     v := target::regclass;
-    PERFORM dptrain.register_encoding(v, enc);
+    -- A temporary view (e.g. to evaluate on raw rows) is not registered: no
+    -- model is trained on it, and its end is never reported to the registry.
+    IF (SELECT c.relpersistence FROM pg_class c WHERE c.oid = v) <> 't' THEN
+        PERFORM dptrain.register_encoding(v, enc);
+    END IF;
     RETURN v;
 END
 $$;
@@ -204,7 +236,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     DELETE FROM dptrain.feature_encodings e
     WHERE e.relation::oid IN (SELECT d.objid FROM pg_event_trigger_dropped_objects() d
-                              WHERE d.classid = 'pg_class'::regclass);
+                              WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0);
 END
 $$;
 REVOKE EXECUTE ON FUNCTION dptrain.forget_dropped_encodings() FROM PUBLIC;

@@ -58,7 +58,8 @@ CREATE FUNCTION @extschema@.dp_tune(
     options       jsonb    DEFAULT '{}',
     grid          jsonb    DEFAULT NULL,   -- {"parameter": [values], ...}; NULL: lambdas x epochs x batch_sizes
     method        text     DEFAULT NULL,   -- 'holdout' | 'liu_talwar'; NULL: holdout, liu_talwar for DP-SGD
-    gamma         float8   DEFAULT NULL)   -- liu_talwar: stopping probability; NULL: 1 / grid points
+    gamma         float8   DEFAULT NULL,   -- liu_talwar: stopping probability; NULL: 1 / grid points
+    intercept     boolean  DEFAULT NULL)
 RETURNS dptrain.tuned_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_tune' LANGUAGE C VOLATILE
 -- As dp_train: SECURITY INVOKER, identities switched step by step in C

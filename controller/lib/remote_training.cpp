@@ -6,6 +6,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
+#include "core/training/intercept.h"
 #include "extension.h"
 #include "progress.h"
 #include "transaction.h"
@@ -48,6 +49,7 @@ NamedCall::NamedCall(std::string function, const TrainingTarget& target, const T
   add("reshuffle", "boolean", c.reshuffle ? "true" : "false");
   if (c.radius) add("radius", "float8", exact_number(*c.radius));
   add("options", "jsonb", c.options.dump());
+  add("intercept", "boolean", c.intercept ? "true" : "false");
 }
 
 void NamedCall::add(const std::string& name, const std::string& type, Param value) {
@@ -77,7 +79,7 @@ std::string controller_missing_privileges(PgConnection& conn, const TrainingTarg
                                           const TrainingConfig& config) {
   PgResult r = conn.exec(
       "SELECT concat_ws(', ', "
-      "CASE WHEN NOT has_function_privilege('dptrain.training_prepare(regclass, text, text, text[], bigint)', "
+      "CASE WHEN NOT has_function_privilege('dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8)', "
       "'EXECUTE') THEN 'EXECUTE on dptrain.training_prepare' END, "
       "CASE WHEN NOT has_function_privilege('dptrain.sgd_epoch(float8[], float8, float8[])', 'EXECUTE') "
       "THEN 'EXECUTE on dptrain.sgd_epoch' END, "
@@ -105,10 +107,12 @@ bool is_distributed_table(PgConnection& conn, const std::string& table) {
 std::string prepare_remote_table(PgConnection& conn, const TrainingTarget& target, TrainingConfig& config) {
   PgResult prep = conn.exec(
       "SELECT shuffled, rows, dim, classes, classes_from_data, source_name "
-      "FROM dptrain.training_prepare($1::regclass, $2, $3, $4::text[], $5::bigint)",
+      "FROM dptrain.training_prepare($1::regclass, $2, $3, $4::text[], $5::bigint, $6::float8, $7::float8)",
       {target.table, target.label, target.features,
        target.classes ? Param(to_text_array_literal(*target.classes)) : Param(),
-       config.seed ? Param(std::to_string(*config.seed)) : Param()});
+       config.seed ? Param(std::to_string(*config.seed)) : Param(), Param(exact_number(config.feature_bound)),
+       // with an intercept the rows are prepared as (clip(x), b): training/intercept.h
+       config.intercept ? Param(exact_number(intercept::constant_feature(config))) : Param()});
   config.rows = std::stoll(prep.get(0, 1));
   config.dim = std::stoi(prep.get(0, 2));
   config.classes = parse_text_array(conn, prep.get(0, 3));
@@ -141,7 +145,9 @@ Model fetch_model(PgConnection& conn, std::int64_t id) {
       "'algorithm',algorithm,'loss',loss,'epsilon',epsilon,'delta',delta,'classes',classes,"
       "'weights',CASE WHEN array_ndims(weights) = 1 THEN to_jsonb(ARRAY[weights]) ELSE to_jsonb(weights) END,"
       "'seeded',seeded,'details',details,'huber_h',coalesce((details->'hyperparameters'->>'huber_h')::float8,0.1),"
-      "'feature_bound',(details->'hyperparameters'->>'feature_bound')::float8) FROM dptrain.models WHERE id = $1",
+      "'feature_bound',(details->'hyperparameters'->>'feature_bound')::float8,"
+      "'intercept',CASE WHEN (details->'hyperparameters'->>'intercept')::boolean "
+      "THEN (details->'hyperparameters'->>'intercept_feature')::float8 ELSE 0 END) FROM dptrain.models WHERE id = $1",
       {std::to_string(id)});
   if (m.rows() != 1) throw PgError("model " + std::to_string(id) + " is not in dptrain.models");
   return Model::from_json(nlohmann::json::parse(m.get(0, 0)));

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "core/algorithms/algorithm.h"
+#include "core/training/intercept.h"
 #include "core/tuning/liu_talwar_tuner.h"
 #include "extension.h"
 #include "progress.h"
@@ -52,7 +53,7 @@ TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& tar
   conn.exec("SET LOCAL jit = off");
 
   const std::string shuffled = prepare_remote_table(conn, target, config);
-  tuning::Tuner tuner(config, grid);
+  tuning::Tuner tuner(intercept::planned_config(config), grid);  // training/intercept.h
   for (const auto& w : tuner.warnings()) std::cerr << "WARNING:  " << w << "\n";
   if (config.classes_from_data)
     std::cerr << "NOTICE:  the classes were read from the data: the list of classes is outside the privacy "
@@ -64,7 +65,7 @@ TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& tar
 
   TuningOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.model = tuner.release(out.seconds);
+  out.model = intercept::released_model(tuner.release(out.seconds), config);
   out.chosen = tuner.candidate(tuner.chosen());
   out.candidates = tuner.candidates();
   PgResult stored = conn.exec("SELECT dptrain.store_model($1::jsonb)", {out.model.to_json().dump()});

@@ -19,6 +19,7 @@ nlohmann::json Model::to_json() const {
       {"loss", loss_name(loss)},
       {"huber_h", huber_h},
       {"feature_bound", feature_bound},
+      {"intercept", intercept},
       {"classes", classes},
       {"weights", w},
       {"seeded", seeded},
@@ -39,6 +40,8 @@ Model Model::from_json(const nlohmann::json& j) {
     m.loss = parse_loss(j.at("loss").get<std::string>());
     m.huber_h = j.at("huber_h").get<double>();
     m.feature_bound = j.at("feature_bound").get<double>();
+    m.intercept = j.value("intercept", 0.0);
+    if (!(m.intercept >= 0) || !std::isfinite(m.intercept)) fail(ErrorKind::InvalidState, "model has a bad intercept");
     m.classes = j.at("classes").get<std::vector<std::string>>();
     const auto& w = j.at("weights");
     const auto rows = static_cast<Eigen::Index>(w.size());

@@ -24,6 +24,10 @@ struct Model {
   LossKind loss = LossKind::Logistic;
   double huber_h = kDefaultHuberH;
   double feature_bound = 1.0;
+  // 0: no intercept. b > 0: the model scores (clip_R(x), b) with R =
+  // feature_bound, and its last weight column is the bias weight
+  // (training/intercept.h); dim() counts that column.
+  double intercept = 0.0;
   // Binary: {negative, positive} and one weight row. K >= 3 classes: K rows.
   std::vector<std::string> classes;
   WeightMatrix weights;
@@ -33,6 +37,8 @@ struct Model {
   nlohmann::json details = nlohmann::json::object();
 
   int dim() const { return static_cast<int>(weights.cols()); }
+  // The number of features a row to score has: dim() without the bias column.
+  int features() const { return dim() - (intercept > 0 ? 1 : 0); }
   bool binary() const { return weights.rows() == 1; }
 
   nlohmann::json to_json() const;

@@ -17,9 +17,9 @@ using ConstVec = Eigen::Map<const Eigen::VectorXd>;
 constexpr const char* kPackedHint = "Use dp_predict / dp_evaluate with a stored model; do not pack models by hand.";
 
 void check_row(const double* p, const double* x, int len) {
-  if (len != dim(p))
+  if (len != features(p))
     throw Error(ErrorKind::InvalidData, "feature array has the wrong length",
-                "The row has " + std::to_string(len) + " features, the model expects " + std::to_string(dim(p)) + ".",
+                "The row has " + std::to_string(len) + " features, the model expects " + std::to_string(features(p)) + ".",
                 "Pass features of the dimension the model was trained on.", sqlstate::kArraySubscriptError);
   for (int i = 0; i < len; ++i)
     if (!std::isfinite(x[i]))
@@ -35,43 +35,69 @@ double checked_score(double score) {
   return score;
 }
 
+// The score of model row k for the row x (check_row'ed). Without an
+// intercept w_k.x as given (the class does not depend on the scale of x);
+// with one, w_k.(clip(x), b): the row as the model was trained on it.
+double score(const double* p, int k, const double* x) {
+  const int d = dim(p), f = features(p);
+  const double* w = p + header_size(p) + static_cast<std::size_t>(k) * d;
+  const ConstVec v(x, f);
+  if (intercept(p) <= 0) return checked_score(ConstVec(w, d).dot(v));
+  const double norm = v.norm(), bound = p[6];
+  const double scale = norm > bound ? bound / norm : 1.0;
+  return checked_score(scale * ConstVec(w, f).dot(v) + w[f] * intercept(p));
+}
+
+// The loss-relevant score: on the row clipped to the feature bound (the training objective's row).
+double clipped_score(const double* p, int k, const double* x) {
+  if (intercept(p) > 0) return score(p, k, x);
+  const int d = dim(p);
+  const ConstVec v(x, d);
+  const double norm = v.norm(), bound = p[6];
+  const double scale = norm > bound ? bound / norm : 1.0;
+  return scale * ConstVec(p + header_size(p) + static_cast<std::size_t>(k) * d, d).dot(v);
+}
+
 }  // namespace
 
 std::vector<double> pack(const Model& m) {
-  std::vector<double> p(kHeaderSize + m.weights.size());
+  const bool with_intercept = m.intercept > 0;
+  const std::size_t header = kHeaderSize + (with_intercept ? 1 : 0);
+  std::vector<double> p(header + m.weights.size());
   p[0] = kMagicValue;
-  p[1] = 1;
+  p[1] = with_intercept ? 2 : 1;
   p[2] = static_cast<double>(m.weights.rows());
   p[3] = static_cast<double>(m.weights.cols());
   p[4] = static_cast<int>(m.loss);
   p[5] = m.huber_h;
   p[6] = m.feature_bound;
-  std::copy(m.weights.data(), m.weights.data() + m.weights.size(), p.begin() + kHeaderSize);
+  if (with_intercept) p[7] = m.intercept;
+  std::copy(m.weights.data(), m.weights.data() + m.weights.size(), p.begin() + header);
   return p;
 }
 
 void validate(const double* p, std::size_t len) {
-  if (len < kHeaderSize || p[0] != kMagicValue || p[1] != 1)
+  if (len < kHeaderSize || p[0] != kMagicValue || !(p[1] == 1 || p[1] == 2) ||
+      len < static_cast<std::size_t>(header_size(p)))
     fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Wrong header.", kPackedHint);
   const double K = p[2], d = p[3];
   if (!(K >= 1 && d >= 1 && K * d <= 1e8 && std::floor(K) == K && std::floor(d) == d) || K == 2 ||
-      len != kHeaderSize + static_cast<std::size_t>(K * d))
+      len != static_cast<std::size_t>(header_size(p)) + static_cast<std::size_t>(K * d))
     fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Inconsistent dimensions.", kPackedHint);
-  if (!(p[4] == 0 || p[4] == 1) || !(p[5] > 0 && p[5] < 1) || !(p[6] > 0 && std::isfinite(p[6])))
+  if (!(p[4] == 0 || p[4] == 1) || !(p[5] > 0 && p[5] < 1) || !(p[6] > 0 && std::isfinite(p[6])) ||
+      (p[1] == 2 && !(p[7] > 0 && std::isfinite(p[7]) && d >= 2)))
     fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Invalid loss parameters.", kPackedHint);
 }
 
 int predict_index(const double* p, const double* x, int len) {
   check_row(p, x, len);
-  const int K = models(p), d = dim(p);
-  const ConstVec v(x, d);
-  const double* w = p + kHeaderSize;
-  if (K == 1) return checked_score(ConstVec(w, d).dot(v)) >= 0 ? 1 : 0;
+  const int K = models(p);
+  if (K == 1) return score(p, 0, x) >= 0 ? 1 : 0;
   int best = 0;
   double best_score = 0;
   for (int k = 0; k < K; ++k) {
-    const double score = checked_score(ConstVec(w + static_cast<std::size_t>(k) * d, d).dot(v));
-    if (k == 0 || score > best_score) best = k, best_score = score;
+    const double s = score(p, k, x);
+    if (k == 0 || s > best_score) best = k, best_score = s;
   }
   return best;
 }
@@ -81,7 +107,7 @@ double decision_score(const double* p, const double* x, int len) {
   if (models(p) != 1)
     fail(ErrorKind::InvalidParameter, "a decision score is defined for binary models only", {},
          "Use dp_predict_proba for multiclass models.");
-  return checked_score(ConstVec(p + kHeaderSize, dim(p)).dot(ConstVec(x, len)));
+  return score(p, 0, x);
 }
 
 void probabilities(const double* p, const double* x, int len, double* out) {
@@ -89,14 +115,12 @@ void probabilities(const double* p, const double* x, int len, double* out) {
   if (static_cast<LossKind>(static_cast<int>(p[4])) != LossKind::Logistic)
     fail(ErrorKind::InvalidParameter, "Huber SVM models give no class probabilities", {},
          "Use dp_predict for the class, or train with the logistic loss.");
-  const int K = models(p), d = dim(p);
-  const ConstVec v(x, d);
-  const double* w = p + kHeaderSize;
+  const int K = models(p);
   auto logistic = [](double s) { return 1.0 / (1.0 + std::exp(-s)); };
   // log s(z) = -log(1 + e^-z), stable for both signs of z.
   auto log_logistic = [](double z) { return z >= 0 ? -std::log1p(std::exp(-z)) : z - std::log1p(std::exp(z)); };
   if (K == 1) {
-    const double s = checked_score(ConstVec(w, d).dot(v));
+    const double s = score(p, 0, x);
     out[1] = logistic(s);
     out[0] = logistic(-s);  // not 1 - out[1]: keeps tiny probabilities exact
     return;
@@ -104,7 +128,7 @@ void probabilities(const double* p, const double* x, int len, double* out) {
   // Normalized in log space: s(w_k.x) underflows for very negative scores.
   double largest = -std::numeric_limits<double>::infinity();
   for (int k = 0; k < K; ++k) {
-    out[k] = log_logistic(checked_score(ConstVec(w + static_cast<std::size_t>(k) * d, d).dot(v)));
+    out[k] = log_logistic(score(p, k, x));
     largest = std::max(largest, out[k]);
   }
   double total = 0;
@@ -114,22 +138,18 @@ void probabilities(const double* p, const double* x, int len, double* out) {
 
 void accumulate(const double* p, const double* x, int len, int label, double* totals) {
   const int predicted = predict_index(p, x, len);
-  const int K = models(p), d = dim(p);
+  const int K = models(p);
   const auto loss = static_cast<LossKind>(static_cast<int>(p[4]));
-  const double h = p[5], bound = p[6];
-  const ConstVec v(x, d);
-  const double norm = v.norm();
+  const double h = p[5];
   // Loss on the row clipped as in training: the training objective's loss.
-  const double scale = norm > bound ? bound / norm : 1.0;
-  const double* w = p + kHeaderSize;
   double l = 0;
   if (K == 1) {
     const double y = label == 1 ? 1.0 : -1.0;
-    l = loss_value(loss, y * scale * ConstVec(w, d).dot(v), h);
+    l = loss_value(loss, y * clipped_score(p, 0, x), h);
   } else {
     for (int k = 0; k < K; ++k) {
       const double y = k == label ? 1.0 : -1.0;
-      l += loss_value(loss, y * scale * ConstVec(w + static_cast<std::size_t>(k) * d, d).dot(v), h);
+      l += loss_value(loss, y * clipped_score(p, k, x), h);
     }
     l /= K;
   }

@@ -1,5 +1,9 @@
 // A model flattened into one float8[] for the evaluation aggregate and
-// dp_predict: [magic, version, K, d, loss, huber_h, feature_bound, w (K*d)].
+// dp_predict. Version 1 (no intercept): [magic, 1, K, d, loss, huber_h,
+// feature_bound, w (K*d)]; version 2 (an intercept b > 0): [magic, 2, K, d,
+// loss, huber_h, feature_bound, b, w (K*d)]. With an intercept the last of the d weights of a row is
+// the bias weight and a row to score has d - 1 features: it is scored as
+// (x clipped to feature_bound, b), as in training (training/intercept.h).
 // Row-level functions work on raw pointers: no allocation per tuple.
 #pragma once
 
@@ -11,7 +15,7 @@
 namespace dptrain::packed_model {
 
 constexpr double kMagicValue = 1146115181.0;  // "DPTm"
-constexpr int kHeaderSize = 7;
+constexpr int kHeaderSize = 7;  // version 1; version 2 adds b
 
 std::vector<double> pack(const Model& m);
 // Throws Error(InvalidState) unless `p` is a well-formed packed model.
@@ -19,6 +23,10 @@ void validate(const double* p, std::size_t len);
 
 inline int models(const double* p) { return static_cast<int>(p[2]); }
 inline int dim(const double* p) { return static_cast<int>(p[3]); }
+inline int header_size(const double* p) { return p[1] == 2 ? kHeaderSize + 1 : kHeaderSize; }
+inline double intercept(const double* p) { return p[1] == 2 ? p[7] : 0.0; }
+// The number of features of a row to score (dim without the bias column).
+inline int features(const double* p) { return dim(p) - (intercept(p) > 0 ? 1 : 0); }
 // Number of classes: 2 for a binary model (one weight vector), else K.
 inline int classes(const double* p) { return models(p) == 1 ? 2 : models(p); }
 

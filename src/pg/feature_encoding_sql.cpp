@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "access.h"
+#include "access/xact.h"
 #include "core/preprocessing/feature_encoding.h"
+#include "feature_encodings.h"
 #include "pg_glue.h"
 #include "utils/numeric.h"
 
@@ -87,7 +89,52 @@ std::optional<std::string> json_scalar_text(Jsonb* row, const std::string& key) 
   return std::nullopt;
 }
 
+// Only a view created in this very transaction (by dp_encoded_view, which
+// registers what it just created) can be registered: an owner cannot attach
+// an encoding to a table, to another view, or to a temporary view (which
+// sql_drop never reports when its session ends).
+void require_fresh_view(Oid view) {
+  HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(view));
+  if (!HeapTupleIsValid(tuple))
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", view),
+                    errhint("Create encoded views with dp_encoded_view.")));
+  const auto* form = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple));
+  const bool view_kind = form->relkind == RELKIND_VIEW, temporary = form->relpersistence == RELPERSISTENCE_TEMP;
+  const bool fresh = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data));
+  ReleaseSysCache(tuple);
+  if (!view_kind || temporary || !fresh)
+    ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                    errmsg("only a permanent view created in this transaction can be registered"),
+                    errhint("Create encoded views with dp_encoded_view.")));
+}
+
 }  // namespace
+
+namespace dptrain::pg {
+
+std::optional<std::string> registered_encoding(Oid relid) {
+  Oid types[1] = {OIDOID};
+  Datum values[1] = {ObjectIdGetDatum(relid)};
+  // Still the registered view: same oid, still a view, same definition (a
+  // CREATE OR REPLACE VIEW afterwards makes the registration void).
+  if (SPI_execute_with_args("SELECT e.encoding::pg_catalog.text FROM dptrain.feature_encodings e "
+                            "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) e.relation::pg_catalog.oid "
+                            "WHERE e.relation::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+                            "AND c.relkind OPERATOR(pg_catalog.=) 'v' "
+                            "AND pg_catalog.pg_get_viewdef(c.oid) OPERATOR(pg_catalog.=) e.definition",
+                            1, types, values, nullptr, true, 1) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not read dptrain.feature_encodings");
+  if (SPI_processed == 0) return std::nullopt;
+  return std::string(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+}
+
+bool encoding_reads_data(const std::string& encoding_json) {
+  bool reads = false;
+  DPT_CORE({ reads = FeatureEncoding::from_json(nlohmann::json::parse(encoding_json)).any_categories_from_data(); });
+  return reads;
+}
+
+}  // namespace dptrain::pg
 
 extern "C" {
 
@@ -146,6 +193,7 @@ Datum dptrain_register_encoding(PG_FUNCTION_ARGS) {
   if (!has_privs_of_role(caller, dptrain::pg::relation_owner(view)))
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("only the owner of a view registers its encoding"),
                     errhint("Create encoded views with dp_encoded_view.")));
+  require_fresh_view(view);
   Datum checked = DirectFunctionCall1(dptrain_encoding_check, PG_GETARG_DATUM(1));
   SPI_connect();
   dptrain::pg::IdentitySwitch sw;
@@ -153,9 +201,14 @@ Datum dptrain_register_encoding(PG_FUNCTION_ARGS) {
   Oid types[3] = {REGCLASSOID, JSONBOID, NAMEOID};
   Datum values[3] = {ObjectIdGetDatum(view), checked,
                      DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(caller, false)))};
-  if (SPI_execute_with_args("INSERT INTO dptrain.feature_encodings (relation, encoding, created_by) "
-                            "VALUES ($1, $2, $3) ON CONFLICT (relation) DO UPDATE "
-                            "SET encoding = EXCLUDED.encoding, created_by = EXCLUDED.created_by",
+  // Registrations whose relation is gone (e.g. dropped while the event
+  // trigger was disabled) go first: their oids may be reused.
+  if (SPI_execute("DELETE FROM dptrain.feature_encodings e WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c "
+                  "WHERE c.oid OPERATOR(pg_catalog.=) e.relation::pg_catalog.oid)", false, 0) != SPI_OK_DELETE ||
+      SPI_execute_with_args("INSERT INTO dptrain.feature_encodings (relation, encoding, created_by, definition) "
+                            "VALUES ($1, $2, $3, pg_catalog.pg_get_viewdef($1)) ON CONFLICT (relation) DO UPDATE "
+                            "SET encoding = EXCLUDED.encoding, created_by = EXCLUDED.created_by, "
+                            "definition = EXCLUDED.definition",
                             3, types, values, nullptr, false, 0) != SPI_OK_INSERT)
     elog(ERROR, "dptrain: could not register the encoding");
   dptrain::pg::restore_identity(&sw);

@@ -5,6 +5,7 @@
 
 #include "core/model.h"
 #include "core/packed_model.h"
+#include "feature_encodings.h"
 #include "ledger.h"
 
 namespace dptrain::pg {
@@ -50,12 +51,7 @@ int64 insert_model(const ParsedModel& parsed, const RunIdentities& ids, Oid reli
   if (SPI_execute_with_args("INSERT INTO dptrain.models (id, name, algorithm, loss, epsilon, delta, source, "
                             "classes, weights, seeded, details, created_by, source_table) "
                             "VALUES (CASE WHEN $13 > 0 THEN $13 ELSE nextval('dptrain.models_id_seq') END, "
-                            "$1, $2, $3, $4, $5, $6, $7, $8, $9, "
-                            // A model trained on an encoded view keeps the view's encoding
-                            // (sql/48_encoding.sql), so raw rows can be scored later.
-                            "$10 OPERATOR(pg_catalog.||) coalesce((SELECT pg_catalog.jsonb_build_object('encoding', "
-                            "e.encoding) FROM dptrain.feature_encodings e WHERE e.relation OPERATOR(pg_catalog.=) $12), "
-                            "'{}'), $11, $12) RETURNING id",
+                            "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
                             13, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
     elog(ERROR, "dptrain: could not store the model");
   restore_identity(&sw);
@@ -101,7 +97,32 @@ void check_model_name(const char* name, const RunIdentities& ids) {
                     errhint("Choose another name, or leave name NULL.")));
 }
 
-int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name) {
+// A model trained on an encoded view keeps the view's encoding, so raw rows
+// can be scored later (docs/encoding.md); categories read from the data are
+// outside the guarantee, and the model says so.
+void attach_encoding(ParsedModel* p, Oid relid, const RunIdentities& ids) {
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.runner, false);
+  const std::optional<std::string> encoding = registered_encoding(relid);
+  restore_identity(&sw);
+  if (!encoding) return;
+  const bool reads_data = encoding_reads_data(*encoding);
+  if (reads_data)
+    ereport(NOTICE, (errmsg("the encoding of this view read categories from the data"),
+                     errdetail("Those category lists are outside the privacy guarantee."),
+                     errhint("Declare them with categories => ... in dp_encoded_view.")));
+  DPT_CORE({
+    nlohmann::json details = nlohmann::json::parse(p->details);
+    details["encoding"] = nlohmann::json::parse(*encoding);
+    if (reads_data)
+      details["warnings"].push_back("the encoding's categories were read from the data: they are outside the "
+                                    "privacy guarantee");
+    p->details = details.dump();
+  });
+}
+
+int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name,
+                       char** stored_details) {
   ParsedModel* parsed = nullptr;
   DPT_CORE({
     auto p = std::make_unique<ParsedModel>();
@@ -113,6 +134,8 @@ int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid rel
     parsed = p.release();
   });
   delete_on_reset(CurrentMemoryContext, parsed);
+  attach_encoding(parsed, relid, ids);
+  if (stored_details != nullptr) *stored_details = pstrdup(parsed->details.c_str());
   const dptrain::Model& m = parsed->model;
   const RunCharge run = make_run_charge(relid, source_name, m.algorithm, m.epsilon, m.delta, m.seeded);
   const char* name = m.name.empty() ? nullptr : pstrdup(m.name.c_str());
@@ -163,6 +186,8 @@ void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
     const auto& h = j.at("hyperparameters");
     m.huber_h = h.value("huber_h", dptrain::kDefaultHuberH);
     m.feature_bound = h.value("feature_bound", 1.0);
+    // With an intercept the last weight column is the bias weight (training/intercept.h).
+    if (h.value("intercept", false)) m.intercept = h.at("intercept_feature").get<double>();
     m.weights = Eigen::Map<const dptrain::WeightMatrix>(w, K, d);
     packed = new std::vector<double>(dptrain::packed_model::pack(m));
   });

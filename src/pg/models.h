@@ -18,7 +18,10 @@ void check_model_name(const char* name, const RunIdentities& ids);
 // the model takes the id its charge reserved, and may not spend more than
 // was charged. A run that is not private is logged in the ledger in the
 // same transaction. Returns the id. Requires SPI_connect().
-int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name);
+// `stored_details` (optional): the details as stored (with the encoding of an
+// encoded view, docs/encoding.md), palloc'd.
+int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name,
+                       char** stored_details = nullptr);
 
 // A stored model the caller may see.
 struct StoredModel {

@@ -31,13 +31,13 @@ struct TrainSession {
 enum Arg {
   kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kEpochs, kBatchSize, kLambda,
   kLearningRate, kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions,
-  kArgCount
+  kIntercept, kArgCount
 };
 
 const char* arg_name(int i) {
   static const char* names[] = {"source", "label", "features", "algorithm", "loss", "epsilon", "delta",
                                 "epochs", "batch_size", "lambda", "learning_rate", "name", "seed", "classes",
-                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options"};
+                                "schedule", "huber_h", "averaging", "reshuffle", "radius", "options", "intercept"};
   return names[i];
 }
 
@@ -61,7 +61,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
 
   dptrain::pg::RunArguments args;
   dptrain::pg::read_run_arguments(fcinfo, {kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
-                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions},
+                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kIntercept},
                                   &args);
 
   // 1. Arguments, before any data is read.
@@ -112,7 +112,9 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     s->model_json = s->model.to_json().dump();
   });
   clock.mark("release");
-  const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name);
+  char* stored_details = nullptr;
+  const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name, &stored_details);
+  stored_details = MemoryContextStrdup(caller, stored_details);  // SPI_finish frees SPI's memory
   clock.mark("store");
   SPI_finish();
 
@@ -129,8 +131,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   else nulls[4] = true;
   values[5] = PointerGetDatum(dptrain::pg::weights_array(m));
   values[6] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
-  DPT_CORE({ s->model_json = m.details.dump(); });
-  values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(s->model_json.c_str()));
+  values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(stored_details));
   PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 

@@ -1,13 +1,12 @@
 #include "training_data.h"
 
+#include <cmath>
 #include <optional>
 
 #include "core/sgd/epoch_state.h"
 #include "core/sgd/shuffle_key.h"
+#include "core/training/intercept.h"
 
-extern "C" {
-#include "catalog/pg_inherits.h"
-}
 
 namespace dptrain::pg {
 namespace {
@@ -161,44 +160,23 @@ void count_and_check_rows(const char* relname, const char* qualified, const char
 // The rows of a copy in one uniformly random order: "SELECT i, <select>
 // FROM <source>" in that order, where `select` names columns of the source
 // and i is the row's position in the source's scan (1..n, not data).
-//   key -- unseeded (every real run): SipHash-2-4 of i under a fresh 128-bit
-//     epoch key from the OS CSPRNG (libsodium; core/sgd/shuffle_key.h),
+//   unseeded (every real run): ordered by SipHash-2-4 of i under a fresh
+//     128-bit epoch key from the OS CSPRNG (libsodium; core/sgd/shuffle_key.h),
 //     passed as `key_param`: a uniformly random order up to the PRF's
 //     security and ties of probability ~ n^2 / 2^65; PostgreSQL's random()
-//     plays no part. Seeded (tests only): random() after setseed(seed),
-//     evaluated per row in scan order exactly as the former `ORDER BY
-//     random()`, so seeded runs keep their permutation and row numbers (the
-//     models pinned by test/regress/sql/engine_pins.sql).
-//   how -- on a plain table (by_tid), narrow (ctid, i) rows are sorted by
-//     the key and every row is then fetched by its ctid in that order (a Tid
-//     Scan under a nested loop, which keeps the order; OFFSET 0 stops the
-//     planner from making it a hash join): ~40 bytes a row go through the
-//     sort instead of whole rows, which an external sort writes and reads
-//     again. One statement, one snapshot: every ctid of the outer scan is
-//     visible to the fetch. Anything else (a view, whose rows have no ctid
-//     and must be computed once; a partitioned or inherited table, whose
-//     ctids repeat across its parts) sorts the whole rows, as before.
-const char* shuffled_rows_sql(const char* qualified, const char* select, const char* key_param, bool seeded,
-                              bool by_tid) {
-  if (!by_tid)
-    return seeded ? psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY random()", select, qualified)
-                  : psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY "
-                             "dptrain.shuffle_key(row_number() OVER (), %s)",
-                             select, qualified, key_param);
-  const char* order =
-      seeded ? psprintf("SELECT ctid AS t, row_number() OVER () AS i FROM %s ORDER BY random()", qualified)
-             : psprintf("SELECT t, i FROM (SELECT ctid AS t, row_number() OVER () AS i FROM %s) w "
-                        "ORDER BY dptrain.shuffle_key(i, %s)",
-                        qualified, key_param);
-  return psprintf("SELECT k.i, s.* FROM (%s) k, LATERAL (SELECT %s FROM %s WHERE ctid = k.t OFFSET 0) s", order,
-                  select, qualified);
-}
-
-// Whether the rows of `relid` are fetched by ctid (shuffled_rows_sql): a
-// plain table or materialized view without inheritance children.
-bool rows_by_tid(Oid relid) {
-  const char kind = get_rel_relkind(relid);
-  return (kind == RELKIND_RELATION || kind == RELKIND_MATVIEW) && !has_subclass(relid);
+//     (not a CSPRNG) plays no part.
+//   seeded (tests only): random() after setseed(seed), evaluated per row in
+//     scan order exactly as before, so seeded runs keep their permutation and
+//     row numbers (the models pinned by test/regress/sql/engine_pins.sql).
+// Whole rows go through the sort (an external sort beyond work_mem). Sorting
+// narrow (ctid, i) rows and fetching each row by ctid in that order was
+// measured slower (docs/performance.md: a Tid Scan per row costs more than
+// the sort saves, and far more once the table exceeds shared_buffers).
+const char* shuffled_rows_sql(const char* qualified, const char* select, const char* key_param, bool seeded) {
+  return seeded ? psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY random()", select, qualified)
+                : psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY "
+                           "dptrain.shuffle_key(row_number() OVER (), %s)",
+                           select, qualified, key_param);
 }
 
 // A fresh epoch key of the run's shuffle (4 words) from the OS CSPRNG.
@@ -212,6 +190,15 @@ ArrayType* fresh_shuffle_key() {
   return make_float8_array(words, 4);
 }
 
+// The features expression `features` as the run sees it: with an intercept,
+// dptrain.intercept_row(features, R, b) (training/intercept.h); the numbers
+// are printed exactly (%.17g round-trips a double).
+const char* with_intercept(const char* features, const PreparedData* out) {
+  if (!(out->intercept > 0)) return features;
+  return psprintf("dptrain.intercept_row(%s, %.17g::float8, %.17g::float8)", features, out->intercept_bound,
+                  out->intercept);
+}
+
 // The copy of a run without read access: a row that the training could not
 // use as it is -- NULL or non-finite features, another length than d, NULL
 // elements, a value beyond float8, a label that is NULL, NaN or not a
@@ -221,7 +208,7 @@ ArrayType* fresh_shuffle_key() {
 // replaced rows is reported.
 void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
                                   Oid feature_elem, ArrayType* classes, int dim, Oid reader, bool seeded,
-                                  bool by_tid, ArrayType* key) {
+                                  ArrayType* key, const PreparedData* out) {
   // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
   const char* features = feature_elem == NUMERICOID
                              ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
@@ -230,12 +217,12 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "INSERT INTO %s SELECT i, CASE WHEN u THEN xs ELSE $2 END, CASE WHEN u THEN ys ELSE 0 END "
+                   "INSERT INTO %s SELECT i, %s, CASE WHEN u THEN ys ELSE 0 END "
                    "FROM (SELECT i, xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM (%s) r) s",
-                   shuffled,
+                   shuffled, with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
                    shuffled_rows_sql(qualified,
                                      psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
-                                     "$4", seeded, by_tid));
+                                     "$4", seeded));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
   Oid types[4] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID, FLOAT8ARRAYOID};
   Datum values[4] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim),
@@ -362,7 +349,6 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
 
   out->source_name = pstrdup(qualified);
-  out->relid = relid;
   out->rows = n;
   out->dim = static_cast<int>(dmin);
   out->nclasses = nclasses;
@@ -409,21 +395,21 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
   }
   resetStringInfo(&sql);
   ArrayType* key = fresh_shuffle_key();
-  const bool by_tid = rows_by_tid(out->relid);
   const bool report = out->rows >= kProgressRows;
   const TimestampTz started = GetCurrentTimestamp();
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffling %lld rows into a random order", (long long) out->rows)));
   if (ids.caller_reads) {
     appendStringInfo(&sql,
-                     "INSERT INTO %s SELECT i, x::float8[], (array_position($1, y::text) - 1)::float8 FROM (%s) r",
-                     shuffled, shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed, by_tid));
+                     "INSERT INTO %s SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
+                     shuffled, with_intercept("x::float8[]", out),
+                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed));
     Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
     Datum values[2] = {PointerGetDatum(out->classes_array), PointerGetDatum(key)};
     spi_exec_as_reader(ids.reader, sql.data, 2, types, values, SPI_OK_INSERT);
   } else {
     copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim,
-                                 ids.reader, has_seed, by_tid, key);
+                                 ids.reader, has_seed, key, out);
   }
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffled %lld rows", (long long) out->rows),
@@ -501,6 +487,22 @@ PG_FUNCTION_INFO_V1(dptrain_training_reshuffle);
 PG_FUNCTION_INFO_V1(dptrain_training_drop);
 PG_FUNCTION_INFO_V1(dptrain_training_split);
 PG_FUNCTION_INFO_V1(dptrain_usable_row);
+PG_FUNCTION_INFO_V1(dptrain_intercept_row);
+
+// dptrain.intercept_row(x float8[], bound float8, b float8) -> float8[]
+// (STRICT): x scaled to norm <= bound, then b (training/intercept.h). A row
+// the run cannot use (not one-dimensional, NULL elements) is returned as it
+// is, to be refused (or, without read access, replaced) as without intercept.
+Datum dptrain_intercept_row(PG_FUNCTION_ARGS) {
+  ArrayType* a = PG_GETARG_ARRAYTYPE_P(0);
+  const double bound = PG_GETARG_FLOAT8(1), b = PG_GETARG_FLOAT8(2);
+  if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != FLOAT8OID || (ARR_HASNULL(a) && array_contains_nulls(a)))
+    PG_RETURN_ARRAYTYPE_P(a);
+  const int d = ARR_DIMS(a)[0];
+  double* out = static_cast<double*>(palloc(sizeof(double) * (d + 1)));
+  DPT_CORE({ dptrain::intercept::augment_row(reinterpret_cast<const double*>(ARR_DATA_PTR(a)), d, bound, b, out); });
+  PG_RETURN_ARRAYTYPE_P(dptrain::pg::make_float8_array(out, d + 1));
+}
 
 // dptrain.usable_row(x float8[], y float8, dim int) -> boolean (STRICT: a
 // NULL label or features is unusable): whether the epoch aggregate takes the
@@ -534,6 +536,16 @@ Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
   dptrain::pg::RunIdentities ids;
   ids.caller = ids.reader = ids.runner = GetUserId();
   ids.caller_reads = true;
+  // Arguments 6 and 7 (feature_bound, intercept): the rows of a run with an
+  // intercept, (x clipped to feature_bound, intercept) (training/intercept.h).
+  if (!PG_ARGISNULL(6)) {
+    const double bound = PG_ARGISNULL(5) ? 0.0 : PG_GETARG_FLOAT8(5), b = PG_GETARG_FLOAT8(6);
+    if (!(bound > 0) || !std::isfinite(bound) || !(b > 0) || !std::isfinite(b))
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("feature_bound and intercept must be positive finite numbers")));
+    prepared.intercept_bound = bound;
+    prepared.intercept = b;
+  }
   SPI_connect();
   dptrain::pg::prepare_training_data(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)),
                                      text_to_cstring(PG_GETARG_TEXT_PP(2)),

@@ -19,11 +19,13 @@ struct PreparedData {
   char** classes;         // binary: {negative, positive}
   bool classes_from_data;
   // for the copy
-  Oid relid;
   ArrayType* classes_array;
   Oid feature_elem;
   const char* x;          // quoted column names
   const char* y;
+  // > 0: copy the rows as (x clipped to intercept_bound, intercept) (training/intercept.h)
+  double intercept = 0;
+  double intercept_bound = 0;
   // A Citus hash-distributed source, trained in place (distributed_source.h):
   // no copy is made (shuffled stays NULL).
   bool distributed;

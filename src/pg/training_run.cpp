@@ -2,7 +2,9 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
+#include "core/training/intercept.h"
 #include "distributed_source.h"
+#include "feature_encodings.h"
 #include "ledger.h"
 #include "models.h"
 #include "phase_timing.h"
@@ -32,6 +34,8 @@ void read_run_arguments(FunctionCallInfo fcinfo, const RunArgumentPositions& at,
   a->huber_h = PG_GETARG_FLOAT8(at.huber_h);
   a->averaging = PG_GETARG_BOOL(at.averaging);
   a->reshuffle = PG_GETARG_BOOL(at.reshuffle);
+  a->has_intercept = !PG_ARGISNULL(at.intercept);
+  a->intercept = a->has_intercept && PG_GETARG_BOOL(at.intercept);
 }
 
 void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* c) {
@@ -46,6 +50,8 @@ void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* c) {
   c->huber_h = a.huber_h;
   c->averaging = a.averaging;
   c->reshuffle = a.reshuffle;
+  // NULL: the algorithm's default (on for all but opdisc: docs/intercept.md)
+  c->intercept = a.has_intercept ? a.intercept : dptrain::intercept::default_on(c->algorithm);
   if (a.has_radius) c->radius = a.radius;
   c->options = nlohmann::json::parse(a.options);
 }
@@ -89,6 +95,22 @@ const double* run_array_query(const char* sql, const std::vector<double>& param,
   return float8_array_data(DatumGetArrayTypeP(result), len, what);
 }
 
+// An encoded view whose categories were read from the data would hand a
+// role without read access a model whose encoding reveals them (as classes
+// read from the data would): refused before the charge.
+void refuse_data_categories_without_read_access(Oid relid, const RunIdentities& ids) {
+  if (ids.caller_reads) return;
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.runner, false);
+  const std::optional<std::string> encoding = registered_encoding(relid);
+  restore_identity(&sw);
+  if (encoding && encoding_reads_data(*encoding))
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                    errmsg("the encoding of \"%s\" read categories from the data", get_rel_name(relid)),
+                    errdetail("Training on it without read access would reveal them."),
+                    errhint("Ask the owner to declare the categories (categories => ... in dp_encoded_view).")));
+}
+
 }  // namespace
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
@@ -106,6 +128,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   prep->distributed = false;
   prep->shuffled = nullptr;
   if (in_place) detect_distributed_source(relid, label, features, *ids, prep);
+  refuse_data_categories_without_read_access(relid, *ids);
   DPT_CORE({
     c->source = prep->source_name;
     c->rows = prep->rows;
@@ -130,6 +153,15 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   if (c->epsilon && !c->seed && c->algorithm != "none")
     ids->charge = ledger_reserve(*ids, make_run_charge(relid, prep->source_name, c->algorithm, c->epsilon, c->delta,
                                                        false));
+  // With an intercept the run reads the rows it plans for: (clip(x), b)
+  // (training/intercept.h), in the copy or, in place, through x_expr.
+  if (c->intercept) {
+    prep->intercept_bound = c->feature_bound;
+    DPT_CORE({ prep->intercept = dptrain::intercept::constant_feature(*c); });
+    if (prep->distributed)
+      prep->x_expr = psprintf("dptrain.intercept_row(%s, %.17g::pg_catalog.float8, %.17g::pg_catalog.float8)",
+                              prep->x_expr, prep->intercept_bound, prep->intercept);
+  }
   clock.mark("charge");
   if (!prep->distributed) copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
   clock.mark("shuffle");

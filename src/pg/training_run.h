@@ -20,7 +20,7 @@ namespace dptrain::pg {
 // gives them, and copied into a TrainingConfig inside the core.
 struct RunArgumentPositions {
   int label, features, algorithm, loss, epsilon, delta, learning_rate, name, seed, schedule, huber_h, averaging,
-      reshuffle, radius, options;
+      reshuffle, radius, options, intercept;
 };
 struct RunArguments {
   const char* label;
@@ -30,10 +30,10 @@ struct RunArguments {
   const char* name;
   const char* schedule;
   const char* options;  // jsonb as text
-  bool has_epsilon, has_delta, has_learning_rate, has_seed, has_radius;
+  bool has_epsilon, has_delta, has_learning_rate, has_seed, has_radius, has_intercept;
   double epsilon, delta, learning_rate, huber_h, radius;
   int64 seed;
-  bool averaging, reshuffle;
+  bool averaging, reshuffle, intercept;
 };
 void read_run_arguments(FunctionCallInfo fcinfo, const RunArgumentPositions& at, RunArguments* out);
 // C++ only (call inside DPT_CORE): the shared arguments into *config.

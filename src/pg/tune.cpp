@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/algorithms/dpsgd.h"
+#include "core/training/intercept.h"
 #include "core/tuning/liu_talwar_tuner.h"
 #include "core/tuning/private_tuning.h"
 #include "models.h"
@@ -40,14 +41,14 @@ struct TuneSession {
 enum Arg {
   kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLambdas, kEpochs, kBatchSizes, kLearningRate,
   kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kGrid, kMethod, kGamma,
-  kArgCount
+  kIntercept, kArgCount
 };
 
 const char* arg_name(int i) {
   static const char* names[] = {"source", "label", "features", "algorithm", "loss", "epsilon", "delta",
                                 "lambdas", "epochs", "batch_sizes", "learning_rate", "name", "seed", "classes",
                                 "schedule", "huber_h", "averaging", "reshuffle", "radius", "options",
-                                "grid", "method", "gamma"};
+                                "grid", "method", "gamma", "intercept"};
   return names[i];
 }
 
@@ -105,10 +106,12 @@ void plan_candidates(void* arg) {
   auto* s = static_cast<TuneSession*>(arg);
   DPT_CORE({
     if (s->liu_talwar) {
-      s->lt_tuner = std::make_unique<dptrain::tuning::LiuTalwarTuner>(s->config, *s->parameter_grid, s->gamma);
+      // With an intercept the candidates plan for the augmented rows (training/intercept.h).
+      s->lt_tuner = std::make_unique<dptrain::tuning::LiuTalwarTuner>(dptrain::intercept::planned_config(s->config),
+                                                                       *s->parameter_grid, s->gamma);
       s->run = s->lt_tuner.get();
     } else {
-      s->tuner = std::make_unique<dptrain::tuning::Tuner>(s->config, s->grid);
+      s->tuner = std::make_unique<dptrain::tuning::Tuner>(dptrain::intercept::planned_config(s->config), s->grid);
       s->run = s->tuner.get();
     }
   });
@@ -134,7 +137,8 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
 
   dptrain::pg::RunArguments args;
   dptrain::pg::read_run_arguments(fcinfo, {kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
-                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions},
+                                           kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions,
+                                           kIntercept},
                                   &args);
   int nlambdas = 0, nepochs = 0, nbatches = 0;
   const double* lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &nlambdas, "lambdas");
@@ -214,7 +218,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   int chosen_epochs = 0;
   int64 chosen_batch = 0;
   DPT_CORE({
-    s->model = s->run->release(seconds);
+    s->model = dptrain::intercept::released_model(s->run->release(seconds), s->config);
     s->json = s->model.to_json().dump();
     if (s->liu_talwar) {
       const dptrain::TrainingConfig& k = s->lt_tuner->candidate_config(s->lt_tuner->chosen_point());

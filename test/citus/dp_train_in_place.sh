@@ -60,10 +60,11 @@ meta=$(sql "SELECT details->'privacy'->'distributed'->>'sensitivity', details->'
                    jsonb_array_length(details->'data'->'distribution'->'shard_rows')
             FROM dptrain.models WHERE id = $id")
 IFS='|' read -r d_dist d_seq passes assumption column nshards <<<"$meta"
-# Convex constant step 0.5, L = 1, b = 50, k = 2: the sequential bound is
-# 2 k L eta / b = 0.04; the sequential-equivalent shard step gives the same.
-sql "SELECT abs($d_seq - 0.04) < 1e-15 AND $d_dist <= $d_seq AND $d_dist > $d_seq * (1 - 1e-9)" | grep -q t ||
-  fail "sensitivities: per-shard $d_dist, sequential $d_seq (expected both 0.04)"
+# Convex constant step 0.5, b = 50, k = 2, L = sqrt(2) (rows of norm <= 1 plus
+# the intercept's constant 1, docs/intercept.md): the sequential bound is
+# 2 k L eta / b = 0.04 sqrt(2); the sequential-equivalent shard step gives the same.
+sql "SELECT abs($d_seq - 0.04 * sqrt(2)) < 1e-15 AND $d_dist <= $d_seq AND $d_dist > $d_seq * (1 - 1e-9)" |
+  grep -q t || fail "sensitivities: per-shard $d_dist, sequential $d_seq (expected both 0.04 sqrt(2))"
 [ "$passes" -ge 1 ] || fail "local passes $passes"
 echo "$assumption" | grep -q "surrogate key" || fail "the assumption is not recorded: $assumption"
 [ "$column" = id ] && [ "$nshards" = 5 ] || fail "distribution recorded as $column over $nshards shards"

@@ -23,6 +23,8 @@ FROM generate_series(1, 1500) i;
 CREATE TABLE pts_test AS SELECT * FROM pts WHERE id % 5 = 0;
 SELECT FROM dp_train('pts', 'y', 'x', algorithm => 'none', epochs => 3, batch_size => 10, name => 'bin', seed => 1);
 SELECT FROM dp_train('pts', 'k', 'x', algorithm => 'none', epochs => 3, batch_size => 10, name => 'multi', seed => 1);
+SELECT FROM dp_train('pts', 'y', 'x', algorithm => 'none', epochs => 3, batch_size => 10, name => 'nobias', seed => 1,
+                       intercept => false);
 SELECT FROM dp_train('pts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 2, batch_size => 10,
                        name => 'priv', classes => ARRAY['false', 'true']);
 SQL
@@ -32,7 +34,7 @@ list=$(cli models --json)
 echo "$list" | python3 -c "
 import json, sys
 m = {r['name']: r for r in json.load(sys.stdin)}
-assert set(m) == {'bin', 'multi', 'priv'}, m
+assert set(m) == {'bin', 'multi', 'priv', 'nobias'}, m
 assert m['priv']['private'] and m['priv']['epsilon'] == 1 and not m['bin']['private'], m
 " || fail "models --json: $list"
 cli models | grep -Eq "^ +[0-9]+  bin +none" || fail "models table: $(cli models)"
@@ -55,7 +57,7 @@ done
 python_example=$WORK/score.py
 sed -n '/^```python$/,/^```$/p' "$(dirname "$0")/../../docs/export.md" | sed '1d;$d' >"$python_example"
 [ -s "$python_example" ] || fail "no Python example in docs/export.md"
-for spec in bin:y multi:k; do
+for spec in bin:y multi:k nobias:y; do
   model=${spec%%:*} label=${spec#*:}
   cli export --model "$model" --out "$WORK/$model.json" 2>/dev/null
   psql -XAt -d "$db" -c "COPY (SELECT $label::text || ',' || array_to_string(x, ',') FROM pts_test) TO STDOUT" >"$WORK/rows.csv"
@@ -69,6 +71,8 @@ python3 -c "
 import json
 j = json.load(open('$WORK/multi.json'))
 assert j['format'] == 'dptrain-export' and len(j['weights']) == 3 and len(j['weights'][0]) == 3, j
+assert len(j['intercept']) == 3 and j['details']['hyperparameters']['intercept_feature'] == 1, j
+assert json.load(open('$WORK/nobias.json'))['intercept'] is None
 assert j['classes'] == ['a', 'b', 'c'] and j['privacy']['seeded'] and not j['privacy']['private'], j
 " || fail "export format"
 

@@ -25,7 +25,7 @@ std::string num(double v) {
 
 // Sec. V-A's hyperparameter-free values.
 constexpr double kFreeF = 0.01;
-constexpr double kFreeLipschitz = 1.0;
+// (Sec. V-A's L = 1 is the bound of unit-norm rows: the run's feature_bound, below.)
 
 // options.<key> as a number in the open interval (lo, hi), if present.
 std::optional<double> number_option(const TrainingConfig& c, const char* key, double lo, double hi,
@@ -124,7 +124,8 @@ AmpPlan make_plan(const TrainingConfig& c) {
   const auto [f, f1, lipschitz, gamma] = amp_options(c);
   p.hyperparameter_free = !f && !f1 && !lipschitz && !gamma && c.lambda == 0;
   p.f = f.value_or(kFreeF);
-  p.lipschitz = lipschitz.value_or(kFreeLipschitz);
+  // The rows' norm bound (1 by default; sqrt(2) with an intercept: training/intercept.h).
+  p.lipschitz = lipschitz.value_or(c.feature_bound);
   p.gamma = gamma.value_or(1.0 / (n * n));
   p.lambda = c.lambda;
 

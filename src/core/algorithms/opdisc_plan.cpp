@@ -72,6 +72,14 @@ void check_arguments(const TrainingConfig& c) {
   validate_arguments(c);
   whitebox::check_options(c, "opdisc", {"bound", "norm_squared", "tau", "time_limit"});
   refuse_inapplicable(c);
+  // docs/intercept.md: the engine's intercept scales every row to the feature
+  // bound before appending b, which would change OPDisc's binarization.
+  if (c.intercept)
+    bad("opdisc takes no intercept",
+        "It binarizes every feature (x_j >= 1/2); the engine's intercept scales rows to the feature bound first, "
+        "which would change that binarization.",
+        "Pass intercept => false (the default for opdisc; CLI: --no-intercept), and add a constant feature 1 "
+        "to the rows for an offset.");
   if (!c.epsilon)
     bad("algorithm \"opdisc\" needs epsilon", "OPDisc is a private algorithm.", "Pass epsilon => ... and delta => ....");
   if (!c.delta || *c.delta <= 0)

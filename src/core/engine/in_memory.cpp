@@ -1,5 +1,7 @@
 #include "core/engine/in_memory.h"
 
+#include "core/training/intercept.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -182,11 +184,20 @@ Model train_in_memory(TrainingConfig config, const InMemoryData& data, std::uint
   config.rows = data.rows();
   config.dim = data.dim();
   std::unique_ptr<Run> run = start_run(config);
+  // With an intercept the run asks for passes over the augmented rows
+  // (training/intercept.h), as dptrain.training_prepare makes them.
+  InMemoryData augmented;
+  if (config.intercept) {
+    augmented.y = data.y;
+    for (const auto& x : data.x)
+      augmented.x.push_back(intercept::augment_row(x, config.feature_bound, intercept::constant_feature(config)));
+  }
+  const InMemoryData& rows = config.intercept ? augmented : data;
   std::vector<std::int64_t> order(static_cast<std::size_t>(config.rows));
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 shuffler(shuffle_seed);
   std::shuffle(order.begin(), order.end(), shuffler);  // training_prepare's ORDER BY random()
-  return drive_in_memory(*run, data, std::move(order), &shuffler);
+  return drive_in_memory(*run, rows, std::move(order), &shuffler);
 }
 
 Model drive_in_memory(Run& run, const InMemoryData& data, std::vector<std::int64_t> order,

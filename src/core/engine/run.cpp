@@ -2,6 +2,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/error.h"
+#include "core/training/intercept.h"
 
 namespace dptrain {
 
@@ -21,7 +22,9 @@ std::unique_ptr<Run> start_run(const TrainingConfig& config) {
 
 std::unique_ptr<Run> start_run(const TrainingConfig& config, std::shared_ptr<const Algorithm> algorithm) {
   if (!algorithm) fail(ErrorKind::Internal, "start_run without an algorithm");
-  return algorithm->start(config);
+  if (!config.intercept) return algorithm->start(config);
+  algorithm->check_arguments(config);  // an algorithm may refuse the intercept (opdisc)
+  return intercept::wrap_run(algorithm->start(intercept::augmented_config(config)), config);
 }
 
 }  // namespace dptrain

@@ -20,7 +20,7 @@ void bad(const std::string& message, const std::string& hint) {
 void validate_column(const EncodedColumn& c) {
   if (c.name.empty()) bad("a feature column has an empty name", "Name every column.");
   if (c.kind == ColumnKind::Numeric &&
-      !(std::isfinite(c.lo) && std::isfinite(c.hi) && c.lo < c.hi))
+      !(std::isfinite(c.lo) && std::isfinite(c.hi) && c.lo < c.hi && std::isfinite(c.hi - c.lo)))
     bad("the bounds of numeric column \"" + c.name + "\" must be finite with lo < hi",
         "Declare public bounds, e.g. bounds => '{\"" + c.name + "\": [0, 100]}'.");
   if (c.kind != ColumnKind::Categorical) return;

@@ -31,6 +31,9 @@ struct TrainingConfig {
   std::optional<double> radius;          // projection radius; default: by algorithm
   std::optional<std::int64_t> seed;      // tests only: makes noise reproducible (not private)
   double feature_bound = 1.0;            // rows are clipped to this L2 norm
+  // A bias term (training/intercept.h): rows become (clip(x), b). Off in the
+  // core; dp_train, dp_tune and `dptrain train` switch it on by default.
+  bool intercept = false;
   nlohmann::json options = nlohmann::json::object();  // algorithm-specific extras
   std::string name;                      // model name (may be empty)
 

@@ -19,7 +19,7 @@ SET client_min_messages = warning;
 --   gamma = 1/2000^2 = 2.5e-7
 --   sigma2 = (2 * 2000 * 2.5e-7 / Lambda)(1 + sqrt(2 ln(1e9))) / 0.01 = 0.03458227
 CREATE TABLE hf AS
-SELECT * FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
+SELECT * FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
                        name => 'amp_hf', classes => ARRAY['false', 'true']);
 SELECT algorithm, epsilon, delta, array_length(weights, 1) AS d,
        details->'privacy'->>'variant' AS variant,
@@ -39,10 +39,10 @@ SELECT accuracy > 0.8 AS accurate FROM dp_evaluate('amp_hf', 'amp_rows', 'y', 'x
 
 -- The same seed gives the same model; another seed other noise.
 SELECT (SELECT weights FROM hf) = weights AS same_seed_same_model
-FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
+FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
               classes => ARRAY['false', 'true']);
 SELECT (SELECT weights FROM hf) <> weights AS other_seed_other_model
-FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 2,
+FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 2,
               classes => ARRAY['false', 'true']);
 
 -- Tuned AMP through options; lambda adds n * lambda to Lambda.
@@ -51,51 +51,51 @@ SELECT details->'privacy'->>'variant' AS variant,
        round((details->'privacy'->>'regularization')::numeric, 5) AS lambda_big,
        (details->'privacy'->>'gamma')::float8 AS gamma,
        details->'hyperparameters'->'options' AS options
-FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, lambda => 0.001, seed => 3,
+FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7, lambda => 0.001, seed => 3,
               classes => ARRAY['false', 'true'], options => '{"f": 0.1, "f1": 0.9, "gamma": 1e-6}');
 
 -- One-vs-all: K = 3 models, each with epsilon/3 and delta/3.
 SELECT array_length(weights, 1) AS k, array_length(weights, 2) AS d,
        round((details->'privacy'->>'per_model_epsilon')::numeric, 6) AS model_epsilon,
        (details->'privacy'->>'per_model_delta')::float8 AS model_delta
-FROM dp_train('amp_rows', 'label', 'x', algorithm => 'amp', epsilon => 3, delta => 3e-7, seed => 4,
+FROM dp_train('amp_rows', 'label', 'x', intercept => false, algorithm => 'amp', epsilon => 3, delta => 3e-7, seed => 4,
               classes => ARRAY['a', 'b', 'c']);
 
 -- Huber SVM is outside Theorem 1 (discontinuous Hessian): a warning and the metadata say so.
 SELECT details->'privacy'->>'theorem_covers_loss' AS covered,
        round((details->'privacy'->>'smoothness')::numeric, 3) AS beta
-FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', loss => 'huber_svm', epsilon => 1, delta => 1e-7, seed => 5,
+FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', loss => 'huber_svm', epsilon => 1, delta => 1e-7, seed => 5,
               classes => ARRAY['false', 'true']);
 
 -- Refusals: each before any row is read.
 \set VERBOSITY terse
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, seed => 1);
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 0, seed => 1);
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', delta => 1e-7, seed => 1);
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, seed => 1);
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 0, seed => 1);
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', delta => 1e-7, seed => 1);
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
                        options => '{"f1": 1.5}');
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
                        options => '{"step": 1}');
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
                        learning_rate => 0.1);
 -- Not reaching gamma within the evaluation budget: an error, no model stored.
 SELECT count(*) AS amp_models FROM dptrain.models WHERE algorithm = 'amp' \gset
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7, seed => 1,
                        classes => ARRAY['false', 'true'], options => '{"max_evaluations": 1}');
 SELECT count(*) = :amp_models AS no_model_stored FROM dptrain.models WHERE algorithm = 'amp';
 -- A refused call is not charged (no seed: it would be charged if it got that far).
 SELECT count(*) AS charges FROM dptrain.ledger \gset
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, classes => ARRAY['false', 'true']);
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, classes => ARRAY['false', 'true']);
 SELECT count(*) = :charges AS not_charged FROM dptrain.ledger;
 \set VERBOSITY default
 
 -- The non-private optimum: deterministic, no budget, ||grad F|| <= tolerance.
 SELECT algorithm, epsilon, delta, details->'privacy'->>'private' AS private,
        (details->'optimizer'->>'gradient_tolerance')::float8 AS tolerance
-FROM dp_train('amp_rows', 'y', 'x', algorithm => 'optimum', lambda => 0.0005, name => 'amp_opt',
+FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'optimum', lambda => 0.0005, name => 'amp_opt',
               classes => ARRAY['false', 'true']);
 SELECT accuracy > 0.8 AS accurate FROM dp_evaluate('amp_opt', 'amp_rows', 'y', 'x');
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'optimum', epsilon => 1, classes => ARRAY['false', 'true']);
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'optimum', epsilon => 1, classes => ARRAY['false', 'true']);
 
 -- A role that may train on a privacy budget but not read the table: AMP
 -- runs, the per-pass progress (its count depends on the data) is not shown,
@@ -107,12 +107,12 @@ SET ROLE regress_amp_analyst;
 SET client_min_messages = notice;
 \set SHOW_CONTEXT never
 SELECT algorithm, epsilon, delta, details->>'randomness' AS randomness
-FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7,
+FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7,
               classes => ARRAY['false', 'true']);
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-7,
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'amp', epsilon => 1, delta => 1e-7,
                        classes => ARRAY['false', 'true'], options => '{"max_evaluations": 1}');
 SELECT round(epsilon::numeric, 6) AS epsilon_left FROM dp_budget_remaining('amp_rows');
-SELECT 1 FROM dp_train('amp_rows', 'y', 'x', algorithm => 'optimum', lambda => 0.001,
+SELECT 1 FROM dp_train('amp_rows', 'y', 'x', intercept => false, algorithm => 'optimum', lambda => 0.001,
                        classes => ARRAY['false', 'true']);
 SET client_min_messages = warning;
 \set SHOW_CONTEXT errors

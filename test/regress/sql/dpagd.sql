@@ -22,7 +22,7 @@ SELECT algorithm, epsilon, delta, round((details->'privacy'->>'rho')::numeric, 7
        round((details->'privacy'->>'selection_scale')::numeric, 6) AS selection_scale,
        details->'privacy'->>'adjacency' AS adjacency, details->'hyperparameters'->'gradient_clip' AS c_grad,
        details->>'randomness' AS randomness
-FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, lambda => 0.001,
+FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, lambda => 0.001,
               name => 'agd_a', seed => 3);
 
 -- The filter: never more than rho, stopped when the remaining budget could not
@@ -40,27 +40,27 @@ SELECT accuracy > 0.8 AS learns FROM dp_evaluate('agd_a', 'agd', 'y', 'x');
 
 -- A seed reproduces a run exactly; another seed draws other noise.
 SELECT a.weights = b.weights AS same_seed_same_model
-FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) a,
-     dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) b;
+FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) a,
+     dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) b;
 SELECT a.weights <> b.weights AS other_seed_other_noise
-FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) a,
-     dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 12) b;
+FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) a,
+     dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 12) b;
 
 -- One-vs-all: K = 3 models as one vector; sensitivities C sqrt(K) and K C_obj.
 CREATE TABLE agd_three AS SELECT x, (ARRAY['a', 'b', 'c'])[1 + id % 3] AS label FROM agd;
 SELECT array_dims(weights) AS dims, round((details->'privacy'->>'gradient_sensitivity')::numeric, 6) AS grad_sens,
        details->'privacy'->'score_sensitivity' AS score_sens
-FROM dp_train('agd_three', 'label', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, loss => 'huber_svm',
+FROM dp_train('agd_three', 'label', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, loss => 'huber_svm',
               classes => ARRAY['a', 'b', 'c'], options => '{"splits": 10}', seed => 2);
 
 -- Errors, before any row is read.
-SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 0);
-SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1);
-SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', delta => 1e-6);
-SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"splits": 0}');
-SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gradient_clip": -1}');
-SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"loss_clip": 0}');
-SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gamma": 0}');
-SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, radius => 1);
-SELECT * FROM dp_train('agd', 'y', 'x', algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"coordinate_bound": 1}');
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 0);
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1);
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', delta => 1e-6);
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"splits": 0}');
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gradient_clip": -1}');
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"loss_clip": 0}');
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gamma": 0}');
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, radius => 1);
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"coordinate_bound": 1}');
 SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'dpagd';

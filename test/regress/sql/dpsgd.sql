@@ -80,7 +80,7 @@ FROM dp_train('ds', 'y', 'x', algorithm => 'psgd', epsilon => 8, delta => 1e-6, 
 -- The pass's functions are not for PUBLIC (the state holds the run's key).
 SELECT p.oid::regprocedure AS function, has_function_privilege('public', p.oid, 'EXECUTE') AS public_may_run
 FROM pg_proc p WHERE p.proname IN ('lot_rows', 'dpsgd_lots', 'dpsgd_lots_transition', 'dpsgd_lots_final')
-ORDER BY 1::text;
+ORDER BY 1;
 SELECT aggcombinefn FROM pg_aggregate WHERE aggfnoid = 'dptrain.dpsgd_lots'::regproc;
 
 -- Error paths (refused by the plan, before any row is copied: no model).

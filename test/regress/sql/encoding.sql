@@ -84,7 +84,8 @@ SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('v2', 'enc_people', 'y')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('v2', 'enc_people', 'x', ARRAY['owner'])$$);
 \x off
 
--- ---- 5. only the owner registers an encoding; a dropped view forgets it ---------------------
+-- ---- 5. the registry: only dp_encoded_view registers, only what it just created -----------
+-- another role, an existing view, a table, a temporary view: refused
 CREATE ROLE regress_enc_other;
 SET ROLE regress_enc_other;
 \x on
@@ -92,8 +93,43 @@ SELECT * FROM pg_temp.try($$SELECT dptrain.register_encoding('enc_people_view', 
 SELECT * FROM pg_temp.try($$INSERT INTO dptrain.feature_encodings VALUES ('enc_people_view', '{}', 'me')$$);
 \x off
 RESET ROLE;
-DROP VIEW enc_people_view;
-SELECT count(*) AS registered, bool_and(relation::text LIKE '%enc_people_test_view') AS only_the_temp_view
+\x on
+SELECT * FROM pg_temp.try($$SELECT dptrain.register_encoding('enc_people_view', '{"columns": [{"name": "owner", "type": "boolean"}]}')$$);
+SELECT * FROM pg_temp.try($$SELECT dptrain.register_encoding('enc_people', '{"columns": [{"name": "owner", "type": "boolean"}]}')$$);
+-- a reused encoding must fit the columns' types (here: a numeric encoding of a text column)
+SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('v3', 'enc_people', 'y',
+       encoding => '{"columns": [{"name": "sex", "type": "numeric", "bounds": [0, 1]}]}')$$);
+\x off
+-- the temporary evaluation view was not registered
+SELECT count(*) AS registered, bool_and(relation = 'enc_people_view'::regclass) AS only_the_view
 FROM dptrain.feature_encodings;
+-- a view redefined after its registration loses its encoding: models trained on it carry none
+CREATE OR REPLACE VIEW enc_people_view AS SELECT y, x FROM enc_people_plain;
+SELECT details ? 'encoding' AS redefined_view_model_has_encoding
+FROM dp_train('enc_people_view', 'y', 'x', algorithm => 'none', classes => ARRAY['false', 'true'], epochs => 1, seed => 1);
+
+-- categories read from the data: a role without read access may not train on such a view
+-- (it would learn them), before anything is charged; a reader's model carries a warning
+SELECT dp_encoded_view('enc_people_city', 'enc_people', 'y', ARRAY['city', 'owner']) IS NOT NULL AS view;
+SELECT details->'warnings' AS warnings, details->'encoding'->'columns'->0->'categories_from_data' AS from_data
+FROM dp_train('enc_people_city', 'y', 'x', algorithm => 'none', classes => ARRAY['false', 'true'], epochs => 1, seed => 1);
+SELECT dp_grant_budget('enc_people_city', 'regress_enc_other', 5, 0);
+SELECT count(*) AS ledger_before FROM dptrain.ledger \gset
+SET ROLE regress_enc_other;
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_train('enc_people_city', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+                                           classes => ARRAY['false', 'true'])$$);
+\x off
+RESET ROLE;
+SELECT count(*) = :ledger_before AS nothing_charged FROM dptrain.ledger;
+SELECT dp_revoke_budget('enc_people_city', 'regress_enc_other');
+
+-- a dropped view forgets its registration; dropping a column of a table forgets nothing
+ALTER TABLE enc_people_plain ADD COLUMN spare int;
+ALTER TABLE enc_people_plain DROP COLUMN spare;
+SELECT count(*) AS registered FROM dptrain.feature_encodings;
+DROP VIEW enc_people_city;
+DROP VIEW enc_people_view;
+SELECT count(*) AS registered FROM dptrain.feature_encodings;
 SELECT details ? 'encoding' AS model_keeps_its_encoding FROM dptrain.models WHERE id = :enc_model;
 DROP ROLE regress_enc_other;

@@ -16,44 +16,44 @@ CREATE FUNCTION pin(m dptrain.trained_model) RETURNS TABLE (algorithm text, weig
 LANGUAGE sql AS $$ SELECT m.algorithm, md5(m.weights::text) $$;
 
 SELECT 'none' AS run, p.* FROM pin(dp_train('pins', 'y', 'x', algorithm => 'none', epochs => 3, batch_size => 10,
-                                            seed => 1, classes => ARRAY['false', 'true'])) p
+                                            seed => 1, classes => ARRAY['false', 'true'], intercept => false)) p
 UNION ALL
 SELECT 'none, 3 classes, averaging, reshuffle', p.*
 FROM pin(dp_train('pins', 'label', 'x', algorithm => 'none', epochs => 3, batch_size => 7, averaging => true,
-                  reshuffle => true, seed => 2, classes => ARRAY['a', 'b', 'c'])) p
+                  reshuffle => true, seed => 2, classes => ARRAY['a', 'b', 'c'], intercept => false)) p
 UNION ALL
 SELECT 'bolton convex eps', p.*
 FROM pin(dp_train('pins', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 4, batch_size => 20,
-                  learning_rate => 0.5, seed => 3, classes => ARRAY['false', 'true'])) p
+                  learning_rate => 0.5, seed => 3, classes => ARRAY['false', 'true'], intercept => false)) p
 UNION ALL
 SELECT 'bolton strongly convex eps-delta, averaging, reshuffle', p.*
 FROM pin(dp_train('pins', 'y', 'x', algorithm => 'bolton', epsilon => 1, delta => 1e-6, lambda => 0.01,
                   epochs => 3, batch_size => 16, averaging => true, reshuffle => true, seed => 4,
-                  classes => ARRAY['false', 'true'])) p
+                  classes => ARRAY['false', 'true'], intercept => false)) p
 UNION ALL
 SELECT 'bolton one-vs-all joint', p.*
 FROM pin(dp_train('pins', 'label', 'x', algorithm => 'bolton', epsilon => 2, delta => 1e-6, epochs => 2,
-                  batch_size => 25, learning_rate => 0.3, seed => 5, classes => ARRAY['a', 'b', 'c'],
+                  batch_size => 25, learning_rate => 0.3, seed => 5, classes => ARRAY['a', 'b', 'c'], intercept => false,
                   options => '{"multiclass_noise": "joint"}')) p
 UNION ALL
 SELECT 'bolton tolerance', p.*
 FROM pin(dp_train('pins', 'y', 'x', algorithm => 'bolton', epsilon => 1, lambda => 0.01, epochs => 20,
-                  batch_size => 10, seed => 6, classes => ARRAY['false', 'true'],
+                  batch_size => 10, seed => 6, classes => ARRAY['false', 'true'], intercept => false,
                   options => '{"tolerance": 0.2}')) p
 UNION ALL
 SELECT 'scs13 eps', p.*
 FROM pin(dp_train('pins', 'y', 'x', algorithm => 'scs13', epsilon => 1, epochs => 2, batch_size => 10, seed => 7,
-                  classes => ARRAY['false', 'true'])) p
+                  classes => ARRAY['false', 'true'], intercept => false)) p
 UNION ALL
 SELECT 'scs13 eps-delta strongly convex, 3 classes', p.*
 FROM pin(dp_train('pins', 'label', 'x', algorithm => 'scs13', epsilon => 2, delta => 1e-6, lambda => 0.01,
-                  epochs => 2, batch_size => 10, seed => 8, classes => ARRAY['a', 'b', 'c'])) p
+                  epochs => 2, batch_size => 10, seed => 8, classes => ARRAY['a', 'b', 'c'], intercept => false)) p
 UNION ALL
 SELECT 'bst14', p.*
 FROM pin(dp_train('pins', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 2,
-                  batch_size => 10, radius => 5, seed => 9, classes => ARRAY['false', 'true'])) p;
+                  batch_size => 10, radius => 5, seed => 9, classes => ARRAY['false', 'true'], intercept => false)) p;
 
 -- Private tuning (Bolt-on Algorithm 3): the chosen candidate's weights.
 SELECT md5(weights::text) AS tuned_md5, lambda, epochs, batch_size
 FROM dp_tune('pins', 'y', 'x', epsilon => 2, lambdas => '{0, 0.01}', epochs => '{1, 2}', batch_sizes => '{10}',
-             seed => 10, classes => ARRAY['false', 'true']);
+             seed => 10, classes => ARRAY['false', 'true'], intercept => false);

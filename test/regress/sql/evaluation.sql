@@ -79,10 +79,13 @@ FROM dp_evaluate('ev_multi', 'ev_test', 'k', 'x') e;
 
 -- ---- dp_predict_proba --------------------------------------------------------
 -- Probabilities sum to 1, agree with dp_predict's class, and the binary one is
--- the logistic function of the decision score.
+-- the logistic function of the decision score: with the intercept (the last
+-- weight, times b = 1) w.x' for x' = (x scaled to norm <= 1, 1) (docs/intercept.md).
 WITH w AS (SELECT weights FROM dptrain.models WHERE name = 'ev_bin'),
      q AS (SELECT x, dp_predict_proba('ev_bin', x) pr,
-                  (SELECT sum(a * b) FROM unnest(x, (SELECT weights FROM w)) u(a, b)) score FROM ev_test)
+                  least(1, 1 / greatest(sqrt((SELECT sum(a * a) FROM unnest(x) a)), 1e-300))
+                  * (SELECT sum(a * b) FROM unnest(x, (SELECT weights FROM w)) u(a, b))
+                  + (SELECT weights[cardinality(weights)] FROM w) score FROM ev_test)
 SELECT bool_and(abs(pr[1] + pr[2] - 1) < 1e-12) AS binary_sums_to_1,
        bool_and((pr[2] >= 0.5) = (dp_predict('ev_bin', x) = 'true')) AS binary_agrees,
        bool_and(abs(pr[2] - 1 / (1 + exp(-score))) < 1e-12) AS binary_is_logistic

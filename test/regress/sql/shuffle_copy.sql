@@ -1,7 +1,6 @@
 -- The training copy (src/pg/training_data.cpp, copy_training_data): one
--- random permutation of the rows, made by sorting narrow (ctid, position)
--- rows by a random key and fetching every row by its ctid in that order.
--- Unseeded runs key it with a fresh key from the OS CSPRNG
+-- random permutation of the rows, sorted by a random key of each row's
+-- position. Unseeded runs key it with a fresh key from the OS CSPRNG
 -- (dptrain.shuffle_key, tested in shuffle_key.sql); seeded runs (tests
 -- only) with random() after setseed, as before (engine_pins.sql).
 -- dptrain.training_prepare is the controller's entry to the same copy.
@@ -29,10 +28,8 @@ SELECT sum(abs(p - v)) > 222222 AS shuffled
 FROM unnest((SELECT array_agg(x[1] ORDER BY ctid) FROM :copy)) WITH ORDINALITY AS o(v, p);
 COMMIT;
 
--- A partitioned table (its ctids repeat across partitions), an inherited
--- one and a view (no ctids) are copied by sorting whole rows instead of
--- fetching them by ctid: every row still exactly once. Updated rows (new
--- tuple versions) are fetched once, in their current version.
+-- A partitioned table, an inherited one, a view and a table with updated
+-- rows (new tuple versions): every row exactly once, in its current version.
 CREATE TABLE copy_parts (id int, x float8[], y boolean) PARTITION BY RANGE (id);
 CREATE TABLE copy_parts_1 PARTITION OF copy_parts FOR VALUES FROM (1) TO (501);
 CREATE TABLE copy_parts_2 PARTITION OF copy_parts FOR VALUES FROM (501) TO (1001);

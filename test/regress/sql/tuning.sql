@@ -31,7 +31,7 @@ $$;
 --    The per-epoch NOTICEs are all a tuning run reports: which candidate, which epoch.
 SELECT name, algorithm, epsilon, delta, lambda, epochs, batch_size, candidates, classes,
        array_length(weights, 1) AS d
-FROM dp_tune('tune_sep', 'y', 'x', epsilon => 10, lambdas => '{0, 0.01}', epochs => '{1, 2}',
+FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 10, lambdas => '{0, 0.01}', epochs => '{1, 2}',
              classes => ARRAY['false', 'true'], name => 'tune_small', seed => 1);
 SET client_min_messages = warning;
 SELECT r.* FROM dptrain.models m, tune_record(m.details) r WHERE m.name = 'tune_small';
@@ -44,7 +44,7 @@ SELECT m.epsilon, m.delta, m.algorithm, m.seeded,
        (m.details->'hyperparameters'->>'batch_size')::int = t.batch_size AS consistent,
        m.weights = t.weights AS same_weights
 FROM dptrain.models m,
-     dp_tune('tune_sep', 'y', 'x', epsilon => 10, lambdas => '{0, 0.01}', epochs => '{1, 2}',
+     dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 10, lambdas => '{0, 0.01}', epochs => '{1, 2}',
              classes => ARRAY['false', 'true'], name => 'tune_small_again', seed => 1) t
 WHERE m.name = 'tune_small';
 -- The same seed gives the same model.
@@ -63,13 +63,13 @@ SELECT (details->'tuning'->'chosen'->>'lambda')::float8 AS lambda,
        round((details->'privacy'->'candidate'->>'sensitivity')::numeric, 8) AS sensitivity,
        details->'privacy'->'candidate'->>'convexity' AS convexity,
        details->'privacy'->'candidate'->>'epsilon' AS candidate_epsilon
-FROM dp_tune('tune_sep', 'y', 'x', epsilon => 10, lambdas => '{0.01}', epochs => '{2}',
+FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 10, lambdas => '{0.01}', epochs => '{2}',
              classes => ARRAY['false', 'true'], seed => 2)
 UNION ALL
 SELECT (details->'tuning'->'chosen'->>'lambda')::float8, (details->'tuning'->'chosen'->>'epochs')::int,
        round((details->'privacy'->'candidate'->>'sensitivity')::numeric, 8),
        details->'privacy'->'candidate'->>'convexity', details->'privacy'->'candidate'->>'epsilon'
-FROM dp_tune('tune_sep', 'y', 'x', epsilon => 10, lambdas => '{0}', epochs => '{2}',
+FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 10, lambdas => '{0}', epochs => '{2}',
              classes => ARRAY['false', 'true'], seed => 3);
 -- (one candidate: 2 parts of 1000 rows, so eta = 1/sqrt(1000) and Delta = 4/sqrt(1000)/50 = 0.00252982.)
 
@@ -83,7 +83,7 @@ FROM (SELECT i, ARRAY[0.7 * cos(i * 2.399), 0.7 * sin(i * 2.399), 0.2]::float8[]
 SELECT name, epsilon, delta, candidates, classes, array_length(weights, 1) AS k, array_length(weights, 2) AS d,
        details->'privacy'->'candidate'->>'models' AS models,
        details->'privacy'->'candidate'->>'per_model_epsilon' AS per_model_epsilon
-FROM dp_tune('tune_three', 'label', 'x', epsilon => 30, delta => 1e-8, classes => ARRAY['a', 'b', 'c'],
+FROM dp_tune('tune_three', 'label', 'x', intercept => false, epsilon => 30, delta => 1e-8, classes => ARRAY['a', 'b', 'c'],
              name => 'tune_ova', seed => 4);
 SELECT r.* FROM dptrain.models m, tune_record(m.details) r WHERE m.name = 'tune_ova';
 SELECT (dp_evaluate('tune_ova', 'tune_three', 'label', 'x')).accuracy > 0.8 AS accurate;
@@ -96,7 +96,7 @@ FROM dptrain.models WHERE name = 'tune_ova';
 -- 4. Privileges: dp_tune is for everyone, the split step of the CLI's controller is not.
 CREATE ROLE tune_someone;
 SELECT has_function_privilege('tune_someone', 'dp_tune(regclass, text, text, text, text, float8, float8, float8[], '
-                              'int[], int[], float8, text, bigint, text[], text, float8, boolean, boolean, float8, jsonb, jsonb, text, float8)',
+                              'int[], int[], float8, text, bigint, text[], text, float8, boolean, boolean, float8, jsonb, jsonb, text, float8, boolean)',
                               'EXECUTE') AS dp_tune,
        has_function_privilege('tune_someone', 'dptrain.training_split(text, int)', 'EXECUTE') AS training_split;
 DROP ROLE tune_someone;
@@ -114,11 +114,11 @@ CREATE TABLE tune_owned AS SELECT * FROM generate_series(1, 1000) i,
 SELECT dp_grant_budget('tune_owned', 'tune_analyst', 1.0, 1e-6);
 SET ROLE tune_analyst;
 SELECT model_id IS NOT NULL AS stored, epsilon, delta, candidates
-FROM dp_tune('tune_owned', 'y', 'x', epsilon => 0.6, delta => 1e-7, lambdas => '{0, 0.01}', epochs => '{1, 2}');
+FROM dp_tune('tune_owned', 'y', 'x', intercept => false, epsilon => 0.6, delta => 1e-7, lambdas => '{0, 0.01}', epochs => '{1, 2}');
 SELECT * FROM dp_budget_remaining('tune_owned');
 -- 0.5 more would exceed the 0.4 left; a seed (known noise) is never allowed under a budget
-SELECT model_id FROM dp_tune('tune_owned', 'y', 'x', epsilon => 0.5, lambdas => '{0, 0.01}', epochs => '{1, 2}');
-SELECT model_id FROM dp_tune('tune_owned', 'y', 'x', epsilon => 0.1, lambdas => '{0, 0.01}', epochs => '{1, 2}',
+SELECT model_id FROM dp_tune('tune_owned', 'y', 'x', intercept => false, epsilon => 0.5, lambdas => '{0, 0.01}', epochs => '{1, 2}');
+SELECT model_id FROM dp_tune('tune_owned', 'y', 'x', intercept => false, epsilon => 0.1, lambdas => '{0, 0.01}', epochs => '{1, 2}',
                              seed => 1);
 SELECT * FROM dp_budget_remaining('tune_owned');
 SELECT algorithm, epsilon, delta FROM dptrain.ledger WHERE role = 'tune_analyst'::regrole;
@@ -132,35 +132,35 @@ DROP ROLE tune_owner, tune_analyst;
 -- 6. Errors (and a failed call stores nothing).
 CREATE TEMP TABLE tune_before AS SELECT count(*) AS n FROM dptrain.models;
 -- epsilon is required, and the algorithm must be private and known
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', classes => ARRAY['false', 'true']);
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', algorithm => 'none', epsilon => 1, classes => ARRAY['false', 'true']);
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', algorithm => 'boltonn', epsilon => 1, classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm => 'none', epsilon => 1, classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm => 'boltonn', epsilon => 1, classes => ARRAY['false', 'true']);
 -- bad grids
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => NULL);
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => '{}');
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => '{0.1, -0.1}');
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, epochs => '{5, 5}');
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, epochs => '{0}');
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, epochs => '{1, NULL}');
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, epochs => '{{1, 2}}');
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, batch_sizes => '{0}');
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => '{0,1,2,3,4,5,6,7,8,9,10}',
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => NULL);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{0.1, -0.1}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, epochs => '{5, 5}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, epochs => '{0}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, epochs => '{1, NULL}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, epochs => '{{1, 2}}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{0}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{0,1,2,3,4,5,6,7,8,9,10}',
                              epochs => '{1,2,3,4,5,6,7,8,9,10}');
 -- parts too small: 9 candidates -> 10 parts of 200 rows < b = 500; 5 rows < 10 parts
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, batch_sizes => '{500}',
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{500}',
                              classes => ARRAY['false', 'true']);
 CREATE TABLE tune_tiny AS SELECT * FROM tune_sep WHERE id <= 5;
-SELECT model_id FROM dp_tune('tune_tiny', 'y', 'x', epsilon => 1, batch_sizes => '{1}',
+SELECT model_id FROM dp_tune('tune_tiny', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{1}',
                              classes => ARRAY['false', 'true']);
 -- a candidate whose plan fails is named (eta > 2/beta for lambda = 0)
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, lambdas => '{0}', learning_rate => 3,
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{0}', learning_rate => 3,
                              classes => ARRAY['false', 'true']);
 -- the algorithm's own checks still apply; no data-dependent number of epochs
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, options => '{"tolerances": 0.01}',
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, options => '{"tolerances": 0.01}',
                              classes => ARRAY['false', 'true']);
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, options => '{"tolerance": 0.01}',
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, options => '{"tolerance": 0.01}',
                              classes => ARRAY['false', 'true']);
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', epsilon => 1, delta => 1, classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, delta => 1, classes => ARRAY['false', 'true']);
 SELECT count(*) = (SELECT n FROM tune_before) AS nothing_stored FROM dptrain.models;
 
 DROP FUNCTION tune_record(jsonb);

@@ -14,7 +14,7 @@ SELECT algorithm, epsilon, delta, details->'privacy'->>'noise' AS noise,
        details->'privacy'->'noise_scale' AS scale, details->'privacy'->'sensitivity' AS sensitivity,
        details->'privacy'->'updates' AS updates, details->'hyperparameters'->>'schedule' AS schedule,
        details->>'randomness' AS randomness
-FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, epochs => 3, batch_size => 10,
+FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, epochs => 3, batch_size => 10,
               name => 'wb_scs13_pure', seed => 7);
 
 -- SCS13, (epsilon, delta)-DP, strongly convex: Gaussian, per pass (1/3, 1e-6/3),
@@ -22,11 +22,11 @@ FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, epochs => 3, b
 SELECT algorithm, delta, details->'privacy'->>'noise' AS noise, round((details->'privacy'->>'sigma')::numeric, 6) AS sigma,
        details->'privacy'->>'calibration' AS calibration, details->'hyperparameters'->>'schedule' AS schedule,
        details->'hyperparameters'->'radius' AS radius
-FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
+FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
               lambda => 0.01, name => 'wb_scs13_gauss', seed => 7);
 -- ... with the RDP accountant over the passes (less noise for the same guarantee)
 SELECT round((details->'privacy'->>'sigma')::numeric, 4) AS sigma, details->'privacy'->>'composition' AS composition
-FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
+FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
               lambda => 0.01, options => '{"accountant": "rdp"}', seed => 7);
 
 -- BST14, strongly convex: T = 3 * 100 updates, eps_1 from advanced composition,
@@ -36,14 +36,14 @@ SELECT algorithm, epsilon, delta, details->'privacy'->'updates' AS updates,
        round((details->'privacy'->>'epsilon_0')::numeric, 9) AS eps_0,
        round((details->'privacy'->>'sigma')::numeric, 6) AS sigma,
        details->'privacy'->>'sampling' AS sampling, details->'hyperparameters'->>'schedule' AS schedule
-FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
+FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
               lambda => 0.01, name => 'wb_bst14_sc', seed => 7);
 -- BST14, convex: projection onto the given radius, eta_t = 2R / (G sqrt t);
 -- the reconstruction of algorithms.md §13 (linear amplification, classic Gaussian)
 SELECT details->'hyperparameters'->>'schedule' AS schedule, details->'hyperparameters'->'radius' AS radius,
        details->'privacy'->>'amplification' AS amplification, details->'privacy'->>'calibration' AS calibration,
        round((details->'privacy'->>'sigma')::numeric, 6) AS sigma
-FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
+FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
               radius => 2, options => '{"amplification": "linear", "gaussian_calibration": "classic"}',
               name => 'wb_bst14_convex', seed => 7);
 
@@ -51,17 +51,17 @@ FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6,
 SELECT name, algorithm, seeded FROM dptrain.models WHERE name LIKE 'wb_%' ORDER BY name;
 SELECT accuracy BETWEEN 0 AND 1 AS ok, n FROM dp_evaluate('wb_bst14_sc', 'wb', 'y', 'x');
 SELECT a.weights = b.weights AS same_seed_same_model
-FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 2, batch_size => 10,
+FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 2, batch_size => 10,
               lambda => 0.01, seed => 11) a,
-     dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 2, batch_size => 10,
+     dp_train('wb', 'y', 'x', intercept => false, algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 2, batch_size => 10,
               lambda => 0.01, seed => 11) b;
 SELECT a.weights <> b.weights AS other_seed_other_noise
-FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, epochs => 2, batch_size => 10, seed => 11) a,
-     dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, epochs => 2, batch_size => 10, seed => 12) b;
+FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, epochs => 2, batch_size => 10, seed => 11) a,
+     dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, epochs => 2, batch_size => 10, seed => 12) b;
 -- the noise is really inside: same permutation and steps without noise give another model
 SELECT p.weights <> n.weights AS noise_was_added
-FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, epochs => 2, batch_size => 10, seed => 11) p,
-     dp_train('wb', 'y', 'x', algorithm => 'none', epochs => 2, batch_size => 10, schedule => 'inverse_sqrt',
+FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, epochs => 2, batch_size => 10, seed => 11) p,
+     dp_train('wb', 'y', 'x', intercept => false, algorithm => 'none', epochs => 2, batch_size => 10, schedule => 'inverse_sqrt',
               learning_rate => 1, seed => 11) n;
 
 -- A sampled (BST14) epoch by hand, with the statement dp_train and `dptrain
@@ -134,16 +134,16 @@ RESET enable_partitionwise_aggregate;
 RESET max_parallel_workers_per_gather;
 
 -- Error paths.
-SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 0, lambda => 0.01);
-SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, lambda => 0.01);
-SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6);
-SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, lambda => 0.01,
+SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'bst14', epsilon => 1, delta => 0, lambda => 0.01);
+SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'bst14', epsilon => 1, lambda => 0.01);
+SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'bst14', epsilon => 1, delta => 1e-6);
+SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'bst14', epsilon => 1, delta => 1e-6, lambda => 0.01,
                        reshuffle => true);
-SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', delta => 1e-6);
-SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 3, delta => 1e-6, epochs => 1,
+SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', delta => 1e-6);
+SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 3, delta => 1e-6, epochs => 1,
                        options => '{"gaussian_calibration": "classic"}');
-SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, options => '{"gaussian_calibration": "classic"}');
-SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, options => '{"sigma": 1}');
+SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, options => '{"gaussian_calibration": "classic"}');
+SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, options => '{"sigma": 1}');
 SELECT dptrain.sgd_state_with_noise(dptrain.sgd_state(3), 'laplace', 1);
 -- nothing is left behind by the failed runs
 SELECT count(*) AS models FROM dptrain.models WHERE name LIKE 'wb_%';

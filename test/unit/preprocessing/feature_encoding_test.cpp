@@ -106,6 +106,7 @@ TEST(FeatureEncoding, RefusesUnsoundOrMalformedDeclarations) {
   refused({});
   refused({{"a", ColumnKind::Numeric, 1, 1, {}, false}});                        // lo = hi
   refused({{"a", ColumnKind::Numeric, 0, INFINITY, {}, false}});                 // unbounded
+  refused({{"a", ColumnKind::Numeric, -1e308, 1e308, {}, false}});               // hi - lo overflows: NaN features
   refused({{"a", ColumnKind::Categorical, 0, 1, {}, false}});                    // no categories
   refused({{"a", ColumnKind::Categorical, 0, 1, {"x", "x"}, false}});            // duplicate category
   refused({{"a", ColumnKind::Boolean, 0, 1, {}, false}, {"a", ColumnKind::Boolean, 0, 1, {}, false}});
