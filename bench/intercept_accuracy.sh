@@ -10,7 +10,7 @@
 #
 #   bash bench/intercept_accuracy.sh      (~2 min on the shared 2-core machine)
 #
-# Needs Debian's python3-sklearn. Prints the test accuracies.
+# Needs Debian's python3-sklearn (/usr/bin/python3). Prints the test accuracies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
@@ -34,12 +34,12 @@ SELECT FROM dp_train('adult', 'y', 'x', algorithm => 'optimum', lambda => 1.0 / 
 SELECT FROM dp_train('adult', 'y', 'x', algorithm => 'optimum', lambda => 1.0 / (SELECT count(*) FROM adult),
                      name => 'optimum_no_intercept', intercept => false);
 \pset footer off
-SELECT m.name, round(100 * e.accuracy, 2) AS test_accuracy_pct, e.n
+SELECT m.name, round((100 * e.accuracy)::numeric, 2) AS test_accuracy_pct, e.n
 FROM dptrain.models m, LATERAL dp_evaluate(m.name, 'adult_test', 'y', 'x') e ORDER BY m.name;
 SQL
 psql -XAt -c "COPY (SELECT y::int::text || ',' || array_to_string(x, ',') FROM adult) TO STDOUT" >"$WORK/train.csv"
 psql -XAt -c "COPY (SELECT y::int::text || ',' || array_to_string(x, ',') FROM adult_test) TO STDOUT" >"$WORK/test.csv"
-python3 - "$WORK" <<'PY'
+/usr/bin/python3 - "$WORK" <<'PY'   # Debian's numpy and scikit-learn
 import sys
 import numpy as np
 from sklearn.linear_model import LogisticRegression

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "core/training/defaults.h"
+#include "core/training/intercept.h"
 #include "remote_training.h"
 #include "run_options.h"
 
@@ -12,6 +14,13 @@ namespace {
 
 void run(RunOptions& o, const CLI::App& cmd) {
   apply_run_options(o, cmd);
+  // Left out: chosen from public inputs (core/training/defaults.h), as in dp_train.
+  const defaults::Unset unset{cmd.count("--algorithm") == 0, cmd.count("--epochs") == 0,
+                              cmd.count("--batch-size") == 0, cmd.count("--lambda") == 0};
+  if (unset.algorithm) {
+    o.config.algorithm = defaults::algorithm(o.config);
+    o.config.intercept = !o.no_intercept && intercept::default_on(o.config.algorithm);
+  }
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
   o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
@@ -27,8 +36,8 @@ void run(RunOptions& o, const CLI::App& cmd) {
               << "(dp_train)\n";
   const bool server = distributed || use_server(
       o, [&] { return client::controller_missing_privileges(conn, o.target, c); }, "training", "dp_train");
-  const client::TrainingOutcome r = server ? client::train_in_server(conn, o.target, c)
-                                           : client::train_with_controller(conn, o.target, c, progress);
+  const client::TrainingOutcome r = server ? client::train_in_server(conn, o.target, c, unset)
+                                           : client::train_with_controller(conn, o.target, c, progress, unset);
   const Model& m = r.model;
   if (o.json) {
     nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, server);
@@ -52,12 +61,14 @@ void register_train(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("train", "train a model on a table (one aggregate query per epoch)");
   add_run_options(cmd, *o, "training", "dp_train");
-  cmd->add_option("--algorithm", o->config.algorithm, "none | bolton | scs13 | bst14 | amp | optimum | pfw | dpagd | opdisc")->capture_default_str();
+  cmd->add_option("--algorithm", o->config.algorithm,
+                  "none | bolton | scs13 | bst14 | amp | optimum | pfw | dpagd | opdisc | dpsgd | ... (default: dpsgd "
+                  "with --delta, else bolton, with defaults from n, d and epsilon: docs/defaults.md)");
   cmd->add_option("--epsilon", o->epsilon, "privacy budget epsilon");
   cmd->add_option("--delta", o->delta, "privacy parameter delta (0 = pure epsilon-DP)");
-  cmd->add_option("--epochs", o->config.epochs, "passes over the data")->capture_default_str();
-  cmd->add_option("--batch-size", o->config.batch_size, "mini-batch size b")->capture_default_str();
-  cmd->add_option("--lambda", o->config.lambda, "L2 regularization")->capture_default_str();
+  cmd->add_option("--epochs", o->config.epochs, "passes over the data (default: 5 without --algorithm, else 10)");
+  cmd->add_option("--batch-size", o->config.batch_size, "mini-batch size b (default: docs/defaults.md, else 50)");
+  cmd->add_option("--lambda", o->config.lambda, "L2 regularization (default 0)");
   cmd->add_option("--name", o->config.name, "model name");
   cmd->callback([o, cmd] { run(*o, *cmd); });
 }

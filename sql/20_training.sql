@@ -59,13 +59,13 @@ CREATE FUNCTION @extschema@.dp_train(
     source        regclass,
     label         text,
     features      text,
-    algorithm     text     DEFAULT 'bolton',
+    algorithm     text     DEFAULT NULL,
     loss          text     DEFAULT 'logistic',
     epsilon       float8   DEFAULT NULL,
     delta         float8   DEFAULT NULL,
-    epochs        int      DEFAULT 10,
-    batch_size    int      DEFAULT 50,
-    lambda        float8   DEFAULT 0,
+    epochs        int      DEFAULT NULL,
+    batch_size    int      DEFAULT NULL,
+    lambda        float8   DEFAULT NULL,
     learning_rate float8   DEFAULT NULL,
     name          text     DEFAULT NULL,
     seed          bigint   DEFAULT NULL,
@@ -87,6 +87,9 @@ AS 'MODULE_PATHNAME', 'dptrain_dp_train' LANGUAGE C VOLATILE
 -- costs tens of milliseconds per epoch and gains nothing.
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
+-- algorithm, epochs, batch_size, lambda: NULL = the defaults of
+-- src/core/training/defaults.h (docs/defaults.md); a named algorithm keeps
+-- its classic ones (epochs 10, batch_size 50, lambda 0).
 COMMENT ON FUNCTION @extschema@.dp_train IS
 'train a (differentially private) linear model on a table; see README for the arguments';
 

@@ -35,7 +35,7 @@ NamedCall::NamedCall(std::string function, const TrainingTarget& target, const T
   add("source", "regclass", target.table);
   add("label", "text", target.label);
   add("features", "text", target.features);
-  add("algorithm", "text", c.algorithm);
+  if (!c.algorithm.empty()) add("algorithm", "text", c.algorithm);  // empty: the function's default
   add("loss", "text", c.loss);
   if (c.epsilon) add("epsilon", "float8", exact_number(*c.epsilon));
   if (c.delta) add("delta", "float8", exact_number(*c.delta));
@@ -154,7 +154,7 @@ Model fetch_model(PgConnection& conn, std::int64_t id) {
 }
 
 TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
-                                      bool show_progress) {
+                                      bool show_progress, const defaults::Unset& unset) {
   validate_arguments(config);
   make_algorithm(config.algorithm)->check_arguments(config);  // fail before touching the server
   api_schema(conn);
@@ -163,6 +163,9 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
   conn.exec("SET LOCAL jit = off");  // as dp_train: JIT only adds compile time to epoch queries
 
   const std::string shuffled = prepare_remote_table(conn, target, config);
+  // what the caller left out, from the public facts (core/training/defaults.h)
+  const std::string notice = defaults::apply(&config, unset);
+  if (!notice.empty()) std::cerr << "NOTICE:  " << notice << "\n";
 
   std::unique_ptr<Run> run = start_run(config);
   for (const auto& w : run->warnings()) std::cerr << "WARNING:  " << w << "\n";
@@ -184,21 +187,26 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
   return out;
 }
 
-TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& c) {
+TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& c,
+                                const defaults::Unset& unset) {
   validate_arguments(c);
   const std::string schema = api_schema(conn);
-  NamedCall call(schema + ".dp_train", target, c);
-  call.add("epochs", "int", std::to_string(c.epochs));
-  call.add("batch_size", "int", std::to_string(c.batch_size));
-  call.add("lambda", "float8", exact_number(c.lambda));
+  // What the caller left out stays NULL: dp_train fills it (core/training/defaults.h).
+  TrainingConfig named = c;
+  if (unset.algorithm) named.algorithm.clear();
+  NamedCall call(schema + ".dp_train", target, named);
+  if (!unset.epochs) call.add("epochs", "int", std::to_string(c.epochs));
+  if (!unset.batch_size) call.add("batch_size", "int", std::to_string(c.batch_size));
+  if (!unset.lambda) call.add("lambda", "float8", exact_number(c.lambda));
   const auto start = std::chrono::steady_clock::now();
   PgResult r = conn.exec(call.sql("model_id"), call.params());
   TrainingOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.model_id = std::stoll(r.get(0, 0));
   out.model = fetch_model(conn, out.model_id);
-  out.epochs = out.model.details.contains("stopping") ? out.model.details["stopping"].value("epochs_run", c.epochs)
-                                                      : c.epochs;
+  const int planned = out.model.details.value("/hyperparameters/epochs"_json_pointer, c.epochs);
+  out.epochs = out.model.details.contains("stopping") ? out.model.details["stopping"].value("epochs_run", planned)
+                                                      : planned;
   return out;
 }
 

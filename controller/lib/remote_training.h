@@ -12,6 +12,7 @@
 
 #include "core/model.h"
 #include "core/training/config.h"
+#include "core/training/defaults.h"
 #include "core/engine/run.h"
 #include "pg_connection.h"
 #include "progress.h"
@@ -34,8 +35,9 @@ struct TrainingOutcome {
 
 // Drives the epochs from this process (needs the privileges of a role the
 // data owner trusts with the raw data: EXECUTE on dptrain.sgd_epoch).
+// `unset`: what the caller left out, filled by core/training/defaults.h once n and d are known.
 TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
-                                      bool show_progress);
+                                      bool show_progress, const defaults::Unset& unset = {});
 
 // What this role lacks to run the controller itself (EXECUTE on dptrain's
 // internal functions and the epoch aggregate, SELECT on the label and
@@ -46,7 +48,8 @@ std::string controller_missing_privileges(PgConnection& conn, const TrainingTarg
                                           const TrainingConfig& config);
 
 // Runs the whole training inside the server with one dp_train call.
-TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& config);
+TrainingOutcome train_in_server(PgConnection& conn, const TrainingTarget& target, const TrainingConfig& config,
+                                 const defaults::Unset& unset = {});
 
 std::string to_text_array_literal(const std::vector<std::string>& values);
 

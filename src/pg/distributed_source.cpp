@@ -142,9 +142,20 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
                     errdetail("The pushed-down passes read the shards with the rights of the function's owner."),
                     errhint("Train on a local copy of the rows the role may see.")));
   // What the catalog can tell about "surrogate key": unique. Not unique
-  // (several rows per value) suggests data; the run goes on, the guarantee
-  // rests on the assumption the metadata states.
-  if (!unique_by_itself(relid, get_attnum(relid, column)))
+  // (several rows per value) suggests data. A role that may read the table
+  // is warned and goes on (the guarantee rests on the assumption the
+  // metadata states); a role training without read access is refused,
+  // before the charge: it would get shard sizes that are a histogram of that
+  // column, and a guarantee that does not hold for it.
+  const bool unique = unique_by_itself(relid, get_attnum(relid, column));
+  if (!unique && !ids.caller_reads)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("\"%s\" is distributed by \"%s\", which has no unique index: training on it in place "
+                           "needs read access", prep->source_name, column),
+                    errdetail("Without a unique index the distribution column may hold data, and the shard sizes "
+                              "the guarantee treats as public would reveal it."),
+                    errhint("Ask the owner to distribute the table by a unique id (e.g. a bigint primary key).")));
+  if (!unique)
     ereport(WARNING, (errmsg("the privacy guarantee on \"%s\" assumes that its distribution column \"%s\" is a "
                              "surrogate key", prep->source_name, column),
                       errdetail("\"%s\" has no unique index. If it holds data, a neighbouring table may move a row "

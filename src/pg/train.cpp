@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/engine/run.h"
+#include "core/training/defaults.h"
 #include "ledger.h"
 #include "models.h"
 #include "phase_timing.h"
@@ -26,6 +27,7 @@ struct TrainSession {
   dptrain::Model model;
   std::string model_json;
   std::string notice;
+  dptrain::defaults::Unset unset;
 };
 
 enum Arg {
@@ -48,8 +50,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_dp_train);
 
 Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
-  for (int i : {kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpochs, kBatchSize, kLambda, kHuberH, kAveraging,
-                kReshuffle, kOptions})
+  for (int i : {kSource, kLabel, kFeatures, kLoss, kHuberH, kAveraging, kReshuffle, kOptions})
     if (PG_ARGISNULL(i))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("argument %s of dp_train must not be NULL",
                                                                       arg_name(i)),
@@ -70,9 +71,13 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
     auto session = std::make_unique<TrainSession>();
     dptrain::TrainingConfig& c = session->config;
     dptrain::pg::apply_run_arguments(args, &c);
-    c.epochs = PG_GETARG_INT32(kEpochs);
-    c.batch_size = PG_GETARG_INT32(kBatchSize);
-    c.lambda = PG_GETARG_FLOAT8(kLambda);
+    // NULL: the defaults of core/training/defaults.h, filled in once n and d are known.
+    dptrain::defaults::Unset& unset = session->unset;
+    unset = {PG_ARGISNULL(kAlgorithm), PG_ARGISNULL(kEpochs), PG_ARGISNULL(kBatchSize), PG_ARGISNULL(kLambda)};
+    if (!unset.epochs) c.epochs = PG_GETARG_INT32(kEpochs);
+    if (!unset.batch_size) c.batch_size = PG_GETARG_INT32(kBatchSize);
+    if (!unset.lambda) c.lambda = PG_GETARG_FLOAT8(kLambda);
+    dptrain::defaults::apply(&c, unset);
     dptrain::validate_arguments(c);
     s = session.release();
   });
@@ -88,7 +93,10 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
                          args.name, &s->config, &ids, &prep, /*in_place=*/true);
   if (prep.distributed) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
 
-  // 4. The whole plan (steps, noise) from public inputs only.
+  // 4. The defaults the caller left to us (public facts only), then the whole
+  // plan (steps, noise) from public inputs only.
+  DPT_CORE({ s->notice = dptrain::defaults::apply(&s->config, s->unset); });
+  if (!s->notice.empty()) ereport(NOTICE, (errmsg("dptrain: %s", s->notice.c_str())));
   DPT_CORE({ s->run = dptrain::start_run(s->config); });
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
@@ -109,6 +117,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   DPT_CORE({
     s->model = s->run->release(seconds);
     if (s->config.distributed()) dptrain::distributed::annotate(s->model, s->config);
+    if (s->config.distributed() && !ids.caller_reads) dptrain::distributed::redact_shard_rows(s->model);
     s->model_json = s->model.to_json().dump();
   });
   clock.mark("release");

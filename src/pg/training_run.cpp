@@ -2,6 +2,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
+#include "core/training/defaults.h"
 #include "core/training/intercept.h"
 #include "distributed_source.h"
 #include "feature_encodings.h"
@@ -39,10 +40,11 @@ void read_run_arguments(FunctionCallInfo fcinfo, const RunArgumentPositions& at,
 }
 
 void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* c) {
-  c->algorithm = a.algorithm;
   c->loss = a.loss;
   if (a.has_epsilon) c->epsilon = a.epsilon;
   if (a.has_delta) c->delta = a.delta;
+  // NULL (dp_train only): chosen from epsilon and delta (core/training/defaults.h)
+  c->algorithm = a.algorithm ? std::string(a.algorithm) : dptrain::defaults::algorithm(*c);
   if (a.has_learning_rate) c->learning_rate = a.learning_rate;
   if (a.name) c->name = a.name;
   if (a.has_seed) c->seed = a.seed;

@@ -14,7 +14,9 @@
 #  * algorithms with noise per batch or sampled rows are refused with 0A000
 #    before anything is charged to the ledger;
 #  * a distribution column that is the label is refused (22023), one
-#    without a unique index is warned about;
+#    without a unique index is warned about (a reader) or refused before the
+#    charge (a role without read access, whose model shows only the number
+#    of shards and the largest);
 #  * AMP (exact gradient sums) gives the plain table's model up to rounding;
 #  * the non-private run reaches the plain table's accuracy.
 set -euo pipefail
@@ -32,7 +34,7 @@ train() {  # train TABLE ARGS...: one dp_train, its remote commands logged; prin
 ledger() { sql "SELECT count(*) FROM dptrain.ledger"; }
 
 # --- in place: only counts and partial aggregates go to the workers ------------
-out=$(train pts "epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 7")
+out=$(train pts "algorithm => 'bolton', epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 7")
 id=$(echo "$out" | tail -1)
 [[ "$id" =~ ^[0-9]+$ ]] || fail "dp_train on the distributed table failed: $out"
 remote=$(echo "$out" | grep "issuing" || true)
@@ -73,10 +75,10 @@ echo "ok: per-shard PSGD bound $d_dist = sequential $d_seq, $passes local passes
 # --- seeds reproduce -----------------------------------------------------------
 # (With a primary key on the distribution column the warning goes away.)
 sql "ALTER TABLE pts ADD PRIMARY KEY (id)" >/dev/null
-out2=$(train pts "epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 7")
+out2=$(train pts "algorithm => 'bolton', epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 7")
 id2=$(echo "$out2" | tail -1)
 echo "$out2" | grep -q "WARNING:  the privacy guarantee" && fail "a warning despite the primary key: $out2"
-id3=$(train pts "epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 8" | tail -1)
+id3=$(train pts "algorithm => 'bolton', epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 8" | tail -1)
 same=$(sql "SELECT max(abs(a.v - b.v)) <= 1e-12 FROM
               unnest((SELECT weights FROM dptrain.models WHERE id = $id)) WITH ORDINALITY a(v, j)
               JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $id2)) WITH ORDINALITY b(v, j) USING (j)")
@@ -90,7 +92,7 @@ echo "ok: the same seed reproduces the model, another seed changes it"
 # --- refused before any charge -------------------------------------------------
 before=$(ledger)
 # Positive control: an unseeded private run is charged.
-train pts "epsilon => 0.5, epochs => 1" >/dev/null
+train pts "algorithm => 'bolton', epsilon => 0.5, epochs => 1" >/dev/null
 after_ok=$(ledger)
 [ "$after_ok" -gt "$before" ] || fail "an unseeded run left no ledger entry ($before -> $after_ok): the check below could not fail"
 for alg in scs13 bst14 dpsgd opdisc; do
@@ -100,7 +102,7 @@ for alg in scs13 bst14 dpsgd opdisc; do
   echo "$err" | grep -q "cannot train on a distributed table" || fail "$alg: unclear error: $err"
   echo "$err" | grep -q "HINT" || fail "$alg: no hint: $err"
 done
-err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts', 'y', 'x', epsilon => 1, averaging => true)" 2>&1 || true)
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts', 'y', 'x', algorithm => 'bolton', epsilon => 1, averaging => true)" 2>&1 || true)
 echo "$err" | grep -q "0A000" || fail "averaging on a distributed table: expected 0A000, got: $err"
 [ "$(ledger)" = "$after_ok" ] || fail "a refused run was charged: ledger $after_ok -> $(ledger)"
 echo "ok: scs13, bst14, dpsgd, opdisc and averaging refused with 0A000, nothing charged"
@@ -108,7 +110,7 @@ echo "ok: scs13, bst14, dpsgd, opdisc and averaging refused with 0A000, nothing 
 # --- a data column as distribution column --------------------------------------
 sql "CREATE TABLE pts_by_label (id bigint, x float8[], y int); SELECT create_distributed_table('pts_by_label', 'y');
      INSERT INTO pts_by_label SELECT id, x, y::int FROM pts_plain" >/dev/null
-err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_by_label', 'y', 'x', epsilon => 1, classes => ARRAY['0','1'])" 2>&1 || true)
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_by_label', 'y', 'x', algorithm => 'bolton', epsilon => 1, classes => ARRAY['0','1'])" 2>&1 || true)
 echo "$err" | grep -q "22023" || fail "distributed by the label: expected 22023, got: $err"
 echo "ok: a table distributed by its label is refused (22023)"
 
@@ -129,7 +131,7 @@ ad=$(acc "$n_dist"); ap=$(acc "$n_plain")
 sql "SELECT $ad >= $ap - 0.02 AND $ad > 0.8" | grep -q t || fail "non-private accuracy: distributed $ad, plain $ap"
 echo "ok: non-private accuracy distributed $ad, plain $ap"
 # --- dptrain train: in place, inside the server --------------------------------
-cli=$("${DPTRAIN_CLI:-build/dptrain}" train --table pts --label y --features x --epsilon 1 --epochs 2 --learning-rate 0.5 --seed 7 --json 2>&1) ||
+cli=$("${DPTRAIN_CLI:-build/dptrain}" train --table pts --label y --features x --algorithm bolton --epsilon 1 --epochs 2 --learning-rate 0.5 --seed 7 --json 2>&1) ||
   fail "dptrain train on the distributed table failed: $cli"
 id_cli=$(echo "$cli" | tail -1 | sed -E 's/.*"model_id":([0-9]+).*/\1/')
 echo "$cli" | tail -1 | grep -q '"mode":"server"' || fail "dptrain train did not run in the server: $cli"
@@ -137,7 +139,7 @@ same=$(sql "SELECT max(abs(a.v - b.v)) <= 1e-12 FROM
               unnest((SELECT weights FROM dptrain.models WHERE id = $id)) WITH ORDINALITY a(v, j)
               JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $id_cli)) WITH ORDINALITY b(v, j) USING (j)")
 [ "$same" = t ] || fail "dptrain train --seed 7 and dp_train seed 7 differ ($id_cli, $id)"
-err=$("${DPTRAIN_CLI:-build/dptrain}" train --table pts --label y --features x --epsilon 1 --controller 2>&1 || true)
+err=$("${DPTRAIN_CLI:-build/dptrain}" train --table pts --label y --features x --algorithm bolton --epsilon 1 --controller 2>&1 || true)
 echo "$err" | grep -q "cannot train on the distributed table" || fail "--controller on a distributed table: $err"
 echo "ok: dptrain train trains the distributed table in place (same model as dp_train for the same seed)"
 
@@ -152,13 +154,25 @@ as() { citus_psql coordinator -At -v VERBOSITY=verbose -c "SET ROLE $1" -c "$2" 
 as reg_owner_$$ "SELECT dp_grant_budget('pts_gov', 'reg_analyst_$$', 1.0, 1e-6)" >/dev/null
 err=$(as reg_analyst_$$ "SELECT count(*) FROM pts_gov" || true)
 echo "$err" | grep -q "permission denied" || fail "the analyst can read the table: $err"
+# Without a unique index the distribution column may hold data: the analyst
+# (no read access) is refused before any charge; the owner adds the index.
+err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', algorithm => 'bolton', epsilon => 0.5, epochs => 1)" || true)
+echo "$err" | grep -q "0A000" && echo "$err" | grep -q "no unique index" ||
+  fail "a non-unique distribution column for the analyst: $err"
+left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('pts_gov')" | tail -1)
+sql "SELECT abs($left - 1.0) < 1e-12" | grep -q t || fail "the refused run was charged (left $left)"
+sql "ALTER TABLE pts_gov ADD PRIMARY KEY (id)" >/dev/null
 err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', algorithm => 'scs13', epsilon => 0.5, delta => 1e-7)" || true)
 echo "$err" | grep -q "0A000" || fail "scs13 for the analyst: $err"
-err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', epsilon => 2)" || true)
+err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', algorithm => 'bolton', epsilon => 2)" || true)
 echo "$err" | grep -qi "budget" || fail "over budget for the analyst: $err"
-ok=$(as reg_analyst_$$ "SELECT model_id FROM dp_train('pts_gov', 'y', 'x', epsilon => 0.5, epochs => 1)") ||
+ok=$(as reg_analyst_$$ "SELECT model_id FROM dp_train('pts_gov', 'y', 'x', algorithm => 'bolton', epsilon => 0.5, epochs => 1)") ||
   fail "dp_train with a budget on the distributed table: $ok"
 left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('pts_gov')" | tail -1)
 sql "SELECT abs($left - 0.5) < 1e-12" | grep -q t || fail "budget left $left, expected 0.5 (only the admitted run charged)"
+# The analyst's model shows the number of shards and the largest, not every shard's size.
+dist=$(sql "SELECT details->'data'->'distribution' FROM dptrain.models WHERE id = $(echo "$ok" | tail -1)")
+echo "$dist" | grep -q '"largest_shard_rows"' && ! echo "$dist" | grep -q '"shard_rows"' ||
+  fail "the analyst's model shows the shard sizes: $dist"
 echo "ok: governance on the distributed table (no read access, refusals free, one charge of 0.5)"
 echo "dp_train_in_place: all ok"

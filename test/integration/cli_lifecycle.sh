@@ -76,6 +76,18 @@ assert json.load(open('$WORK/nobias.json'))['intercept'] is None
 assert j['classes'] == ['a', 'b', 'c'] and j['privacy']['seeded'] and not j['privacy']['private'], j
 " || fail "export format"
 
+# nothing but the budget: the defaults of docs/defaults.md, said on stderr, the same in both drivers
+for mode in --controller --server; do
+  out=$(cli train --table pts --label y --features x --epsilon 1 --classes false,true --seed 3 $mode --json 2>"$WORK/err")
+  grep -q "defaults for epsilon only" "$WORK/err" || [ "$mode" = --server ] || fail "no defaults NOTICE ($mode): $(cat "$WORK/err")"
+  echo "$out" | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j['algorithm'] == 'bolton' and j['epochs'] == 5, j
+" || fail "defaults ($mode): $out"
+done
+echo "ok: dptrain train with only --epsilon uses the public defaults (controller and server)"
+
 # rename and drop: only the creator
 cli models rename --model bin --to bin2 >/dev/null
 [ "$(psql -XAt -d "$db" -c "SELECT count(*) FROM dptrain.models WHERE name = 'bin2'")" = 1 ] || fail "rename"

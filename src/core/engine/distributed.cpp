@@ -150,7 +150,18 @@ nlohmann::json describe(const TrainingConfig& c) {
           {"shard_rows", c.shard_rows},
           {"assumption",
            "the shard row counts are public: the distribution column is a surrogate key (not data), so a row "
-           "replaced by its neighbour stays in its shard (docs/distributed.md section 2)"}};
+           "replaced by its neighbour stays in its shard (docs/distributed.md section 2)"},
+          {"adjacency", "replace-one keeping the row's distribution key (the set of keys is public)"}};
+}
+
+void redact_shard_rows(Model& m) {
+  if (!m.details.contains("data") || !m.details["data"].contains("distribution")) return;
+  nlohmann::json& d = m.details["data"]["distribution"];
+  if (!d.contains("shard_rows") || !d["shard_rows"].is_array()) return;
+  const std::vector<std::int64_t> rows = d["shard_rows"].get<std::vector<std::int64_t>>();
+  d.erase("shard_rows");
+  d["shards"] = rows.size();
+  d["largest_shard_rows"] = rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end());
 }
 
 void annotate(Model& m, const TrainingConfig& c) {

@@ -73,5 +73,9 @@ nlohmann::json describe(const TrainingConfig& config);
 // Adds describe() to a released model trained on a distributed source
 // (details.data.distribution), if the run did not already.
 void annotate(Model& model, const TrainingConfig& config);
+// For a role without read access: the shard sizes in the metadata become
+// their count and the largest (what the shard step already reveals), not
+// the size of every shard (docs/distributed.md section 9).
+void redact_shard_rows(Model& model);
 
 }  // namespace dptrain::distributed

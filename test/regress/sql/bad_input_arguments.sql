@@ -19,8 +19,9 @@ INSERT INTO cases (what, sql) VALUES
   ('NULL source',          $$SELECT dp_train(NULL, 'y', 'x', algorithm => 'none')$$),
   ('NULL label',           $$SELECT dp_train('bad_args', NULL, 'x', algorithm => 'none')$$),
   ('NULL features',        $$SELECT dp_train('bad_args', 'y', NULL, algorithm => 'none')$$),
-  ('NULL algorithm',       $$SELECT dp_train('bad_args', 'y', 'x', algorithm => NULL)$$),
-  ('NULL epochs',          $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', epochs => NULL)$$),
+  -- (algorithm, epochs, batch_size, lambda: NULL is their default, docs/defaults.md)
+  ('NULL loss',            $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', loss => NULL)$$),
+  ('NULL averaging',       $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', averaging => NULL)$$),
   ('unknown table',        $$SELECT dp_train('no_such_table', 'y', 'x', algorithm => 'none')$$),
   ('a sequence',           $$SELECT dp_train('bad_args_seq', 'y', 'x', algorithm => 'none')$$),
   ('an index',             $$SELECT dp_train('bad_args_idx', 'y', 'x', algorithm => 'none')$$),

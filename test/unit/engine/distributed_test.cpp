@@ -222,3 +222,27 @@ TEST(DistributedEpochRun, RefusesAnEpochWithTheWrongCounts) {
 
 }  // namespace
 }  // namespace dptrain
+
+namespace dptrain {
+namespace {
+
+TEST(DistributedMetadata, ARoleWithoutReadAccessSeesTheLargestShardOnly) {
+  // Shard sizes 5, 9, 7 (n = 21): every size would be a histogram of the
+  // distribution column; the count and the largest (which the shard step
+  // c eta / P with c = n / max_s n_s reveals anyway) are what remains.
+  Model m;
+  m.details = {{"data", {{"distribution", {{"shard_rows", {5, 9, 7}}, {"distribution_column", "id"}}}}}};
+  distributed::redact_shard_rows(m);
+  const nlohmann::json& d = m.details["data"]["distribution"];
+  EXPECT_FALSE(d.contains("shard_rows"));
+  EXPECT_EQ(d["shards"].get<int>(), 3);
+  EXPECT_EQ(d["largest_shard_rows"].get<int>(), 9);
+  EXPECT_EQ(d["distribution_column"], "id");
+  Model plain;  // nothing distributed: nothing to redact
+  plain.details = {{"data", {{"rows", 21}}}};
+  distributed::redact_shard_rows(plain);
+  EXPECT_EQ(plain.details["data"], nlohmann::json({{"rows", 21}}));
+}
+
+}  // namespace
+}  // namespace dptrain

@@ -1,0 +1,75 @@
+#include "core/training/defaults.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/loss/loss.h"
+#include "core/training/intercept.h"
+
+namespace dptrain::defaults {
+namespace {
+
+bool has_delta(const TrainingConfig& c) { return c.delta && *c.delta > 0; }
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g", v);
+  return buf;
+}
+
+// The row bound the algorithm plans with (training/intercept.h).
+double row_bound(const TrainingConfig& c) {
+  return c.intercept ? intercept::augmented_bound(c) : c.feature_bound;
+}
+
+int planned_dim(const TrainingConfig& c) { return c.dim + (c.intercept ? 1 : 0); }
+
+// 1/beta of the loss at the row bound (no regularization: lambda = 0).
+double inverse_smoothness(const TrainingConfig& c) {
+  return 1.0 / loss_constants(parse_loss(c.loss), row_bound(c), 0.0, 0.0, c.huber_h).smoothness;
+}
+
+}  // namespace
+
+std::string algorithm(const TrainingConfig& c) {
+  return c.epsilon && has_delta(c) ? "dpsgd" : "bolton";
+}
+
+std::int64_t bolton_batch_size(const TrainingConfig& c, int epochs, double eta) {
+  const double L = row_bound(c);
+  const double b = 2.0 * epochs * c.models() * std::sqrt(static_cast<double>(planned_dim(c))) * L * L * eta /
+                   (kScoreNoise * *c.epsilon);
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(b)), 1, std::max<std::int64_t>(c.rows, 1));
+}
+
+std::string apply(TrainingConfig* c, const Unset& unset) {
+  const bool auto_run = unset.algorithm && c->epsilon && c->rows > 0;
+  if (unset.lambda) c->lambda = 0.0;
+  if (!auto_run) {
+    if (unset.epochs) c->epochs = kClassicEpochs;
+    if (unset.batch_size) c->batch_size = kClassicBatchSize;
+    return "";
+  }
+  if (unset.epochs) c->epochs = kEpochs;
+  std::string what;
+  if (c->algorithm == "dpsgd") {
+    if (unset.batch_size) c->batch_size = std::min<std::int64_t>(kDpsgdLot, c->rows);
+    what = "dpsgd (Poisson lots, RDP accountant), epochs " + std::to_string(c->epochs) + ", expected lot " +
+           std::to_string(c->batch_size) +
+           (c->learning_rate ? ", step " + num(*c->learning_rate) : std::string(", its step 0.5")) + ", clip 1";
+  } else {
+    const bool given_step = c->learning_rate.has_value();
+    if (!given_step) c->learning_rate = inverse_smoothness(*c);
+    if (unset.batch_size) c->batch_size = bolton_batch_size(*c, c->epochs, *c->learning_rate);
+    what = "bolton (convex, output perturbation), epochs " + std::to_string(c->epochs) + ", batch_size " +
+           std::to_string(c->batch_size) + ", learning_rate " + num(*c->learning_rate) +
+           (given_step ? "" : " (1/beta)") + ", lambda " + num(c->lambda);
+  }
+  return "defaults for " + std::string(has_delta(*c) ? "epsilon and delta" : "epsilon only (pure epsilon-DP)") +
+         ": " + what + (c->intercept ? ", with an intercept" : "") +
+         "; public choices from n, d, epsilon and the loss, never from the data (docs/defaults.md). To tune "
+         "them privately use dp_tune (dptrain tune); or pass algorithm and its hyperparameters yourself.";
+}
+
+}  // namespace dptrain::defaults

@@ -1,0 +1,111 @@
+// The defaults of a run that leaves the algorithm out (training/defaults.h):
+// public choices from delta, epsilon, n, d, K and the loss, pinned to the
+// hand-computed values of docs/defaults.md.
+#include "core/training/defaults.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace dptrain {
+namespace {
+
+// Adult as `dptrain load` gives it: n = 30162, d = 104, binary.
+TrainingConfig adult(std::optional<double> delta = std::nullopt) {
+  TrainingConfig c;
+  c.epsilon = 1;
+  c.delta = delta;
+  c.rows = 30162;
+  c.dim = 104;
+  c.classes = {"false", "true"};
+  c.intercept = true;
+  return c;
+}
+
+const defaults::Unset kAllUnset{true, true, true, true};
+
+TEST(Defaults, AlgorithmFromDelta) {
+  EXPECT_EQ(defaults::algorithm(adult()), "bolton");
+  EXPECT_EQ(defaults::algorithm(adult(0.0)), "bolton");  // delta 0 = pure epsilon-DP
+  EXPECT_EQ(defaults::algorithm(adult(1e-9)), "dpsgd");
+  TrainingConfig none = adult();
+  none.epsilon.reset();
+  EXPECT_EQ(defaults::algorithm(none), "bolton");  // which asks for epsilon, as before
+}
+
+TEST(Defaults, PureEpsilonBoltonOnAdult) {
+  TrainingConfig c = adult();
+  c.algorithm = defaults::algorithm(c);
+  const std::string notice = defaults::apply(&c, kAllUnset);
+  // eta = 1/beta, beta = L^2 = 2 (logistic, L = sqrt(1 + 1) with the intercept): 0.5.
+  ASSERT_TRUE(c.learning_rate);
+  EXPECT_DOUBLE_EQ(*c.learning_rate, 0.5);
+  EXPECT_EQ(c.epochs, 5);
+  EXPECT_EQ(c.lambda, 0.0);
+  // b = ceil(2 k K sqrt(d') L^2 eta / (c eps)) = ceil(2 * 5 * 1 * sqrt(105) * 1 / 0.25) = ceil(409.878) = 410.
+  EXPECT_EQ(c.batch_size, 410);
+  EXPECT_NE(notice.find("batch_size 410"), std::string::npos) << notice;
+  EXPECT_NE(notice.find("dp_tune"), std::string::npos) << notice;
+}
+
+TEST(Defaults, PureEpsilonBatchScalesWithClassesAndEpsilon) {
+  TrainingConfig c = adult();
+  c.epsilon = 0.5;
+  c.classes = {"a", "b", "c"};  // K = 3 one-vs-all models, each with epsilon/3
+  c.intercept = false;          // d' = 104, L = 1: eta = 1
+  c.algorithm = "bolton";
+  defaults::apply(&c, kAllUnset);
+  EXPECT_DOUBLE_EQ(*c.learning_rate, 1.0);
+  // ceil(2 * 5 * 3 * sqrt(104) / (0.25 * 0.5)) = ceil(2447.4) = 2448
+  EXPECT_EQ(c.batch_size, static_cast<std::int64_t>(std::ceil(2 * 5 * 3 * std::sqrt(104.0) / 0.125)));
+  EXPECT_EQ(c.batch_size, 2448);
+}
+
+TEST(Defaults, BatchCappedAtTheRows) {
+  TrainingConfig c = adult();
+  c.rows = 100;
+  c.algorithm = "bolton";
+  defaults::apply(&c, kAllUnset);
+  EXPECT_EQ(c.batch_size, 100);
+}
+
+TEST(Defaults, EpsilonDeltaDpsgd) {
+  TrainingConfig c = adult(1.0 / (30162.0 * 30162.0));
+  c.algorithm = defaults::algorithm(c);
+  const std::string notice = defaults::apply(&c, kAllUnset);
+  EXPECT_EQ(c.epochs, 5);
+  EXPECT_EQ(c.batch_size, 50);
+  EXPECT_FALSE(c.learning_rate);  // dpsgd's own step
+  EXPECT_NE(notice.find("dpsgd"), std::string::npos) << notice;
+}
+
+TEST(Defaults, ExplicitArgumentsWinAndANamedAlgorithmKeepsItsClassicDefaults) {
+  TrainingConfig c = adult();
+  c.algorithm = "bolton";
+  c.epochs = 7;
+  c.learning_rate = 0.1;
+  defaults::apply(&c, {true, false, true, true});
+  EXPECT_EQ(c.epochs, 7);
+  EXPECT_DOUBLE_EQ(*c.learning_rate, 0.1);
+  // b from the formula with the given k and eta: ceil(2 * 7 * sqrt(105) * 2 * 0.1 / 0.25) = ceil(114.77) = 115
+  EXPECT_EQ(c.batch_size, 115);
+
+  TrainingConfig named = adult();
+  named.algorithm = "bolton";
+  EXPECT_EQ(defaults::apply(&named, {false, true, true, true}), "");
+  EXPECT_EQ(named.epochs, 10);
+  EXPECT_EQ(named.batch_size, 50);
+  EXPECT_FALSE(named.learning_rate);
+}
+
+TEST(Defaults, BeforeThePublicFactsTheClassicValuesValidate) {
+  TrainingConfig c;
+  c.epsilon = 1;
+  c.algorithm = "bolton";
+  EXPECT_EQ(defaults::apply(&c, kAllUnset), "");  // rows = 0: not yet known
+  EXPECT_EQ(c.epochs, 10);
+  EXPECT_EQ(c.batch_size, 50);
+}
+
+}  // namespace
+}  // namespace dptrain
