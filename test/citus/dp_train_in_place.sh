@@ -67,7 +67,12 @@ IFS='|' read -r d_dist d_seq passes assumption column nshards <<<"$meta"
 # 2 k L eta / b = 0.04 sqrt(2); the sequential-equivalent shard step gives the same.
 sql "SELECT abs($d_seq - 0.04 * sqrt(2)) < 1e-15 AND $d_dist <= $d_seq AND $d_dist > $d_seq * (1 - 1e-9)" |
   grep -q t || fail "sensitivities: per-shard $d_dist, sequential $d_seq (expected both 0.04 sqrt(2))"
-[ "$passes" -ge 1 ] || fail "local passes $passes"
+# With the intercept the rows have norm up to sqrt(2), so beta = 1/2 and the
+# sequential-equivalent step needs P = 2 local passes per epoch: the P > 1
+# path (each shard's rows repeated by generate_series) runs on the workers.
+[ "$passes" -ge 2 ] || fail "local passes $passes: this run should need more than one"
+echo "$remote" | grep "worker_partial_agg" | grep -q "generate_series" ||
+  fail "P = $passes local passes, but the shard query does not repeat the rows: $remote"
 echo "$assumption" | grep -q "surrogate key" || fail "the assumption is not recorded: $assumption"
 [ "$column" = id ] && [ "$nshards" = 5 ] || fail "distribution recorded as $column over $nshards shards"
 echo "ok: per-shard PSGD bound $d_dist = sequential $d_seq, $passes local passes, assumption recorded"
