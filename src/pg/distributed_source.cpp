@@ -63,6 +63,33 @@ void count_shard_rows(Oid relid, const RunIdentities& ids, PreparedData* prep) {
                     errhint("Was the table modified during training? Try again.")));
 }
 
+// The passes read the shards with the rights of dp_train's owner (the
+// coordinator checked the distributed table only): every shard must be a
+// plain table without row security, so that reading it runs nobody's code
+// (a shard replaced by a view, by hand on a worker, would run its owner's
+// functions with those rights).
+void require_plain_shards(Oid relid, const RunIdentities& ids, const PreparedData* prep) {
+  Oid type[1] = {REGCLASSOID};
+  Datum value[1] = {ObjectIdGetDatum(relid)};
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.reader, true);
+  exec_or_fail("SELECT r.success, r.result FROM pg_catalog.run_command_on_shards($1, "
+               "'SELECT c.relkind::pg_catalog.text || c.relrowsecurity::pg_catalog.text "
+               "FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) ''%s''::pg_catalog.regclass') r",
+               1, type, value, SPI_OK_SELECT);
+  restore_identity(&sw);
+  for (uint64 s = 0; s < SPI_processed; ++s) {
+    const char* ok = SPI_getvalue(SPI_tuptable->vals[s], SPI_tuptable->tupdesc, 1);
+    const char* kind = SPI_getvalue(SPI_tuptable->vals[s], SPI_tuptable->tupdesc, 2);
+    if (ok == nullptr || strcmp(ok, "t") != 0 || kind == nullptr || strcmp(kind, "rfalse") != 0)
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("a shard of \"%s\" is not a plain table without row security", prep->source_name),
+                      errdetail("Shard check: %s.", kind ? kind : "no result"),
+                      errhint("Training in place reads every shard directly; repair the shard, or train on a "
+                              "local copy.")));
+  }
+}
+
 // The rows as the copy of a plain table would hold them (training_data.cpp):
 // for a reader, the features cast to float8[] and the class index; for a
 // role without read access, every row a run cannot use replaced by the
@@ -163,6 +190,7 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
                                 column),
                       errhint("Distribute the table by a unique id (e.g. a bigint primary key).")));
   count_shard_rows(relid, ids, prep);
+  require_plain_shards(relid, ids, prep);
   prep->distributed = true;
   prep->distribution_column = column;
   prep->row_key = psprintf("%s::pg_catalog.int8", quote_identifier(column));

@@ -43,7 +43,8 @@ echo "$remote" | grep -q "worker_partial_agg" || fail "no partial aggregate on t
 echo "$remote" | grep -q "dptrain.shuffle_key" || fail "the shards are not shuffled where they are: $remote"
 echo "$out" | grep -q 'WARNING:  the privacy guarantee on "public.pts" assumes that its distribution column "id" is a surrogate key' ||
   fail "no warning for a distribution column without a unique index: $out"
-rowfetch=$(echo "$remote" | grep -i "SELECT" | grep -v "worker_partial_agg" | grep -v "count(\*)" || true)
+rowfetch=$(echo "$remote" | grep -i "SELECT" | grep -v "worker_partial_agg" | grep -v "count(\*)" |
+           grep -v "FROM pg_catalog.pg_class c WHERE c.oid" || true)  # the shard kind check reads the catalog only
 [ -z "$rowfetch" ] || fail "a command may fetch rows to the coordinator: $rowfetch"
 echo "ok: dp_train sent only counts and partial aggregates to the shards"
 
@@ -180,4 +181,20 @@ dist=$(sql "SELECT details->'data'->'distribution' FROM dptrain.models WHERE id 
 echo "$dist" | grep -q '"largest_shard_rows"' && ! echo "$dist" | grep -q '"shard_rows"' ||
   fail "the analyst's model shows the shard sizes: $dist"
 echo "ok: governance on the distributed table (no read access, refusals free, one charge of 0.5)"
+# --- a shard that is not a plain table is refused before anything runs -------------
+# (the passes read the shards with the rights of dp_train's owner: a shard
+# replaced by a view, by hand on its worker, would run the view's code)
+points pts_bad_src 200
+distributed_copy pts_bad_src pts_bad 2
+sql "ALTER TABLE pts_bad ADD PRIMARY KEY (id)" >/dev/null
+read -r shard port <<<"$(sql "SELECT shard_name, nodeport FROM citus_shards WHERE table_name = 'pts_bad'::regclass
+                             ORDER BY shardid LIMIT 1" | tr '|' ' ')"
+node=worker1; [ "$port" = "${CITUS_PORT[worker2]}" ] && node=worker2
+on "$node" "SET citus.enable_ddl_propagation = off; SET citus.enable_manual_changes_to_shards = on; ALTER TABLE $shard RENAME TO ${shard}_moved;
+            CREATE VIEW $shard AS SELECT * FROM ${shard}_moved" >/dev/null
+before=$(ledger)
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_bad', 'y', 'x', algorithm => 'bolton', epsilon => 1)" 2>&1 || true)
+echo "$err" | grep -q "0A000" && echo "$err" | grep -q "not a plain table" || fail "a shard replaced by a view: $err"
+[ "$(ledger)" = "$before" ] || fail "the refused run was charged"
+echo "ok: a shard replaced by a view is refused before the charge"
 echo "dp_train_in_place: all ok"
