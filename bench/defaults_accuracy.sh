@@ -13,17 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-10}
-DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
-make -s -j2 >/dev/null
-source scripts/lib/pgtmp.sh
-pgtmp_init
-pgtmp_private_install
-pgtmp_start defaults_accuracy
-pgtmp_as_user "$PGTMP_BIN/createdb" accuracy
-export PGDATABASE=accuracy
-psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain"
-build/dptrain load --db dbname=accuracy --table adult --no-header --drop-missing --positive '>50K' \
-  --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1
+source bench/lib/adult_db.sh
+adult_db defaults_accuracy
 
 PGOPTIONS="-c dptrain_bench.runs=$RUNS" psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
 SET client_min_messages = warning;

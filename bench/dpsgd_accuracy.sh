@@ -18,18 +18,9 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 OUT=${OUT:-bench/out/dpsgd_accuracy}
 CONFIGS=${CONFIGS:-"dpsgd_best dpadam_best dpadamwosm_default dpsgd_defaults"}
-DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
 mkdir -p "$OUT"
-make -s -j2 >/dev/null
-source scripts/lib/pgtmp.sh
-pgtmp_init
-pgtmp_private_install
-pgtmp_start dpsgd_accuracy "max_parallel_workers_per_gather = 0"
-pgtmp_as_user "$PGTMP_BIN/createdb" accuracy
-export PGDATABASE=accuracy
-psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain"
-build/dptrain load --db dbname=accuracy --table adult --no-header --drop-missing --positive '>50K' \
-  --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1
+source bench/lib/adult_db.sh
+adult_db dpsgd_accuracy "max_parallel_workers_per_gather = 0"
 
 # The arguments of each configuration (the best public grid points of
 # docs/dpsgd.md §9, and the defaults with only epsilon and delta).

@@ -18,18 +18,9 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 OUT=${OUT:-bench/out/dpsgd_tune}
 CONFIGS=${CONFIGS:-"dpsgd_lr_clip dpadam_clip"}
-DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
 mkdir -p "$OUT"
-make -s -j2 >/dev/null
-source scripts/lib/pgtmp.sh
-pgtmp_init
-pgtmp_private_install
-pgtmp_start dpsgd_tune "max_parallel_workers_per_gather = 0"
-pgtmp_as_user "$PGTMP_BIN/createdb" tune
-export PGDATABASE=tune
-psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain"
-build/dptrain load --db dbname=tune --table adult --no-header --drop-missing --positive '>50K' \
-  --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1
+source bench/lib/adult_db.sh
+adult_db dpsgd_tune "max_parallel_workers_per_gather = 0"
 
 # The grids (public, fixed in advance; points of docs/dpsgd.md §9's grid).
 # Every candidate: expected lot 250, T = 10,000 lots.

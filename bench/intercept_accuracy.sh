@@ -13,19 +13,10 @@
 # Needs Debian's python3-sklearn (/usr/bin/python3). Prints the test accuracies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-make -s -j2 >/dev/null
-source scripts/lib/pgtmp.sh
-pgtmp_init
-pgtmp_private_install
-pgtmp_start intercept_accuracy
-pgtmp_as_user "$PGTMP_BIN/createdb" accuracy
-export PGDATABASE=accuracy
-psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain"
-build/dptrain load --db dbname=accuracy --table adult --no-header --drop-missing --positive '>50K' \
-  --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1
+source bench/lib/adult_db.sh
+adult_db intercept_accuracy
 
 psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
 SET client_min_messages = warning;
