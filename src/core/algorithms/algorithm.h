@@ -40,6 +40,10 @@ class Algorithm : public std::enable_shared_from_this<Algorithm> {
   // would refuse anyway (e.g. AMP without delta) costs nothing. The plan
   // repeats them. Default: nothing beyond validate_arguments.
   virtual void check_arguments(const TrainingConfig&) const {}
+  // The L2 regularization lambda a run gets when the caller leaves it out
+  // (training/defaults.h): a public choice, e.g. the algorithm's paper
+  // default. Default: 0 (no regularization).
+  virtual double default_lambda() const { return 0.0; }
 };
 
 class EpochAlgorithm : public Algorithm {

@@ -87,6 +87,9 @@ class Dpagd : public Algorithm {
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
   void check_arguments(const TrainingConfig& config) const override;
+  // Lee & Kifer 2018 (Sec. 6, and their code) regularize with lambda = 0.001;
+  // without it DP-AGD's line search has nothing to stop the norm growing.
+  double default_lambda() const override { return 1e-3; }
 
   // Settings from config (defaults, options), checked; throws Error(InvalidParameter).
   static DpagdSettings settings(const TrainingConfig& config);

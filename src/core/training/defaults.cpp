@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/algorithms/algorithm.h"
+#include "core/error.h"
 #include "core/loss/loss.h"
 #include "core/training/intercept.h"
 
@@ -43,9 +45,17 @@ std::int64_t bolton_batch_size(const TrainingConfig& c, int epochs, double eta) 
   return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(b)), 1, std::max<std::int64_t>(c.rows, 1));
 }
 
+double default_lambda(const std::string& algorithm) {
+  try {
+    return make_algorithm(algorithm)->default_lambda();
+  } catch (const Error&) {
+    return 0.0;  // an unknown name: the run's own checks report it
+  }
+}
+
 std::string apply(TrainingConfig* c, const Unset& unset) {
   const bool auto_run = unset.algorithm && c->epsilon && c->rows > 0;
-  if (unset.lambda) c->lambda = 0.0;
+  if (unset.lambda) c->lambda = default_lambda(c->algorithm);
   if (!auto_run) {
     if (unset.epochs) c->epochs = kClassicEpochs;
     if (unset.batch_size) c->batch_size = kClassicBatchSize;

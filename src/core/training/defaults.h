@@ -15,7 +15,8 @@
 // * no epsilon: bolton as before (which asks for one).
 //
 // A run that names its algorithm keeps that algorithm's classic defaults
-// (epochs 10, batch_size 50, lambda 0, its own step).
+// (epochs 10, batch_size 50, its own step, lambda 0 -- dpagd: 0.001, its
+// paper's; Algorithm::default_lambda).
 #pragma once
 
 #include <string>
@@ -43,6 +44,10 @@ std::string algorithm(const TrainingConfig& c);
 // set the defaults above. Returns the NOTICE text when the algorithm was
 // left out (which defaults were used and how to tune privately), else "".
 std::string apply(TrainingConfig* c, const Unset& unset);
+
+// Lambda for a caller who left it out: the algorithm's default_lambda()
+// (0 for all but dpagd: 0.001, its paper's), 0 for an unknown name.
+double default_lambda(const std::string& algorithm);
 
 // The pure-epsilon bolt-on batch size of the formula above.
 std::int64_t bolton_batch_size(const TrainingConfig& c, int epochs, double eta);

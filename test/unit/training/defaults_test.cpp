@@ -109,3 +109,30 @@ TEST(Defaults, BeforeThePublicFactsTheClassicValuesValidate) {
 
 }  // namespace
 }  // namespace dptrain
+
+namespace dptrain {
+namespace {
+
+TEST(Defaults, LambdaLeftOutIsTheAlgorithmsPaperDefault) {
+  // DP-AGD: lambda = 0.001 (Lee & Kifer 2018, Sec. 6); every other algorithm 0; given values win.
+  TrainingConfig agd;
+  agd.algorithm = "dpagd";
+  defaults::apply(&agd, {false, true, true, true});
+  EXPECT_DOUBLE_EQ(agd.lambda, 1e-3);
+  for (const char* name : {"bolton", "amp", "dpsgd", "pfw", "none"}) {
+    TrainingConfig c;
+    c.algorithm = name;
+    c.lambda = 0.5;
+    defaults::apply(&c, {false, true, true, true});
+    EXPECT_EQ(c.lambda, 0.0) << name;
+  }
+  TrainingConfig given;
+  given.algorithm = "dpagd";
+  given.lambda = 0.02;
+  defaults::apply(&given, {false, true, true, false});
+  EXPECT_DOUBLE_EQ(given.lambda, 0.02);
+  EXPECT_EQ(defaults::default_lambda("no_such_algorithm"), 0.0);
+}
+
+}  // namespace
+}  // namespace dptrain
