@@ -22,7 +22,7 @@ for scenario in "--learning-rate 0.1 --epochs 10" "--learning-rate 0.1 --epochs 
     extra=()
     [ $mode = server ] && extra=(--server)
     # shellcheck disable=SC2086
-    out=$("$DPTRAIN_CLI" train --db "dbname=$db" --table mnist --classes 0,1,2,3,4,5,6,7,8,9 --epsilon 10 \
+    out=$("$DPTRAIN_CLI" train --db "dbname=$db" --table mnist --algorithm bolton --classes 0,1,2,3,4,5,6,7,8,9 --epsilon 10 \
             --seed 1 --name "${mode}$tag" --json $scenario "${extra[@]}" 2>/dev/null)
     [ "$(echo "$out" | field "j['details']['privacy']['models']")" = 10 ] || { echo "not one-vs-all: $out"; exit 1; }
     [ "$(echo "$out" | field "j['details']['privacy']['per_model_epsilon']")" = 1.0 ] || { echo "budget not split: $out"; exit 1; }
@@ -42,7 +42,7 @@ done
 for mode in controller server; do
   extra=()
   [ $mode = server ] && extra=(--server)
-  out=$("$DPTRAIN_CLI" train --db "dbname=$db" --table mnist --classes 0,1,2,3,4,5,6,7,8,9 --epsilon 1 \
+  out=$("$DPTRAIN_CLI" train --db "dbname=$db" --table mnist --algorithm bolton --classes 0,1,2,3,4,5,6,7,8,9 --epsilon 1 \
           --delta "$delta" --learning-rate 0.1 --epochs 5 --options '{"multiclass_noise": "joint"}' \
           --seed 1 --name "${mode}_joint" --json "${extra[@]}" 2>/dev/null)
   echo "$out" | field "j['details']['privacy']['multiclass_noise']" | grep -qx joint || { echo "not joint: $out"; exit 1; }

@@ -33,7 +33,7 @@ CREATE ROLE $RACER LOGIN;
 CREATE TABLE race AS SELECT i AS id, ARRAY[sin(i), cos(i), 0.5]::float8[] AS x, (sin(i) > 0) AS y
   FROM generate_series(1, 5000) i;
 GRANT SELECT ON race TO $RACER;
-GRANT EXECUTE ON FUNCTION dptrain.training_prepare(regclass, text, text, text[], bigint),
+GRANT EXECUTE ON FUNCTION dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8),
   dptrain.training_drop(text), dptrain.store_model(jsonb),
   dptrain.sgd_epoch(float8[], float8, float8[]) TO $RACER;
 SELECT dp_grant_budget('race', '$RACER', 1.0, 0);
