@@ -1,5 +1,6 @@
 #include "core/algorithms/amp.h"
 
+#include "core/engine/model_details.h"
 #include "core/error.h"
 
 namespace dptrain {
@@ -79,19 +80,13 @@ Model AmpRun::release(double seconds) {
   if (!config_.options.empty()) hyper["options"] = config_.options;
   m.details = {
       {"hyperparameters", hyper},
-      {"data", {{"source", config_.source},
-                {"rows", config_.rows},
-                {"dim", config_.dim},
-                {"classes", config_.classes},
-                {"classes_from_data", config_.classes_from_data}}},
+      {"data", data_facts(config_)},
       {"privacy", plan_.privacy_json()},
       {"optimizer", optimizer_json()},
-      {"randomness", m.seeded ? "seeded (reproducible, NOT private: for tests only)"
-                              : "libsodium CSPRNG (ChaCha20 keyed from the OS)"},
+      {"randomness", randomness_note(m.seeded)},
       {"seconds", seconds},
   };
-  if (config_.seed) m.details["seed"] = *config_.seed;
-  if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
+  add_seed_and_warnings(m, config_, plan_.warnings);
   return m;
 }
 

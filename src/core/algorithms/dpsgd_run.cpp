@@ -4,6 +4,7 @@
 
 #include "core/algorithms/dpsgd.h"
 #include "core/dpsgd/lot_state.h"
+#include "core/engine/model_details.h"
 #include "core/error.h"
 
 namespace dptrain {
@@ -89,14 +90,9 @@ Model DpSgdRun::release(double seconds) {
   if (!config_.options.empty()) hyper["options"] = config_.options;
   m.details = {
       {"hyperparameters", hyper},
-      {"data", {{"source", config_.source},
-                {"rows", config_.rows},
-                {"dim", config_.dim},
-                {"classes", config_.classes},
-                {"classes_from_data", config_.classes_from_data}}},
+      {"data", data_facts(config_)},
       {"privacy", plan_.privacy},
-      {"randomness", m.seeded ? "seeded (reproducible, NOT private: for tests only)"
-                              : "libsodium CSPRNG (ChaCha20 keyed from the OS): lots and noise"},
+      {"randomness", randomness_note(m.seeded, "lots and noise")},
       {"queries", queries_},
       {"seconds", seconds},
   };
@@ -104,8 +100,7 @@ Model DpSgdRun::release(double seconds) {
     m.details["adadp"] = {{"final_eta", ls::adadp_eta(state_.data())},
                           {"accepted_pairs", ls::adadp_accepted(state_.data())},
                           {"rejected_pairs", ls::adadp_rejected(state_.data())}};
-  if (config_.seed) m.details["seed"] = *config_.seed;
-  if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
+  add_seed_and_warnings(m, config_, plan_.warnings);
   return m;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/algorithms/opdisc_mip.h"
 #include "core/algorithms/whitebox.h"
+#include "core/engine/model_details.h"
 #include "core/error.h"
 #include "core/privacy/random_source.h"
 #include "core/privacy/samplers.h"
@@ -99,18 +100,12 @@ Model OpdiscRun::release(double seconds) {
         {"time_limit", opdisc_.time_limit},
         {"feature_bound", config_.feature_bound},
         {"huber_h", config_.huber_h}}},
-      {"data", {{"source", config_.source},
-                {"rows", config_.rows},
-                {"dim", config_.dim},
-                {"classes", config_.classes},
-                {"classes_from_data", config_.classes_from_data}}},
+      {"data", data_facts(config_)},
       {"privacy", plan_.privacy},
-      {"randomness", m.seeded ? "seeded (reproducible, NOT private: for tests only)"
-                              : "libsodium CSPRNG (ChaCha20 keyed from the OS)"},
+      {"randomness", randomness_note(m.seeded)},
       {"seconds", seconds},
   };
-  if (config_.seed) m.details["seed"] = *config_.seed;
-  if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
+  add_seed_and_warnings(m, config_, plan_.warnings);
   return m;
 }
 

@@ -1,5 +1,6 @@
 #include "core/algorithms/optimum_run.h"
 
+#include "core/engine/model_details.h"
 #include "core/error.h"
 
 namespace dptrain {
@@ -58,11 +59,7 @@ Model OptimumRun::release(double seconds) {
   if (!config_.options.empty()) hyper["options"] = config_.options;
   m.details = {
       {"hyperparameters", hyper},
-      {"data", {{"source", config_.source},
-                {"rows", config_.rows},
-                {"dim", config_.dim},
-                {"classes", config_.classes},
-                {"classes_from_data", config_.classes_from_data}}},
+      {"data", data_facts(config_)},
       {"privacy", plan_.describe()},
       {"optimizer", optimizer_json()},
       {"seconds", seconds},

@@ -1,5 +1,6 @@
 #include "core/algorithms/released_model.h"
 
+#include "core/engine/model_details.h"
 #include "core/error.h"
 #include "core/privacy/random_source.h"
 
@@ -19,18 +20,12 @@ Model released_model(const TrainingConfig& c, const WeightMatrix& weights, const
   m.seeded = c.seed.has_value();
   m.details = {
       {"hyperparameters", f.hyperparameters},
-      {"data", {{"source", c.source},
-                {"rows", c.rows},
-                {"dim", c.dim},
-                {"classes", c.classes},
-                {"classes_from_data", c.classes_from_data}}},
+      {"data", data_facts(c)},
       {"privacy", f.privacy},
-      {"randomness", m.seeded ? "seeded (reproducible, NOT private: for tests only)"
-                              : "libsodium CSPRNG (ChaCha20 keyed from the OS)"},
+      {"randomness", randomness_note(m.seeded)},
       {"seconds", f.seconds},
   };
-  if (c.seed) m.details["seed"] = *c.seed;
-  if (!f.warnings.empty()) m.details["warnings"] = f.warnings;
+  add_seed_and_warnings(m, c, f.warnings);
   return m;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/engine/model_details.h"
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
@@ -206,14 +207,9 @@ Model EpochRun::release(double seconds) {
   m.seeded = config_.seed.has_value();
   m.details = {
       {"hyperparameters", describe(config_, plan_)},
-      {"data", {{"source", config_.source},
-                {"rows", config_.rows},
-                {"dim", config_.dim},
-                {"classes", config_.classes},
-                {"classes_from_data", config_.classes_from_data}}},
+      {"data", data_facts(config_)},
       {"privacy", plan_.privacy},
-      {"randomness", m.seeded ? "seeded (reproducible, NOT private: for tests only)"
-                              : "libsodium CSPRNG (ChaCha20 keyed from the OS)"},
+      {"randomness", randomness_note(m.seeded)},
       {"seconds", seconds},
   };
   if (plan_.stop_tolerance > 0)
@@ -226,8 +222,7 @@ Model EpochRun::release(double seconds) {
     m.details["privacy"]["distributed"] = sharded_->record;
     m.details["data"]["distribution"] = distributed::describe(config_);
   }
-  if (config_.seed) m.details["seed"] = *config_.seed;
-  if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
+  add_seed_and_warnings(m, config_, plan_.warnings);
   return m;
 }
 

@@ -1,0 +1,23 @@
+#include "core/engine/model_details.h"
+
+namespace dptrain {
+
+nlohmann::json data_facts(const TrainingConfig& c) {
+  return {{"source", c.source},
+          {"rows", c.rows},
+          {"dim", c.dim},
+          {"classes", c.classes},
+          {"classes_from_data", c.classes_from_data}};
+}
+
+std::string randomness_note(bool seeded, const std::string& what) {
+  if (seeded) return "seeded (reproducible, NOT private: for tests only)";
+  return "libsodium CSPRNG (ChaCha20 keyed from the OS)" + (what.empty() ? std::string() : ": " + what);
+}
+
+void add_seed_and_warnings(Model& m, const TrainingConfig& c, const std::vector<std::string>& warnings) {
+  if (c.seed) m.details["seed"] = *c.seed;
+  if (!warnings.empty()) m.details["warnings"] = warnings;
+}
+
+}  // namespace dptrain
