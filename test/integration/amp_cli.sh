@@ -7,12 +7,10 @@
 # gamma releases nothing.
 set -euo pipefail
 CLI=${DPTRAIN_CLI:?DPTRAIN_CLI must point to the dptrain binary}
-DB=dptrain_amp_cli
-dropdb --if-exists "$DB" >/dev/null 2>&1 || true
-createdb "$DB"
-trap 'dropdb --if-exists "$DB" >/dev/null 2>&1 || true' EXIT
+source "$(dirname "$0")/lib/scratch_db.sh"
+scratch_db amp_cli  # a database with the extension, dropped on exit
+DB=$db
 psql -X -q -v ON_ERROR_STOP=1 -d "$DB" <<'SQL'
-CREATE EXTENSION dptrain;
 CREATE TABLE pts AS
 SELECT i AS id, ARRAY[sin(i * 0.37), cos(i * 0.91), 0.5, sin(i * 0.05)]::float8[] AS x,
        (sin(i * 0.37) + 0.3 * sin(i * 2.1) > cos(i * 0.91)) AS y,

@@ -6,12 +6,10 @@
 # release the very same model.
 set -euo pipefail
 CLI=${DPTRAIN_CLI:?DPTRAIN_CLI must point to the dptrain binary}
-DB=dptrain_dpsgd_cli
-dropdb --if-exists "$DB" >/dev/null 2>&1 || true
-createdb "$DB"
-trap 'dropdb --if-exists "$DB" >/dev/null 2>&1 || true' EXIT
+source "$(dirname "$0")/lib/scratch_db.sh"
+scratch_db dpsgd_cli  # a database with the extension, dropped on exit
+DB=$db
 psql -X -q -v ON_ERROR_STOP=1 -d "$DB" <<'SQL'
-CREATE EXTENSION dptrain;
 CREATE TABLE pts AS
 SELECT i AS id, ARRAY[sin(i * 0.37), cos(i * 0.91), 0.5]::float8[] AS x, (sin(i * 0.37) > cos(i * 0.91)) AS y,
        (i % 3)::text AS c3
