@@ -15,22 +15,10 @@
 
 namespace ls = dptrain::dpsgd::lot_state;
 using dptrain::pg::float8_array_data;
+using dptrain::pg::require_aggregate;
+using dptrain::pg::state_data;
 
 namespace {
-
-MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
-  MemoryContext aggcontext;
-  if (!AggCheckCallContext(fcinfo, &aggcontext))
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("%s can only be called as part of the dptrain.dpsgd_lots aggregate", fn),
-                    errhint("Train with dp_train (or dptrain train).")));
-  return aggcontext;
-}
-
-double* state_data(ArrayType* state, std::size_t* len) {
-  *len = static_cast<std::size_t>(ARR_DIMS(state)[0]);
-  return reinterpret_cast<double*>(ARR_DATA_PTR(state));
-}
 
 // The state this call site copied from `init` (fn_extra): the transition
 // value of this aggregate is only ever that array, so a state argument that
@@ -69,7 +57,7 @@ PG_FUNCTION_INFO_V1(dptrain_dpsgd_lots_final);
 
 // dpsgd_lots_transition(state float8[], x float8[], y float8, lot int8, init float8[])
 Datum dptrain_dpsgd_lots_transition(PG_FUNCTION_ARGS) {
-  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.dpsgd_lots_transition");
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.dpsgd_lots_transition", "dptrain.dpsgd_lots");
   ArrayType* state = own_state(fcinfo, aggcontext);
   if (PG_ARGISNULL(1) && PG_ARGISNULL(2)) PG_RETURN_ARRAYTYPE_P(state);  // the marker row
   if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
@@ -99,7 +87,7 @@ Datum dptrain_dpsgd_lots_transition(PG_FUNCTION_ARGS) {
 // Ends every lot through the pass's last lot and returns the whole state
 // (the run reads theta and the optimizer's state from it).
 Datum dptrain_dpsgd_lots_final(PG_FUNCTION_ARGS) {
-  require_aggregate(fcinfo, "dptrain.dpsgd_lots_final");
+  require_aggregate(fcinfo, "dptrain.dpsgd_lots_final", "dptrain.dpsgd_lots");
   if (PG_ARGISNULL(0)) PG_RETURN_NULL();
   ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
   int len = 0;

@@ -10,17 +10,10 @@
 
 namespace gs = dptrain::gradient_state;
 using dptrain::pg::float8_array_data;
+using dptrain::pg::require_aggregate;
+using dptrain::pg::state_data;
 
 namespace {
-
-MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
-  MemoryContext aggcontext;
-  if (!AggCheckCallContext(fcinfo, &aggcontext))
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("%s can only be called as part of the dptrain.gradient_sum aggregate", fn),
-                    errhint("Train with dp_train (or dptrain train).")));
-  return aggcontext;
-}
 
 // The state this call site made or validated last, and its header: a state
 // that is not that array, or whose header changed, is validated in full.
@@ -74,10 +67,6 @@ ArrayType* trusted_state(FunctionCallInfo fcinfo) {
   return state;
 }
 
-double* state_data(ArrayType* state, std::size_t* len) {
-  *len = static_cast<std::size_t>(ARR_DIMS(state)[0]);
-  return reinterpret_cast<double*>(ARR_DATA_PTR(state));
-}
 
 }  // namespace
 
@@ -88,7 +77,7 @@ PG_FUNCTION_INFO_V1(dptrain_gradient_combine);
 
 // gradient_transition(state float8[], x float8[] | real[], y float8, request float8[])
 Datum dptrain_gradient_transition(PG_FUNCTION_ARGS) {
-  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.gradient_transition");
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.gradient_transition", "dptrain.gradient_sum");
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
     if (PG_ARGISNULL(3))
@@ -126,7 +115,7 @@ Datum dptrain_gradient_transition(PG_FUNCTION_ARGS) {
 // Exact sum of two partial states (parallel workers, distributed shards).
 // NULL = no rows = identity.
 Datum dptrain_gradient_combine(PG_FUNCTION_ARGS) {
-  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.gradient_combine");
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.gradient_combine", "dptrain.gradient_sum");
   if (PG_ARGISNULL(1)) {
     if (PG_ARGISNULL(0)) PG_RETURN_NULL();
     PG_RETURN_DATUM(PG_GETARG_DATUM(0));

@@ -61,6 +61,20 @@ void report(const CoreError* err) {
   pg_unreachable();
 }
 
+MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn, const char* aggregate) {
+  MemoryContext aggcontext;
+  if (!AggCheckCallContext(fcinfo, &aggcontext))
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("%s can only be called as part of the %s aggregate", fn, aggregate),
+                    errhint("Train with dp_train (or dptrain train).")));
+  return aggcontext;
+}
+
+double* state_data(ArrayType* state, std::size_t* len) {
+  *len = static_cast<std::size_t>(ARR_DIMS(state)[0]);
+  return reinterpret_cast<double*>(ARR_DATA_PTR(state));
+}
+
 const double* float8_array_data(ArrayType* a, int* length, const char* what) {
   // Feature arrays come from the user's rows; everything else (training
   // states, packed models, evaluation states) is produced by dptrain itself.

@@ -101,6 +101,13 @@ void delete_on_reset(MemoryContext context, T* object) {
 
 // A 1-D float8[] without NULLs, or ERROR. Returns the element pointer.
 const double* float8_array_data(ArrayType* a, int* length, const char* what);
+
+// The aggregate memory context of a support function `fn` of `aggregate`,
+// or an ERROR (with a hint) when it is called outside an aggregate.
+MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn, const char* aggregate);
+// The elements of an aggregate's own float8[] state (validated when it was
+// made: one dimension, no NULLs), updated in place.
+double* state_data(ArrayType* state, std::size_t* len);
 ArrayType* make_float8_array(const double* values, int n);
 ArrayType* make_float8_matrix(const double* values, int rows, int cols);
 ArrayType* make_text_array(const std::string* values, int n);

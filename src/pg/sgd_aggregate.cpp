@@ -9,6 +9,8 @@
 
 namespace es = dptrain::epoch_state;
 using dptrain::pg::float8_array_data;
+using dptrain::pg::require_aggregate;
+using dptrain::pg::state_data;
 
 namespace {
 
@@ -23,19 +25,7 @@ ArrayType* copy_state_into(MemoryContext context, ArrayType* src, const char* wh
   return copy;
 }
 
-double* state_data(ArrayType* state, std::size_t* len) {
-  *len = static_cast<std::size_t>(ARR_DIMS(state)[0]);
-  return reinterpret_cast<double*>(ARR_DATA_PTR(state));
-}
 
-MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn) {
-  MemoryContext aggcontext;
-  if (!AggCheckCallContext(fcinfo, &aggcontext))
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("%s can only be called as part of the dptrain.sgd_epoch aggregate", fn),
-                    errhint("Train with dp_train (or dptrain train).")));
-  return aggcontext;
-}
 
 // Per-call-site cache in fn_extra: the state this call site created or
 // validated last (with its layout), and whether the label argument is
@@ -102,7 +92,7 @@ PG_FUNCTION_INFO_V1(dptrain_sgd_sampled_transition);
 
 // sgd_transition(state float8[], x float8[] | real[], y float8 | boolean, init float8[])
 Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
-  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_transition");
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_transition", "dptrain.sgd_epoch");
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
     if (PG_ARGISNULL(3))
@@ -153,7 +143,7 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
 // one row of sampled batch `batch` (BST14). The rows come from the prepared
 // temp table (float8[] features, class index labels).
 Datum dptrain_sgd_sampled_transition(PG_FUNCTION_ARGS) {
-  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_sampled_transition");
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_sampled_transition", "dptrain.sgd_epoch");
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
     if (PG_ARGISNULL(4))
@@ -186,7 +176,7 @@ Datum dptrain_sgd_sampled_transition(PG_FUNCTION_ARGS) {
 // Count-weighted model averaging of two partial states (parallel workers,
 // distributed shards). NULL = no rows = identity.
 Datum dptrain_sgd_combine(PG_FUNCTION_ARGS) {
-  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_combine");
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_combine", "dptrain.sgd_epoch");
   if (PG_ARGISNULL(1)) {
     if (PG_ARGISNULL(0)) PG_RETURN_NULL();
     PG_RETURN_DATUM(PG_GETARG_DATUM(0));
@@ -207,7 +197,7 @@ Datum dptrain_sgd_combine(PG_FUNCTION_ARGS) {
 // Applies the pending partial mini-batch and returns the whole state; the
 // controller reads the model from it. NULL if the table was empty.
 Datum dptrain_sgd_final(PG_FUNCTION_ARGS) {
-  require_aggregate(fcinfo, "dptrain.sgd_final");
+  require_aggregate(fcinfo, "dptrain.sgd_final", "dptrain.sgd_epoch");
   if (PG_ARGISNULL(0)) PG_RETURN_NULL();
   ArrayType* state = trusted_state(fcinfo);
   std::size_t len;
