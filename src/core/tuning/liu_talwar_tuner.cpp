@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/algorithms/algorithm.h"
+#include "core/engine/model_details.h"
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
@@ -242,8 +243,7 @@ Model LiuTalwarTuner::release(double /*seconds: reveals the number of candidates
   m.details.erase("seconds");  // a candidate's own time; the search's reveals the count
   m.details.erase("seed");
   m.details.erase("warnings");
-  if (config_.seed) m.details["seed"] = *config_.seed;
-  if (!warnings_.empty()) m.details["warnings"] = warnings_;
+  add_seed_and_warnings(m, config_, warnings_);  // the search's, not the candidate's
   return m;
 }
 

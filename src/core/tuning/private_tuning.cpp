@@ -7,6 +7,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/algorithms/dpsgd.h"
+#include "core/engine/model_details.h"
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
@@ -304,8 +305,7 @@ Model Tuner::release(double seconds) {
   m.details["seconds"] = seconds;
   m.details.erase("seed");
   m.details.erase("warnings");
-  if (config_.seed) m.details["seed"] = *config_.seed;
-  if (!warnings_.empty()) m.details["warnings"] = warnings_;
+  add_seed_and_warnings(m, config_, warnings_);  // the search's, not the candidate's
   return m;
 }
 
