@@ -7,6 +7,7 @@
 #include "core/sgd/shuffle_key.h"
 #include "core/training/intercept.h"
 #include "core/preprocessing/feature_encoding.h"
+#include "reading_errors.h"
 
 
 namespace dptrain::pg {
@@ -213,12 +214,15 @@ const char* with_intercept(const char* features, const PreparedData* out) {
 // neighbouring, so the run stays (epsilon, delta)-DP; and nothing about the
 // replaced rows is reported.
 void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
-                                  Oid feature_elem, ArrayType* classes, int dim, Oid reader, bool seeded,
-                                  ArrayType* key, const PreparedData* out) {
-  // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
+                                  Oid feature_elem, ArrayType* classes, int dim, const RunIdentities& ids,
+                                  bool seeded, ArrayType* key, const PreparedData* out) {
+  // numeric values beyond float8, or too close to 0 for it (below the
+  // smallest normal double: the cast fails from about 2.5e-324), would fail
+  // the cast: such an array becomes NULL (unusable)
   const char* features = feature_elem == NUMERICOID
                              ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
-                                        "1.7976931348623157e308) THEN NULL ELSE %s::float8[] END", x, x)
+                                        "1.7976931348623157e308 OR (v <> 0 AND abs(v) < 2.2250738585072014e-308)) "
+                                        "THEN NULL ELSE %s::float8[] END", x, x)
                              : psprintf("%s::float8[]", x);
   StringInfoData sql;
   initStringInfo(&sql);
@@ -233,7 +237,8 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
   Oid types[4] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID, FLOAT8ARRAYOID};
   Datum values[4] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim),
                      PointerGetDatum(key)};
-  spi_exec_as_reader(reader, sql.data, 4, types, values, SPI_OK_INSERT);
+  // An error in the owner's code (a view's expression) would print a row.
+  spi_exec_hiding_errors(ids, out->relid, sql.data, 4, types, values, SPI_OK_INSERT);
 }
 
 }  // namespace
@@ -295,7 +300,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   } else if (encoded) {
     // d is the encoding's (public); only n is counted.
     appendStringInfo(&sql, "SELECT count(*)::int8 FROM %s", qualified);
-    spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    spi_exec_hiding_errors(ids, relid, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
     DPT_CORE({ dmin = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(out->encoding)).dim(); });
     if (n == 0)
@@ -306,7 +311,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
                      "SELECT count(*)::int8, "
                      "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
                      x, x, qualified);
-    spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    spi_exec_hiding_errors(ids, relid, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
     dmin = datum_int64(0, 2);
     if (n == 0)
@@ -374,6 +379,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
 
   out->source_name = pstrdup(qualified);
+  out->relid = relid;
   out->rows = n;
   out->dim = static_cast<int>(dmin);
   out->nclasses = nclasses;
@@ -433,8 +439,8 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     Datum values[2] = {PointerGetDatum(out->classes_array), PointerGetDatum(key)};
     spi_exec_as_reader(ids.reader, sql.data, 2, types, values, SPI_OK_INSERT);
   } else {
-    copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim,
-                                 ids.reader, has_seed, key, out);
+    copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim, ids,
+                                 has_seed, key, out);
   }
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffled %lld rows", (long long) out->rows),
