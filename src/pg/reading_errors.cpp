@@ -19,11 +19,25 @@ void exec_as(Oid role, const char* sql, int nargs, Oid* types, Datum* values, in
   restore_identity(&sw);
 }
 
-// Runs the statement in an internal subtransaction, as PL/pgSQL runs an
+struct Statement {
+  Oid role;
+  const char* sql;
+  int nargs;
+  Oid* types;
+  Datum* values;
+  int expected;
+};
+
+void exec_statement(void* arg) {
+  const Statement* st = static_cast<const Statement*>(arg);
+  exec_as(st->role, st->sql, st->nargs, st->types, st->values, st->expected);
+}
+
+// Runs body(arg) in an internal subtransaction, as PL/pgSQL runs an
 // exception block; returns the error (copied, the subtransaction rolled
 // back) or nullptr. No C++ object with a destructor lives in these frames
 // (pg_glue.h): the longjmp of an ERROR crosses them.
-ErrorData* exec_catching(Oid role, const char* sql, int nargs, Oid* types, Datum* values, int expected) {
+ErrorData* run_catching(void (*body)(void*), void* arg) {
   MemoryContext context = CurrentMemoryContext;
   ResourceOwner owner = CurrentResourceOwner;
   ErrorData* volatile failure = nullptr;
@@ -31,7 +45,7 @@ ErrorData* exec_catching(Oid role, const char* sql, int nargs, Oid* types, Datum
   MemoryContextSwitchTo(context);
   PG_TRY();
   {
-    exec_as(role, sql, nargs, types, values, expected);
+    body(arg);
     ReleaseCurrentSubTransaction();
     MemoryContextSwitchTo(context);
     CurrentResourceOwner = owner;
@@ -52,13 +66,12 @@ ErrorData* exec_catching(Oid role, const char* sql, int nargs, Oid* types, Datum
 
 }  // namespace
 
-void spi_exec_hiding_errors(const RunIdentities& ids, Oid relid, const char* sql, int nargs, Oid* types,
-                            Datum* values, int expected) {
+void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*), void* arg) {
   if (ids.caller_reads) {
-    exec_as(ids.reader, sql, nargs, types, values, expected);
+    body(arg);
     return;
   }
-  ErrorData* failure = exec_catching(ids.reader, sql, nargs, types, values, expected);
+  ErrorData* failure = run_catching(body, arg);
   if (failure == nullptr) return;
   // A cancel (or statement_timeout) says nothing about the rows.
   if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED) ReThrowError(failure);
@@ -83,6 +96,12 @@ void spi_exec_hiding_errors(const RunIdentities& ids, Oid relid, const char* sql
                             charged ? " The run was charged." : ""),
                   errhint("Ask the owner of \"%s\" to look at the server log, or to repair the relation.",
                           relation)));
+}
+
+void spi_exec_hiding_errors(const RunIdentities& ids, Oid relid, const char* sql, int nargs, Oid* types,
+                            Datum* values, int expected) {
+  Statement st = {ids.reader, sql, nargs, types, values, expected};
+  run_hiding_errors(ids, relid, exec_statement, &st);
 }
 
 }  // namespace dptrain::pg

@@ -16,6 +16,12 @@
 
 namespace dptrain::pg {
 
+// Runs body(arg), which reads `relid` on behalf of the run (and switches to
+// ids.reader itself): for a reader as it is, otherwise in a subtransaction
+// whose error is hidden as above. `body` must keep C++ objects with
+// destructors out of its frames (pg_glue.h): an ERROR longjmps past them.
+void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*), void* arg);
+
 // Runs `sql` (SPI_execute_with_args; ERROR unless it returns `expected`)
 // with the rights of ids.reader in a security-restricted operation.
 // `relid`: the source, named in the fixed error. Requires SPI_connect().
