@@ -44,6 +44,9 @@ class Algorithm : public std::enable_shared_from_this<Algorithm> {
   // (training/defaults.h): a public choice, e.g. the algorithm's paper
   // default. Default: 0 (no regularization).
   virtual double default_lambda() const { return 0.0; }
+  // Whether a run gets an intercept when the caller does not say
+  // (training/intercept.h, docs/intercept.md): a public choice. Default: yes.
+  virtual bool default_intercept() const { return true; }
 };
 
 class EpochAlgorithm : public Algorithm {

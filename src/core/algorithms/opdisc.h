@@ -23,6 +23,8 @@ namespace dptrain {
 class Opdisc : public Algorithm {
  public:
   std::string name() const override { return "opdisc"; }
+  // OPDisc refuses an intercept (docs/intercept.md).
+  bool default_intercept() const override { return false; }
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
   void check_arguments(const TrainingConfig& config) const override { opdisc::check_arguments(config); }

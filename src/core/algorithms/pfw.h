@@ -51,6 +51,10 @@ double pfw_step(int t);
 class Pfw : public Algorithm {
  public:
   std::string name() const override { return "pfw"; }
+  // No intercept unless asked for: the constant coordinate's gradient is the
+  // largest in most steps, so the noisy vertex choice keeps picking it and the
+  // model predicts one class (docs/intercept.md, measured).
+  bool default_intercept() const override { return false; }
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
   void check_arguments(const TrainingConfig& config) const override;

@@ -3,12 +3,19 @@
 #include <cmath>
 #include <utility>
 
+#include "core/algorithms/algorithm.h"
 #include "core/engine/run.h"
 #include "core/error.h"
 
 namespace dptrain::intercept {
 
-bool default_on(const std::string& algorithm) { return algorithm != "opdisc"; }
+bool default_on(const std::string& algorithm) {
+  try {
+    return make_algorithm(algorithm)->default_intercept();
+  } catch (const Error&) {
+    return true;  // an unknown name: the run's own checks report it
+  }
+}
 
 double constant_feature(const TrainingConfig& user) { return user.feature_bound; }
 

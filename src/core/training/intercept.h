@@ -30,7 +30,7 @@ class Run;
 namespace intercept {
 
 // Whether a run of `algorithm` gets an intercept when the caller does not
-// say: every algorithm but opdisc (which refuses one: docs/intercept.md).
+// say: Algorithm::default_intercept() (docs/intercept.md).
 bool default_on(const std::string& algorithm);
 
 // The public constant feature b of a run with an intercept: the feature bound R.

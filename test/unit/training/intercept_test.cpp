@@ -176,6 +176,14 @@ TEST(Intercept, DpsgdNoiseDoesNotDependOnTheRows) {
   EXPECT_EQ(with.details["privacy"], without.details["privacy"]);
 }
 
+TEST(Intercept, OnByDefaultButForTheFullGradientMethodsAndOpdisc) {
+  // docs/intercept.md, "Which algorithms have one by default".
+  for (const char* on : {"none", "optimum", "bolton", "scs13", "bst14", "dpsgd", "psgd", "dpadam"})
+    EXPECT_TRUE(intercept::default_on(on)) << on;
+  for (const char* off : {"amp", "pfw", "dpagd", "opdisc"}) EXPECT_FALSE(intercept::default_on(off)) << off;
+  EXPECT_TRUE(intercept::default_on("no such algorithm"));  // its own checks report the name
+}
+
 TEST(Intercept, OpdiscRefusesItAndIsOffByDefault) {
   // OPDisc binarizes x_j >= 1/2; scaling rows to R first would change that
   // binarization, so it takes no intercept (docs/intercept.md).
