@@ -6,6 +6,7 @@
 #include "core/sgd/epoch_state.h"
 #include "core/sgd/shuffle_key.h"
 #include "core/training/intercept.h"
+#include "sparsevec.h"
 
 
 namespace dptrain::pg {
@@ -34,16 +35,19 @@ void spi_exec_as_reader(Oid role, const char* sql, int nargs, Oid* types, Datum*
   restore_identity(&sw);
 }
 
-// The element type of the feature column (checked: a number type).
+// The element type of the feature column (checked: a number type), or
+// the type dptrain.sparsevec itself for a sparse column (docs/sparse.md).
 Oid check_feature_type(Oid relid, AttrNumber attnum, const char* column) {
   const Oid type = getBaseType(get_atttype(relid, attnum));
+  if (OidIsValid(type) && type == sparsevec_type_oid()) return type;
   const Oid elem = get_element_type(type);
   if (elem != FLOAT8OID && elem != FLOAT4OID && elem != NUMERICOID && elem != INT2OID && elem != INT4OID &&
       elem != INT8OID)
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("feature column \"%s\" must be an array of numbers (float8[] or real[])", column),
                     errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum))),
-                    errhint("Store the features of each row in one float8[] column (dptrain load does).")));
+                    errhint("Store the features of each row in one float8[] or dptrain.sparsevec column "
+                            "(dptrain load does).")));
   return elem;
 }
 
@@ -106,13 +110,18 @@ char** declared_class_names(ArrayType* declared, int* nclasses) {
 void count_and_check_rows(const char* relname, const char* qualified, const char* x, const char* y,
                           const char* features, const char* label, Oid feature_elem, LabelKind label_kind,
                           Oid reader, int64* rows, int64* dim) {
+  // A sparse row's length is its declared dimension; the type has no NULL
+  // elements, NaN or more than one dimension (its input refuses them).
+  const bool sparse = feature_elem == sparsevec_type_oid();
+  const char* length = sparse ? psprintf("dptrain.sparsevec_dims(%s)", x) : psprintf("cardinality(%s)", x);
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "SELECT count(*)::int8, min(cardinality(%s))::int8, max(cardinality(%s))::int8, "
+                   "SELECT count(*)::int8, min(%s)::int8, max(%s)::int8, "
                    "count(*) FILTER (WHERE %s IS NULL)::int8, count(*) FILTER (WHERE %s IS NULL)::int8, "
-                   "count(*) FILTER (WHERE array_ndims(%s) > 1)::int8, %s, %s FROM %s",
-                   x, x, x, y, x,
+                   "%s, %s, %s FROM %s",
+                   length, length, x, y,
+                   sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
                    label_kind == LabelKind::Numeric ? psprintf("count(*) FILTER (WHERE %s::text = 'NaN')::int8", y)
                                                     : "0::int8",
                    // numeric values beyond float8's range would fail the cast below without a hint
@@ -210,7 +219,9 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
                                   Oid feature_elem, ArrayType* classes, int dim, Oid reader, bool seeded,
                                   ArrayType* key, const PreparedData* out) {
   // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
-  const char* features = feature_elem == NUMERICOID
+  const bool sparse = out->sparse;
+  const char* features = sparse ? x
+                         : feature_elem == NUMERICOID
                              ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
                                         "1.7976931348623157e308) THEN NULL ELSE %s::float8[] END", x, x)
                              : psprintf("%s::float8[]", x);
@@ -224,9 +235,12 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
                                      psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
                                      "$4", seeded));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
-  Oid types[4] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID, FLOAT8ARRAYOID};
-  Datum values[4] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim),
-                     PointerGetDatum(key)};
+  // The fixed public row: d zeros (for sparse rows: no entries, dimension d).
+  Oid types[4] = {TEXTARRAYOID, sparse ? sparsevec_type_oid() : FLOAT8ARRAYOID, INT4OID, FLOAT8ARRAYOID};
+  Datum values[4] = {PointerGetDatum(classes),
+                     sparse ? PointerGetDatum(make_sparsevec(dim, 0, nullptr, nullptr))
+                            : PointerGetDatum(make_float8_array(zeros, dim)),
+                     Int32GetDatum(dim), PointerGetDatum(key)};
   spi_exec_as_reader(reader, sql.data, 4, types, values, SPI_OK_INSERT);
 }
 
@@ -277,10 +291,14 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   if (ids.caller_reads) {
     count_and_check_rows(relname, qualified, x, y, features, label, feature_elem, label_kind, ids.reader, &n, &dmin);
   } else {
-    appendStringInfo(&sql,
-                     "SELECT count(*)::int8, "
-                     "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
-                     x, x, qualified);
+    if (feature_elem == sparsevec_type_oid())
+      appendStringInfo(&sql, "SELECT count(*)::int8, coalesce(max(dptrain.sparsevec_dims(%s)), 0)::int8 FROM %s", x,
+                       qualified);
+    else
+      appendStringInfo(&sql,
+                       "SELECT count(*)::int8, "
+                       "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
+                       x, x, qualified);
     spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
     dmin = datum_int64(0, 2);
@@ -356,6 +374,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   out->classes_array = classes;
   out->classes_from_data = from_data;
   out->feature_elem = feature_elem;
+  out->sparse = feature_elem == sparsevec_type_oid();
   out->x = x;
   out->y = y;
 }
@@ -384,7 +403,8 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     IdentitySwitch sw;
     switch_identity(&sw, ids.runner, false);
     resetStringInfo(&sql);
-    appendStringInfo(&sql, "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP", shuffled);
+    appendStringInfo(&sql, "CREATE TEMP TABLE %s (i int8 NOT NULL, x %s, y float8) ON COMMIT DROP", shuffled,
+                     out->sparse ? "dptrain.sparsevec" : "float8[]");
     spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
     if (ids.reader != ids.runner) {
       resetStringInfo(&sql);
@@ -402,7 +422,7 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
   if (ids.caller_reads) {
     appendStringInfo(&sql,
                      "INSERT INTO %s SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
-                     shuffled, with_intercept("x::float8[]", out),
+                     shuffled, with_intercept(out->sparse ? "x" : "x::float8[]", out),
                      shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed));
     Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
     Datum values[2] = {PointerGetDatum(out->classes_array), PointerGetDatum(key)};
@@ -441,10 +461,10 @@ void reshuffle_training_data(const char* shuffled) {
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "CREATE TEMP TABLE %s_next (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP; "
+                   "CREATE TEMP TABLE %s_next (LIKE %s) ON COMMIT DROP; "
                    "INSERT INTO %s_next SELECT i, x, y FROM %s ORDER BY random(); "
                    "DROP TABLE %s; ALTER TABLE %s_next RENAME TO %s",
-                   shuffled, shuffled, shuffled, shuffled, shuffled, bare);
+                   shuffled, shuffled, shuffled, shuffled, shuffled, shuffled, bare);
   if (SPI_execute(sql.data, false, 0) < 0) elog(ERROR, "dptrain: reshuffle failed");
 }
 
@@ -468,10 +488,10 @@ char** split_training_data(const char* shuffled, int parts, int64* rows) {
     // the position in the random order; the outer one numbers the part's rows
     // 1..m_p in their order (column i, for BST14's dptrain.sampled_rows).
     appendStringInfo(&sql,
-                     "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP; "
+                     "CREATE TEMP TABLE %s (LIKE %s) ON COMMIT DROP; "
                      "INSERT INTO %s SELECT row_number() OVER (), x, y "
                      "FROM (SELECT x, y, row_number() OVER () - 1 AS r FROM %s) s WHERE r %% %d = %d",
-                     names[p], names[p], shuffled, parts, p);
+                     names[p], shuffled, names[p], shuffled, parts, p);
     if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT) elog(ERROR, "dptrain: could not split %s", shuffled);
     rows[p] = static_cast<int64>(SPI_processed);
   }
