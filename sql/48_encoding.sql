@@ -190,6 +190,47 @@ $$;
 COMMENT ON FUNCTION @extschema@.dp_encoded_view IS
 'creates a view (label, x float8[]) of a table''s columns under a feature encoding (unqualified: in the table''s schema); models trained on it store the encoding';
 
+-- dp_train on ordinary columns in one call: the same C function as
+-- dp_train(source, label, features text, ...), with the encoding's three
+-- declarations last. A call whose features is a quoted literal ('x') still
+-- resolves to the features-column form (an unknown literal prefers text to
+-- text[]). The encoding is applied inside the run's own statements and stored
+-- with the model (src/pg/encoded_features.h, docs/encoding.md).
+CREATE FUNCTION @extschema@.dp_train(
+    source        regclass,
+    label         text,
+    features      text[],
+    algorithm     text     DEFAULT NULL,
+    loss          text     DEFAULT 'logistic',
+    epsilon       float8   DEFAULT NULL,
+    delta         float8   DEFAULT NULL,
+    epochs        int      DEFAULT NULL,
+    batch_size    int      DEFAULT NULL,
+    lambda        float8   DEFAULT NULL,
+    learning_rate float8   DEFAULT NULL,
+    name          text     DEFAULT NULL,
+    seed          bigint   DEFAULT NULL,
+    classes       text[]   DEFAULT NULL,
+    schedule      text     DEFAULT NULL,
+    huber_h       float8   DEFAULT 0.1,
+    averaging     boolean  DEFAULT false,
+    reshuffle     boolean  DEFAULT false,
+    radius        float8   DEFAULT NULL,
+    options       jsonb    DEFAULT '{}',
+    intercept     boolean  DEFAULT NULL,
+    bounds        jsonb    DEFAULT '{}',
+    categories    jsonb    DEFAULT '{}',
+    normalization text     DEFAULT 'l2')
+RETURNS dptrain.trained_model
+AS 'MODULE_PATHNAME', 'dptrain_dp_train' LANGUAGE C VOLATILE
+-- SECURITY INVOKER, pinned path, no JIT: as dp_train(regclass, text, text, ...).
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+COMMENT ON FUNCTION @extschema@.dp_train(regclass, text, text[], text, text, float8, float8, int, int, float8, float8,
+                                         text, bigint, text[], text, float8, boolean, boolean, float8, jsonb, boolean,
+                                         jsonb, jsonb, text) IS
+'train a (differentially private) linear model on ordinary columns of a table: features => ARRAY[column, ...] with public bounds (numbers) and declared categories (text), encoded as dp_encoding does; the model stores the encoding (docs/encoding.md)';
+
 -- The encoding stored with a model: by id, or by the name of one of your models.
 CREATE FUNCTION dptrain.model_encoding(model text) RETURNS jsonb
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$

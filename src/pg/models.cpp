@@ -1,5 +1,6 @@
 #include "models.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -100,14 +101,21 @@ void check_model_name(const char* name, const RunIdentities& ids) {
 // A model trained on an encoded view keeps the view's encoding, so raw rows
 // can be scored later (docs/encoding.md); categories read from the data are
 // outside the guarantee, and the model says so.
-void attach_encoding(ParsedModel* p, Oid relid, const RunIdentities& ids) {
-  IdentitySwitch sw;
-  switch_identity(&sw, ids.runner, false);
-  const std::optional<std::string> encoding = registered_encoding(relid);
-  restore_identity(&sw);
+// A run on the columns themselves passes its encoding (`applied`), whose
+// categories read from the data dp_encoding already announced.
+void attach_encoding(ParsedModel* p, Oid relid, const RunIdentities& ids, const char* applied) {
+  std::optional<std::string> encoding;
+  if (applied != nullptr) {
+    encoding = std::string(applied);
+  } else {
+    IdentitySwitch sw;
+    switch_identity(&sw, ids.runner, false);
+    encoding = registered_encoding(relid);
+    restore_identity(&sw);
+  }
   if (!encoding) return;
   const bool reads_data = encoding_reads_data(*encoding);
-  if (reads_data)
+  if (reads_data && applied == nullptr)
     ereport(NOTICE, (errmsg("the encoding of this view read categories from the data"),
                      errdetail("Those category lists are outside the privacy guarantee."),
                      errhint("Declare them with categories => ... in dp_encoded_view.")));
@@ -122,7 +130,7 @@ void attach_encoding(ParsedModel* p, Oid relid, const RunIdentities& ids) {
 }
 
 int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name,
-                       char** stored_details) {
+                       char** stored_details, const char* encoding) {
   ParsedModel* parsed = nullptr;
   DPT_CORE({
     auto p = std::make_unique<ParsedModel>();
@@ -134,7 +142,7 @@ int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid rel
     parsed = p.release();
   });
   delete_on_reset(CurrentMemoryContext, parsed);
-  attach_encoding(parsed, relid, ids);
+  attach_encoding(parsed, relid, ids, encoding);
   if (stored_details != nullptr) *stored_details = pstrdup(parsed->details.c_str());
   const dptrain::Model& m = parsed->model;
   const RunCharge run = make_run_charge(relid, source_name, m.algorithm, m.epsilon, m.delta, m.seeded);
@@ -179,6 +187,16 @@ void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
                     errhint("The row of dptrain.models was edited outside dptrain; train the model again.")));
   const double* w = reinterpret_cast<const double*>(ARR_DATA_PTR(weights));
   std::vector<double>* packed = nullptr;
+  std::string* encoding = nullptr;
+  DPT_CORE({
+    auto e = std::make_unique<std::string>();
+    const auto parsed = nlohmann::json::parse(details);
+    const auto found = parsed.find("encoding");
+    if (found != parsed.end() && found->is_object()) *e = found->dump();
+    encoding = e.release();
+  });
+  delete_on_reset(CurrentMemoryContext, encoding);
+  out->encoding = encoding->empty() ? nullptr : pstrdup(encoding->c_str());
   DPT_CORE({
     dptrain::Model m;
     m.loss = dptrain::parse_loss(loss);

@@ -6,6 +6,7 @@
 #include "core/sgd/epoch_state.h"
 #include "core/sgd/shuffle_key.h"
 #include "core/training/intercept.h"
+#include "core/preprocessing/feature_encoding.h"
 #include "sparsevec.h"
 
 
@@ -109,7 +110,7 @@ char** declared_class_names(ArrayType* declared, int* nclasses) {
 // ERROR with a hint (refuse, never skip: the caller repairs its data).
 void count_and_check_rows(const char* relname, const char* qualified, const char* x, const char* y,
                           const char* features, const char* label, Oid feature_elem, LabelKind label_kind,
-                          Oid reader, int64* rows, int64* dim) {
+                          bool encoded, Oid reader, int64* rows, int64* dim) {
   // A sparse row's length is its declared dimension; the type has no NULL
   // elements, NaN or more than one dimension (its input refuses them).
   const bool sparse = feature_elem == sparsevec_type_oid();
@@ -137,6 +138,11 @@ void count_and_check_rows(const char* relname, const char* qualified, const char
   if (n == 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
                     errhint("Train on a table with at least one row.")));
+  if (null_x > 0 && encoded)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("%lld rows have a NULL or NaN number or boolean among the features", (long long) null_x),
+                    errdetail("Such a row has no features (docs/encoding.md)."),
+                    errhint("Remove or repair those rows (or filter them in a view) before training.")));
   if (null_x > 0)
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                     errmsg("feature column \"%s\" contains NULL values", features),
@@ -267,16 +273,20 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   const char* nspname = get_namespace_name(get_rel_namespace(relid));
   const char* qualified = quote_qualified_identifier(nspname, relname);
 
-  const AttrNumber x_att = require_column(relid, relname, features, "features");
+  // Encoded columns (encoded_features.h): the expression replaces the
+  // features column; it gives float8[] of the encoding's dimension or NULL.
+  const bool encoded = out->encoded_x != nullptr;
+  if (encoded) features = "features";
   const AttrNumber y_att = require_column(relid, relname, label, "label");
-  const Oid feature_elem = check_feature_type(relid, x_att, features);
+  const Oid feature_elem =
+      encoded ? FLOAT8OID : check_feature_type(relid, require_column(relid, relname, features, "features"), features);
   const LabelKind label_kind = check_label_type(relid, y_att, label);
   if (declared == nullptr && label_kind != LabelKind::Boolean && !ids.caller_reads)
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
                     errmsg("the classes must be declared to train on \"%s\" without read access", relname),
                     errdetail("Reading the list of classes from the data would reveal it."),
                     errhint("Pass classes => ARRAY[...] (binary: negative class first).")));
-  const char* x = quote_identifier(features);
+  const char* x = encoded ? out->encoded_x : quote_identifier(features);
   const char* y = quote_identifier(label);
 
   // Public facts first: n and d. A reader is told about every row it must
@@ -288,8 +298,23 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   StringInfoData sql;
   initStringInfo(&sql);
   int64 n, dmin;
-  if (ids.caller_reads) {
-    count_and_check_rows(relname, qualified, x, y, features, label, feature_elem, label_kind, ids.reader, &n, &dmin);
+  if (ids.caller_reads && encoded) {
+    // Each row encoded once (OFFSET 0 keeps the planner from copying the
+    // expression into every aggregate), then checked like a features column.
+    count_and_check_rows(relname, psprintf("(SELECT %s AS x, %s AS y FROM %s OFFSET 0) r", x, y, qualified), "x", "y",
+                         "features", label, feature_elem, label_kind, true, ids.reader, &n, &dmin);
+  } else if (ids.caller_reads) {
+    count_and_check_rows(relname, qualified, x, y, features, label, feature_elem, label_kind, false, ids.reader, &n,
+                         &dmin);
+  } else if (encoded) {
+    // d is the encoding's (public); only n is counted.
+    appendStringInfo(&sql, "SELECT count(*)::int8 FROM %s", qualified);
+    spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    n = datum_int64(0, 1);
+    DPT_CORE({ dmin = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(out->encoding)).dim(); });
+    if (n == 0)
+      ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
+                      errhint("Train on a table with at least one row.")));
   } else {
     if (feature_elem == sparsevec_type_oid())
       appendStringInfo(&sql, "SELECT count(*)::int8, coalesce(max(dptrain.sparsevec_dims(%s)), 0)::int8 FROM %s", x,

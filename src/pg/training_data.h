@@ -29,6 +29,14 @@ struct PreparedData {
   // > 0: copy the rows as (x clipped to intercept_bound, intercept) (training/intercept.h)
   double intercept = 0;
   double intercept_bound = 0;
+  // Features from ordinary columns (encoded_features.h), set before
+  // inspect_training_data: the encoding (JSON text) and the features
+  // expression that replaces the features column in every statement.
+  const char* encoding = nullptr;
+  const char* encoded_x = nullptr;
+  // dp_train's features => ARRAY[...] (set before begin_run, which builds
+  // encoding and encoded_x from it).
+  const struct FeatureColumns* columns = nullptr;
   // A Citus hash-distributed source, trained in place (distributed_source.h):
   // no copy is made (shuffled stays NULL).
   bool distributed;
@@ -40,7 +48,8 @@ struct PreparedData {
   char* row_key;
 };
 
-// Requires SPI_connect(). `declared_classes` may be NULL (then the classes
+// Requires SPI_connect(). `features` is ignored when out->encoded_x is set
+// (then d is the encoding's, a public fact). `declared_classes` may be NULL (then the classes
 // come from the label type or, failing that, from the data -- the latter only
 // for a caller that may read the data). The relation is read with the rights
 // of ids.reader in a security-restricted operation; the temp table belongs to

@@ -6,6 +6,7 @@
 #include "core/training/defaults.h"
 #include "core/training/intercept.h"
 #include "distributed_source.h"
+#include "encoded_features.h"
 #include "feature_encodings.h"
 #include "ledger.h"
 #include "models.h"
@@ -21,7 +22,7 @@ void read_run_arguments(FunctionCallInfo fcinfo, const RunArgumentPositions& at,
     *value = *has ? PG_GETARG_FLOAT8(i) : 0.0;
   };
   a->label = string(at.label);
-  a->features = string(at.features);
+  a->features = at.features >= 0 ? string(at.features) : nullptr;  // -1: not a column name
   a->algorithm = string(at.algorithm);
   a->loss = string(at.loss);
   a->name = string(at.name);
@@ -60,14 +61,18 @@ void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* c) {
 }
 
 RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
-                            const dptrain::TrainingConfig& c) {
+                            const dptrain::TrainingConfig& c, const FeatureColumns* columns) {
   RunIdentities ids;
   ids.caller = GetUserId();
   ids.runner = function_owner(fcinfo);
   char* relname = require_training_relation(relid);
-  const AttrNumber x = require_column(relid, relname, features, "features");
-  const AttrNumber y = require_column(relid, relname, label, "label");
-  ids.caller_reads = can_read_columns(relid, y, x, ids.caller);
+  if (columns != nullptr) {
+    ids.caller_reads = check_feature_columns(relid, relname, label, *columns, ids.caller);
+  } else {
+    const AttrNumber x = require_column(relid, relname, features, "features");
+    const AttrNumber y = require_column(relid, relname, label, "label");
+    ids.caller_reads = can_read_columns(relid, y, x, ids.caller);
+  }
   ids.reader = ids.caller_reads ? ids.caller : relation_owner(relid);
   if (!ids.caller_reads && dptrain::stops_on_data(c))
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -121,11 +126,19 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
                PreparedData* prep, bool in_place, void (*before_charge)(void*), void* before_charge_arg) {
   PhaseClock clock;
   clock.start();
-  *ids = decide_access(fcinfo, relid, label, features, *c);
+  *ids = decide_access(fcinfo, relid, label, features, *c, prep->columns);
   // Unknown / not implemented / arguments the plan would refuse: fail now,
   // before the charge below.
   DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
   check_model_name(name, *ids);
+  if (prep->columns != nullptr) {
+    // Bad declarations, and undeclared categories without read access, fail
+    // here, before the charge.
+    prep->encoding = build_run_encoding(relid, *prep->columns, *ids,
+                                        get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
+    prep->encoded_x = encoded_features_sql(prep->encoding);
+    in_place = false;
+  }
   inspect_training_data(relid, label, features, declared_classes, *ids, prep);
   clock.mark("validation");
   prep->distributed = false;
