@@ -35,7 +35,8 @@ NamedCall::NamedCall(std::string function, const TrainingTarget& target, const T
     : function_(std::move(function)) {
   add("source", "regclass", target.table);
   add("label", "text", target.label);
-  add("features", "text", target.features);
+  if (target.columns) add("features", "text[]", to_text_array_literal(*target.columns));
+  else add("features", "text", target.features);
   if (!c.algorithm.empty()) add("algorithm", "text", c.algorithm);  // empty: the function's default
   add("loss", "text", c.loss);
   if (c.epsilon) add("epsilon", "float8", exact_number(*c.epsilon));
@@ -51,6 +52,11 @@ NamedCall::NamedCall(std::string function, const TrainingTarget& target, const T
   if (c.radius) add("radius", "float8", exact_number(*c.radius));
   add("options", "jsonb", c.options.dump());
   add("intercept", "boolean", c.intercept ? "true" : "false");
+  if (target.columns) {
+    add("bounds", "jsonb", target.bounds);
+    add("categories", "jsonb", target.categories);
+    add("normalization", "text", target.normalization);
+  }
 }
 
 void NamedCall::add(const std::string& name, const std::string& type, Param value) {

@@ -3,8 +3,15 @@
 #include <cmath>
 #include <optional>
 
+extern "C" {
+#include "catalog/namespace.h"
+#include "nodes/bitmapset.h"
+#include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
+}
+
+#include "bucket_shuffle.h"
 #include "core/sgd/epoch_state.h"
-#include "core/sgd/shuffle_key.h"
 #include "core/training/intercept.h"
 #include "core/preprocessing/feature_encoding.h"
 #include "sparsevec.h"
@@ -18,6 +25,9 @@ constexpr int kMaxClasses = 1000;
 // ends (issue 16, item 7); smaller copies take well under a second.
 constexpr int64 kProgressRows = 100000;
 int shuffle_counter = 0;
+// The copies of seeded runs in this session (by their number N in
+// pg_temp.dptrain_shuffled_N): their reshuffles keep ORDER BY random().
+Bitmapset* seeded_copies = nullptr;
 
 enum class LabelKind { Boolean, Numeric, Text };
 
@@ -172,37 +182,55 @@ void count_and_check_rows(const char* relname, const char* qualified, const char
   *dim = dmin;
 }
 
-// The rows of a copy in one uniformly random order: "SELECT i, <select>
-// FROM <source>" in that order, where `select` names columns of the source
-// and i is the row's position in the source's scan (1..n, not data).
-//   unseeded (every real run): ordered by SipHash-2-4 of i under a fresh
-//     128-bit epoch key from the OS CSPRNG (libsodium; core/sgd/shuffle_key.h),
-//     passed as `key_param`: a uniformly random order up to the PRF's
-//     security and ties of probability ~ n^2 / 2^65; PostgreSQL's random()
-//     (not a CSPRNG) plays no part.
-//   seeded (tests only): random() after setseed(seed), evaluated per row in
-//     scan order exactly as before, so seeded runs keep their permutation and
-//     row numbers (the models pinned by test/regress/sql/engine_pins.sql).
-// Whole rows go through the sort (an external sort beyond work_mem). Sorting
-// narrow (ctid, i) rows and fetching each row by ctid in that order was
-// measured slower (docs/performance.md: a Tid Scan per row costs more than
-// the sort saves, and far more once the table exceeds shared_buffers).
-const char* shuffled_rows_sql(const char* qualified, const char* select, const char* key_param, bool seeded) {
-  return seeded ? psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY random()", select, qualified)
-                : psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY "
-                           "dptrain.shuffle_key(row_number() OVER (), %s)",
-                           select, qualified, key_param);
+// The rows of a copy: "SELECT i, <select> FROM <source>", where `select`
+// names columns of the source and i is the row's position in the source's
+// scan (1..n, not data).
+//   unseeded (every real run): in the source's order; fill_copy puts them
+//     in a uniformly random order with the bucket shuffle (bucket_shuffle.h:
+//     no sort, randomness from the OS CSPRNG; PostgreSQL's random(), not a
+//     CSPRNG, plays no part).
+//   seeded (tests only): ORDER BY random() after setseed(seed), evaluated
+//     per row in scan order exactly as before, so seeded runs keep their
+//     permutation and row numbers (the models pinned by
+//     test/regress/sql/engine_pins.sql).
+// Sorting whole rows (the former unseeded copy, ordered by a keyed SipHash of
+// i) cost an external sort; sorting narrow (ctid, i) rows and fetching each
+// row by ctid was slower still (docs/performance.md).
+const char* shuffled_rows_sql(const char* qualified, const char* select, bool seeded) {
+  return psprintf("SELECT row_number() OVER () AS i, %s FROM %s%s", select, qualified,
+                  seeded ? " ORDER BY random()" : "");
 }
 
-// A fresh epoch key of the run's shuffle (4 words) from the OS CSPRNG.
-ArrayType* fresh_shuffle_key() {
-  double words[4];
-  DPT_CORE({
-    const dptrain::sgd::EpochShuffleWords w =
-        dptrain::sgd::epoch_key_to_words(dptrain::sgd::epoch_shuffle_key(dptrain::sgd::run_shuffle_key(std::nullopt), 0));
-    for (int i = 0; i < 4; ++i) words[i] = w[i];
-  });
-  return make_float8_array(words, 4);
+// The relation of a temp table named pg_temp.<bare>.
+Oid temp_table_oid(const char* bare) {
+  return RangeVarGetRelid(makeRangeVar(pstrdup("pg_temp"), pstrdup(bare), -1), NoLock, false);
+}
+
+// Fills the empty temp table `shuffled` with the rows (i, x, y) of
+// `select_sql` (run with the rights of `reader`): seeded, the query's own
+// order (ORDER BY random()); unseeded, a uniformly random order drawn by the
+// bucket shuffle. `rows` and `row_bytes` size its buckets.
+void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* types, Datum* values, bool seeded,
+               Oid reader, int64 rows, int64 row_bytes) {
+  if (seeded) {
+    spi_exec_as_reader(reader, psprintf("INSERT INTO %s %s", shuffled, select_sql), nargs, types, values,
+                       SPI_OK_INSERT);
+    return;
+  }
+  const Oid relid = temp_table_oid(shuffled + strlen("pg_temp."));
+  IdentitySwitch sw;
+  switch_identity(&sw, reader, true);
+  bucket_shuffle_insert(relid, select_sql, nargs, types, values, rows, row_bytes);
+  restore_identity(&sw);
+}
+
+// Bytes per row of a copy with d features, to size the shuffle's buckets:
+// the float8[] (24-byte header, 8 per value and one for an intercept), i
+// and y, the tuple header and the allocation around it. A sparse row's
+// size depends on its non-zeros (data): the bound for nnz = d + 1 (12
+// bytes per entry, 16 of header) is used instead, never a count from the data.
+int64 copy_row_bytes(int dim, bool sparse) {
+  return sparse ? 12 * (static_cast<int64>(dim) + 1) + 88 : 8 * (static_cast<int64>(dim) + 1) + 96;
 }
 
 // The features expression `features` as the run sees it: with an intercept,
@@ -223,7 +251,7 @@ const char* with_intercept(const char* features, const PreparedData* out) {
 // replaced rows is reported.
 void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
                                   Oid feature_elem, ArrayType* classes, int dim, Oid reader, bool seeded,
-                                  ArrayType* key, const PreparedData* out) {
+                                  const PreparedData* out) {
   // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
   const bool sparse = out->sparse;
   const char* features = sparse ? x
@@ -234,20 +262,20 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "INSERT INTO %s SELECT i, %s, CASE WHEN u THEN ys ELSE 0 END "
+                   "SELECT i, %s, CASE WHEN u THEN ys ELSE 0 END "
                    "FROM (SELECT i, xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM (%s) r) s",
-                   shuffled, with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
+                   with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
                    shuffled_rows_sql(qualified,
                                      psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
-                                     "$4", seeded));
+                                     seeded));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
   // The fixed public row: d zeros (for sparse rows: no entries, dimension d).
-  Oid types[4] = {TEXTARRAYOID, sparse ? sparsevec_type_oid() : FLOAT8ARRAYOID, INT4OID, FLOAT8ARRAYOID};
-  Datum values[4] = {PointerGetDatum(classes),
+  Oid types[3] = {TEXTARRAYOID, sparse ? sparsevec_type_oid() : FLOAT8ARRAYOID, INT4OID};
+  Datum values[3] = {PointerGetDatum(classes),
                      sparse ? PointerGetDatum(make_sparsevec(dim, 0, nullptr, nullptr))
                             : PointerGetDatum(make_float8_array(zeros, dim)),
-                     Int32GetDatum(dim), PointerGetDatum(key)};
-  spi_exec_as_reader(reader, sql.data, 4, types, values, SPI_OK_INSERT);
+                     Int32GetDatum(dim)};
+  fill_copy(shuffled, sql.data, 3, types, values, seeded, reader, out->rows, copy_row_bytes(dim, sparse));
 }
 
 }  // namespace
@@ -438,23 +466,28 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     }
     restore_identity(&sw);
   }
+  if (has_seed) {
+    MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+    seeded_copies = bms_add_member(seeded_copies, shuffle_counter);
+    MemoryContextSwitchTo(old);
+  }
   resetStringInfo(&sql);
-  ArrayType* key = fresh_shuffle_key();
   const bool report = out->rows >= kProgressRows;
   const TimestampTz started = GetCurrentTimestamp();
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffling %lld rows into a random order", (long long) out->rows)));
   if (ids.caller_reads) {
     appendStringInfo(&sql,
-                     "INSERT INTO %s SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
-                     shuffled, with_intercept(out->sparse ? "x" : "x::float8[]", out),
-                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed));
-    Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
-    Datum values[2] = {PointerGetDatum(out->classes_array), PointerGetDatum(key)};
-    spi_exec_as_reader(ids.reader, sql.data, 2, types, values, SPI_OK_INSERT);
+                     "SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
+                     with_intercept(out->sparse ? "x" : "x::float8[]", out),
+                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), has_seed));
+    Oid types[1] = {TEXTARRAYOID};
+    Datum values[1] = {PointerGetDatum(out->classes_array)};
+    fill_copy(shuffled, sql.data, 1, types, values, has_seed, ids.reader, out->rows,
+              copy_row_bytes(out->dim, out->sparse));
   } else {
     copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim,
-                                 ids.reader, has_seed, key, out);
+                                 ids.reader, has_seed, out);
   }
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffled %lld rows", (long long) out->rows),
@@ -480,16 +513,34 @@ static void require_shuffled_name(const char* shuffled) {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("\"%s\" is not a dptrain training table", shuffled)));
 }
 
+// A new uniformly random order of the rows, drawn as the copy's: the
+// bucket shuffle from the OS CSPRNG, or ORDER BY random() for the copies
+// (and their parts) of a seeded run, whose pinned models depend on it.
 void reshuffle_training_data(const char* shuffled) {
   require_shuffled_name(shuffled);
   const char* bare = shuffled + strlen("pg_temp.");
+  int copy = 0;
+  sscanf(shuffled, "pg_temp.dptrain_shuffled_%d", &copy);
+  const bool seeded = bms_is_member(copy, seeded_copies);
   StringInfoData sql;
   initStringInfo(&sql);
-  appendStringInfo(&sql,
-                   "CREATE TEMP TABLE %s_next (LIKE %s) ON COMMIT DROP; "
-                   "INSERT INTO %s_next SELECT i, x, y FROM %s ORDER BY random(); "
-                   "DROP TABLE %s; ALTER TABLE %s_next RENAME TO %s",
-                   shuffled, shuffled, shuffled, shuffled, shuffled, shuffled, bare);
+  // (LIKE ...): the copy's own column types (x float8[] or dptrain.sparsevec).
+  appendStringInfo(&sql, "CREATE TEMP TABLE %s_next (LIKE %s) ON COMMIT DROP", shuffled, shuffled);
+  spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
+  resetStringInfo(&sql);
+  if (seeded) {
+    appendStringInfo(&sql, "INSERT INTO %s_next SELECT i, x, y FROM %s ORDER BY random()", shuffled, shuffled);
+    spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_INSERT);
+  } else {
+    // sized by the table's pages (its rows are not counted)
+    Relation rel = table_open(temp_table_oid(bare), AccessShareLock);
+    const int64 pages = RelationGetNumberOfBlocks(rel);
+    table_close(rel, AccessShareLock);
+    appendStringInfo(&sql, "SELECT i, x, y FROM %s", shuffled);
+    bucket_shuffle_insert(temp_table_oid(psprintf("%s_next", bare)), sql.data, 0, nullptr, nullptr, pages, BLCKSZ);
+  }
+  resetStringInfo(&sql);
+  appendStringInfo(&sql, "DROP TABLE %s; ALTER TABLE %s_next RENAME TO %s", shuffled, shuffled, bare);
   if (SPI_execute(sql.data, false, 0) < 0) elog(ERROR, "dptrain: reshuffle failed");
 }
 
