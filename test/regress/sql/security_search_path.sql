@@ -26,12 +26,13 @@ WHERE d.refclassid = 'pg_extension'::regclass
   AND NOT EXISTS (SELECT FROM pg_aggregate a
                   WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn, a.aggdeserialfn))
   AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
-  -- dp_predict and dp_predict_proba pin the path in C around the query that
-  -- loads their model; usable_row, intercept_row and decision_score run no
+  -- dp_predict, dp_predict_proba and dp_features pin the path in C around
+  -- the query that loads their model; usable_row, intercept_row and decision_score run no
   -- SQL (all but intercept_row are hijack-tested below); the shuffle keys
   -- are per-row C hashes that run no SQL either, and the feature encoders
   -- (encode_row, encode_json_row, encoding_check) parse and encode in C.
   AND p.oid NOT IN ('dp_predict(text, float8[])'::regprocedure, 'dp_predict(bigint, float8[])'::regprocedure,
+                    'dp_features(text, jsonb)'::regprocedure, 'dp_features(bigint, jsonb)'::regprocedure,
                     'dp_predict_proba(text, float8[])'::regprocedure,
                     'dp_predict_proba(bigint, float8[])'::regprocedure,
                     'dptrain.decision_score(float8[], float8[])'::regprocedure,
