@@ -6,8 +6,9 @@
 #     (E2 - E1), so the one-off prepare/copy cancels out; for non-private SGD
 #     with b = 1 and lambda > 0 (the scaled-weights O(nnz) step) and for
 #     bolt-on with its defaults (epsilon only: the batch size from n, d, eps);
-#   * test accuracy of bolt-on (epsilon 1, pure, defaults) both ways, mean of
-#     RUNS seeded runs (seed => r: reproducible measurements, not releases).
+#   * test accuracy both ways: bolt-on with its defaults at epsilon 1 and 10
+#     (pure), mean of RUNS seeded runs (seed => r: reproducible measurements,
+#     not releases), and non-private SGD for reference.
 #   bash bench/sparse_reuters.sh [RUNS]     (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,15 +65,25 @@ for label, args in configs.items():
         print(f"  {label:24s} {kind:6s} {per[kind]:8.3f} s/epoch (t1 {best[e1]:.2f} s, t{e2} {best[e2]:.2f} s)")
     print(f"  {label:24s} dense / sparse = {per['dense'] / per['sparse']:.1f}x")
 
-print(f"== bolt-on test accuracy (epsilon 1, pure, defaults), mean of {runs} seeded runs")
-for kind in ("dense", "sparse"):
+def accuracy(kind, args, seeds):
     acc, secs = [], []
-    for r in range(1, runs + 1):
+    for r in seeds:
         t, out = timed(f"SELECT accuracy FROM dp_evaluate((SELECT model_id FROM dp_train('reuters_{kind}', 'y', 'x', "
-                       f"epsilon => 1, seed => {r})), 'reuters_{kind}_test', 'y', 'x')")
+                       f"{args}, seed => {r})), 'reuters_{kind}_test', 'y', 'x')")
         acc.append(100 * float(out))
         secs.append(t)
     sd = statistics.stdev(acc) if len(acc) > 1 else 0.0
-    print(f"  {kind:6s} accuracy {statistics.mean(acc):.2f}% (sd {sd:.2f}), {statistics.mean(secs):.2f} s per train+evaluate")
+    return statistics.mean(acc), sd, statistics.mean(secs)
+
+runs_for = {
+    "bolton eps 1 (defaults)": ("epsilon => 1", runs),
+    "bolton eps 10 (defaults)": ("epsilon => 10", runs),
+    "none (sgd b=1, 5 epochs)": ("algorithm => 'none', batch_size => 1, lambda => 1e-4, learning_rate => 0.5, epochs => 5", 1),
+}
+print(f"== test accuracy, dense vs sparse (mean of the seeded runs: seed => 1..n)")
+for label, (args, n) in runs_for.items():
+    for kind in ("dense", "sparse"):
+        m, sd, t = accuracy(kind, args, range(1, n + 1))
+        print(f"  {label:26s} {kind:6s} {m:6.2f}% (sd {sd:.2f}, {n} runs), {t:.2f} s per train+evaluate")
 print("  majority rate:", sql("SELECT round(100 * avg((NOT y)::int), 2) FROM reuters_dense_test"), "%")
 PY
