@@ -20,10 +20,12 @@ std::string joined(const std::vector<std::string>& v) {
 }  // namespace
 
 const std::vector<std::string>& supported_algorithms() {
-  // Permutation-SGD epochs (SgdEpoch, Reshuffle) and gradient/loss sums
+  // Permutation-SGD epochs (SgdEpoch, Reshuffle; SCS13's white-box noise is
+  // added by the same aggregate's update) and gradient/loss sums
   // (GradientLoss); the other pass kinds (sampled batches, Poisson lots,
-  // grouped rows) have no sparse aggregate yet.
-  static const std::vector<std::string> algorithms = {"none", "bolton", "amp", "optimum", "pfw", "dpagd"};
+  // grouped rows) stream float8[] rows through SQL row types of their own
+  // and have no sparse version yet.
+  static const std::vector<std::string> algorithms = {"none", "bolton", "scs13", "amp", "optimum", "pfw", "dpagd"};
   return algorithms;
 }
 

@@ -122,7 +122,7 @@ TEST(SparseSupport, RefusesAlgorithmsWithoutSparsePasses) {
   EXPECT_NO_THROW(check(c));
   c.algorithm = "none";
   EXPECT_NO_THROW(check(c));
-  for (const char* a : {"dpsgd", "bst14", "scs13", "opdisc"}) {
+  for (const char* a : {"dpsgd", "dpadam", "bst14", "opdisc"}) {
     c.algorithm = a;
     try {
       check(c);
@@ -133,8 +133,10 @@ TEST(SparseSupport, RefusesAlgorithmsWithoutSparsePasses) {
       EXPECT_NE(e.hint().find("float8[]"), std::string::npos);
     }
   }
-  c.algorithm = "amp";
-  EXPECT_NO_THROW(check(c));
+  for (const char* a : {"amp", "scs13", "dpagd", "pfw", "optimum"}) {
+    c.algorithm = a;
+    EXPECT_NO_THROW(check(c)) << a;
+  }
   c.shard_rows = {10, 10};
   EXPECT_THROW(check(c), Error);  // distributed
 }
