@@ -165,4 +165,22 @@ CREATE TABLE sp_null AS SELECT * FROM sp_sparse;
 INSERT INTO sp_null VALUES (1000, NULL, true);
 SELECT code, message FROM pg_temp.try($$SELECT dp_train('sp_null', 'y', 'x', algorithm => 'none', seed => 1)$$);
 
+-- A role without read access trains on a sparse table with a budget: the
+-- rows it cannot use (NULL, a shorter dimension; d is the longest row's, the
+-- public shape) become the fixed public row
+-- ({}/d, the first class) with no error and no count, as dense rows do, and
+-- the run is charged once.
+CREATE ROLE regress_sparse_analyst;
+CREATE TABLE sp_mixed AS SELECT * FROM sp_sparse;
+INSERT INTO sp_mixed VALUES (1000, '{1:1}/39', true), (1001, NULL, false);
+SELECT dp_grant_budget('sp_mixed', 'regress_sparse_analyst', 1.0, 0);
+SET ROLE regress_sparse_analyst;
+SELECT has_table_privilege('sp_mixed', 'SELECT') AS reads,
+       array_length(weights, 1) AS weights, details->'data'->'rows' AS rows, details->'data'->'dim' AS dim
+FROM dp_train('sp_mixed', 'y', 'x', epsilon => 1);
+SELECT epsilon AS epsilon_left FROM dp_budget_remaining('sp_mixed');
+RESET ROLE;
+DROP TABLE sp_mixed;
+DROP ROLE regress_sparse_analyst;
+
 DROP TABLE sp_dense, sp_sparse, sp_densified, sp_ragged, sp_null;
