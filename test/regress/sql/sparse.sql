@@ -189,7 +189,14 @@ SELECT has_table_privilege('sp_mixed', 'SELECT') AS reads,
 FROM dp_train('sp_mixed', 'y', 'x', epsilon => 1);
 SELECT epsilon AS epsilon_left FROM dp_budget_remaining('sp_mixed');
 RESET ROLE;
+DELETE FROM dptrain.ledger WHERE session_role = 'regress_sparse_analyst' OR role::text = 'regress_sparse_analyst';
+DELETE FROM dptrain.models WHERE created_by = 'regress_sparse_analyst';
+SELECT dp_revoke_budget('sp_mixed', 'regress_sparse_analyst');
 DROP TABLE sp_mixed;
 DROP ROLE regress_sparse_analyst;
 
+-- Leave the ledger and the models as found (table_budget.sql and
+-- ledger.sql read all of the ledger, opdisc.sql counts models).
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.sp\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.sp\_%';
 DROP TABLE sp_dense, sp_sparse, sp_ragged, sp_null;
