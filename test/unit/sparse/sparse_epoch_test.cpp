@@ -169,6 +169,13 @@ TEST(SparseEpoch, AScaledStateFromOutsideIsValidatedAndCombinable) {
   bad[es::kWeightScale] = 0;
   bad[es::kWeightNormSq] = 1;
   EXPECT_THROW(es::validate(bad.data(), bad.size()), Error);
+  bad = a;
+  bad[es::kWeightScale] = 1e300;  // outside [1e-100, 1e100]
+  EXPECT_THROW(es::validate(bad.data(), bad.size()), Error);
+  bad = a;
+  bad[es::kWeightScale] = 1e100;
+  es::weights(bad.data())[0] = 1e300;  // a v overflows
+  EXPECT_THROW(es::validate(bad.data(), bad.size()), Error);
 }
 
 }  // namespace
