@@ -231,39 +231,13 @@ COMMENT ON FUNCTION @extschema@.dp_train(regclass, text, text[], text, text, flo
                                          jsonb, jsonb, text) IS
 'train a (differentially private) linear model on ordinary columns of a table: features => ARRAY[column, ...] with public bounds (numbers) and declared categories (text), encoded as dp_encoding does; the model stores the encoding (docs/encoding.md)';
 
--- The encoding stored with a model: by id, or by the name of one of your models.
-CREATE FUNCTION dptrain.model_encoding(model text) RETURNS jsonb
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    enc jsonb;
-    found boolean;
-BEGIN
-    IF model ~ '^\s*[-+]?[0-9]+\s*$' THEN
-        SELECT true, m.details -> 'encoding' INTO found, enc FROM dptrain.models m WHERE m.id = model::bigint;
-    ELSE
-        SELECT true, m.details -> 'encoding' INTO found, enc FROM dptrain.models m
-        WHERE m.name = model AND m.created_by = current_user;
-    END IF;
-    IF found IS NULL THEN
-        RAISE EXCEPTION 'model "%" does not exist', model USING ERRCODE = 'undefined_object',
-            HINT = 'Pass a model id you may see, or the name of one of your models.';
-    END IF;
-    IF enc IS NULL OR jsonb_typeof(enc) <> 'object' THEN
-        RAISE EXCEPTION 'model "%" was not trained on an encoded view', model USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Pass its feature vectors to dp_predict directly.';
-    END IF;
-    RETURN enc;
-END
-$$;
-COMMENT ON FUNCTION dptrain.model_encoding IS
-'internal: the feature encoding stored with a model (an error if it has none)';
-
+-- Called once per row: the model is looked up once per call site and kept
+-- (src/pg/feature_encoding_sql.cpp); no SET clause (a GUC save and restore
+-- per row), the path is pinned in C around the lookup, as in dp_predict.
 CREATE FUNCTION @extschema@.dp_features(model text, "row" jsonb) RETURNS float8[]
-LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
-AS $$ SELECT dptrain.encode_json_row(dptrain.model_encoding(model), "row") $$;
+AS 'MODULE_PATHNAME', 'dptrain_dp_features' LANGUAGE C STABLE STRICT;
 CREATE FUNCTION @extschema@.dp_features(model bigint, "row" jsonb) RETURNS float8[]
-LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
-AS $$ SELECT dptrain.encode_json_row(dptrain.model_encoding(model::text), "row") $$;
+AS 'MODULE_PATHNAME', 'dptrain_dp_features_id' LANGUAGE C STABLE STRICT;
 COMMENT ON FUNCTION @extschema@.dp_features(text, jsonb) IS
 'the feature vector of a raw row (e.g. to_jsonb(t)) under the encoding stored with a model: dp_predict(m, dp_features(m, to_jsonb(t)))';
 COMMENT ON FUNCTION @extschema@.dp_features(bigint, jsonb) IS

@@ -13,6 +13,7 @@ namespace dptrain::pg {
 struct PreparedData {
   char* shuffled;         // pg_temp.dptrain_shuffled_N (quoted, ready for SQL); after the copy
   char* source_name;      // schema.table, for the record
+  Oid relid = InvalidOid;  // the source
   int64 rows;
   int dim;
   int nclasses;
@@ -21,6 +22,9 @@ struct PreparedData {
   // for the copy
   ArrayType* classes_array;
   Oid feature_elem;
+  // The features are dptrain.sparsevec (docs/sparse.md): the copy keeps them
+  // sparse (x dptrain.sparsevec) and only sparse-capable runs may start.
+  bool sparse = false;
   const char* x;          // quoted column names
   const char* y;
   // > 0: copy the rows as (x clipped to intercept_bound, intercept) (training/intercept.h)

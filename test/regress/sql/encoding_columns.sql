@@ -128,7 +128,47 @@ FROM dptrain.models WHERE created_by = 'regress_col_analyst' ORDER BY id;
 SELECT details->'warnings' AS warnings, details->'encoding'->'columns'->0->'categories_from_data' AS from_data
 FROM dp_train('col_people', 'y', ARRAY['city'], algorithm => 'none', epochs => 1, seed => 1);
 
+-- ---- 8. no outcome of a role without read access depends on a secret row ------------------
+-- one table per way a row's raw values can be odd; every run succeeds alike (no error, no
+-- notice, one charge each): such a row encodes to NULL (replaced by the public row) or to an
+-- ordinary vector (clipped, all zeros), never to an error
+CREATE TABLE col_secret_base AS SELECT id, age, "we""ird; DROP TABLE col_people; --" AS hours, sex, owner, y
+FROM col_people WHERE id <= 60;
+CREATE FUNCTION pg_temp.secret_variant(name text, assignment text) RETURNS regclass LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('CREATE TABLE %I AS SELECT * FROM col_secret_base', name);
+  IF assignment IS NOT NULL THEN
+    EXECUTE format('UPDATE %I SET %s WHERE id = 17', name, assignment);
+  END IF;
+  PERFORM dp_grant_budget(name::regclass, 'regress_col_analyst', 10, 0);
+  RETURN name::regclass;
+END
+$$;
+SELECT count(pg_temp.secret_variant(v, a)) AS variants
+FROM (VALUES ('col_secret_none', NULL), ('col_secret_nan', 'hours = ''NaN'''),
+             ('col_secret_inf', 'hours = ''Infinity'''), ('col_secret_neg_inf', 'hours = ''-Infinity'''),
+             ('col_secret_huge', 'hours = 1e308'), ('col_secret_null_bool', 'owner = NULL'),
+             ('col_secret_undeclared', 'sex = ''secret'''), ('col_secret_null_label', 'y = NULL'),
+             ('col_secret_zero', 'age = 0, hours = -5, sex = NULL, owner = false')) t(v, a);
+SET ROLE regress_col_analyst;
+SET client_min_messages = notice;
+SELECT t AS secret, r.code, r.message
+FROM unnest(ARRAY['col_secret_none', 'col_secret_nan', 'col_secret_inf', 'col_secret_neg_inf', 'col_secret_huge',
+                  'col_secret_null_bool', 'col_secret_undeclared', 'col_secret_null_label', 'col_secret_zero']) t,
+     pg_temp.try(format('SELECT dp_train(%L, %L, ARRAY[%L, %L, %L, %L], bounds => %L, categories => %L, '
+                        'algorithm => %L, epsilon => 0.5, epochs => 1, batch_size => 10)',
+                        t, 'y', 'age', 'hours', 'sex', 'owner', '{"age": [17, 90], "hours": [0, 99]}',
+                        '{"sex": ["Female", "Male"]}', 'bolton')) r
+ORDER BY 1;
+SELECT count(*) AS tables, min(10 - epsilon) AS min_charged, max(10 - epsilon) AS max_charged
+FROM unnest(ARRAY['col_secret_none', 'col_secret_nan', 'col_secret_inf', 'col_secret_neg_inf', 'col_secret_huge',
+                  'col_secret_null_bool', 'col_secret_undeclared', 'col_secret_null_label', 'col_secret_zero']) t,
+     dp_budget_remaining(t);
+RESET ROLE;
+
 SELECT dp_revoke_budget('col_people', 'regress_col_analyst');
 SELECT dp_revoke_budget('col_nulls', 'regress_col_analyst');
+SELECT count(dp_revoke_budget(c.oid::regclass, 'regress_col_analyst')) AS revoked
+FROM pg_class c WHERE c.relname LIKE 'col_secret_%' AND c.relname <> 'col_secret_base' AND c.relkind = 'r';
 DROP VIEW col_people_view;
 DROP ROLE regress_col_analyst;
