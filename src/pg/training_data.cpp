@@ -14,6 +14,7 @@ extern "C" {
 #include "core/sgd/epoch_state.h"
 #include "core/training/intercept.h"
 #include "core/preprocessing/feature_encoding.h"
+#include "reading_errors.h"
 
 
 namespace dptrain::pg {
@@ -197,22 +198,42 @@ Oid temp_table_oid(const char* bare) {
   return RangeVarGetRelid(makeRangeVar(pstrdup("pg_temp"), pstrdup(bare), -1), NoLock, false);
 }
 
-// Fills the empty temp table `shuffled` with the rows (i, x, y) of
-// `select_sql` (run with the rights of `reader`): seeded, the query's own
-// order (ORDER BY random()); unseeded, a uniformly random order drawn by the
-// bucket shuffle. `rows` and `row_bytes` size its buckets.
-void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* types, Datum* values, bool seeded,
-               Oid reader, int64 rows, int64 row_bytes) {
-  if (seeded) {
-    spi_exec_as_reader(reader, psprintf("INSERT INTO %s %s", shuffled, select_sql), nargs, types, values,
-                       SPI_OK_INSERT);
+struct FillCopy {
+  const char* shuffled;
+  const char* select_sql;
+  int nargs;
+  Oid* types;
+  Datum* values;
+  bool seeded;
+  Oid reader;
+  int64 rows;
+  int64 row_bytes;
+};
+
+void fill_copy_as_reader(void* arg) {
+  const FillCopy* f = static_cast<const FillCopy*>(arg);
+  if (f->seeded) {
+    spi_exec_as_reader(f->reader, psprintf("INSERT INTO %s %s", f->shuffled, f->select_sql), f->nargs, f->types,
+                       f->values, SPI_OK_INSERT);
     return;
   }
-  const Oid relid = temp_table_oid(shuffled + strlen("pg_temp."));
+  const Oid relid = temp_table_oid(f->shuffled + strlen("pg_temp."));
   IdentitySwitch sw;
-  switch_identity(&sw, reader, true);
-  bucket_shuffle_insert(relid, select_sql, nargs, types, values, rows, row_bytes);
+  switch_identity(&sw, f->reader, true);
+  bucket_shuffle_insert(relid, f->select_sql, f->nargs, f->types, f->values, f->rows, f->row_bytes);
   restore_identity(&sw);
+}
+
+// Fills the empty temp table `shuffled` with the rows (i, x, y) of
+// `select_sql` (run with the rights of ids.reader): seeded, the query's own
+// order (ORDER BY random()); unseeded, a uniformly random order drawn by the
+// bucket shuffle. `rows` and `row_bytes` size its buckets. Without read
+// access an error of the source's code (a view's expression) would print a
+// row: it is hidden (reading_errors.h).
+void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* types, Datum* values, bool seeded,
+               const RunIdentities& ids, Oid source, int64 rows, int64 row_bytes) {
+  FillCopy f = {shuffled, select_sql, nargs, types, values, seeded, ids.reader, rows, row_bytes};
+  run_hiding_errors(ids, source, fill_copy_as_reader, &f);
 }
 
 // Bytes per row of a copy with d features, to size the shuffle's buckets:
@@ -237,12 +258,15 @@ const char* with_intercept(const char* features, const PreparedData* out) {
 // neighbouring, so the run stays (epsilon, delta)-DP; and nothing about the
 // replaced rows is reported.
 void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
-                                  Oid feature_elem, ArrayType* classes, int dim, Oid reader, bool seeded,
-                                  const PreparedData* out) {
-  // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
+                                  Oid feature_elem, ArrayType* classes, int dim, const RunIdentities& ids,
+                                  bool seeded, const PreparedData* out) {
+  // numeric values beyond float8, or too close to 0 for it (below the
+  // smallest normal double: the cast fails from about 2.5e-324), would fail
+  // the cast: such an array becomes NULL (unusable)
   const char* features = feature_elem == NUMERICOID
                              ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
-                                        "1.7976931348623157e308) THEN NULL ELSE %s::float8[] END", x, x)
+                                        "1.7976931348623157e308 OR (v <> 0 AND abs(v) < 2.2250738585072014e-308)) "
+                                        "THEN NULL ELSE %s::float8[] END", x, x)
                              : psprintf("%s::float8[]", x);
   StringInfoData sql;
   initStringInfo(&sql);
@@ -256,7 +280,7 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
   Oid types[3] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID};
   Datum values[3] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim)};
-  fill_copy(shuffled, sql.data, 3, types, values, seeded, reader, out->rows, copy_row_bytes(dim));
+  fill_copy(shuffled, sql.data, 3, types, values, seeded, ids, out->relid, out->rows, copy_row_bytes(dim));
 }
 
 }  // namespace
@@ -318,7 +342,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   } else if (encoded) {
     // d is the encoding's (public); only n is counted.
     appendStringInfo(&sql, "SELECT count(*)::int8 FROM %s", qualified);
-    spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    spi_exec_hiding_errors(ids, relid, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
     DPT_CORE({ dmin = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(out->encoding)).dim(); });
     if (n == 0)
@@ -329,7 +353,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
                      "SELECT count(*)::int8, "
                      "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
                      x, x, qualified);
-    spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    spi_exec_hiding_errors(ids, relid, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
     dmin = datum_int64(0, 2);
     if (n == 0)
@@ -397,6 +421,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
 
   out->source_name = pstrdup(qualified);
+  out->relid = relid;
   out->rows = n;
   out->dim = static_cast<int>(dmin);
   out->nclasses = nclasses;
@@ -458,10 +483,10 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
                      shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), has_seed));
     Oid types[1] = {TEXTARRAYOID};
     Datum values[1] = {PointerGetDatum(out->classes_array)};
-    fill_copy(shuffled, sql.data, 1, types, values, has_seed, ids.reader, out->rows, copy_row_bytes(out->dim));
+    fill_copy(shuffled, sql.data, 1, types, values, has_seed, ids, out->relid, out->rows, copy_row_bytes(out->dim));
   } else {
-    copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim,
-                                 ids.reader, has_seed, out);
+    copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim, ids,
+                                 has_seed, out);
   }
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffled %lld rows", (long long) out->rows),

@@ -13,6 +13,7 @@ namespace dptrain::pg {
 struct PreparedData {
   char* shuffled;         // pg_temp.dptrain_shuffled_N (quoted, ready for SQL); after the copy
   char* source_name;      // schema.table, for the record
+  Oid relid = InvalidOid;  // the source
   int64 rows;
   int dim;
   int nclasses;

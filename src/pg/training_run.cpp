@@ -118,6 +118,11 @@ void refuse_data_categories_without_read_access(Oid relid, const RunIdentities& 
                     errhint("Ask the owner to declare the categories (categories => ... in dp_encoded_view).")));
 }
 
+// schema.table, quoted as inspect_training_data records the source.
+const char* qualified_name(Oid relid) {
+  return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
+}
+
 }  // namespace
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
@@ -138,6 +143,15 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
     prep->encoded_x = encoded_features_sql(prep->encoding);
     in_place = false;
   }
+  // What the run will be charged, known from the public facts: a failed
+  // read of the source before the charge is charged this (reading_errors.h).
+  const bool charged = c->epsilon && !c->seed && c->algorithm != "none";
+  const RunCharge* pending =
+      charged ? new (palloc(sizeof(RunCharge)))
+                    RunCharge(make_run_charge(relid, qualified_name(relid), c->algorithm, c->epsilon,
+                                              c->delta, false))
+              : nullptr;
+  ids->pending_charge = pending;
   inspect_training_data(relid, label, features, declared_classes, *ids, prep);
   clock.mark("validation");
   prep->distributed = false;
@@ -165,9 +179,10 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   // rows are copied, committed on its own: whatever happens next (an error,
   // a cancel, a rollback after the model was seen), it is paid for.
   // (Algorithm "none" with an epsilon is refused by its plan: no charge.)
-  if (c->epsilon && !c->seed && c->algorithm != "none")
+  if (charged)
     ids->charge = ledger_reserve(*ids, make_run_charge(relid, prep->source_name, c->algorithm, c->epsilon, c->delta,
                                                        false));
+  ids->pending_charge = nullptr;
   // With an intercept the run reads the rows it plans for: (clip(x), b)
   // (training/intercept.h), in the copy or, in place, through x_expr.
   if (c->intercept) {
