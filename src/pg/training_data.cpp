@@ -397,8 +397,10 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
   if (nclasses < 2)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("training needs at least two classes"),
-                    nclasses == 1 ? errdetail("Every row has the label \"%s\".", class_names[0]) : 0,
-                    errhint("Check the label column, or declare the classes explicitly.")));
+                    // only when read from the data: a declared class says nothing about the rows
+                    nclasses == 1 && from_data ? errdetail("Every row has the label \"%s\".", class_names[0]) : 0,
+                    declared != nullptr ? errhint("Declare at least two classes (binary: negative class first).")
+                                        : errhint("Check the label column, or declare the classes explicitly.")));
   // The model size is known now: refuse before copying any data.
   const int64 models = nclasses == 2 ? 1 : nclasses;
   if (dmin > INT_MAX || models * dmin > dptrain::epoch_state::kMaxParameters)

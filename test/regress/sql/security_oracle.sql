@@ -95,6 +95,11 @@ FROM unnest(ARRAY['public.clean', 'public.secret_label', 'public.secret_null_lab
                   'public.secret_underflow']::regclass[]) t,
      pg_temp.probe(t, 'diagnosis', ARRAY['well', 'ill']) p;
 SELECT 'public.secret_nan_label' AS source, p.* FROM pg_temp.probe('public.secret_nan_label', 'y', ARRAY['0', '1']) p;
+-- one declared class: refused before the charge, without a word about the rows
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.secret_label', 'diagnosis', 'x', algorithm => 'bolton',
+                          epsilon => 0.5, classes => ARRAY['ill'])$$);
+\x off
 -- boolean labels with NULLs too
 SELECT 'public.secret_null_label' AS source, p.*
 FROM pg_temp.probe('public.secret_null_label', 'sick', NULL) p;
