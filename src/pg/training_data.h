@@ -22,6 +22,9 @@ struct PreparedData {
   // for the copy
   ArrayType* classes_array;
   Oid feature_elem;
+  // The features are dptrain.sparsevec (docs/sparse.md): the copy keeps them
+  // sparse (x dptrain.sparsevec) and only sparse-capable runs may start.
+  bool sparse = false;
   const char* x;          // quoted column names
   const char* y;
   // > 0: copy the rows as (x clipped to intercept_bound, intercept) (training/intercept.h)

@@ -1,0 +1,40 @@
+#include "core/sparse/support.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace dptrain::sparse {
+namespace {
+
+const char* kDensifyHint =
+    "Train on a dense copy (CREATE TABLE t_dense AS SELECT ..., x::float8[] AS x FROM t), or use one of the "
+    "algorithms that read sparse rows.";
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+const std::vector<std::string>& supported_algorithms() {
+  // Permutation-SGD epochs (SgdEpoch, Reshuffle) and gradient/loss sums
+  // (GradientLoss); the other pass kinds (sampled batches, Poisson lots,
+  // grouped rows) have no sparse aggregate yet.
+  static const std::vector<std::string> algorithms = {"none", "bolton", "amp", "optimum", "pfw", "dpagd"};
+  return algorithms;
+}
+
+void check(const TrainingConfig& c) {
+  const auto& ok = supported_algorithms();
+  if (std::find(ok.begin(), ok.end(), c.algorithm) == ok.end())
+    fail(ErrorKind::NotImplemented, "algorithm " + c.algorithm + " cannot train on sparse features",
+         "Algorithms that train on dptrain.sparsevec rows: " + joined(ok) + ".", kDensifyHint);
+  if (c.distributed())
+    fail(ErrorKind::NotImplemented, "a distributed table with sparse features cannot be trained in place",
+         "Distributed training reads float8[] rows on the shards.", kDensifyHint);
+}
+
+}  // namespace dptrain::sparse
