@@ -16,6 +16,10 @@ using Vec = Eigen::Map<Eigen::VectorXd>;
 using ConstVec = Eigen::Map<const Eigen::VectorXd>;
 
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+// Scaled weights (add_sparse_row): outside [kMinScale, 1 / kMinScale] the
+// scale is folded back into the weights (O(K d), rare), so a and v stay far
+// from under- and overflow.
+constexpr double kMinScale = 1e-100;
 
 bool is_count(double v) { return v >= 0 && v <= kMaxExactInteger && std::floor(v) == v; }
 
@@ -283,6 +287,13 @@ void validate(const double* s, std::size_t len) {
     if (s[f] != 0) bad_state("Reserved header fields must be zero.");
   for (std::size_t i = kHeaderSize; i < len; ++i)
     if (!std::isfinite(s[i])) bad_state("The model contains a non-finite value.");
+  // Scaled weights (w = a v) must stay finite once written back.
+  if (const double a = s[kWeightScale]; a != 0) {
+    if (!(a >= kMinScale && a <= 1.0 / kMinScale)) bad_state("Invalid weight scale.");
+    const std::size_t n = block(s);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isfinite(a * s[kHeaderSize + i])) bad_state("The model contains a non-finite value.");
+  }
 }
 
 EpochConfig config_of(const double* s) {
@@ -329,9 +340,6 @@ namespace {
 // Exact ||v||^2 of the scaled weights this often (in updates), so that the
 // running sum the projection reads cannot drift (docs/sparse.md).
 constexpr std::uint64_t kNormRefresh = 4096;
-// Outside [kMinScale, 1 / kMinScale] the scale is folded back into the
-// weights (O(K d), rare): a and v stay far from under- and overflow.
-constexpr double kMinScale = 1e-100;
 
 // Whether an update may be taken in O(nnz) with scaled weights.
 bool lazy_update_allowed(const double* s) {

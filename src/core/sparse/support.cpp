@@ -20,10 +20,16 @@ std::string joined(const std::vector<std::string>& v) {
 }  // namespace
 
 const std::vector<std::string>& supported_algorithms() {
-  // Permutation-SGD epochs (SgdEpoch, Reshuffle) and gradient/loss sums
-  // (GradientLoss); the other pass kinds (sampled batches, Poisson lots,
-  // grouped rows) have no sparse aggregate yet.
-  static const std::vector<std::string> algorithms = {"none", "bolton", "amp", "optimum", "pfw", "dpagd"};
+  // Every pass kind reads a sparse prepared table: permutation-SGD epochs
+  // (SCS13's white-box noise included), reshuffles, splits, gradient/loss
+  // sums and evaluations through sparse overloads of their aggregates in
+  // O(nnz) per row; sampled batches (BST14) and Poisson lots (the DP-SGD
+  // family) receive each sampled row densified (prepared_rows.h) and OPDisc's
+  // grouped rows read x::float8[]: O(d) per row, the dense path's work. Only
+  // a distributed table (in place) is refused below.
+  static const std::vector<std::string> algorithms = {
+      "none", "bolton", "scs13", "bst14", "amp", "optimum", "pfw", "dpagd",
+      "dpsgd", "psgd", "dpmomentum", "dpadam", "dpadamwosm", "adadp", "opdisc"};
   return algorithms;
 }
 

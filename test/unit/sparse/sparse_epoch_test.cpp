@@ -104,6 +104,21 @@ TEST(SparseEpoch, MatchesTheDensePathInEveryConfiguration) {
   }
 }
 
+TEST(SparseEpoch, WhiteBoxNoiseIsTheDensePathsToo) {
+  // SCS13's noise is drawn per update from the state's key (batch_noise.h):
+  // the sparse rows take the dense update, so the noisy model is the same.
+  const SparseData data = sparse_data(300, 20, 3, 1, 9);
+  es::EpochConfig c = config(20, 1, 5, 0.3, 0.01, 0.0);
+  c.noise = privacy::BatchNoiseKind::Gaussian;
+  c.noise_scale = 0.5;
+  c.noise_seeded = true;
+  c.noise_key = privacy::KeyWords{1, 2, 3, 4, 5, 6, 7, 8};
+  const auto dense = train(c, data, 2, false);
+  const auto sparse = train(c, data, 2, true);
+  EXPECT_LT(max_abs_diff(dense, sparse), 1e-12);
+  EXPECT_GT(max_abs_diff(dense, train(config(20, 1, 5, 0.3, 0.01, 0.0), data, 2, true)), 0.01);  // noise mattered
+}
+
 TEST(SparseEpoch, ScaledWeightsStayExactOverManyDecays) {
   // lambda eta = 0.5: the scale halves every update, so after ~330 updates
   // it passes 1e-100 and is folded back (materialize); the radius makes the
@@ -153,6 +168,13 @@ TEST(SparseEpoch, AScaledStateFromOutsideIsValidatedAndCombinable) {
   EXPECT_THROW(es::validate(bad.data(), bad.size()), Error);
   bad[es::kWeightScale] = 0;
   bad[es::kWeightNormSq] = 1;
+  EXPECT_THROW(es::validate(bad.data(), bad.size()), Error);
+  bad = a;
+  bad[es::kWeightScale] = 1e300;  // outside [1e-100, 1e100]
+  EXPECT_THROW(es::validate(bad.data(), bad.size()), Error);
+  bad = a;
+  bad[es::kWeightScale] = 1e100;
+  es::weights(bad.data())[0] = 1e300;  // a v overflows
   EXPECT_THROW(es::validate(bad.data(), bad.size()), Error);
 }
 
