@@ -35,6 +35,15 @@ same=$(psql -X -At -d "$db" -c "
 [ "$same" = t ] || { echo "the CLI's model differs from dp_train's (encoding, source or weights)"; exit 1; }
 echo "ok: dptrain train --columns stores dp_encoding's encoding and dp_train's model"
 
+# dptrain tune --columns: dp_tune on the columns; the chosen model stores the same encoding.
+t=$("$DPTRAIN_CLI" tune --db "dbname=$db" --table people --label y --columns age,sex,owner --bounds "$BOUNDS" \
+    --categories "$CATS" --epsilon 1 --lambdas 0.001,0.01 --epochs 1 --batch-sizes 10 --seed 3 --json 2>/dev/null)
+[ "$(echo "$t" | field "j['mode']")" = server ] || { echo "tune --columns did not run in the server: $t"; exit 1; }
+[ "$(psql -X -At -d "$db" -c "SELECT details->'encoding' = (SELECT details->'encoding' FROM dptrain.models WHERE id = $id)
+     FROM dptrain.models WHERE id = $(echo "$t" | field "j['model_id']")")" = t ] ||
+  { echo "dptrain tune --columns stored another encoding"; exit 1; }
+echo "ok: dptrain tune --columns stores the same encoding"
+
 # dptrain eval without --features scores the raw columns with the stored encoding.
 e=$("$DPTRAIN_CLI" eval --db "dbname=$db" --model cli_cols --table people_test --label y --json)
 sql=$(psql -X -At -d "$db" -c "SELECT accuracy FROM dp_evaluate($id, 'people_test', 'y')")
