@@ -2,6 +2,7 @@
 // from and to float8[], and the small functions the training copy uses on
 // it (dimension, intercept, usable row). docs/sparse.md.
 #include "sparsevec.h"
+#include "training_data.h"
 
 #include <cmath>
 #include <cstring>
@@ -172,6 +173,7 @@ Datum dptrain_sparsevec_norm(PG_FUNCTION_ARGS) {
 Datum dptrain_sparse_intercept_row(PG_FUNCTION_ARGS) {
   SparseVec* v = sparsevec_arg(fcinfo, 0);
   const double bound = PG_GETARG_FLOAT8(1), b = PG_GETARG_FLOAT8(2);
+  dptrain::pg::require_intercept_arguments(bound, b);
   SparseVec* out = nullptr;
   DPT_CORE({ out = row_to_sparsevec(sp::augment(sparsevec_view(v), bound, b)); });
   PG_RETURN_POINTER(out);

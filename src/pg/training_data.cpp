@@ -320,6 +320,14 @@ AttrNumber require_column(Oid relid, const char* relname, const char* column, co
   return attnum;
 }
 
+void require_intercept_arguments(double bound, double b) {
+  if (!(bound > 0) || !std::isfinite(bound) || !(b > 0) || !std::isfinite(b))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("feature_bound and intercept must be positive finite numbers"),
+                    errdetail("feature_bound = %g, intercept = %g.", bound, b),
+                    errhint("dp_train chooses them itself (docs/intercept.md).")));
+}
+
 void inspect_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
                            const RunIdentities& ids, PreparedData* out) {
   char* relname = require_training_relation(relid);
@@ -620,6 +628,7 @@ PG_FUNCTION_INFO_V1(dptrain_intercept_row);
 Datum dptrain_intercept_row(PG_FUNCTION_ARGS) {
   ArrayType* a = PG_GETARG_ARRAYTYPE_P(0);
   const double bound = PG_GETARG_FLOAT8(1), b = PG_GETARG_FLOAT8(2);
+  dptrain::pg::require_intercept_arguments(bound, b);
   if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != FLOAT8OID || (ARR_HASNULL(a) && array_contains_nulls(a)))
     PG_RETURN_ARRAYTYPE_P(a);
   const int d = ARR_DIMS(a)[0];
@@ -664,9 +673,7 @@ Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
   // intercept, (x clipped to feature_bound, intercept) (training/intercept.h).
   if (!PG_ARGISNULL(6)) {
     const double bound = PG_ARGISNULL(5) ? 0.0 : PG_GETARG_FLOAT8(5), b = PG_GETARG_FLOAT8(6);
-    if (!(bound > 0) || !std::isfinite(bound) || !(b > 0) || !std::isfinite(b))
-      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                      errmsg("feature_bound and intercept must be positive finite numbers")));
+    dptrain::pg::require_intercept_arguments(bound, b);
     prepared.intercept_bound = bound;
     prepared.intercept = b;
   }

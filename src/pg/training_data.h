@@ -73,6 +73,11 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 // The columns `label` and `features` of `relid` (ERROR if missing).
 AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role);
 
+// ERROR 22023 unless the intercept's clipping bound R and constant b are
+// positive finite numbers (training/intercept.h): dptrain.intercept_row and
+// training_prepare take them from SQL.
+void require_intercept_arguments(double bound, double b);
+
 // A fresh permutation of an already prepared table (per-epoch reshuffle).
 void reshuffle_training_data(const char* shuffled);
 void drop_training_data(const char* shuffled);

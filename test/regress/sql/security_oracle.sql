@@ -172,9 +172,12 @@ SELECT dp_grant_budget(t, 'regress_prober', 10, 0)
 FROM unnest(ARRAY['public.failing_x', 'public.failing_label', 'public.cancelling_x']::regclass[]) t;
 RESET ROLE;
 SET ROLE regress_prober;
+-- (the real error goes to the server log only, never to the client, whatever it asks for)
+SET client_min_messages = log;
 \x on
 SELECT t AS source, p.* FROM unnest(ARRAY['public.failing_x', 'public.failing_label']::regclass[]) t,
      pg_temp.probe(t, 'diagnosis', ARRAY['well', 'ill']) p;
+SET client_min_messages = warning;
 -- the same through dp_tune (one more charge of 0.5 each: the ledger below)
 SELECT t AS source, r.*, r.message || r.detail || r.hint ~ 'Smith|HIV' AS tells
 FROM unnest(ARRAY['public.failing_x', 'public.failing_label']::regclass[]) t,
