@@ -12,37 +12,9 @@ namespace dptrain::cli {
 namespace {
 
 
-// --columns: the columns encoded in the server (dp_train(..., features =>
-// ARRAY[...]), docs/encoding.md); only dp_train applies an encoding.
-struct ColumnOptions {
-  std::vector<std::string> columns;
-  std::string bounds = "{}", categories = "{}", normalization = "l2";
-};
-
-void apply_columns(const ColumnOptions& k, RunOptions& o, const CLI::App& cmd) {
-  if (k.columns.empty()) {
-    for (const char* flag : {"--bounds", "--categories", "--normalization"})
-      if (cmd.count(flag))
-        throw client::PgError(std::string(flag) + " applies to --columns only", "22023", {},
-                              "List the columns to encode: --columns age,sex,...");
-    return;
-  }
-  if (cmd.count("--features"))
-    throw client::PgError("--features and --columns exclude each other", "22023", {},
-                          "--features names one float8[] column; --columns lists ordinary columns to encode.");
-  if (o.controller)
-    throw client::PgError("controller mode cannot encode columns", "0A000", {},
-                          "Drop --controller: dp_train encodes --columns inside the server.");
-  o.target.columns = k.columns;
-  o.target.bounds = k.bounds;
-  o.target.categories = k.categories;
-  o.target.normalization = k.normalization;
-  o.server = true;
-}
-
 void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   apply_run_options(o, cmd);
-  apply_columns(k, o, cmd);
+  apply_column_options(k, o, cmd, "dp_train");
   // Left out: chosen from public inputs (core/training/defaults.h), as in dp_train.
   const defaults::Unset unset{cmd.count("--algorithm") == 0, cmd.count("--epochs") == 0,
                               cmd.count("--batch-size") == 0, cmd.count("--lambda") == 0};
@@ -91,14 +63,7 @@ void register_train(CLI::App& app) {
   auto k = std::make_shared<ColumnOptions>();
   CLI::App* cmd = app.add_subcommand("train", "train a model on a table (one aggregate query per epoch)");
   add_run_options(cmd, *o, "training", "dp_train");
-  cmd->add_option("--columns", k->columns,
-                  "ordinary columns to encode instead of --features (numbers need --bounds, text --categories; "
-                  "runs inside the server: docs/encoding.md)")
-      ->delimiter(',');
-  cmd->add_option("--bounds", k->bounds, "public bounds of numeric --columns, JSON: '{\"age\": [17, 90]}'");
-  cmd->add_option("--categories", k->categories,
-                  "declared categories of text --columns, JSON: '{\"sex\": [\"Female\", \"Male\"]}'");
-  cmd->add_option("--normalization", k->normalization, "l2 | clip (rows of encoded --columns)")->capture_default_str();
+  add_column_options(cmd, *k);
   cmd->add_option("--algorithm", o->config.algorithm,
                   "none | bolton | scs13 | bst14 | amp | optimum | pfw | dpagd | opdisc | dpsgd | ... (default: dpsgd "
                   "with --delta, else bolton, with defaults from n, d and epsilon: docs/defaults.md)");

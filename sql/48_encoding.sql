@@ -154,6 +154,18 @@ BEGIN
     END IF;
     enc := CASE WHEN encoding IS NULL THEN @extschema@.dp_encoding(source, features, bounds, categories, normalization)
                 ELSE dptrain.encoding_check(encoding) END;
+    -- Every role can read a view's definition (pg_views, even of a temporary
+    -- view): categories read from the data would be public in it.
+    SELECT c->>'name' INTO mismatch FROM jsonb_array_elements(enc -> 'columns') c
+    WHERE (c->>'categories_from_data')::boolean LIMIT 1;
+    IF mismatch IS NOT NULL THEN
+        RAISE EXCEPTION 'the categories of column "%" were read from the data', mismatch
+            USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'A view''s definition is readable by every role (pg_views): they would be public in it.',
+            HINT = format('Declare them (categories => ''{"%s": [...]}''), or train and evaluate on the columns in one '
+                          'call, which keeps the encoding inside the model: dp_train(source, label, features => '
+                          'ARRAY[...]) and dp_evaluate(model, table, label).', mismatch);
+    END IF;
     -- A reused encoding must fit the columns' types here too: a mismatch found
     -- row by row would tell a training run something about the data.
     SELECT c->>'name' INTO mismatch FROM jsonb_array_elements(enc -> 'columns') c

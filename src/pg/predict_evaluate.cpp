@@ -9,6 +9,7 @@
 #include "core/packed_model.h"
 #include "encoded_features.h"
 #include "models.h"
+#include "sparsevec.h"
 
 namespace pm = dptrain::packed_model;
 using dptrain::pg::float8_array_data;
@@ -46,10 +47,24 @@ const dptrain::pg::StoredModel& predict_model(FunctionCallInfo fcinfo, bool by_i
   return cache->model;
 }
 
+// The features argument (1): a float8[] as it is, or (the evaluation
+// aggregate's sparse overload) a dptrain.sparsevec densified: scoring is
+// O(d) per row either way, and the dense code keeps the scores identical.
+const double* features_arg(FunctionCallInfo fcinfo, bool sparse, int* len) {
+  if (sparse) {
+    dptrain::pg::SparseVec* v = dptrain::pg::sparsevec_arg(fcinfo, 1);
+    double* x = static_cast<double*>(palloc(sizeof(double) * v->dim));
+    DPT_CORE({ dptrain::sparse::to_dense(dptrain::pg::sparsevec_view(v), x); });
+    *len = v->dim;
+    return x;
+  }
+  return float8_array_data(PG_GETARG_ARRAYTYPE_P(1), len, "features");
+}
+
 Datum predict(FunctionCallInfo fcinfo, bool by_id) {
   const dptrain::pg::StoredModel& model = predict_model(fcinfo, by_id);
   int len = 0;
-  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* x = features_arg(fcinfo, false, &len);
   const double* p = reinterpret_cast<const double*>(ARR_DATA_PTR(model.packed));
   int index = 0;
   DPT_CORE({ index = pm::predict_index(p, x, len); });
@@ -59,7 +74,7 @@ Datum predict(FunctionCallInfo fcinfo, bool by_id) {
 Datum predict_proba(FunctionCallInfo fcinfo, bool by_id) {
   const dptrain::pg::StoredModel& model = predict_model(fcinfo, by_id);
   int len = 0;
-  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* x = features_arg(fcinfo, false, &len);
   const double* p = reinterpret_cast<const double*>(ARR_DATA_PTR(model.packed));
   std::vector<double> probabilities(static_cast<std::size_t>(model.nclasses));
   DPT_CORE({ pm::probabilities(p, x, len, probabilities.data()); });
@@ -80,6 +95,10 @@ constexpr const char* kStateHint =
 
 }  // namespace
 
+namespace {
+Datum evaluate_row(FunctionCallInfo fcinfo, bool sparse);
+}  // namespace
+
 extern "C" {
 
 PG_FUNCTION_INFO_V1(dptrain_dp_predict);
@@ -89,6 +108,7 @@ PG_FUNCTION_INFO_V1(dptrain_dp_predict_proba_id);
 PG_FUNCTION_INFO_V1(dptrain_decision_score);
 PG_FUNCTION_INFO_V1(dptrain_evaluate_transition);
 PG_FUNCTION_INFO_V1(dptrain_evaluate_combine);
+PG_FUNCTION_INFO_V1(dptrain_evaluate_sparse_transition);
 PG_FUNCTION_INFO_V1(dptrain_dp_evaluate);
 PG_FUNCTION_INFO_V1(dptrain_dp_evaluate_id);
 
@@ -114,7 +134,15 @@ Datum dptrain_decision_score(PG_FUNCTION_ARGS) {
 }
 
 // evaluate_transition(state float8[], x float8[], label_index int, model float8[])
-Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
+Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) { return evaluate_row(fcinfo, false); }
+// evaluate_transition(state float8[], x dptrain.sparsevec, label_index int, model float8[])
+Datum dptrain_evaluate_sparse_transition(PG_FUNCTION_ARGS) { return evaluate_row(fcinfo, true); }
+
+}  // extern "C"
+
+namespace {
+
+Datum evaluate_row(FunctionCallInfo fcinfo, bool sparse) {
   MemoryContext aggcontext;
   if (!AggCheckCallContext(fcinfo, &aggcontext))
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("evaluate_transition must run as an aggregate"),
@@ -142,12 +170,16 @@ Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL"),
                     errhint("Remove or repair rows with NULL features before evaluating.")));
   int len = 0;
-  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* x = features_arg(fcinfo, sparse, &len);
   const int label = PG_ARGISNULL(2) ? -1 : PG_GETARG_INT32(2);
   double* totals = reinterpret_cast<double*>(ARR_DATA_PTR(state));
   DPT_CORE({ pm::accumulate(p, x, len, label, totals); });
   PG_RETURN_ARRAYTYPE_P(state);
 }
+
+}  // namespace
+
+extern "C" {
 
 Datum dptrain_evaluate_combine(PG_FUNCTION_ARGS) {
   MemoryContext aggcontext;

@@ -15,6 +15,7 @@ extern "C" {
 #include "core/training/intercept.h"
 #include "core/preprocessing/feature_encoding.h"
 #include "reading_errors.h"
+#include "sparsevec.h"
 
 
 namespace dptrain::pg {
@@ -46,16 +47,19 @@ void spi_exec_as_reader(Oid role, const char* sql, int nargs, Oid* types, Datum*
   restore_identity(&sw);
 }
 
-// The element type of the feature column (checked: a number type).
+// The element type of the feature column (checked: a number type), or
+// the type dptrain.sparsevec itself for a sparse column (docs/sparse.md).
 Oid check_feature_type(Oid relid, AttrNumber attnum, const char* column) {
   const Oid type = getBaseType(get_atttype(relid, attnum));
+  if (OidIsValid(type) && type == sparsevec_type_oid()) return type;
   const Oid elem = get_element_type(type);
   if (elem != FLOAT8OID && elem != FLOAT4OID && elem != NUMERICOID && elem != INT2OID && elem != INT4OID &&
       elem != INT8OID)
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("feature column \"%s\" must be an array of numbers (float8[] or real[])", column),
                     errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum))),
-                    errhint("Store the features of each row in one float8[] column (dptrain load does).")));
+                    errhint("Store the features of each row in one float8[] or dptrain.sparsevec column "
+                            "(dptrain load does).")));
   return elem;
 }
 
@@ -118,13 +122,18 @@ char** declared_class_names(ArrayType* declared, int* nclasses) {
 void count_and_check_rows(const char* relname, const char* qualified, const char* x, const char* y,
                           const char* features, const char* label, Oid feature_elem, LabelKind label_kind,
                           bool encoded, Oid reader, int64* rows, int64* dim) {
+  // A sparse row's length is its declared dimension; the type has no NULL
+  // elements, NaN or more than one dimension (its input refuses them).
+  const bool sparse = feature_elem == sparsevec_type_oid();
+  const char* length = sparse ? psprintf("dptrain.sparsevec_dims(%s)", x) : psprintf("cardinality(%s)", x);
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "SELECT count(*)::int8, min(cardinality(%s))::int8, max(cardinality(%s))::int8, "
+                   "SELECT count(*)::int8, min(%s)::int8, max(%s)::int8, "
                    "count(*) FILTER (WHERE %s IS NULL)::int8, count(*) FILTER (WHERE %s IS NULL)::int8, "
-                   "count(*) FILTER (WHERE array_ndims(%s) > 1)::int8, %s, %s FROM %s",
-                   x, x, x, y, x,
+                   "%s, %s, %s FROM %s",
+                   length, length, x, y,
+                   sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
                    label_kind == LabelKind::Numeric ? psprintf("count(*) FILTER (WHERE %s::text = 'NaN')::int8", y)
                                                     : "0::int8",
                    // numeric values beyond float8's range would fail the cast below without a hint
@@ -238,8 +247,12 @@ void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* typ
 
 // Bytes per row of a copy with d features, to size the shuffle's buckets:
 // the float8[] (24-byte header, 8 per value and one for an intercept), i
-// and y, the tuple header and the allocation around it.
-int64 copy_row_bytes(int dim) { return 8 * (static_cast<int64>(dim) + 1) + 96; }
+// and y, the tuple header and the allocation around it. A sparse row's
+// size depends on its non-zeros (data): the bound for nnz = d + 1 (12
+// bytes per entry, 16 of header) is used instead, never a count from the data.
+int64 copy_row_bytes(int dim, bool sparse) {
+  return sparse ? 12 * (static_cast<int64>(dim) + 1) + 88 : 8 * (static_cast<int64>(dim) + 1) + 96;
+}
 
 // The features expression `features` as the run sees it: with an intercept,
 // dptrain.intercept_row(features, R, b) (training/intercept.h); the numbers
@@ -262,8 +275,11 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
                                   bool seeded, const PreparedData* out) {
   // numeric values beyond float8, or too close to 0 for it (below the
   // smallest normal double: the cast fails from about 2.5e-324), would fail
-  // the cast: such an array becomes NULL (unusable)
-  const char* features = feature_elem == NUMERICOID
+  // the cast: such an array becomes NULL (unusable). A sparse row is taken
+  // as it is (the type holds finite float8 values only).
+  const bool sparse = out->sparse;
+  const char* features = sparse ? x
+                         : feature_elem == NUMERICOID
                              ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
                                         "1.7976931348623157e308 OR (v <> 0 AND abs(v) < 2.2250738585072014e-308)) "
                                         "THEN NULL ELSE %s::float8[] END", x, x)
@@ -278,9 +294,13 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
                                      psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
                                      seeded));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
-  Oid types[3] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID};
-  Datum values[3] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim)};
-  fill_copy(shuffled, sql.data, 3, types, values, seeded, ids, out->relid, out->rows, copy_row_bytes(dim));
+  // The fixed public row: d zeros (for sparse rows: no entries, dimension d).
+  Oid types[3] = {TEXTARRAYOID, sparse ? sparsevec_type_oid() : FLOAT8ARRAYOID, INT4OID};
+  Datum values[3] = {PointerGetDatum(classes),
+                     sparse ? PointerGetDatum(make_sparsevec(dim, 0, nullptr, nullptr))
+                            : PointerGetDatum(make_float8_array(zeros, dim)),
+                     Int32GetDatum(dim)};
+  fill_copy(shuffled, sql.data, 3, types, values, seeded, ids, out->relid, out->rows, copy_row_bytes(dim, sparse));
 }
 
 }  // namespace
@@ -298,6 +318,14 @@ AttrNumber require_column(Oid relid, const char* relname, const char* column, co
                             role, strcmp(role, "label") == 0 ? "label" : "features",
                             strcmp(role, "label") == 0 ? "y" : "x")));
   return attnum;
+}
+
+void require_intercept_arguments(double bound, double b) {
+  if (!(bound > 0) || !std::isfinite(bound) || !(b > 0) || !std::isfinite(b))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("feature_bound and intercept must be positive finite numbers"),
+                    errdetail("feature_bound = %g, intercept = %g.", bound, b),
+                    errhint("dp_train chooses them itself (docs/intercept.md).")));
 }
 
 void inspect_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
@@ -349,10 +377,14 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
       ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
                       errhint("Train on a table with at least one row.")));
   } else {
-    appendStringInfo(&sql,
-                     "SELECT count(*)::int8, "
-                     "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
-                     x, x, qualified);
+    if (feature_elem == sparsevec_type_oid())
+      appendStringInfo(&sql, "SELECT count(*)::int8, coalesce(max(dptrain.sparsevec_dims(%s)), 0)::int8 FROM %s", x,
+                       qualified);
+    else
+      appendStringInfo(&sql,
+                       "SELECT count(*)::int8, "
+                       "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
+                       x, x, qualified);
     spi_exec_hiding_errors(ids, relid, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
     dmin = datum_int64(0, 2);
@@ -397,8 +429,10 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
   if (nclasses < 2)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("training needs at least two classes"),
-                    nclasses == 1 ? errdetail("Every row has the label \"%s\".", class_names[0]) : 0,
-                    errhint("Check the label column, or declare the classes explicitly.")));
+                    // only when read from the data: a declared class says nothing about the rows
+                    nclasses == 1 && from_data ? errdetail("Every row has the label \"%s\".", class_names[0]) : 0,
+                    declared != nullptr ? errhint("Declare at least two classes (binary: negative class first).")
+                                        : errhint("Check the label column, or declare the classes explicitly.")));
   // The model size is known now: refuse before copying any data.
   const int64 models = nclasses == 2 ? 1 : nclasses;
   if (dmin > INT_MAX || models * dmin > dptrain::epoch_state::kMaxParameters)
@@ -429,6 +463,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   out->classes_array = classes;
   out->classes_from_data = from_data;
   out->feature_elem = feature_elem;
+  out->sparse = feature_elem == sparsevec_type_oid();
   out->x = x;
   out->y = y;
 }
@@ -457,7 +492,8 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     IdentitySwitch sw;
     switch_identity(&sw, ids.runner, false);
     resetStringInfo(&sql);
-    appendStringInfo(&sql, "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP", shuffled);
+    appendStringInfo(&sql, "CREATE TEMP TABLE %s (i int8 NOT NULL, x %s, y float8) ON COMMIT DROP", shuffled,
+                     out->sparse ? "dptrain.sparsevec" : "float8[]");
     spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
     if (ids.reader != ids.runner) {
       resetStringInfo(&sql);
@@ -479,11 +515,12 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
   if (ids.caller_reads) {
     appendStringInfo(&sql,
                      "SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
-                     with_intercept("x::float8[]", out),
+                     with_intercept(out->sparse ? "x" : "x::float8[]", out),
                      shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), has_seed));
     Oid types[1] = {TEXTARRAYOID};
     Datum values[1] = {PointerGetDatum(out->classes_array)};
-    fill_copy(shuffled, sql.data, 1, types, values, has_seed, ids, out->relid, out->rows, copy_row_bytes(out->dim));
+    fill_copy(shuffled, sql.data, 1, types, values, has_seed, ids, out->relid, out->rows,
+              copy_row_bytes(out->dim, out->sparse));
   } else {
     copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim, ids,
                                  has_seed, out);
@@ -523,8 +560,8 @@ void reshuffle_training_data(const char* shuffled) {
   const bool seeded = bms_is_member(copy, seeded_copies);
   StringInfoData sql;
   initStringInfo(&sql);
-  appendStringInfo(&sql, "CREATE TEMP TABLE %s_next (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP",
-                   shuffled);
+  // (LIKE ...): the copy's own column types (x float8[] or dptrain.sparsevec).
+  appendStringInfo(&sql, "CREATE TEMP TABLE %s_next (LIKE %s) ON COMMIT DROP", shuffled, shuffled);
   spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
   resetStringInfo(&sql);
   if (seeded) {
@@ -563,10 +600,10 @@ char** split_training_data(const char* shuffled, int parts, int64* rows) {
     // the position in the random order; the outer one numbers the part's rows
     // 1..m_p in their order (column i, for BST14's dptrain.sampled_rows).
     appendStringInfo(&sql,
-                     "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP; "
+                     "CREATE TEMP TABLE %s (LIKE %s) ON COMMIT DROP; "
                      "INSERT INTO %s SELECT row_number() OVER (), x, y "
                      "FROM (SELECT x, y, row_number() OVER () - 1 AS r FROM %s) s WHERE r %% %d = %d",
-                     names[p], names[p], shuffled, parts, p);
+                     names[p], shuffled, names[p], shuffled, parts, p);
     if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT) elog(ERROR, "dptrain: could not split %s", shuffled);
     rows[p] = static_cast<int64>(SPI_processed);
   }
@@ -591,6 +628,7 @@ PG_FUNCTION_INFO_V1(dptrain_intercept_row);
 Datum dptrain_intercept_row(PG_FUNCTION_ARGS) {
   ArrayType* a = PG_GETARG_ARRAYTYPE_P(0);
   const double bound = PG_GETARG_FLOAT8(1), b = PG_GETARG_FLOAT8(2);
+  dptrain::pg::require_intercept_arguments(bound, b);
   if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != FLOAT8OID || (ARR_HASNULL(a) && array_contains_nulls(a)))
     PG_RETURN_ARRAYTYPE_P(a);
   const int d = ARR_DIMS(a)[0];
@@ -635,9 +673,7 @@ Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
   // intercept, (x clipped to feature_bound, intercept) (training/intercept.h).
   if (!PG_ARGISNULL(6)) {
     const double bound = PG_ARGISNULL(5) ? 0.0 : PG_GETARG_FLOAT8(5), b = PG_GETARG_FLOAT8(6);
-    if (!(bound > 0) || !std::isfinite(bound) || !(b > 0) || !std::isfinite(b))
-      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                      errmsg("feature_bound and intercept must be positive finite numbers")));
+    dptrain::pg::require_intercept_arguments(bound, b);
     prepared.intercept_bound = bound;
     prepared.intercept = b;
   }

@@ -22,6 +22,9 @@ struct PreparedData {
   // for the copy
   ArrayType* classes_array;
   Oid feature_elem;
+  // The features are dptrain.sparsevec (docs/sparse.md): the copy keeps them
+  // sparse (x dptrain.sparsevec) and only sparse-capable runs may start.
+  bool sparse = false;
   const char* x;          // quoted column names
   const char* y;
   // > 0: copy the rows as (x clipped to intercept_bound, intercept) (training/intercept.h)
@@ -69,6 +72,11 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 
 // The columns `label` and `features` of `relid` (ERROR if missing).
 AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role);
+
+// ERROR 22023 unless the intercept's clipping bound R and constant b are
+// positive finite numbers (training/intercept.h): dptrain.intercept_row and
+// training_prepare take them from SQL.
+void require_intercept_arguments(double bound, double b);
 
 // A fresh permutation of an already prepared table (per-epoch reshuffle).
 void reshuffle_training_data(const char* shuffled);

@@ -2,6 +2,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
+#include "core/sparse/support.h"
 #include "core/training/defaults.h"
 #include "core/training/intercept.h"
 #include "distributed_source.h"
@@ -172,6 +173,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
       dptrain::distributed::check(*c);
     }
   });
+  // Sparse features (docs/sparse.md): only runs whose every pass has a
+  // sparse aggregate, refused before the charge below otherwise.
+  if (prep->sparse) DPT_CORE({ dptrain::sparse::check(*c); });
   // The caller's plans from the public facts (dp_tune: every grid point's),
   // so that arguments only the facts refuse cost nothing either.
   if (before_charge) before_charge(before_charge_arg);

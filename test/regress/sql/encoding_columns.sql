@@ -54,6 +54,13 @@ SELECT algorithm FROM dp_train('col_plain', 'y', 'x', 'none', seed => 1, epochs 
 SELECT algorithm, details ? 'encoding' AS has_encoding
 FROM dp_train('col_people', 'y', ARRAY['owner'], 'none', seed => 1, epochs => 1);
 
+-- dp_tune takes the same columns; the chosen model stores the encoding too
+SELECT algorithm, candidates, details->'encoding' = dp_encoding('col_people', :feats, :bounds, :cats) AS same_encoding
+FROM dp_tune('col_people', 'y', :feats, bounds => :bounds, categories => :cats, epsilon => 1,
+             lambdas => '{0.001, 0.01}', epochs => '{1}', batch_sizes => '{10}', seed => 1);
+SELECT algorithm, candidates FROM dp_tune('col_plain', 'y', 'x', epsilon => 1, lambdas => '{0.001}', epochs => '{1}',
+                                          batch_sizes => '{10}', seed => 1);
+
 -- ---- 5. bad declarations and bad columns: clear errors -------------------------------------
 \x on
 SELECT * FROM pg_temp.try($$SELECT dp_train('col_people', 'y', ARRAY['age'], algorithm => 'none', seed => 1)$$);

@@ -95,6 +95,11 @@ FROM unnest(ARRAY['public.clean', 'public.secret_label', 'public.secret_null_lab
                   'public.secret_underflow']::regclass[]) t,
      pg_temp.probe(t, 'diagnosis', ARRAY['well', 'ill']) p;
 SELECT 'public.secret_nan_label' AS source, p.* FROM pg_temp.probe('public.secret_nan_label', 'y', ARRAY['0', '1']) p;
+-- one declared class: refused before the charge, without a word about the rows
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.secret_label', 'diagnosis', 'x', algorithm => 'bolton',
+                          epsilon => 0.5, classes => ARRAY['ill'])$$);
+\x off
 -- boolean labels with NULLs too
 SELECT 'public.secret_null_label' AS source, p.*
 FROM pg_temp.probe('public.secret_null_label', 'sick', NULL) p;
@@ -167,9 +172,12 @@ SELECT dp_grant_budget(t, 'regress_prober', 10, 0)
 FROM unnest(ARRAY['public.failing_x', 'public.failing_label', 'public.cancelling_x']::regclass[]) t;
 RESET ROLE;
 SET ROLE regress_prober;
+-- (the real error goes to the server log only, never to the client, whatever it asks for)
+SET client_min_messages = log;
 \x on
 SELECT t AS source, p.* FROM unnest(ARRAY['public.failing_x', 'public.failing_label']::regclass[]) t,
      pg_temp.probe(t, 'diagnosis', ARRAY['well', 'ill']) p;
+SET client_min_messages = warning;
 -- the same through dp_tune (one more charge of 0.5 each: the ledger below)
 SELECT t AS source, r.*, r.message || r.detail || r.hint ~ 'Smith|HIV' AS tells
 FROM unnest(ARRAY['public.failing_x', 'public.failing_label']::regclass[]) t,

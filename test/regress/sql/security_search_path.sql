@@ -43,7 +43,12 @@ WHERE d.refclassid = 'pg_extension'::regclass
                     'dptrain.shuffle_run_key(bigint)'::regprocedure,
                     'dptrain.encode_row(jsonb, text[])'::regprocedure,
                     'dptrain.encode_json_row(jsonb, jsonb)'::regprocedure,
-                    'dptrain.encoding_check(jsonb)'::regprocedure)
+                    'dptrain.encoding_check(jsonb)'::regprocedure,
+                    -- sparse rows (docs/sparse.md): the casts and the training copy's per-row functions
+                    'dptrain.sparsevec_to_float8(dptrain.sparsevec)'::regprocedure,
+                    'dptrain.float8_to_sparsevec(float8[])'::regprocedure,
+                    'dptrain.usable_row(dptrain.sparsevec, float8, int)'::regprocedure,
+                    'dptrain.intercept_row(dptrain.sparsevec, float8, float8)'::regprocedure)
 ORDER BY p.oid::regprocedure::text;
 -- and those exempt are C functions
 SELECT count(*) AS exempt, bool_and(l.lanname = 'c') AS all_c
