@@ -35,6 +35,12 @@ fi
 DATASETS=${DATASETS:-${defaults[0]}} LOSSES=${LOSSES:-${defaults[1]}} EPSILONS=${EPSILONS:-${defaults[2]}}
 RUNS=${RUNS:-${defaults[3]}} COMPARE_DOCS=${COMPARE_DOCS:-${defaults[4]}}
 OUT=${OUT:-bench/out/compare}
+# What this run changed from its mode's defaults, recorded in the generated docs.
+overrides=""
+names=(DATASETS LOSSES EPSILONS RUNS)
+for i in 0 1 2 3; do
+  [ "${!names[i]}" = "${defaults[i]}" ] || overrides+="${overrides:+ }${names[i]}='${!names[i]}'"
+done
 CONFIG=bench/compare/algorithms.txt
 source bench/lib/accuracy.sh
 accuracy_cluster
@@ -112,7 +118,7 @@ done
 
 log "done: $(($(wc -l < "$OUT/runs.csv") - 1)) runs, $failures failed configurations, skipped: ${!SKIP[*]}"
 python3 bench/compare_summary.py "$OUT" "$MODE" "$(date -u '+%Y-%m-%d %H:%M UTC')" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)" "$(elapsed)"
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$(elapsed)" "${overrides:+$overrides }bash bench/compare.sh"
 if [ "$COMPARE_DOCS" = 1 ]; then
   mkdir -p docs/comparison
   cp "$OUT/runs.csv" "$OUT/log.txt" "$OUT"/*.png docs/comparison/
