@@ -12,14 +12,16 @@
 #   (b) what a Python user does: COPY (SELECT x, y) TO STDOUT, parse it with
 #       numpy, then scikit-learn SGDClassifier (log loss, 5 epochs) and
 #       LogisticRegression (lbfgs) in memory, Debian's python3-sklearn.
-# Also two references for the shuffle: a copy into a temp table without any
-# order (the floor of any copy) and the copy dptrain made before (INSERT ...
-# ORDER BY random(): an external sort of whole rows).
+# Also three references for the shuffle: a copy into a temp table without
+# any order (the floor of any copy), and the two copies dptrain made before
+# its bucket shuffle (INSERT ... ORDER BY random(), then ORDER BY
+# dptrain.shuffle_key(position, K): external sorts of whole rows).
 # Ratios are to `scan`, measured in this run; several runs per size take the
 # best (REPEAT).
 #
 #   bash bench/end_to_end.sh                          # quick: 100k and 1M rows x 54
 #   ROWS="100000 1000000" DIM=54 REPEAT=1 bash bench/end_to_end.sh
+#   NO_PYTHON_BASELINE=1 bash bench/end_to_end.sh     # without the (slow) Python path
 #   BENCH_FULL=1 bash bench/end_to_end.sh             # also 5M x 54 and 2M x 100
 #                                                     # (1.7 GB: larger than shared_buffers)
 # A throwaway cluster (shared_buffers 256MB, the default temp_buffers, jit off).
@@ -36,7 +38,9 @@ for r in $ROWS; do SIZES="$SIZES ${r}x${DIM}"; done
 if [ "${BENCH_FULL:-0}" = 1 ]; then SIZES="$SIZES 5000000x54 2000000x100"; fi
 PYTHON=${PYTHON:-/usr/bin/python3}
 SKLEARN=1
-if ! "$PYTHON" -c "import numpy, sklearn" 2>/dev/null; then
+if [ "${NO_PYTHON_BASELINE:-0}" = 1 ]; then
+  SKLEARN=0
+elif ! "$PYTHON" -c "import numpy, sklearn" 2>/dev/null; then
   echo "end_to_end: numpy/scikit-learn missing for $PYTHON (Debian: python3-numpy python3-sklearn," \
        "see scripts/install-deps.sh): the Python baseline is skipped" >&2
   SKLEARN=0
@@ -67,6 +71,11 @@ def psql(sql, debug=False):
     phases = {}
     for m in re.finditer(r"dptrain: phase (.+?): ([0-9.]+) s", p.stderr):
         phases[m.group(1)] = phases.get(m.group(1), 0.0) + float(m.group(2))
+    # the two passes of the bucket shuffle (src/pg/bucket_shuffle.cpp)
+    for m in re.finditer(r"bucket shuffle of \d+ rows in (\d+) buckets: pass 1 ([0-9.]+) s, pass 2 ([0-9.]+) s",
+                         p.stderr):
+        phases[f"shuffle pass 1 (query into {m.group(1)} buckets)"] = float(m.group(2))
+        phases[f"shuffle pass 2 (permute, insert)"] = float(m.group(3))
     return p.stdout.strip(), seconds, phases
 
 def best(fn):
@@ -132,6 +141,12 @@ for size in sizes:
                 "(array_position('{false,true}'::text[], y::text) - 1)::float8 FROM " + name + " %s; COMMIT")
     record(size, "copy into a temp table, no order", best(lambda: psql(copy_sql % ""))[1], scan)
     record(size, "former shuffle (ORDER BY random())", best(lambda: psql(copy_sql % "ORDER BY random()"))[1], scan)
+    # The unseeded shuffle before the bucket shuffle: a sort of whole rows by
+    # a keyed SipHash of the position (one key drawn once, as a literal).
+    key = psql("SELECT dptrain.shuffle_epoch_key(dptrain.shuffle_run_key(NULL), 0)")[0]
+    record(size, "keyed sort (ORDER BY shuffle_key)",
+           best(lambda: psql(copy_sql % f"ORDER BY dptrain.shuffle_key(row_number() OVER (), '{key}'::float8[])"))[1],
+           scan)
     for algo, args in (("bolton", "algorithm => 'bolton', epsilon => 1, epochs => 5"),
                        ("amp", f"algorithm => 'amp', epsilon => 1, delta => {1.0 / rows ** 2!r}")):
         out, wall, phases = best(lambda: psql(

@@ -21,7 +21,7 @@ struct LoadCliOptions {
   std::string db, table, test_table, format, normalize = "l2", delimiter = ",", comment = "|";
   std::string file, test_file, test_rows, label, positive, labels_file, test_labels_file;
   std::vector<std::string> columns, categorical, numeric, bounds, categories, missing;
-  bool header = false, no_header = false, drop_missing = false, replace = false, json = false;
+  bool header = false, no_header = false, drop_missing = false, replace = false, json = false, sparse = false;
   std::size_t max_classes = 100, dims = 0, project = 0, max_features = loader::kDefaultMaxFeatures;
   std::uint64_t projection_seed = 0;
 };
@@ -96,7 +96,7 @@ void refuse_existing(client::PgConnection& conn, const std::string& quoted, cons
 }
 
 loader::PartStats copy_part(client::PgConnection& conn, loader::Dataset& data, Part part, const std::string& table,
-                            bool show_progress) {
+                            bool show_progress, bool sparse) {
   const std::size_t n = data.rows(part);
   const std::size_t d = data.dims();
   const loader::LabelType type = data.labels().type();
@@ -114,7 +114,8 @@ loader::PartStats copy_part(client::PgConnection& conn, loader::Dataset& data, P
     while (next < n && chunk.size() < (1u << 20)) {
       const loader::LabelValue& y = data.row(part, next, x.data());
       stats.add(x.data(), d, y);
-      loader::copy_binary_row(chunk, data.id(part, next), x.data(), d, type, y);
+      if (sparse) loader::copy_binary_sparse_row(chunk, data.id(part, next), x.data(), d, type, y);
+      else loader::copy_binary_row(chunk, data.id(part, next), x.data(), d, type, y);
       ++next;
     }
     if (progress) bar.update(static_cast<int>(next));
@@ -146,9 +147,15 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
   for (const auto& n : data.notices()) std::cerr << "NOTICE:  " << n << "\n";
 
   const std::string y_type = loader::label_sql_type(data.labels().type());
-  const std::string compression = feature_column_compression(conn);
+  // Sparse rows (--sparse, docs/sparse.md) are small: no TOAST compression.
+  const std::string compression = c.sparse ? "" : feature_column_compression(conn);
+  const std::string x_type = c.sparse ? "dptrain.sparsevec" : "float8[]";
+  if (c.sparse && conn.exec("SELECT to_regtype('dptrain.sparsevec') IS NOT NULL").get(0, 0) != "t")
+    fail(ErrorKind::InvalidParameter, "--sparse needs the dptrain extension in the database", {},
+         "CREATE EXTENSION dptrain first (it defines the type dptrain.sparsevec), or load dense rows.");
   nlohmann::json meta = data.metadata();
   meta["loaded_by"] = "dptrain load";
+  meta["features_type"] = c.sparse ? "sparsevec" : "float8[]";
   conn.exec("BEGIN");
   try {
     loader::PartStats stats[2];
@@ -157,8 +164,9 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
       const std::string& t = p == 0 ? table : test_table;
       if (c.replace && conn.exec("SELECT to_regclass($1) IS NOT NULL", {t}).get(0, 0) == "t")
         conn.exec("DROP TABLE " + t);
-      conn.exec("CREATE TABLE " + t + " (id bigint NOT NULL, x float8[]" + compression + " NOT NULL, y " + y_type + " NOT NULL)");
-      stats[p] = copy_part(conn, data, part, t, !c.json);
+      conn.exec("CREATE TABLE " + t + " (id bigint NOT NULL, x " + x_type + compression + " NOT NULL, y " + y_type +
+                " NOT NULL)");
+      stats[p] = copy_part(conn, data, part, t, !c.json, c.sparse);
       conn.exec("ALTER TABLE " + t + " ADD PRIMARY KEY (id)");
       nlohmann::json m = meta;
       m["part"] = p == 0 ? "train" : "test";
@@ -184,6 +192,7 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
                           {"max_row_norm", std::max(stats[0].max_norm, stats[1].max_norm)},
                           {"dropped_rows", meta["dropped_rows"]},
                           {"format", meta["format"]},
+                          {"sparse", c.sparse},
                           {"seconds", seconds}};
       if (with_test) {
         j["test_table"] = test_name;
@@ -267,6 +276,8 @@ void register_load(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--project", o->project, "Gaussian random projection to K dimensions (data-independent)");
   cmd->add_option("--projection-seed", o->projection_seed, "seed of the projection matrix (public; default: random)");
+  cmd->add_flag("--sparse", o->sparse,
+                "store x as dptrain.sparsevec (its non-zero values; for LIBSVM and other high-dimensional sparse data)");
   cmd->add_flag("--replace", o->replace, "drop the tables first if they exist");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, cmd] { run(*o, *cmd); });

@@ -12,8 +12,9 @@ namespace dptrain::cli {
 namespace {
 
 
-void run(RunOptions& o, const CLI::App& cmd) {
+void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   apply_run_options(o, cmd);
+  apply_column_options(k, o, cmd, "dp_train");
   // Left out: chosen from public inputs (core/training/defaults.h), as in dp_train.
   const defaults::Unset unset{cmd.count("--algorithm") == 0, cmd.count("--epochs") == 0,
                               cmd.count("--batch-size") == 0, cmd.count("--lambda") == 0};
@@ -59,8 +60,10 @@ void run(RunOptions& o, const CLI::App& cmd) {
 
 void register_train(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
+  auto k = std::make_shared<ColumnOptions>();
   CLI::App* cmd = app.add_subcommand("train", "train a model on a table (one aggregate query per epoch)");
   add_run_options(cmd, *o, "training", "dp_train");
+  add_column_options(cmd, *k);
   cmd->add_option("--algorithm", o->config.algorithm,
                   "none | bolton | scs13 | bst14 | amp | optimum | pfw | dpagd | opdisc | dpsgd | ... (default: dpsgd "
                   "with --delta, else bolton, with defaults from n, d and epsilon: docs/defaults.md)");
@@ -70,7 +73,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--batch-size", o->config.batch_size, "mini-batch size b (default: docs/defaults.md, else 50)");
   cmd->add_option("--lambda", o->config.lambda, "L2 regularization (default 0)");
   cmd->add_option("--name", o->config.name, "model name");
-  cmd->callback([o, cmd] { run(*o, *cmd); });
+  cmd->callback([o, k, cmd] { run(*o, *k, *cmd); });
 }
 
 }  // namespace dptrain::cli

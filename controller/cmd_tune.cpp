@@ -67,8 +67,9 @@ void run_liu_talwar(TuneOptions& o) {
   }
 }
 
-void run(TuneOptions& o, const CLI::App& cmd) {
+void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   apply_run_options(o, cmd);
+  apply_column_options(k, o, cmd, "dp_tune");
   if (liu_talwar(o)) return run_liu_talwar(o);
   if (!o.grid_json.empty() || !std::isnan(o.gamma))
     throw Error(ErrorKind::InvalidParameter, "--grid and --gamma apply to --method liu_talwar only", {},
@@ -102,10 +103,12 @@ void run(TuneOptions& o, const CLI::App& cmd) {
 
 void register_tune(CLI::App& app) {
   auto o = std::make_shared<TuneOptions>();
+  auto k = std::make_shared<ColumnOptions>();
   CLI::App* cmd = app.add_subcommand(
       "tune", "privately choose hyperparameters from a grid and store the chosen model (Bolt-on Alg. 3, or Liu-Talwar "
       "random stopping with --method liu_talwar)");
   add_run_options(cmd, *o, "tuning", "dp_tune");
+  add_column_options(cmd, *k);
   cmd->add_option("--algorithm", o->config.algorithm, "a private algorithm: bolton | ...")->capture_default_str();
   cmd->add_option("--epsilon", o->epsilon, "total privacy budget epsilon")->required();
   cmd->add_option("--delta", o->delta, "total delta (0 = pure epsilon-DP)");
@@ -120,7 +123,7 @@ void register_tune(CLI::App& app) {
                   "(default: the lists of --lambdas, --epochs, --batch-sizes)");
   cmd->add_option("--gamma", o->gamma, "liu_talwar: stopping probability (default 1 / grid points)");
   cmd->add_option("--name", o->config.name, "name of the chosen model");
-  cmd->callback([o, cmd] { run(*o, *cmd); });
+  cmd->callback([o, k, cmd] { run(*o, *k, *cmd); });
 }
 
 }  // namespace dptrain::cli

@@ -43,6 +43,39 @@ void apply_run_options(RunOptions& o, const CLI::App& cmd) {
   c.options = nlohmann::json::parse(o.options);
 }
 
+void add_column_options(CLI::App* cmd, ColumnOptions& k) {
+  cmd->add_option("--columns", k.columns,
+                  "ordinary columns to encode instead of --features (numbers need --bounds, text --categories; "
+                  "runs inside the server: docs/encoding.md)")
+      ->delimiter(',');
+  cmd->add_option("--bounds", k.bounds, "public bounds of numeric --columns, JSON: '{\"age\": [17, 90]}'");
+  cmd->add_option("--categories", k.categories,
+                  "declared categories of text --columns, JSON: '{\"sex\": [\"Female\", \"Male\"]}'");
+  cmd->add_option("--normalization", k.normalization, "l2 | clip (rows of encoded --columns)")->capture_default_str();
+}
+
+void apply_column_options(const ColumnOptions& k, RunOptions& o, const CLI::App& cmd,
+                          const std::string& server_function) {
+  if (k.columns.empty()) {
+    for (const char* flag : {"--bounds", "--categories", "--normalization"})
+      if (cmd.count(flag))
+        throw client::PgError(std::string(flag) + " applies to --columns only", "22023", {},
+                              "List the columns to encode: --columns age,sex,...");
+    return;
+  }
+  if (cmd.count("--features"))
+    throw client::PgError("--features and --columns exclude each other", "22023", {},
+                          "--features names one float8[] column; --columns lists ordinary columns to encode.");
+  if (o.controller)
+    throw client::PgError("controller mode cannot encode columns", "0A000", {},
+                          "Drop --controller: " + server_function + " encodes --columns inside the server.");
+  o.target.columns = k.columns;
+  o.target.bounds = k.bounds;
+  o.target.categories = k.categories;
+  o.target.normalization = k.normalization;
+  o.server = true;
+}
+
 bool use_server(const RunOptions& o, const std::function<std::string()>& missing_privileges, const std::string& run,
                 const std::string& server_function) {
   if (o.server) return true;

@@ -41,6 +41,19 @@ void apply_run_options(RunOptions& o, const CLI::App& cmd);
 bool use_server(const RunOptions& o, const std::function<std::string()>& missing_privileges, const std::string& run,
                 const std::string& server_function);
 
+// --columns: ordinary columns encoded in the server (dp_train / dp_tune with
+// features => ARRAY[...], docs/encoding.md), with their declarations.
+struct ColumnOptions {
+  std::vector<std::string> columns;
+  std::string bounds = "{}", categories = "{}", normalization = "l2";
+};
+void add_column_options(CLI::App* cmd, ColumnOptions& k);
+// Into o.target (and the run goes to the server: only `server_function`
+// applies an encoding); refuses --bounds & co. without --columns, --columns
+// with --features, and --controller.
+void apply_column_options(const ColumnOptions& k, RunOptions& o, const CLI::App& cmd,
+                          const std::string& server_function);
+
 // The --json fields every stored run prints (train and tune add their own).
 nlohmann::json stored_model_json(std::int64_t model_id, const Model& m, double seconds, bool server);
 

@@ -154,6 +154,18 @@ BEGIN
     END IF;
     enc := CASE WHEN encoding IS NULL THEN @extschema@.dp_encoding(source, features, bounds, categories, normalization)
                 ELSE dptrain.encoding_check(encoding) END;
+    -- Every role can read a view's definition (pg_views, even of a temporary
+    -- view): categories read from the data would be public in it.
+    SELECT c->>'name' INTO mismatch FROM jsonb_array_elements(enc -> 'columns') c
+    WHERE (c->>'categories_from_data')::boolean LIMIT 1;
+    IF mismatch IS NOT NULL THEN
+        RAISE EXCEPTION 'the categories of column "%" were read from the data', mismatch
+            USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'A view''s definition is readable by every role (pg_views): they would be public in it.',
+            HINT = format('Declare them (categories => ''{"%s": [...]}''), or train and evaluate on the columns in one '
+                          'call, which keeps the encoding inside the model: dp_train(source, label, features => '
+                          'ARRAY[...]) and dp_evaluate(model, table, label).', mismatch);
+    END IF;
     -- A reused encoding must fit the columns' types here too: a mismatch found
     -- row by row would tell a training run something about the data.
     SELECT c->>'name' INTO mismatch FROM jsonb_array_elements(enc -> 'columns') c
@@ -190,39 +202,54 @@ $$;
 COMMENT ON FUNCTION @extschema@.dp_encoded_view IS
 'creates a view (label, x float8[]) of a table''s columns under a feature encoding (unqualified: in the table''s schema); models trained on it store the encoding';
 
--- The encoding stored with a model: by id, or by the name of one of your models.
-CREATE FUNCTION dptrain.model_encoding(model text) RETURNS jsonb
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    enc jsonb;
-    found boolean;
-BEGIN
-    IF model ~ '^\s*[-+]?[0-9]+\s*$' THEN
-        SELECT true, m.details -> 'encoding' INTO found, enc FROM dptrain.models m WHERE m.id = model::bigint;
-    ELSE
-        SELECT true, m.details -> 'encoding' INTO found, enc FROM dptrain.models m
-        WHERE m.name = model AND m.created_by = current_user;
-    END IF;
-    IF found IS NULL THEN
-        RAISE EXCEPTION 'model "%" does not exist', model USING ERRCODE = 'undefined_object',
-            HINT = 'Pass a model id you may see, or the name of one of your models.';
-    END IF;
-    IF enc IS NULL OR jsonb_typeof(enc) <> 'object' THEN
-        RAISE EXCEPTION 'model "%" was not trained on an encoded view', model USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Pass its feature vectors to dp_predict directly.';
-    END IF;
-    RETURN enc;
-END
-$$;
-COMMENT ON FUNCTION dptrain.model_encoding IS
-'internal: the feature encoding stored with a model (an error if it has none)';
+-- dp_train on ordinary columns in one call: the same C function as
+-- dp_train(source, label, features text, ...), with the encoding's three
+-- declarations last. A call whose features is a quoted literal ('x') still
+-- resolves to the features-column form (an unknown literal prefers text to
+-- text[]). The encoding is applied inside the run's own statements and stored
+-- with the model (src/pg/encoded_features.h, docs/encoding.md).
+CREATE FUNCTION @extschema@.dp_train(
+    source        regclass,
+    label         text,
+    features      text[],
+    algorithm     text     DEFAULT NULL,
+    loss          text     DEFAULT 'logistic',
+    epsilon       float8   DEFAULT NULL,
+    delta         float8   DEFAULT NULL,
+    epochs        int      DEFAULT NULL,
+    batch_size    int      DEFAULT NULL,
+    lambda        float8   DEFAULT NULL,
+    learning_rate float8   DEFAULT NULL,
+    name          text     DEFAULT NULL,
+    seed          bigint   DEFAULT NULL,
+    classes       text[]   DEFAULT NULL,
+    schedule      text     DEFAULT NULL,
+    huber_h       float8   DEFAULT 0.1,
+    averaging     boolean  DEFAULT false,
+    reshuffle     boolean  DEFAULT false,
+    radius        float8   DEFAULT NULL,
+    options       jsonb    DEFAULT '{}',
+    intercept     boolean  DEFAULT NULL,
+    bounds        jsonb    DEFAULT '{}',
+    categories    jsonb    DEFAULT '{}',
+    normalization text     DEFAULT 'l2')
+RETURNS dptrain.trained_model
+AS 'MODULE_PATHNAME', 'dptrain_dp_train' LANGUAGE C VOLATILE
+-- SECURITY INVOKER, pinned path, no JIT: as dp_train(regclass, text, text, ...).
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+COMMENT ON FUNCTION @extschema@.dp_train(regclass, text, text[], text, text, float8, float8, int, int, float8, float8,
+                                         text, bigint, text[], text, float8, boolean, boolean, float8, jsonb, boolean,
+                                         jsonb, jsonb, text) IS
+'train a (differentially private) linear model on ordinary columns of a table: features => ARRAY[column, ...] with public bounds (numbers) and declared categories (text), encoded as dp_encoding does; the model stores the encoding (docs/encoding.md)';
 
+-- Called once per row: the model is looked up once per call site and kept
+-- (src/pg/feature_encoding_sql.cpp); no SET clause (a GUC save and restore
+-- per row), the path is pinned in C around the lookup, as in dp_predict.
 CREATE FUNCTION @extschema@.dp_features(model text, "row" jsonb) RETURNS float8[]
-LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
-AS $$ SELECT dptrain.encode_json_row(dptrain.model_encoding(model), "row") $$;
+AS 'MODULE_PATHNAME', 'dptrain_dp_features' LANGUAGE C STABLE STRICT;
 CREATE FUNCTION @extschema@.dp_features(model bigint, "row" jsonb) RETURNS float8[]
-LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
-AS $$ SELECT dptrain.encode_json_row(dptrain.model_encoding(model::text), "row") $$;
+AS 'MODULE_PATHNAME', 'dptrain_dp_features_id' LANGUAGE C STABLE STRICT;
 COMMENT ON FUNCTION @extschema@.dp_features(text, jsonb) IS
 'the feature vector of a raw row (e.g. to_jsonb(t)) under the encoding stored with a model: dp_predict(m, dp_features(m, to_jsonb(t)))';
 COMMENT ON FUNCTION @extschema@.dp_features(bigint, jsonb) IS

@@ -70,3 +70,42 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off;
 COMMENT ON FUNCTION @extschema@.dp_tune IS
 'privately tune an algorithm over a grid of its parameters and store the chosen model (method holdout: Bolt-on Algorithm 3; liu_talwar: Liu-Talwar random stopping); see docs/tuning.md';
+
+-- dp_tune on ordinary columns: the same C function, with the encoding's
+-- declarations last, as dp_train(regclass, text, text[], ...) (docs/encoding.md).
+CREATE FUNCTION @extschema@.dp_tune(
+    source        regclass,
+    label         text,
+    features      text[],
+    algorithm     text     DEFAULT 'bolton',
+    loss          text     DEFAULT 'logistic',
+    epsilon       float8   DEFAULT NULL,
+    delta         float8   DEFAULT NULL,
+    lambdas       float8[] DEFAULT '{0.0001,0.001,0.01}',
+    epochs        int[]    DEFAULT '{1,5,10}',
+    batch_sizes   int[]    DEFAULT '{50}',
+    learning_rate float8   DEFAULT NULL,
+    name          text     DEFAULT NULL,
+    seed          bigint   DEFAULT NULL,
+    classes       text[]   DEFAULT NULL,
+    schedule      text     DEFAULT NULL,
+    huber_h       float8   DEFAULT 0.1,
+    averaging     boolean  DEFAULT false,
+    reshuffle     boolean  DEFAULT false,
+    radius        float8   DEFAULT NULL,
+    options       jsonb    DEFAULT '{}',
+    grid          jsonb    DEFAULT NULL,
+    method        text     DEFAULT NULL,
+    gamma         float8   DEFAULT NULL,
+    intercept     boolean  DEFAULT NULL,
+    bounds        jsonb    DEFAULT '{}',
+    categories    jsonb    DEFAULT '{}',
+    normalization text     DEFAULT 'l2')
+RETURNS dptrain.tuned_model
+AS 'MODULE_PATHNAME', 'dptrain_dp_tune' LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET jit = off;
+COMMENT ON FUNCTION @extschema@.dp_tune(regclass, text, text[], text, text, float8, float8, float8[], int[], int[],
+                                        float8, text, bigint, text[], text, float8, boolean, boolean, float8, jsonb,
+                                        jsonb, text, float8, boolean, jsonb, jsonb, text) IS
+'privately tune an algorithm on ordinary columns of a table (features => ARRAY[column, ...] with public bounds and declared categories, encoded as dp_encoding does); the chosen model stores the encoding (docs/encoding.md, docs/tuning.md)';

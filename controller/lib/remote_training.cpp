@@ -6,6 +6,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
+#include "core/sparse/support.h"
 #include "core/training/intercept.h"
 #include "extension.h"
 #include "progress.h"
@@ -34,7 +35,8 @@ NamedCall::NamedCall(std::string function, const TrainingTarget& target, const T
     : function_(std::move(function)) {
   add("source", "regclass", target.table);
   add("label", "text", target.label);
-  add("features", "text", target.features);
+  if (target.columns) add("features", "text[]", to_text_array_literal(*target.columns));
+  else add("features", "text", target.features);
   if (!c.algorithm.empty()) add("algorithm", "text", c.algorithm);  // empty: the function's default
   add("loss", "text", c.loss);
   if (c.epsilon) add("epsilon", "float8", exact_number(*c.epsilon));
@@ -50,6 +52,11 @@ NamedCall::NamedCall(std::string function, const TrainingTarget& target, const T
   if (c.radius) add("radius", "float8", exact_number(*c.radius));
   add("options", "jsonb", c.options.dump());
   add("intercept", "boolean", c.intercept ? "true" : "false");
+  if (target.columns) {
+    add("bounds", "jsonb", target.bounds);
+    add("categories", "jsonb", target.categories);
+    add("normalization", "text", target.normalization);
+  }
 }
 
 void NamedCall::add(const std::string& name, const std::string& type, Param value) {
@@ -161,6 +168,13 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
   const auto start = std::chrono::steady_clock::now();
   Transaction tx(conn);
   conn.exec("SET LOCAL jit = off");  // as dp_train: JIT only adds compile time to epoch queries
+
+  // A sparse feature column (docs/sparse.md): only runs whose passes read
+  // sparse rows, refused before any data is copied (as dp_train does).
+  PgResult type = conn.exec("SELECT atttypid = to_regtype('dptrain.sparsevec') FROM pg_catalog.pg_attribute "
+                            "WHERE attrelid = $1::regclass AND attname = $2 AND NOT attisdropped",
+                            {target.table, target.features});
+  if (type.rows() == 1 && type.get(0, 0) == "t") sparse::check(config);
 
   const std::string shuffled = prepare_remote_table(conn, target, config);
   // what the caller left out, from the public facts (core/training/defaults.h)

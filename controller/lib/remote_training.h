@@ -24,6 +24,11 @@ struct TrainingTarget {
   std::string label = "y";
   std::string features = "x";
   std::optional<std::vector<std::string>> classes;  // declared classes
+  // Ordinary columns encoded in the server (dp_train(..., features =>
+  // ARRAY[...]), docs/encoding.md): then `features` is not used, and the run
+  // goes to the server.
+  std::optional<std::vector<std::string>> columns;
+  std::string bounds = "{}", categories = "{}", normalization = "l2";
 };
 
 struct TrainingOutcome {

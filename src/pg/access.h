@@ -32,12 +32,18 @@ struct Charge {
   double delta = 0;
 };
 
+struct RunCharge;  // ledger.h
+
 struct RunIdentities {
   Oid caller;
   Oid reader;
   Oid runner;
   bool caller_reads;  // the caller may read the data itself (reader == caller)
   Charge charge;
+  // Set by begin_run from the public facts until the run is charged: what a
+  // failed read of the source costs a role without read access before the
+  // charge (reading_errors.h), so that an error costs what a release costs.
+  const RunCharge* pending_charge = nullptr;
 };
 
 // An identity switch; undone by restore_identity (or by the transaction or

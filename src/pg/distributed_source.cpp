@@ -107,7 +107,9 @@ void row_expressions(const RunIdentities& ids, PreparedData* prep) {
   }
   const char* xs = prep->feature_elem == NUMERICOID
                        ? psprintf("(CASE WHEN EXISTS (SELECT FROM pg_catalog.unnest(%s) v WHERE pg_catalog.abs(v) "
-                                  "OPERATOR(pg_catalog.>) 1.7976931348623157e308) THEN NULL ELSE %s::pg_catalog.float8[] END)",
+                                  "OPERATOR(pg_catalog.>) 1.7976931348623157e308 OR (v OPERATOR(pg_catalog.<>) 0 "
+                                  "AND pg_catalog.abs(v) OPERATOR(pg_catalog.<) 2.2250738585072014e-308)) "
+                                  "THEN NULL ELSE %s::pg_catalog.float8[] END)",
                                   prep->x, prep->x)
                        : psprintf("%s::pg_catalog.float8[]", prep->x);
   const char* usable = psprintf("COALESCE(dptrain.usable_row(%s, %s, %d), false)", xs, ys, prep->dim);

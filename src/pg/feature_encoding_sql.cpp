@@ -19,6 +19,7 @@
 #include "access/xact.h"
 #include "core/preprocessing/feature_encoding.h"
 #include "feature_encodings.h"
+#include "models.h"
 #include "pg_glue.h"
 #include "utils/numeric.h"
 
@@ -89,6 +90,67 @@ std::optional<std::string> json_scalar_text(Jsonb* row, const std::string& key) 
   return std::nullopt;
 }
 
+// The feature vector of a JSON row under `e` (NULL: the row has no features).
+Datum encoded_json_row(FunctionCallInfo fcinfo, const FeatureEncoding& e, Jsonb* row) {
+  if (!JB_ROOT_IS_OBJECT(row))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("the row must be a JSON object"),
+                    errhint("Pass to_jsonb(t) of a row t, or jsonb_build_object('column', value, ...).")));
+  std::vector<std::optional<std::string>> texts;
+  for (const auto& c : e.columns()) texts.push_back(json_scalar_text(row, c.name));
+  std::vector<std::optional<std::string_view>> values;
+  for (const auto& t : texts) values.push_back(t ? std::optional<std::string_view>(*t) : std::nullopt);
+  return encoded(fcinfo, e, values);
+}
+
+// dp_features' model, looked up on the first call of a call site and kept
+// with its parsed encoding (keyed by the reference, in case it changes from
+// row to row): one query per call site, not per row.
+struct ModelEncodingCache {
+  bool by_id = false;
+  int64 id = 0;
+  std::string reference;
+  std::unique_ptr<FeatureEncoding> encoding;
+};
+
+const FeatureEncoding& model_encoding(FunctionCallInfo fcinfo, bool by_id) {
+  const int64 id = by_id ? PG_GETARG_INT64(0) : 0;
+  const char* reference = by_id ? "" : text_to_cstring(PG_GETARG_TEXT_PP(0));
+  auto* cache = static_cast<ModelEncodingCache*>(fcinfo->flinfo->fn_extra);
+  if (cache != nullptr && cache->encoding && cache->by_id == by_id &&
+      (by_id ? cache->id == id : cache->reference == reference))
+    return *cache->encoding;
+  if (cache == nullptr) {
+    DPT_CORE({ cache = new ModelEncodingCache(); });
+    dptrain::pg::delete_on_reset(fcinfo->flinfo->fn_mcxt, cache);
+    fcinfo->flinfo->fn_extra = cache;
+  }
+  // No SET clause (it would cost a GUC save and restore per row): the path
+  // is pinned here, around the only SQL.
+  MemoryContext caller = CurrentMemoryContext;
+  const int pinned = dptrain::pg::pin_search_path();
+  SPI_connect();
+  dptrain::pg::StoredModel model;
+  if (by_id) dptrain::pg::load_model_by_id(id, caller, &model);
+  else dptrain::pg::load_model(reference, caller, &model);
+  if (model.encoding == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("model %s stores no feature encoding",
+                           by_id ? psprintf("%lld", (long long) id) : psprintf("\"%s\"", reference)),
+                    errhint("Pass its feature vectors to dp_predict directly.")));
+  SPI_finish();
+  dptrain::pg::unpin_search_path(pinned);
+  const char* text = model.encoding;
+  DPT_CORE({
+    cache->encoding.reset();
+    auto parsed = std::make_unique<FeatureEncoding>(FeatureEncoding::from_json(nlohmann::json::parse(text)));
+    cache->by_id = by_id;
+    cache->id = id;
+    cache->reference = reference;
+    cache->encoding = std::move(parsed);
+  });
+  return *cache->encoding;
+}
+
 // Only a view created in this very transaction (by dp_encoded_view, which
 // registers what it just created) can be registered: an owner cannot attach
 // an encoding to a table, to another view, or to a temporary view (which
@@ -142,6 +204,8 @@ PG_FUNCTION_INFO_V1(dptrain_encode_row);
 PG_FUNCTION_INFO_V1(dptrain_encode_json_row);
 PG_FUNCTION_INFO_V1(dptrain_encoding_check);
 PG_FUNCTION_INFO_V1(dptrain_register_encoding);
+PG_FUNCTION_INFO_V1(dptrain_dp_features);
+PG_FUNCTION_INFO_V1(dptrain_dp_features_id);
 
 Datum dptrain_encode_row(PG_FUNCTION_ARGS) {
   if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
@@ -163,16 +227,15 @@ Datum dptrain_encode_row(PG_FUNCTION_ARGS) {
 }
 
 Datum dptrain_encode_json_row(PG_FUNCTION_ARGS) {
-  const FeatureEncoding& e = cached_encoding(fcinfo, PG_GETARG_JSONB_P(0));
-  Jsonb* row = PG_GETARG_JSONB_P(1);
-  if (!JB_ROOT_IS_OBJECT(row))
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("the row must be a JSON object"),
-                    errhint("Pass to_jsonb(t) of a row t, or jsonb_build_object('column', value, ...).")));
-  std::vector<std::optional<std::string>> texts;
-  for (const auto& c : e.columns()) texts.push_back(json_scalar_text(row, c.name));
-  std::vector<std::optional<std::string_view>> values;
-  for (const auto& t : texts) values.push_back(t ? std::optional<std::string_view>(*t) : std::nullopt);
-  return encoded(fcinfo, e, values);
+  return encoded_json_row(fcinfo, cached_encoding(fcinfo, PG_GETARG_JSONB_P(0)), PG_GETARG_JSONB_P(1));
+}
+
+// dp_features(model text | bigint, "row" jsonb) -> float8[] (STRICT)
+Datum dptrain_dp_features(PG_FUNCTION_ARGS) {
+  return encoded_json_row(fcinfo, model_encoding(fcinfo, false), PG_GETARG_JSONB_P(1));
+}
+Datum dptrain_dp_features_id(PG_FUNCTION_ARGS) {
+  return encoded_json_row(fcinfo, model_encoding(fcinfo, true), PG_GETARG_JSONB_P(1));
 }
 
 Datum dptrain_encoding_check(PG_FUNCTION_ARGS) {

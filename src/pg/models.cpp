@@ -1,5 +1,6 @@
 #include "models.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@
 
 namespace dptrain::pg {
 namespace {
+
+// The CHECK of dptrain.models.name (sql/00_schema.sql), as a regex.
+constexpr const char* kIdLikeName = "^\\s*[-+]?[0-9]+\\s*$";
 
 // What store_model_json needs from the JSON, parsed by the core.
 struct ParsedModel {
@@ -51,22 +55,35 @@ int64 insert_model(const ParsedModel& parsed, const RunIdentities& ids, Oid reli
   if (SPI_execute_with_args("INSERT INTO dptrain.models (id, name, algorithm, loss, epsilon, delta, source, "
                             "classes, weights, seeded, details, created_by, source_table) "
                             "VALUES (CASE WHEN $13 > 0 THEN $13 ELSE nextval('dptrain.models_id_seq') END, "
-                            "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+                            "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) "
+                            "ON CONFLICT (created_by, name) DO NOTHING RETURNING id",
                             13, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
     elog(ERROR, "dptrain: could not store the model");
   restore_identity(&sw);
+  // The name was free when the run began (check_model_name); a concurrent
+  // run of the same role took it since. (The unique violation's own error
+  // would be raw; the CHECK's would print the whole row.)
+  if (SPI_processed == 0)
+    ereport(ERROR, (errcode(ERRCODE_UNIQUE_VIOLATION),
+                    errmsg("you already have a model named \"%s\"", m.name.c_str()),
+                    errdetail("Another of your runs stored a model under this name while this one ran; this "
+                              "model was not stored (a private run stays charged)."),
+                    errhint("Train again with another name, or leave name NULL.")));
   bool isnull;
   return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
+// The white space int8in skips (isspace in the C locale).
+bool c_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
 // An integer as int8in would read it (surrounding spaces, a sign): an id.
 bool looks_like_id(const char* text, int64* id) {
   const char* p = text;
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+  while (c_space(*p)) ++p;
   if (*p == '+' || *p == '-') ++p;
   if (*p < '0' || *p > '9') return false;
   while (*p >= '0' && *p <= '9') ++p;
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+  while (c_space(*p)) ++p;
   if (*p != '\0') return false;
   if (id != nullptr) *id = pg_strtoint64(text);
   return true;
@@ -79,20 +96,30 @@ void check_model_name(const char* name, const RunIdentities& ids) {
   if (name[0] == '\0')
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a model name must not be empty"),
                     errhint("Leave name NULL for an unnamed model.")));
-  if (looks_like_id(name, nullptr))
+  // The table's CHECK itself decides what looks like an id (its regex's \s
+  // is the locale's white space, more than int8in skips), and whether the
+  // name is taken: both before the charge, as a failed INSERT would come
+  // after it.
+  Oid types[3] = {TEXTOID, NAMEOID, TEXTOID};
+  Datum values[3] = {CStringGetTextDatum(name),
+                     DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(ids.caller, false))),
+                     CStringGetTextDatum(kIdLikeName)};
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.runner, false);
+  if (SPI_execute_with_args("SELECT $1 OPERATOR(pg_catalog.~) $3, EXISTS (SELECT FROM dptrain.models "
+                            "WHERE name OPERATOR(pg_catalog.=) $1 AND created_by OPERATOR(pg_catalog.=) $2)",
+                            3, types, values, nullptr, true, 1) != SPI_OK_SELECT ||
+      SPI_processed != 1)
+    elog(ERROR, "dptrain: could not read dptrain.models");
+  restore_identity(&sw);
+  bool isnull;
+  const bool id_like = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+  const bool taken = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+  if (id_like || looks_like_id(name, nullptr))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("model name \"%s\" looks like a model id", name),
                     errdetail("A reference that looks like an integer always means a model id."),
                     errhint("Choose a name with a letter in it.")));
-  Oid types[2] = {TEXTOID, NAMEOID};
-  Datum values[2] = {CStringGetTextDatum(name),
-                     DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(ids.caller, false)))};
-  IdentitySwitch sw;
-  switch_identity(&sw, ids.runner, false);
-  if (SPI_execute_with_args("SELECT 1 FROM dptrain.models WHERE name = $1 AND created_by = $2", 2, types, values,
-                            nullptr, true, 1) != SPI_OK_SELECT)
-    elog(ERROR, "dptrain: could not read dptrain.models");
-  restore_identity(&sw);
-  if (SPI_processed > 0)
+  if (taken)
     ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("you already have a model named \"%s\"", name),
                     errhint("Choose another name, or leave name NULL.")));
 }
@@ -100,14 +127,21 @@ void check_model_name(const char* name, const RunIdentities& ids) {
 // A model trained on an encoded view keeps the view's encoding, so raw rows
 // can be scored later (docs/encoding.md); categories read from the data are
 // outside the guarantee, and the model says so.
-void attach_encoding(ParsedModel* p, Oid relid, const RunIdentities& ids) {
-  IdentitySwitch sw;
-  switch_identity(&sw, ids.runner, false);
-  const std::optional<std::string> encoding = registered_encoding(relid);
-  restore_identity(&sw);
+// A run on the columns themselves passes its encoding (`applied`), whose
+// categories read from the data dp_encoding already announced.
+void attach_encoding(ParsedModel* p, Oid relid, const RunIdentities& ids, const char* applied) {
+  std::optional<std::string> encoding;
+  if (applied != nullptr) {
+    encoding = std::string(applied);
+  } else {
+    IdentitySwitch sw;
+    switch_identity(&sw, ids.runner, false);
+    encoding = registered_encoding(relid);
+    restore_identity(&sw);
+  }
   if (!encoding) return;
   const bool reads_data = encoding_reads_data(*encoding);
-  if (reads_data)
+  if (reads_data && applied == nullptr)
     ereport(NOTICE, (errmsg("the encoding of this view read categories from the data"),
                      errdetail("Those category lists are outside the privacy guarantee."),
                      errhint("Declare them with categories => ... in dp_encoded_view.")));
@@ -122,7 +156,7 @@ void attach_encoding(ParsedModel* p, Oid relid, const RunIdentities& ids) {
 }
 
 int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name,
-                       char** stored_details) {
+                       char** stored_details, const char* encoding) {
   ParsedModel* parsed = nullptr;
   DPT_CORE({
     auto p = std::make_unique<ParsedModel>();
@@ -134,7 +168,7 @@ int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid rel
     parsed = p.release();
   });
   delete_on_reset(CurrentMemoryContext, parsed);
-  attach_encoding(parsed, relid, ids);
+  attach_encoding(parsed, relid, ids, encoding);
   if (stored_details != nullptr) *stored_details = pstrdup(parsed->details.c_str());
   const dptrain::Model& m = parsed->model;
   const RunCharge run = make_run_charge(relid, source_name, m.algorithm, m.epsilon, m.delta, m.seeded);
@@ -179,6 +213,16 @@ void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
                     errhint("The row of dptrain.models was edited outside dptrain; train the model again.")));
   const double* w = reinterpret_cast<const double*>(ARR_DATA_PTR(weights));
   std::vector<double>* packed = nullptr;
+  std::string* encoding = nullptr;
+  DPT_CORE({
+    auto e = std::make_unique<std::string>();
+    const auto parsed = nlohmann::json::parse(details);
+    const auto found = parsed.find("encoding");
+    if (found != parsed.end() && found->is_object()) *e = found->dump();
+    encoding = e.release();
+  });
+  delete_on_reset(CurrentMemoryContext, encoding);
+  out->encoding = encoding->empty() ? nullptr : pstrdup(encoding->c_str());
   DPT_CORE({
     dptrain::Model m;
     m.loss = dptrain::parse_loss(loss);

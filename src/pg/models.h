@@ -20,8 +20,11 @@ void check_model_name(const char* name, const RunIdentities& ids);
 // same transaction. Returns the id. Requires SPI_connect().
 // `stored_details` (optional): the details as stored (with the encoding of an
 // encoded view, docs/encoding.md), palloc'd.
+// `encoding` (optional, JSON text): the encoding the run applied to the
+// columns of `relid` itself (dp_train's features => ARRAY[...]), stored
+// instead of a registered view's.
 int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name,
-                       char** stored_details = nullptr);
+                       char** stored_details = nullptr, const char* encoding = nullptr);
 
 // A stored model the caller may see.
 struct StoredModel {
@@ -30,6 +33,7 @@ struct StoredModel {
   ArrayType* packed;   // packed_model layout, float8[]
   int nclasses;
   char** classes;
+  char* encoding;      // details->'encoding' as JSON text (docs/encoding.md), or nullptr
 };
 // By text: an id if it looks like one, else the name of one of the caller's
 // own models. By id: any model the caller may see (row security on

@@ -7,7 +7,9 @@
 
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
+#include "encoded_features.h"
 #include "models.h"
+#include "sparsevec.h"
 
 namespace pm = dptrain::packed_model;
 using dptrain::pg::float8_array_data;
@@ -45,10 +47,24 @@ const dptrain::pg::StoredModel& predict_model(FunctionCallInfo fcinfo, bool by_i
   return cache->model;
 }
 
+// The features argument (1): a float8[] as it is, or (the evaluation
+// aggregate's sparse overload) a dptrain.sparsevec densified: scoring is
+// O(d) per row either way, and the dense code keeps the scores identical.
+const double* features_arg(FunctionCallInfo fcinfo, bool sparse, int* len) {
+  if (sparse) {
+    dptrain::pg::SparseVec* v = dptrain::pg::sparsevec_arg(fcinfo, 1);
+    double* x = static_cast<double*>(palloc(sizeof(double) * v->dim));
+    DPT_CORE({ dptrain::sparse::to_dense(dptrain::pg::sparsevec_view(v), x); });
+    *len = v->dim;
+    return x;
+  }
+  return float8_array_data(PG_GETARG_ARRAYTYPE_P(1), len, "features");
+}
+
 Datum predict(FunctionCallInfo fcinfo, bool by_id) {
   const dptrain::pg::StoredModel& model = predict_model(fcinfo, by_id);
   int len = 0;
-  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* x = features_arg(fcinfo, false, &len);
   const double* p = reinterpret_cast<const double*>(ARR_DATA_PTR(model.packed));
   int index = 0;
   DPT_CORE({ index = pm::predict_index(p, x, len); });
@@ -58,7 +74,7 @@ Datum predict(FunctionCallInfo fcinfo, bool by_id) {
 Datum predict_proba(FunctionCallInfo fcinfo, bool by_id) {
   const dptrain::pg::StoredModel& model = predict_model(fcinfo, by_id);
   int len = 0;
-  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* x = features_arg(fcinfo, false, &len);
   const double* p = reinterpret_cast<const double*>(ARR_DATA_PTR(model.packed));
   std::vector<double> probabilities(static_cast<std::size_t>(model.nclasses));
   DPT_CORE({ pm::probabilities(p, x, len, probabilities.data()); });
@@ -79,6 +95,10 @@ constexpr const char* kStateHint =
 
 }  // namespace
 
+namespace {
+Datum evaluate_row(FunctionCallInfo fcinfo, bool sparse);
+}  // namespace
+
 extern "C" {
 
 PG_FUNCTION_INFO_V1(dptrain_dp_predict);
@@ -88,6 +108,7 @@ PG_FUNCTION_INFO_V1(dptrain_dp_predict_proba_id);
 PG_FUNCTION_INFO_V1(dptrain_decision_score);
 PG_FUNCTION_INFO_V1(dptrain_evaluate_transition);
 PG_FUNCTION_INFO_V1(dptrain_evaluate_combine);
+PG_FUNCTION_INFO_V1(dptrain_evaluate_sparse_transition);
 PG_FUNCTION_INFO_V1(dptrain_dp_evaluate);
 PG_FUNCTION_INFO_V1(dptrain_dp_evaluate_id);
 
@@ -113,7 +134,15 @@ Datum dptrain_decision_score(PG_FUNCTION_ARGS) {
 }
 
 // evaluate_transition(state float8[], x float8[], label_index int, model float8[])
-Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
+Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) { return evaluate_row(fcinfo, false); }
+// evaluate_transition(state float8[], x dptrain.sparsevec, label_index int, model float8[])
+Datum dptrain_evaluate_sparse_transition(PG_FUNCTION_ARGS) { return evaluate_row(fcinfo, true); }
+
+}  // extern "C"
+
+namespace {
+
+Datum evaluate_row(FunctionCallInfo fcinfo, bool sparse) {
   MemoryContext aggcontext;
   if (!AggCheckCallContext(fcinfo, &aggcontext))
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("evaluate_transition must run as an aggregate"),
@@ -141,12 +170,16 @@ Datum dptrain_evaluate_transition(PG_FUNCTION_ARGS) {
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL"),
                     errhint("Remove or repair rows with NULL features before evaluating.")));
   int len = 0;
-  const double* x = float8_array_data(PG_GETARG_ARRAYTYPE_P(1), &len, "features");
+  const double* x = features_arg(fcinfo, sparse, &len);
   const int label = PG_ARGISNULL(2) ? -1 : PG_GETARG_INT32(2);
   double* totals = reinterpret_cast<double*>(ARR_DATA_PTR(state));
   DPT_CORE({ pm::accumulate(p, x, len, label, totals); });
   PG_RETURN_ARRAYTYPE_P(state);
 }
+
+}  // namespace
+
+extern "C" {
 
 Datum dptrain_evaluate_combine(PG_FUNCTION_ARGS) {
   MemoryContext aggcontext;
@@ -184,7 +217,8 @@ namespace {
 // Exact ROC AUC of a binary model (positive = the model's second class) from
 // one sorted pass: rows grouped by decision score, in ascending order, with
 // each group's positives and negatives (rows of unknown labels left out).
-std::optional<double> binary_roc_auc(const char* qualified, const char* features, const char* label,
+// `x` is the features expression (a quoted column, or the model's encoding).
+std::optional<double> binary_roc_auc(const char* qualified, const char* x, const char* label,
                                      ArrayType* classes, ArrayType* packed) {
   StringInfoData sql;
   initStringInfo(&sql);
@@ -192,7 +226,7 @@ std::optional<double> binary_roc_auc(const char* qualified, const char* features
                    "SELECT count(*) FILTER (WHERE pos)::float8, count(*) FILTER (WHERE NOT pos)::float8 FROM ("
                    "SELECT dptrain.decision_score($2, %s::float8[]) s, %s::text = $1[2] pos FROM %s "
                    "WHERE %s::text = ANY ($1)) q GROUP BY s ORDER BY s",
-                   quote_identifier(features), quote_identifier(label), qualified, quote_identifier(label));
+                   x, quote_identifier(label), qualified, quote_identifier(label));
   Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
   Datum values[2] = {PointerGetDatum(classes), PointerGetDatum(packed)};
   if (SPI_execute_with_args(sql.data, 2, types, values, nullptr, true, 0) != SPI_OK_SELECT)
@@ -204,6 +238,17 @@ std::optional<double> binary_roc_auc(const char* qualified, const char* features
     groups[i].negatives = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
   }
   return dptrain::evaluation::roc_auc(groups);
+}
+
+// The features expression of a model's stored encoding over the columns of
+// `relid`, checked against their types; an error if the model has none.
+const char* model_features_sql(Oid relid, const dptrain::pg::StoredModel& model) {
+  if (model.encoding == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("model %lld stores no feature encoding", (long long) model.id),
+                    errhint("Pass its feature column: dp_evaluate(model, table, label, features).")));
+  dptrain::pg::check_encoding_fits(relid, model.encoding);
+  return dptrain::pg::encoded_features_sql(model.encoding);
 }
 
 Datum optional_datum(const std::optional<double>& v, bool* null) {
@@ -243,24 +288,26 @@ HeapTuple metrics_tuple(TupleDesc tupdesc, const dptrain::evaluation::Metrics& m
 }
 
 // dp_evaluate(model text | bigint, source regclass, label text, features text)
-//   -> (accuracy float8, n bigint, loss float8)
+//   -> (accuracy float8, n bigint, loss float8, ...). features NULL: the
+// model's stored encoding applied to the raw columns (encoded_features.h).
 Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 3; ++i)
     if (PG_ARGISNULL(i))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("dp_evaluate arguments must not be NULL"),
-                      errhint("Pass the model, the table and its label and feature columns.")));
+                      errhint("Pass the model, the table and its label column (and its feature column unless the "
+                              "model stores an encoding).")));
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_evaluate must return a row");
   tupdesc = BlessTupleDesc(tupdesc);
   const Oid relid = PG_GETARG_OID(1);
   const char* label = text_to_cstring(PG_GETARG_TEXT_PP(2));
-  const char* features = text_to_cstring(PG_GETARG_TEXT_PP(3));
+  const char* features = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
   char* relname = get_rel_name(relid);
   if (relname == nullptr)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid),
                     errhint("Pass the table as a name, e.g. source => 'my_schema.my_table'.")));
   for (const char* column : {label, features})
-    if (get_attnum(relid, column) == InvalidAttrNumber)
+    if (column != nullptr && get_attnum(relid, column) == InvalidAttrNumber)
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                       errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
                       errhint("Pass the label and feature column names as they are spelled in the table.")));
@@ -277,6 +324,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   for (int i = 0; i < model.nclasses; ++i) items[i] = CStringGetTextDatum(model.classes[i]);
   ArrayType* classes = construct_array(items, model.nclasses, TEXTOID, -1, false, TYPALIGN_INT);
   MemoryContextSwitchTo(spi);
+  const char* x = features != nullptr ? quote_identifier(features) : model_features_sql(relid, model);
 
   Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
   Datum values[2] = {PointerGetDatum(classes), PointerGetDatum(model.packed)};
@@ -286,7 +334,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
                    "SELECT s, nulls FROM ("
                    "SELECT dptrain.evaluate_agg(%s::float8[], (array_position($1, %s::text) - 1)::int, $2) s, "
                    "count(*) FILTER (WHERE %s IS NULL) nulls FROM %s) q",
-                   quote_identifier(features), quote_identifier(label), quote_identifier(label), qualified);
+                   x, quote_identifier(label), quote_identifier(label), qualified);
   if (SPI_execute_with_args(sql.data, 2, types, values, nullptr, true, 0) != SPI_OK_SELECT)
     elog(ERROR, "dptrain: evaluation query failed");
   bool isnull;
@@ -309,7 +357,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   dptrain::evaluation::Metrics metrics;
   DPT_CORE({ metrics = dptrain::evaluation::metrics_from_totals(totals, model.nclasses); });
   std::optional<double> auc;
-  if (model.nclasses == 2) auc = binary_roc_auc(qualified, features, label, classes, model.packed);
+  if (model.nclasses == 2) auc = binary_roc_auc(qualified, x, label, classes, model.packed);
   SPI_finish();
   PG_RETURN_DATUM(HeapTupleGetDatum(metrics_tuple(tupdesc, metrics, auc, classes)));
 }

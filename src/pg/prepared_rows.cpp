@@ -1,5 +1,7 @@
 #include "prepared_rows.h"
 
+#include "sparsevec.h"
+
 namespace dptrain::pg {
 namespace {
 
@@ -14,11 +16,12 @@ void close_now(PreparedRows* r) {
 // Releases the relation, slot (buffer pin) and snapshot if the scan stops early.
 void shutdown_rows(Datum arg) { close_now(reinterpret_cast<PreparedRows*>(DatumGetPointer(arg))); }
 
-void require_column(TupleDesc desc, int attnum, const char* name, Oid type) {
-  if (desc->natts < attnum || TupleDescAttr(desc, attnum - 1)->atttypid != type ||
+void require_column(TupleDesc desc, int attnum, const char* name, Oid type, Oid or_type = InvalidOid) {
+  if (desc->natts < attnum ||
+      (TupleDescAttr(desc, attnum - 1)->atttypid != type && TupleDescAttr(desc, attnum - 1)->atttypid != or_type) ||
       strcmp(NameStr(TupleDescAttr(desc, attnum - 1)->attname), name) != 0)
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("not a dptrain prepared training table"),
-                    errdetail("Expected columns (i int8, x float8[], y float8)."),
+                    errdetail("Expected columns (i int8, x float8[] or dptrain.sparsevec, y float8)."),
                     errhint("Pass the table returned by dptrain.training_prepare.")));
 }
 
@@ -65,7 +68,9 @@ void open_prepared_rows(FunctionCallInfo fcinfo, Oid relid, int64 rows, Prepared
                     errhint("Train with dp_train (or dptrain train); they prepare the table.")));
   TupleDesc desc = RelationGetDescr(r->rel);
   require_column(desc, 1, "i", INT8OID);
-  require_column(desc, 2, "x", FLOAT8ARRAYOID);
+  const Oid sparsevec = sparsevec_type_oid();
+  require_column(desc, 2, "x", FLOAT8ARRAYOID, sparsevec);
+  r->sparse = OidIsValid(sparsevec) && TupleDescAttr(desc, 1)->atttypid == sparsevec;
   require_column(desc, 3, "y", FLOAT8OID);
   r->rows = rows;
   r->snapshot = RegisterSnapshot(GetActiveSnapshot());
@@ -113,7 +118,17 @@ TupleDesc sampled_pass_result_type(FunctionCallInfo fcinfo, const char* fn) {
 }
 
 Datum sampled_pass_row(TupleDesc desc, int64 tag, const PreparedRows* r) {
-  Datum values[3] = {Int64GetDatum(tag), r->slot->tts_values[1], r->slot->tts_values[2]};
+  Datum x = r->slot->tts_values[1];
+  if (r->sparse) {
+    // O(d): the sampled passes' aggregates are dense (docs/sparse.md)
+    SparseVec* v = reinterpret_cast<SparseVec*>(PG_DETOAST_DATUM(x));
+    double* dense = static_cast<double*>(palloc0(sizeof(double) * v->dim));
+    const int32* index = sparsevec_index(v);
+    const double* value = sparsevec_value(v);
+    for (int32 k = 0; k < v->nnz; ++k) dense[index[k]] = value[k];
+    x = PointerGetDatum(make_float8_array(dense, v->dim));
+  }
+  Datum values[3] = {Int64GetDatum(tag), x, r->slot->tts_values[2]};
   bool nulls[3] = {false, false, false};
   return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
 }

@@ -20,6 +20,7 @@ struct PreparedRows {
   ItemPointerData* tids;  // tids[i - 1] = tuple with row number i
   int64 rows;
   bool closed;
+  bool sparse;  // x is dptrain.sparsevec: the result rows carry it densified (docs/sparse.md)
 };
 
 // Opens the prepared table `relid` of this session (checks SELECT for the
@@ -56,7 +57,8 @@ SampledPassArguments sampled_pass_arguments(FunctionCallInfo fcinfo, const char*
 TupleDesc sampled_pass_result_type(FunctionCallInfo fcinfo, const char* fn);
 
 // The result row (tag, x, y), x and y taken from r->slot: heap_form_tuple
-// copies x out of the buffer before the next fetch unpins it.
+// copies x out of the buffer before the next fetch unpins it. A sparse x
+// is densified into the float8[] the result type declares.
 Datum sampled_pass_row(TupleDesc desc, int64 tag, const PreparedRows* r);
 
 // The marker row (tag, NULL, NULL).

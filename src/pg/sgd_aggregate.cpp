@@ -6,6 +6,7 @@
 
 #include "core/sgd/epoch_state.h"
 #include "pg_glue.h"
+#include "sparsevec.h"
 
 namespace es = dptrain::epoch_state;
 using dptrain::pg::float8_array_data;
@@ -89,6 +90,7 @@ PG_FUNCTION_INFO_V1(dptrain_sgd_transition);
 PG_FUNCTION_INFO_V1(dptrain_sgd_combine);
 PG_FUNCTION_INFO_V1(dptrain_sgd_final);
 PG_FUNCTION_INFO_V1(dptrain_sgd_sampled_transition);
+PG_FUNCTION_INFO_V1(dptrain_sgd_sparse_transition);
 
 // sgd_transition(state float8[], x float8[] | real[], y float8 | boolean, init float8[])
 Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
@@ -136,6 +138,36 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
     const float* xf = reinterpret_cast<const float*>(ARR_DATA_PTR(x));
     DPT_CORE({ es::add_row(s, xf, len, label); });
   }
+  PG_RETURN_ARRAYTYPE_P(state);
+}
+
+// sgd_transition(state float8[], x dptrain.sparsevec, y float8 | boolean, init float8[]):
+// the same step on a sparse row (epoch_state::add_sparse_row, docs/sparse.md).
+Datum dptrain_sgd_sparse_transition(PG_FUNCTION_ARGS) {
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_transition", "dptrain.sgd_epoch");
+  ArrayType* state;
+  if (PG_ARGISNULL(0)) {
+    if (PG_ARGISNULL(3))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL"),
+                      errhint("The controller (dp_train or dptrain train) passes the initial state.")));
+    state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "initial training state");
+    std::size_t len;
+    const double* data = state_data(state, &len);
+    remember_state(fcinfo, state, data, static_cast<int>(len));
+  } else {
+    state = trusted_state(fcinfo);
+  }
+  if (PG_ARGISNULL(1))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL"),
+                    errhint("Remove or repair rows with NULL features before training.")));
+  if (PG_ARGISNULL(2))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label must not be NULL"),
+                    errhint("Remove rows with NULL labels before training.")));
+  dptrain::pg::SparseVec* x = dptrain::pg::sparsevec_arg(fcinfo, 1);
+  const double label = call_site(fcinfo)->label_is_bool ? (PG_GETARG_BOOL(2) ? 1.0 : -1.0) : PG_GETARG_FLOAT8(2);
+  std::size_t slen;
+  double* s = state_data(state, &slen);
+  DPT_CORE({ es::add_sparse_row(s, dptrain::pg::sparsevec_view(x), label); });
   PG_RETURN_ARRAYTYPE_P(state);
 }
 

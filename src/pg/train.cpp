@@ -10,6 +10,7 @@
 
 #include "core/engine/run.h"
 #include "core/training/defaults.h"
+#include "encoded_features.h"
 #include "ledger.h"
 #include "models.h"
 #include "phase_timing.h"
@@ -33,7 +34,9 @@ struct TrainSession {
 enum Arg {
   kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kEpochs, kBatchSize, kLambda,
   kLearningRate, kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions,
-  kIntercept, kArgCount
+  kIntercept, kArgCount,
+  // The overload on ordinary columns (features text[]; sql/48_encoding.sql) has three more.
+  kBounds = kArgCount, kCategories, kNormalization, kColumnsArgCount
 };
 
 const char* arg_name(int i) {
@@ -60,8 +63,12 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   tupdesc = BlessTupleDesc(tupdesc);
   MemoryContext caller = CurrentMemoryContext;
 
+  // dp_train(..., features => ARRAY['age', ...], bounds, categories, normalization)
+  const bool on_columns = PG_NARGS() == kColumnsArgCount;
+  dptrain::pg::FeatureColumns columns;
+  if (on_columns) dptrain::pg::read_feature_columns(fcinfo, kFeatures, kBounds, kCategories, kNormalization, &columns);
   dptrain::pg::RunArguments args;
-  dptrain::pg::read_run_arguments(fcinfo, {kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
+  dptrain::pg::read_run_arguments(fcinfo, {kLabel, on_columns ? -1 : kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
                                            kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kIntercept},
                                   &args);
 
@@ -89,6 +96,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   // 3. Public facts of the data and one random permutation of it.
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
+  if (on_columns) prep.columns = &columns;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep, /*in_place=*/true);
   if (prep.distributed) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
@@ -122,7 +130,8 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   });
   clock.mark("release");
   char* stored_details = nullptr;
-  const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name, &stored_details);
+  const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name, &stored_details,
+                                                     prep.encoding);
   stored_details = MemoryContextStrdup(caller, stored_details);  // SPI_finish frees SPI's memory
   clock.mark("store");
   SPI_finish();

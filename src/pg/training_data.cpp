@@ -3,9 +3,19 @@
 #include <cmath>
 #include <optional>
 
+extern "C" {
+#include "catalog/namespace.h"
+#include "nodes/bitmapset.h"
+#include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
+}
+
+#include "bucket_shuffle.h"
 #include "core/sgd/epoch_state.h"
-#include "core/sgd/shuffle_key.h"
 #include "core/training/intercept.h"
+#include "core/preprocessing/feature_encoding.h"
+#include "reading_errors.h"
+#include "sparsevec.h"
 
 
 namespace dptrain::pg {
@@ -16,6 +26,9 @@ constexpr int kMaxClasses = 1000;
 // ends (issue 16, item 7); smaller copies take well under a second.
 constexpr int64 kProgressRows = 100000;
 int shuffle_counter = 0;
+// The copies of seeded runs in this session (by their number N in
+// pg_temp.dptrain_shuffled_N): their reshuffles keep ORDER BY random().
+Bitmapset* seeded_copies = nullptr;
 
 enum class LabelKind { Boolean, Numeric, Text };
 
@@ -34,16 +47,19 @@ void spi_exec_as_reader(Oid role, const char* sql, int nargs, Oid* types, Datum*
   restore_identity(&sw);
 }
 
-// The element type of the feature column (checked: a number type).
+// The element type of the feature column (checked: a number type), or
+// the type dptrain.sparsevec itself for a sparse column (docs/sparse.md).
 Oid check_feature_type(Oid relid, AttrNumber attnum, const char* column) {
   const Oid type = getBaseType(get_atttype(relid, attnum));
+  if (OidIsValid(type) && type == sparsevec_type_oid()) return type;
   const Oid elem = get_element_type(type);
   if (elem != FLOAT8OID && elem != FLOAT4OID && elem != NUMERICOID && elem != INT2OID && elem != INT4OID &&
       elem != INT8OID)
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("feature column \"%s\" must be an array of numbers (float8[] or real[])", column),
                     errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum))),
-                    errhint("Store the features of each row in one float8[] column (dptrain load does).")));
+                    errhint("Store the features of each row in one float8[] or dptrain.sparsevec column "
+                            "(dptrain load does).")));
   return elem;
 }
 
@@ -105,14 +121,19 @@ char** declared_class_names(ArrayType* declared, int* nclasses) {
 // ERROR with a hint (refuse, never skip: the caller repairs its data).
 void count_and_check_rows(const char* relname, const char* qualified, const char* x, const char* y,
                           const char* features, const char* label, Oid feature_elem, LabelKind label_kind,
-                          Oid reader, int64* rows, int64* dim) {
+                          bool encoded, Oid reader, int64* rows, int64* dim) {
+  // A sparse row's length is its declared dimension; the type has no NULL
+  // elements, NaN or more than one dimension (its input refuses them).
+  const bool sparse = feature_elem == sparsevec_type_oid();
+  const char* length = sparse ? psprintf("dptrain.sparsevec_dims(%s)", x) : psprintf("cardinality(%s)", x);
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "SELECT count(*)::int8, min(cardinality(%s))::int8, max(cardinality(%s))::int8, "
+                   "SELECT count(*)::int8, min(%s)::int8, max(%s)::int8, "
                    "count(*) FILTER (WHERE %s IS NULL)::int8, count(*) FILTER (WHERE %s IS NULL)::int8, "
-                   "count(*) FILTER (WHERE array_ndims(%s) > 1)::int8, %s, %s FROM %s",
-                   x, x, x, y, x,
+                   "%s, %s, %s FROM %s",
+                   length, length, x, y,
+                   sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
                    label_kind == LabelKind::Numeric ? psprintf("count(*) FILTER (WHERE %s::text = 'NaN')::int8", y)
                                                     : "0::int8",
                    // numeric values beyond float8's range would fail the cast below without a hint
@@ -128,6 +149,11 @@ void count_and_check_rows(const char* relname, const char* qualified, const char
   if (n == 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
                     errhint("Train on a table with at least one row.")));
+  if (null_x > 0 && encoded)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("%lld rows have a NULL or NaN number or boolean among the features", (long long) null_x),
+                    errdetail("Such a row has no features (docs/encoding.md)."),
+                    errhint("Remove or repair those rows (or filter them in a view) before training.")));
   if (null_x > 0)
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                     errmsg("feature column \"%s\" contains NULL values", features),
@@ -157,37 +183,75 @@ void count_and_check_rows(const char* relname, const char* qualified, const char
   *dim = dmin;
 }
 
-// The rows of a copy in one uniformly random order: "SELECT i, <select>
-// FROM <source>" in that order, where `select` names columns of the source
-// and i is the row's position in the source's scan (1..n, not data).
-//   unseeded (every real run): ordered by SipHash-2-4 of i under a fresh
-//     128-bit epoch key from the OS CSPRNG (libsodium; core/sgd/shuffle_key.h),
-//     passed as `key_param`: a uniformly random order up to the PRF's
-//     security and ties of probability ~ n^2 / 2^65; PostgreSQL's random()
-//     (not a CSPRNG) plays no part.
-//   seeded (tests only): random() after setseed(seed), evaluated per row in
-//     scan order exactly as before, so seeded runs keep their permutation and
-//     row numbers (the models pinned by test/regress/sql/engine_pins.sql).
-// Whole rows go through the sort (an external sort beyond work_mem). Sorting
-// narrow (ctid, i) rows and fetching each row by ctid in that order was
-// measured slower (docs/performance.md: a Tid Scan per row costs more than
-// the sort saves, and far more once the table exceeds shared_buffers).
-const char* shuffled_rows_sql(const char* qualified, const char* select, const char* key_param, bool seeded) {
-  return seeded ? psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY random()", select, qualified)
-                : psprintf("SELECT row_number() OVER () AS i, %s FROM %s ORDER BY "
-                           "dptrain.shuffle_key(row_number() OVER (), %s)",
-                           select, qualified, key_param);
+// The rows of a copy: "SELECT i, <select> FROM <source>", where `select`
+// names columns of the source and i is the row's position in the source's
+// scan (1..n, not data).
+//   unseeded (every real run): in the source's order; fill_copy puts them
+//     in a uniformly random order with the bucket shuffle (bucket_shuffle.h:
+//     no sort, randomness from the OS CSPRNG; PostgreSQL's random(), not a
+//     CSPRNG, plays no part).
+//   seeded (tests only): ORDER BY random() after setseed(seed), evaluated
+//     per row in scan order exactly as before, so seeded runs keep their
+//     permutation and row numbers (the models pinned by
+//     test/regress/sql/engine_pins.sql).
+// Sorting whole rows (the former unseeded copy, ordered by a keyed SipHash of
+// i) cost an external sort; sorting narrow (ctid, i) rows and fetching each
+// row by ctid was slower still (docs/performance.md).
+const char* shuffled_rows_sql(const char* qualified, const char* select, bool seeded) {
+  return psprintf("SELECT row_number() OVER () AS i, %s FROM %s%s", select, qualified,
+                  seeded ? " ORDER BY random()" : "");
 }
 
-// A fresh epoch key of the run's shuffle (4 words) from the OS CSPRNG.
-ArrayType* fresh_shuffle_key() {
-  double words[4];
-  DPT_CORE({
-    const dptrain::sgd::EpochShuffleWords w =
-        dptrain::sgd::epoch_key_to_words(dptrain::sgd::epoch_shuffle_key(dptrain::sgd::run_shuffle_key(std::nullopt), 0));
-    for (int i = 0; i < 4; ++i) words[i] = w[i];
-  });
-  return make_float8_array(words, 4);
+// The relation of a temp table named pg_temp.<bare>.
+Oid temp_table_oid(const char* bare) {
+  return RangeVarGetRelid(makeRangeVar(pstrdup("pg_temp"), pstrdup(bare), -1), NoLock, false);
+}
+
+struct FillCopy {
+  const char* shuffled;
+  const char* select_sql;
+  int nargs;
+  Oid* types;
+  Datum* values;
+  bool seeded;
+  Oid reader;
+  int64 rows;
+  int64 row_bytes;
+};
+
+void fill_copy_as_reader(void* arg) {
+  const FillCopy* f = static_cast<const FillCopy*>(arg);
+  if (f->seeded) {
+    spi_exec_as_reader(f->reader, psprintf("INSERT INTO %s %s", f->shuffled, f->select_sql), f->nargs, f->types,
+                       f->values, SPI_OK_INSERT);
+    return;
+  }
+  const Oid relid = temp_table_oid(f->shuffled + strlen("pg_temp."));
+  IdentitySwitch sw;
+  switch_identity(&sw, f->reader, true);
+  bucket_shuffle_insert(relid, f->select_sql, f->nargs, f->types, f->values, f->rows, f->row_bytes);
+  restore_identity(&sw);
+}
+
+// Fills the empty temp table `shuffled` with the rows (i, x, y) of
+// `select_sql` (run with the rights of ids.reader): seeded, the query's own
+// order (ORDER BY random()); unseeded, a uniformly random order drawn by the
+// bucket shuffle. `rows` and `row_bytes` size its buckets. Without read
+// access an error of the source's code (a view's expression) would print a
+// row: it is hidden (reading_errors.h).
+void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* types, Datum* values, bool seeded,
+               const RunIdentities& ids, Oid source, int64 rows, int64 row_bytes) {
+  FillCopy f = {shuffled, select_sql, nargs, types, values, seeded, ids.reader, rows, row_bytes};
+  run_hiding_errors(ids, source, fill_copy_as_reader, &f);
+}
+
+// Bytes per row of a copy with d features, to size the shuffle's buckets:
+// the float8[] (24-byte header, 8 per value and one for an intercept), i
+// and y, the tuple header and the allocation around it. A sparse row's
+// size depends on its non-zeros (data): the bound for nnz = d + 1 (12
+// bytes per entry, 16 of header) is used instead, never a count from the data.
+int64 copy_row_bytes(int dim, bool sparse) {
+  return sparse ? 12 * (static_cast<int64>(dim) + 1) + 88 : 8 * (static_cast<int64>(dim) + 1) + 96;
 }
 
 // The features expression `features` as the run sees it: with an intercept,
@@ -207,27 +271,36 @@ const char* with_intercept(const char* features, const PreparedData* out) {
 // neighbouring, so the run stays (epsilon, delta)-DP; and nothing about the
 // replaced rows is reported.
 void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
-                                  Oid feature_elem, ArrayType* classes, int dim, Oid reader, bool seeded,
-                                  ArrayType* key, const PreparedData* out) {
-  // numeric values beyond float8 would fail the cast: such an array becomes NULL (unusable)
-  const char* features = feature_elem == NUMERICOID
+                                  Oid feature_elem, ArrayType* classes, int dim, const RunIdentities& ids,
+                                  bool seeded, const PreparedData* out) {
+  // numeric values beyond float8, or too close to 0 for it (below the
+  // smallest normal double: the cast fails from about 2.5e-324), would fail
+  // the cast: such an array becomes NULL (unusable). A sparse row is taken
+  // as it is (the type holds finite float8 values only).
+  const bool sparse = out->sparse;
+  const char* features = sparse ? x
+                         : feature_elem == NUMERICOID
                              ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
-                                        "1.7976931348623157e308) THEN NULL ELSE %s::float8[] END", x, x)
+                                        "1.7976931348623157e308 OR (v <> 0 AND abs(v) < 2.2250738585072014e-308)) "
+                                        "THEN NULL ELSE %s::float8[] END", x, x)
                              : psprintf("%s::float8[]", x);
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
-                   "INSERT INTO %s SELECT i, %s, CASE WHEN u THEN ys ELSE 0 END "
+                   "SELECT i, %s, CASE WHEN u THEN ys ELSE 0 END "
                    "FROM (SELECT i, xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM (%s) r) s",
-                   shuffled, with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
+                   with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
                    shuffled_rows_sql(qualified,
                                      psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
-                                     "$4", seeded));
+                                     seeded));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
-  Oid types[4] = {TEXTARRAYOID, FLOAT8ARRAYOID, INT4OID, FLOAT8ARRAYOID};
-  Datum values[4] = {PointerGetDatum(classes), PointerGetDatum(make_float8_array(zeros, dim)), Int32GetDatum(dim),
-                     PointerGetDatum(key)};
-  spi_exec_as_reader(reader, sql.data, 4, types, values, SPI_OK_INSERT);
+  // The fixed public row: d zeros (for sparse rows: no entries, dimension d).
+  Oid types[3] = {TEXTARRAYOID, sparse ? sparsevec_type_oid() : FLOAT8ARRAYOID, INT4OID};
+  Datum values[3] = {PointerGetDatum(classes),
+                     sparse ? PointerGetDatum(make_sparsevec(dim, 0, nullptr, nullptr))
+                            : PointerGetDatum(make_float8_array(zeros, dim)),
+                     Int32GetDatum(dim)};
+  fill_copy(shuffled, sql.data, 3, types, values, seeded, ids, out->relid, out->rows, copy_row_bytes(dim, sparse));
 }
 
 }  // namespace
@@ -247,22 +320,34 @@ AttrNumber require_column(Oid relid, const char* relname, const char* column, co
   return attnum;
 }
 
+void require_intercept_arguments(double bound, double b) {
+  if (!(bound > 0) || !std::isfinite(bound) || !(b > 0) || !std::isfinite(b))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("feature_bound and intercept must be positive finite numbers"),
+                    errdetail("feature_bound = %g, intercept = %g.", bound, b),
+                    errhint("dp_train chooses them itself (docs/intercept.md).")));
+}
+
 void inspect_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
                            const RunIdentities& ids, PreparedData* out) {
   char* relname = require_training_relation(relid);
   const char* nspname = get_namespace_name(get_rel_namespace(relid));
   const char* qualified = quote_qualified_identifier(nspname, relname);
 
-  const AttrNumber x_att = require_column(relid, relname, features, "features");
+  // Encoded columns (encoded_features.h): the expression replaces the
+  // features column; it gives float8[] of the encoding's dimension or NULL.
+  const bool encoded = out->encoded_x != nullptr;
+  if (encoded) features = "features";
   const AttrNumber y_att = require_column(relid, relname, label, "label");
-  const Oid feature_elem = check_feature_type(relid, x_att, features);
+  const Oid feature_elem =
+      encoded ? FLOAT8OID : check_feature_type(relid, require_column(relid, relname, features, "features"), features);
   const LabelKind label_kind = check_label_type(relid, y_att, label);
   if (declared == nullptr && label_kind != LabelKind::Boolean && !ids.caller_reads)
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
                     errmsg("the classes must be declared to train on \"%s\" without read access", relname),
                     errdetail("Reading the list of classes from the data would reveal it."),
                     errhint("Pass classes => ARRAY[...] (binary: negative class first).")));
-  const char* x = quote_identifier(features);
+  const char* x = encoded ? out->encoded_x : quote_identifier(features);
   const char* y = quote_identifier(label);
 
   // Public facts first: n and d. A reader is told about every row it must
@@ -274,14 +359,33 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   StringInfoData sql;
   initStringInfo(&sql);
   int64 n, dmin;
-  if (ids.caller_reads) {
-    count_and_check_rows(relname, qualified, x, y, features, label, feature_elem, label_kind, ids.reader, &n, &dmin);
+  if (ids.caller_reads && encoded) {
+    // Each row encoded once (OFFSET 0 keeps the planner from copying the
+    // expression into every aggregate), then checked like a features column.
+    count_and_check_rows(relname, psprintf("(SELECT %s AS x, %s AS y FROM %s OFFSET 0) r", x, y, qualified), "x", "y",
+                         "features", label, feature_elem, label_kind, true, ids.reader, &n, &dmin);
+  } else if (ids.caller_reads) {
+    count_and_check_rows(relname, qualified, x, y, features, label, feature_elem, label_kind, false, ids.reader, &n,
+                         &dmin);
+  } else if (encoded) {
+    // d is the encoding's (public); only n is counted.
+    appendStringInfo(&sql, "SELECT count(*)::int8 FROM %s", qualified);
+    spi_exec_hiding_errors(ids, relid, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    n = datum_int64(0, 1);
+    DPT_CORE({ dmin = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(out->encoding)).dim(); });
+    if (n == 0)
+      ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
+                      errhint("Train on a table with at least one row.")));
   } else {
-    appendStringInfo(&sql,
-                     "SELECT count(*)::int8, "
-                     "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
-                     x, x, qualified);
-    spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    if (feature_elem == sparsevec_type_oid())
+      appendStringInfo(&sql, "SELECT count(*)::int8, coalesce(max(dptrain.sparsevec_dims(%s)), 0)::int8 FROM %s", x,
+                       qualified);
+    else
+      appendStringInfo(&sql,
+                       "SELECT count(*)::int8, "
+                       "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
+                       x, x, qualified);
+    spi_exec_hiding_errors(ids, relid, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
     dmin = datum_int64(0, 2);
     if (n == 0)
@@ -325,8 +429,10 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
   if (nclasses < 2)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("training needs at least two classes"),
-                    nclasses == 1 ? errdetail("Every row has the label \"%s\".", class_names[0]) : 0,
-                    errhint("Check the label column, or declare the classes explicitly.")));
+                    // only when read from the data: a declared class says nothing about the rows
+                    nclasses == 1 && from_data ? errdetail("Every row has the label \"%s\".", class_names[0]) : 0,
+                    declared != nullptr ? errhint("Declare at least two classes (binary: negative class first).")
+                                        : errhint("Check the label column, or declare the classes explicitly.")));
   // The model size is known now: refuse before copying any data.
   const int64 models = nclasses == 2 ? 1 : nclasses;
   if (dmin > INT_MAX || models * dmin > dptrain::epoch_state::kMaxParameters)
@@ -349,6 +455,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
 
   out->source_name = pstrdup(qualified);
+  out->relid = relid;
   out->rows = n;
   out->dim = static_cast<int>(dmin);
   out->nclasses = nclasses;
@@ -356,6 +463,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   out->classes_array = classes;
   out->classes_from_data = from_data;
   out->feature_elem = feature_elem;
+  out->sparse = feature_elem == sparsevec_type_oid();
   out->x = x;
   out->y = y;
 }
@@ -384,7 +492,8 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     IdentitySwitch sw;
     switch_identity(&sw, ids.runner, false);
     resetStringInfo(&sql);
-    appendStringInfo(&sql, "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP", shuffled);
+    appendStringInfo(&sql, "CREATE TEMP TABLE %s (i int8 NOT NULL, x %s, y float8) ON COMMIT DROP", shuffled,
+                     out->sparse ? "dptrain.sparsevec" : "float8[]");
     spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
     if (ids.reader != ids.runner) {
       resetStringInfo(&sql);
@@ -393,23 +502,28 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     }
     restore_identity(&sw);
   }
+  if (has_seed) {
+    MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+    seeded_copies = bms_add_member(seeded_copies, shuffle_counter);
+    MemoryContextSwitchTo(old);
+  }
   resetStringInfo(&sql);
-  ArrayType* key = fresh_shuffle_key();
   const bool report = out->rows >= kProgressRows;
   const TimestampTz started = GetCurrentTimestamp();
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffling %lld rows into a random order", (long long) out->rows)));
   if (ids.caller_reads) {
     appendStringInfo(&sql,
-                     "INSERT INTO %s SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
-                     shuffled, with_intercept("x::float8[]", out),
-                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), "$2", has_seed));
-    Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
-    Datum values[2] = {PointerGetDatum(out->classes_array), PointerGetDatum(key)};
-    spi_exec_as_reader(ids.reader, sql.data, 2, types, values, SPI_OK_INSERT);
+                     "SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
+                     with_intercept(out->sparse ? "x" : "x::float8[]", out),
+                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), has_seed));
+    Oid types[1] = {TEXTARRAYOID};
+    Datum values[1] = {PointerGetDatum(out->classes_array)};
+    fill_copy(shuffled, sql.data, 1, types, values, has_seed, ids, out->relid, out->rows,
+              copy_row_bytes(out->dim, out->sparse));
   } else {
-    copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim,
-                                 ids.reader, has_seed, key, out);
+    copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim, ids,
+                                 has_seed, out);
   }
   if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffled %lld rows", (long long) out->rows),
@@ -435,16 +549,34 @@ static void require_shuffled_name(const char* shuffled) {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("\"%s\" is not a dptrain training table", shuffled)));
 }
 
+// A new uniformly random order of the rows, drawn as the copy's: the
+// bucket shuffle from the OS CSPRNG, or ORDER BY random() for the copies
+// (and their parts) of a seeded run, whose pinned models depend on it.
 void reshuffle_training_data(const char* shuffled) {
   require_shuffled_name(shuffled);
   const char* bare = shuffled + strlen("pg_temp.");
+  int copy = 0;
+  sscanf(shuffled, "pg_temp.dptrain_shuffled_%d", &copy);
+  const bool seeded = bms_is_member(copy, seeded_copies);
   StringInfoData sql;
   initStringInfo(&sql);
-  appendStringInfo(&sql,
-                   "CREATE TEMP TABLE %s_next (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP; "
-                   "INSERT INTO %s_next SELECT i, x, y FROM %s ORDER BY random(); "
-                   "DROP TABLE %s; ALTER TABLE %s_next RENAME TO %s",
-                   shuffled, shuffled, shuffled, shuffled, shuffled, bare);
+  // (LIKE ...): the copy's own column types (x float8[] or dptrain.sparsevec).
+  appendStringInfo(&sql, "CREATE TEMP TABLE %s_next (LIKE %s) ON COMMIT DROP", shuffled, shuffled);
+  spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
+  resetStringInfo(&sql);
+  if (seeded) {
+    appendStringInfo(&sql, "INSERT INTO %s_next SELECT i, x, y FROM %s ORDER BY random()", shuffled, shuffled);
+    spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_INSERT);
+  } else {
+    // sized by the table's pages (its rows are not counted)
+    Relation rel = table_open(temp_table_oid(bare), AccessShareLock);
+    const int64 pages = RelationGetNumberOfBlocks(rel);
+    table_close(rel, AccessShareLock);
+    appendStringInfo(&sql, "SELECT i, x, y FROM %s", shuffled);
+    bucket_shuffle_insert(temp_table_oid(psprintf("%s_next", bare)), sql.data, 0, nullptr, nullptr, pages, BLCKSZ);
+  }
+  resetStringInfo(&sql);
+  appendStringInfo(&sql, "DROP TABLE %s; ALTER TABLE %s_next RENAME TO %s", shuffled, shuffled, bare);
   if (SPI_execute(sql.data, false, 0) < 0) elog(ERROR, "dptrain: reshuffle failed");
 }
 
@@ -468,10 +600,10 @@ char** split_training_data(const char* shuffled, int parts, int64* rows) {
     // the position in the random order; the outer one numbers the part's rows
     // 1..m_p in their order (column i, for BST14's dptrain.sampled_rows).
     appendStringInfo(&sql,
-                     "CREATE TEMP TABLE %s (i int8 NOT NULL, x float8[], y float8) ON COMMIT DROP; "
+                     "CREATE TEMP TABLE %s (LIKE %s) ON COMMIT DROP; "
                      "INSERT INTO %s SELECT row_number() OVER (), x, y "
                      "FROM (SELECT x, y, row_number() OVER () - 1 AS r FROM %s) s WHERE r %% %d = %d",
-                     names[p], names[p], shuffled, parts, p);
+                     names[p], shuffled, names[p], shuffled, parts, p);
     if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT) elog(ERROR, "dptrain: could not split %s", shuffled);
     rows[p] = static_cast<int64>(SPI_processed);
   }
@@ -496,6 +628,7 @@ PG_FUNCTION_INFO_V1(dptrain_intercept_row);
 Datum dptrain_intercept_row(PG_FUNCTION_ARGS) {
   ArrayType* a = PG_GETARG_ARRAYTYPE_P(0);
   const double bound = PG_GETARG_FLOAT8(1), b = PG_GETARG_FLOAT8(2);
+  dptrain::pg::require_intercept_arguments(bound, b);
   if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != FLOAT8OID || (ARR_HASNULL(a) && array_contains_nulls(a)))
     PG_RETURN_ARRAYTYPE_P(a);
   const int d = ARR_DIMS(a)[0];
@@ -540,9 +673,7 @@ Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
   // intercept, (x clipped to feature_bound, intercept) (training/intercept.h).
   if (!PG_ARGISNULL(6)) {
     const double bound = PG_ARGISNULL(5) ? 0.0 : PG_GETARG_FLOAT8(5), b = PG_GETARG_FLOAT8(6);
-    if (!(bound > 0) || !std::isfinite(bound) || !(b > 0) || !std::isfinite(b))
-      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                      errmsg("feature_bound and intercept must be positive finite numbers")));
+    dptrain::pg::require_intercept_arguments(bound, b);
     prepared.intercept_bound = bound;
     prepared.intercept = b;
   }

@@ -13,6 +13,7 @@ namespace dptrain::pg {
 struct PreparedData {
   char* shuffled;         // pg_temp.dptrain_shuffled_N (quoted, ready for SQL); after the copy
   char* source_name;      // schema.table, for the record
+  Oid relid = InvalidOid;  // the source
   int64 rows;
   int dim;
   int nclasses;
@@ -21,11 +22,22 @@ struct PreparedData {
   // for the copy
   ArrayType* classes_array;
   Oid feature_elem;
+  // The features are dptrain.sparsevec (docs/sparse.md): the copy keeps them
+  // sparse (x dptrain.sparsevec) and only sparse-capable runs may start.
+  bool sparse = false;
   const char* x;          // quoted column names
   const char* y;
   // > 0: copy the rows as (x clipped to intercept_bound, intercept) (training/intercept.h)
   double intercept = 0;
   double intercept_bound = 0;
+  // Features from ordinary columns (encoded_features.h), set before
+  // inspect_training_data: the encoding (JSON text) and the features
+  // expression that replaces the features column in every statement.
+  const char* encoding = nullptr;
+  const char* encoded_x = nullptr;
+  // dp_train's features => ARRAY[...] (set before begin_run, which builds
+  // encoding and encoded_x from it).
+  const struct FeatureColumns* columns = nullptr;
   // A Citus hash-distributed source, trained in place (distributed_source.h):
   // no copy is made (shuffled stays NULL).
   bool distributed;
@@ -37,7 +49,8 @@ struct PreparedData {
   char* row_key;
 };
 
-// Requires SPI_connect(). `declared_classes` may be NULL (then the classes
+// Requires SPI_connect(). `features` is ignored when out->encoded_x is set
+// (then d is the encoding's, a public fact). `declared_classes` may be NULL (then the classes
 // come from the label type or, failing that, from the data -- the latter only
 // for a caller that may read the data). The relation is read with the rights
 // of ids.reader in a security-restricted operation; the temp table belongs to
@@ -59,6 +72,11 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 
 // The columns `label` and `features` of `relid` (ERROR if missing).
 AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role);
+
+// ERROR 22023 unless the intercept's clipping bound R and constant b are
+// positive finite numbers (training/intercept.h): dptrain.intercept_row and
+// training_prepare take them from SQL.
+void require_intercept_arguments(double bound, double b);
 
 // A fresh permutation of an already prepared table (per-epoch reshuffle).
 void reshuffle_training_data(const char* shuffled);

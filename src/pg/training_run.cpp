@@ -2,9 +2,11 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
+#include "core/sparse/support.h"
 #include "core/training/defaults.h"
 #include "core/training/intercept.h"
 #include "distributed_source.h"
+#include "encoded_features.h"
 #include "feature_encodings.h"
 #include "ledger.h"
 #include "models.h"
@@ -20,7 +22,7 @@ void read_run_arguments(FunctionCallInfo fcinfo, const RunArgumentPositions& at,
     *value = *has ? PG_GETARG_FLOAT8(i) : 0.0;
   };
   a->label = string(at.label);
-  a->features = string(at.features);
+  a->features = at.features >= 0 ? string(at.features) : nullptr;  // -1: not a column name
   a->algorithm = string(at.algorithm);
   a->loss = string(at.loss);
   a->name = string(at.name);
@@ -59,14 +61,18 @@ void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* c) {
 }
 
 RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
-                            const dptrain::TrainingConfig& c) {
+                            const dptrain::TrainingConfig& c, const FeatureColumns* columns) {
   RunIdentities ids;
   ids.caller = GetUserId();
   ids.runner = function_owner(fcinfo);
   char* relname = require_training_relation(relid);
-  const AttrNumber x = require_column(relid, relname, features, "features");
-  const AttrNumber y = require_column(relid, relname, label, "label");
-  ids.caller_reads = can_read_columns(relid, y, x, ids.caller);
+  if (columns != nullptr) {
+    ids.caller_reads = check_feature_columns(relid, relname, label, *columns, ids.caller);
+  } else {
+    const AttrNumber x = require_column(relid, relname, features, "features");
+    const AttrNumber y = require_column(relid, relname, label, "label");
+    ids.caller_reads = can_read_columns(relid, y, x, ids.caller);
+  }
   ids.reader = ids.caller_reads ? ids.caller : relation_owner(relid);
   if (!ids.caller_reads && dptrain::stops_on_data(c))
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -113,6 +119,11 @@ void refuse_data_categories_without_read_access(Oid relid, const RunIdentities& 
                     errhint("Ask the owner to declare the categories (categories => ... in dp_encoded_view).")));
 }
 
+// schema.table, quoted as inspect_training_data records the source.
+const char* qualified_name(Oid relid) {
+  return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
+}
+
 }  // namespace
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
@@ -120,11 +131,28 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
                PreparedData* prep, bool in_place, void (*before_charge)(void*), void* before_charge_arg) {
   PhaseClock clock;
   clock.start();
-  *ids = decide_access(fcinfo, relid, label, features, *c);
+  *ids = decide_access(fcinfo, relid, label, features, *c, prep->columns);
   // Unknown / not implemented / arguments the plan would refuse: fail now,
   // before the charge below.
   DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
   check_model_name(name, *ids);
+  if (prep->columns != nullptr) {
+    // Bad declarations, and undeclared categories without read access, fail
+    // here, before the charge.
+    prep->encoding = build_run_encoding(relid, *prep->columns, *ids,
+                                        get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
+    prep->encoded_x = encoded_features_sql(prep->encoding);
+    in_place = false;
+  }
+  // What the run will be charged, known from the public facts: a failed
+  // read of the source before the charge is charged this (reading_errors.h).
+  const bool charged = c->epsilon && !c->seed && c->algorithm != "none";
+  const RunCharge* pending =
+      charged ? new (palloc(sizeof(RunCharge)))
+                    RunCharge(make_run_charge(relid, qualified_name(relid), c->algorithm, c->epsilon,
+                                              c->delta, false))
+              : nullptr;
+  ids->pending_charge = pending;
   inspect_training_data(relid, label, features, declared_classes, *ids, prep);
   clock.mark("validation");
   prep->distributed = false;
@@ -145,6 +173,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
       dptrain::distributed::check(*c);
     }
   });
+  // Sparse features (docs/sparse.md): only runs whose every pass has a
+  // sparse aggregate, refused before the charge below otherwise.
+  if (prep->sparse) DPT_CORE({ dptrain::sparse::check(*c); });
   // The caller's plans from the public facts (dp_tune: every grid point's),
   // so that arguments only the facts refuse cost nothing either.
   if (before_charge) before_charge(before_charge_arg);
@@ -152,9 +183,10 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   // rows are copied, committed on its own: whatever happens next (an error,
   // a cancel, a rollback after the model was seen), it is paid for.
   // (Algorithm "none" with an epsilon is refused by its plan: no charge.)
-  if (c->epsilon && !c->seed && c->algorithm != "none")
+  if (charged)
     ids->charge = ledger_reserve(*ids, make_run_charge(relid, prep->source_name, c->algorithm, c->epsilon, c->delta,
                                                        false));
+  ids->pending_charge = nullptr;
   // With an intercept the run reads the rows it plans for: (clip(x), b)
   // (training/intercept.h), in the copy or, in place, through x_expr.
   if (c->intercept) {

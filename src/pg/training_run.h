@@ -45,8 +45,10 @@ void apply_run_arguments(const RunArguments& a, dptrain::TrainingConfig* config)
 // otherwise) and the data is read with the owner's rights. Seeded noise and
 // runs without epsilon are refused under a budget before any data is read.
 // Requires SPI_connect().
+// With `columns` (features from ordinary columns) `features` is ignored and
+// the caller reads if it may SELECT the label and every one of the columns.
 RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
-                            const dptrain::TrainingConfig& c);
+                            const dptrain::TrainingConfig& c, const struct FeatureColumns* columns = nullptr);
 
 // The steps every run (dp_train, dp_tune) takes before it plans: who may
 // train and the budget (decide_access), the algorithm and model names, the
@@ -61,6 +63,9 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // the charge), and prep->distributed is set (prep->shuffled stays NULL).
 // `before_charge(arg)`, if given, runs once the facts are in *config and
 // before the charge (dp_tune plans its candidates there; it may ereport).
+// With prep->columns set (dp_train's features => ARRAY[...]), the encoding
+// is built before the data is inspected (encoded_features.h) and the run
+// is never in place.
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* config, RunIdentities* ids,
                struct PreparedData* prep, bool in_place = false, void (*before_charge)(void*) = nullptr,

@@ -18,6 +18,7 @@
 #include "core/training/intercept.h"
 #include "core/tuning/liu_talwar_tuner.h"
 #include "core/tuning/private_tuning.h"
+#include "encoded_features.h"
 #include "models.h"
 #include "training_data.h"
 #include "training_run.h"
@@ -41,7 +42,9 @@ struct TuneSession {
 enum Arg {
   kSource, kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLambdas, kEpochs, kBatchSizes, kLearningRate,
   kName, kSeed, kClasses, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kGrid, kMethod, kGamma,
-  kIntercept, kArgCount
+  kIntercept, kArgCount,
+  // The overload on ordinary columns (features text[]; sql/50_tuning.sql) has three more.
+  kBounds = kArgCount, kCategories, kNormalization, kColumnsArgCount
 };
 
 const char* arg_name(int i) {
@@ -136,7 +139,11 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   MemoryContext caller = CurrentMemoryContext;
 
   dptrain::pg::RunArguments args;
-  dptrain::pg::read_run_arguments(fcinfo, {kLabel, kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
+  // dp_tune(..., features => ARRAY['age', ...], bounds, categories, normalization): encoded_features.h
+  const bool on_columns = PG_NARGS() == kColumnsArgCount;
+  dptrain::pg::FeatureColumns columns;
+  if (on_columns) dptrain::pg::read_feature_columns(fcinfo, kFeatures, kBounds, kCategories, kNormalization, &columns);
+  dptrain::pg::read_run_arguments(fcinfo, {kLabel, on_columns ? -1 : kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
                                            kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions,
                                            kIntercept},
                                   &args);
@@ -194,6 +201,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   // charge), the charge of the total, and one random permutation of the data.
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
+  if (on_columns) prep.columns = &columns;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep, false, plan_candidates, s);
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
@@ -234,7 +242,11 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
       chosen_batch = k.batch_size;
     }
   });
-  const int64 id = dptrain::pg::store_model_json(s->json.c_str(), ids, relid, prep.source_name);
+  // The details as stored (with an encoding: docs/encoding.md) are returned.
+  char* stored_details = nullptr;
+  const int64 id =
+      dptrain::pg::store_model_json(s->json.c_str(), ids, relid, prep.source_name, &stored_details, prep.encoding);
+  stored_details = MemoryContextStrdup(caller, stored_details);  // SPI_finish frees SPI's memory
   SPI_finish();
 
   const dptrain::Model& m = s->model;
@@ -252,8 +264,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   values[8] = Int32GetDatum(candidates);
   values[9] = PointerGetDatum(dptrain::pg::weights_array(m));
   values[10] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
-  DPT_CORE({ s->json = m.details.dump(); });
-  values[11] = DirectFunctionCall1(jsonb_in, CStringGetDatum(s->json.c_str()));
+  values[11] = DirectFunctionCall1(jsonb_in, CStringGetDatum(stored_details));
   PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 

@@ -37,6 +37,8 @@ done
 q() { psql -X -A -t -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
 [ "$(q "SELECT accuracy > majority_rate + 0.03 FROM dp_evaluate('adult_private', 'adult_test', 'y', 'x')")" = t ] ||
   fail "the walk-through's model is not useful: $(q "SELECT accuracy, majority_rate FROM dp_evaluate('adult_private', 'adult_test', 'y', 'x')")"
+[ "$(q "SELECT accuracy > majority_rate + 0.03 FROM dp_evaluate('adult_columns', 'adult_raw_test', 'income')")" = t ] ||
+  fail "the model on raw columns is not useful: $(q "SELECT accuracy, majority_rate FROM dp_evaluate('adult_columns', 'adult_raw_test', 'income')")"
 python_says=$(tail -1 "$(ls [0-9]*.python.out | tail -1)")
 db_says=$(tail -1 "$(ls [0-9]*.sh.out | tail -1)")
 [[ "$db_says" =~ ^[0-9]+\ of\ 200\ predicted\ true$ ]] || fail "the database's count: '$db_says'"

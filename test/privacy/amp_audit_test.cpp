@@ -17,7 +17,8 @@
 // A broken variant with sigma1 ten times too small is caught: its true
 // epsilon is ~10x what the honest plan allows. (A sigma2 ten times too small
 // cannot be seen this way: the output noise covers the worst t_approx the
-// optimizer may return within gamma, and ours returns t_min to rounding.)
+// optimizer may return within gamma, and ours returns t_min to rounding:
+// amp_output_noise_audit_test.cpp audits b2 with the worst such optimizer.)
 //
 // Soundness: each bound holds with probability >= 0.99 (alpha = 0.01); seeds
 // are fixed, so the outcome is deterministic (privacy_audit_test.cpp).

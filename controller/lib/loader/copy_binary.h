@@ -21,5 +21,9 @@ void copy_binary_trailer(std::string& out);
 // Appends one tuple (id, x[0..n), y) with y of `type`.
 void copy_binary_row(std::string& out, std::int64_t id, const double* x, std::size_t n, LabelType type,
                      const LabelValue& y);
+// The same tuple with x as a dptrain.sparsevec of dimension n holding the
+// non-zero values of x[0..n) (docs/sparse.md).
+void copy_binary_sparse_row(std::string& out, std::int64_t id, const double* x, std::size_t n, LabelType type,
+                            const LabelValue& y);
 
 }  // namespace dptrain::loader

@@ -130,6 +130,26 @@ void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
   s[kRows] += 1;
 }
 
+// The sparse row clipped as clipped_row clips a dense one (the same sum in
+// the same index order), its values in a buffer that grows once.
+const double* clipped_sparse_values(const double* s, const sparse::RowView& x) {
+  thread_local std::vector<double> values;
+  if (static_cast<std::int32_t>(values.size()) < x.nnz) values.resize(static_cast<std::size_t>(x.nnz));
+  double squared = 0;
+  for (std::int32_t e = 0; e < x.nnz; ++e) {
+    values[e] = x.value[e];
+    squared += values[e] * values[e];
+  }
+  if (!std::isfinite(squared))
+    fail(ErrorKind::InvalidData, "a feature value is NaN or infinite", {}, "Remove or repair such rows.");
+  const double bound = s[kFeatureBound], norm = std::sqrt(squared);
+  if (bound > 0 && norm > bound)
+    for (std::int32_t e = 0; e < x.nnz; ++e) values[e] *= bound / norm;
+  if (const double c = s[kCoordinateBound]; c > 0)
+    for (std::int32_t e = 0; e < x.nnz; ++e) values[e] = std::clamp(values[e], -c, c);
+  return values.data();
+}
+
 }  // namespace
 
 std::size_t state_length(const Request& r) {
@@ -202,6 +222,56 @@ bool same_request(const double* a, const double* b) {
 
 void add_row(double* s, const double* x, std::int64_t len, double label) { add_row_impl(s, x, len, label); }
 void add_row(double* s, const float* x, std::int64_t len, double label) { add_row_impl(s, x, len, label); }
+
+void add_sparse_row(double* s, const sparse::RowView& x, double label) {
+  const int d = dim(s), K = models(s), P = points(s), want = static_cast<int>(s[kWant]);
+  if (x.dim != d)
+    fail(ErrorKind::InvalidData, "a feature array has " + std::to_string(x.dim) + " values, the model has " +
+                                     std::to_string(d), {}, "Every row needs the same number of features.");
+  const Layout l = layout_of(s);
+  const double* v = clipped_sparse_values(s, x);
+  const std::int32_t* idx = x.index;
+  const std::int32_t nnz = x.nnz;
+  double row_norm = 0;
+  for (std::int32_t e = 0; e < nnz; ++e) row_norm += v[e] * v[e];
+  row_norm = std::sqrt(row_norm);
+  const auto kind = static_cast<LossKind>(static_cast<int>(s[kLoss]));
+  const double h = s[kHuberH], loss_clip = s[kLossClip], grad_clip = s[kGradientClip];
+  for (int p = 0; p < P; ++p) {
+    for (int k = 0; k < K; ++k) {
+      const std::size_t pk = static_cast<std::size_t>(p) * K + k;
+      const double* w = s + l.points + pk * d;
+      const double y = (K == 1 ? label == 1.0 : label == k) ? 1.0 : -1.0;
+      double dot = 0;
+      for (std::int32_t e = 0; e < nnz; ++e) dot += w[idx[e]] * v[e];
+      const double z = y * dot;
+      if (want & kLossSums) {
+        const double loss = loss_value(kind, z, h);
+        add_compensated(s[l.loss + pk], s[l.loss_comp + pk], loss_clip > 0 ? std::min(loss, loss_clip) : loss);
+      }
+      if (want & kGradient) {
+        double g = loss_derivative(kind, z, h) * y;
+        const double norm = std::fabs(g) * row_norm;
+        if (grad_clip > 0 && norm > grad_clip) g *= grad_clip / norm;
+        double* sum = s + l.grad + pk * d;
+        double* comp = s + l.grad_comp + pk * d;
+        for (std::int32_t e = 0; e < nnz; ++e) add_compensated(sum[idx[e]], comp[idx[e]], g * v[e]);
+      }
+      if ((want & kHessian) && p == 0) {
+        const double c = loss_second_derivative(kind, z, h);
+        if (c != 0) {
+          double* H = s + l.hessian + static_cast<std::size_t>(k) * d * d;
+          for (std::int32_t a = 0; a < nnz; ++a) {
+            const double ci = c * v[a];
+            const std::size_t row = static_cast<std::size_t>(idx[a]) * d;
+            for (std::int32_t b = a; b < nnz; ++b) H[row + idx[b]] += ci * v[b];  // upper triangle
+          }
+        }
+      }
+    }
+  }
+  s[kRows] += 1;
+}
 
 void combine(double* into, std::size_t into_len, const double* other, std::size_t other_len) {
   if (into_len != other_len || !same_request(into, other))

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/loss/loss.h"
+#include "core/sparse/sparse_vector.h"
 
 namespace dptrain::gradient_state {
 
@@ -87,6 +88,10 @@ bool same_request(const double* a, const double* b);
 // label as in epoch_state: 0/1 binary, class index one-vs-all).
 void add_row(double* s, const double* x, std::int64_t len, double label);
 void add_row(double* s, const float* x, std::int64_t len, double label);
+// The same sums for a sparse row (docs/sparse.md) in O(P K nnz) (Hessian:
+// O(K nnz^2)): the zeros a sparse row leaves out add exactly 0 to every
+// compensated sum, norm and dot product, so the state is the dense one.
+void add_sparse_row(double* s, const sparse::RowView& x, double label);
 
 // into += other (both valid, same request); the empty state is the identity.
 void combine(double* into, std::size_t into_len, const double* other, std::size_t other_len);

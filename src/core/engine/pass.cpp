@@ -19,9 +19,12 @@ std::string literal(const std::string& s) {
 // GroupedRows (see pass.h). Every name is schema-qualified and operators are
 // spelled OPERATOR(pg_catalog.op): the statement is safe under any search_path.
 std::string grouped_rows_sql(const std::string& table) {
-  return "WITH b AS (SELECT ARRAY(SELECT CASE WHEN u.v OPERATOR(pg_catalog.>=) 0.5 THEN 1 ELSE 0 END"
+  // x::float8[]: a no-op on a dense prepared table, the dense row of a
+  // sparse one (dptrain.sparsevec's cast; docs/sparse.md).
+  return "WITH d AS (SELECT t.x::pg_catalog.float8[] AS x, t.y FROM " + table + " t), "
+         "b AS (SELECT ARRAY(SELECT CASE WHEN u.v OPERATOR(pg_catalog.>=) 0.5 THEN 1 ELSE 0 END"
          "::pg_catalog.float8 FROM pg_catalog.unnest(t.x) WITH ORDINALITY u(v, k) ORDER BY u.k) AS bx, t.x, t.y "
-         "FROM " + table + " t), "
+         "FROM d t), "
          "g AS (SELECT b.bx, pg_catalog.count(*) FILTER (WHERE b.y OPERATOR(pg_catalog.=) 1) AS pos, "
          "pg_catalog.count(*) FILTER (WHERE b.y OPERATOR(pg_catalog.<>) 1) AS neg, "
          "pg_catalog.count(*) FILTER (WHERE b.bx OPERATOR(pg_catalog.<>) b.x) AS changed FROM b GROUP BY b.bx) "

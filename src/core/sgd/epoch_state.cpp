@@ -16,6 +16,10 @@ using Vec = Eigen::Map<Eigen::VectorXd>;
 using ConstVec = Eigen::Map<const Eigen::VectorXd>;
 
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+// Scaled weights (add_sparse_row): outside [kMinScale, 1 / kMinScale] the
+// scale is folded back into the weights (O(K d), rare), so a and v stay far
+// from under- and overflow.
+constexpr double kMinScale = 1e-100;
 
 bool is_count(double v) { return v >= 0 && v <= kMaxExactInteger && std::floor(v) == v; }
 
@@ -39,8 +43,22 @@ void add_state_noise(const double* s, double* acc, std::size_t n, std::uint64_t 
   privacy::add_batch_noise(kind, s[kNoiseScale], privacy::key_from_words(key_words_of(s)), t, acc, n);
 }
 
+// Scaled weights (kWeightScale, docs/sparse.md): w = a v while a > 0.
+double weight_scale(const double* s) { return s[kWeightScale] > 0 ? s[kWeightScale] : 1.0; }
+
+// Writes w = a v back into the weights region (O(K d)); a no-op when the
+// weights are not scaled.
+void materialize(double* s) {
+  const double a = s[kWeightScale];
+  if (a == 0) return;
+  Vec(weights(s), block(s)) *= a;
+  s[kWeightScale] = 0;
+  s[kWeightNormSq] = 0;
+}
+
 // w <- Pi_R(w - eta (lambda w + (acc [+ Z_t]) / b)) for every model, then reset acc.
 void step(double* s) {
+  materialize(s);
   const int d = dim(s);
   const int K = models(s);
   const double b = s[kBatchSize];
@@ -103,6 +121,7 @@ double squared_norm(const T* x_data, std::int64_t len) {
 
 template <typename T>
 void add_row_impl(double* s, const T* x_data, std::int64_t len, double label) {
+  materialize(s);
   const int d = dim(s);
   if (len != d)
     throw Error(ErrorKind::InvalidData, "feature arrays have different lengths",
@@ -257,13 +276,24 @@ void validate(const double* s, std::size_t len) {
     bad_state("The smoothness constant must be positive.");
   if (kind == ScheduleKind::StronglyConvex && !(s[kGamma] > 0))
     bad_state("The strong-convexity constant must be positive.");
-  for (int f = kAveraged + 1; f < kNoiseFirst; ++f)
+  if (!(s[kWeightScale] >= 0 && std::isfinite(s[kWeightScale])) ||
+      !(s[kWeightNormSq] >= 0 && std::isfinite(s[kWeightNormSq])) ||
+      (s[kWeightScale] == 0 && s[kWeightNormSq] != 0))
+    bad_state("Invalid weight scale.");
+  for (int f = kWeightNormSq + 1; f < kNoiseFirst; ++f)
     if (s[f] != 0) bad_state("Reserved header fields must be zero.");
   validate_noise(s);
   for (int f = kSampledBatch + 1; f < kHeaderSize; ++f)
     if (s[f] != 0) bad_state("Reserved header fields must be zero.");
   for (std::size_t i = kHeaderSize; i < len; ++i)
     if (!std::isfinite(s[i])) bad_state("The model contains a non-finite value.");
+  // Scaled weights (w = a v) must stay finite once written back.
+  if (const double a = s[kWeightScale]; a != 0) {
+    if (!(a >= kMinScale && a <= 1.0 / kMinScale)) bad_state("Invalid weight scale.");
+    const std::size_t n = block(s);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isfinite(a * s[kHeaderSize + i])) bad_state("The model contains a non-finite value.");
+  }
 }
 
 EpochConfig config_of(const double* s) {
@@ -305,6 +335,136 @@ void add_row(double* s, const float* x, std::int64_t len, double label) {
   add_row_impl(s, x, len, label);
 }
 
+namespace {
+
+// Exact ||v||^2 of the scaled weights this often (in updates), so that the
+// running sum the projection reads cannot drift (docs/sparse.md).
+constexpr std::uint64_t kNormRefresh = 4096;
+
+// Whether an update may be taken in O(nnz) with scaled weights.
+bool lazy_update_allowed(const double* s) {
+  return s[kBatchSize] == 1 && !noisy(s) && !averaging(s) && (models(s) == 1 || s[kRadius] == 0);
+}
+
+double exact_norm_sq(const double* s) { return ConstVec(weights(s), block(s)).squaredNorm(); }
+
+// The update of a batch of one row with gradient coefficients c[k] (model
+// k's gradient is c[k] x), in O(nnz), as step() does it densely:
+//   w <- Pi_R((1 - eta lambda) w - eta c x).
+// With w = a v: a <- a (1 - eta lambda); v <- v - (eta c / a) x (the new
+// a); then, with a radius, a <- a R / ||a v|| if ||a v|| > R.
+void lazy_update(double* s, const sparse::RowView& x, const double* c, double eta, double decay) {
+  const int K = models(s);
+  const int d = dim(s);
+  const double radius = s[kRadius];
+  const std::uint64_t t = updates(s) + 1;
+  if (s[kWeightScale] == 0) {  // entering the scaled form: a = 1
+    s[kWeightScale] = 1;
+    s[kWeightNormSq] = 0;
+  }
+  if (radius > 0 && (s[kWeightNormSq] == 0 || t % kNormRefresh == 0)) s[kWeightNormSq] = exact_norm_sq(s);
+  const double a = s[kWeightScale] * decay;
+  double* v = weights(s);
+  double norm_sq = s[kWeightNormSq];
+  for (int k = 0; k < K; ++k) {
+    if (c[k] == 0.0) continue;
+    double* vk = v + static_cast<std::size_t>(k) * d;
+    const double coef = -eta * c[k] / a;
+    for (std::int32_t e = 0; e < x.nnz; ++e) {
+      double& vj = vk[x.index[e]];
+      const double old = vj;
+      vj += coef * x.value[e];
+      norm_sq += vj * vj - old * old;
+    }
+  }
+  double scale = a;
+  if (radius > 0) {
+    norm_sq = std::max(norm_sq, 0.0);
+    const double norm = scale * std::sqrt(norm_sq);  // K == 1 here (lazy_update_allowed)
+    if (norm > radius) scale *= radius / norm;
+  }
+  s[kWeightScale] = scale;
+  s[kWeightNormSq] = radius > 0 ? norm_sq : 0.0;
+  s[kUpdates] = static_cast<double>(t);
+  s[kPending] = 0;
+  if (scale < kMinScale || scale > 1.0 / kMinScale) materialize(s);
+}
+
+}  // namespace
+
+void add_sparse_row(double* s, const sparse::RowView& x, double label) {
+  if (sampled(s)) refuse_unsampled_rows();
+  const int d = dim(s);
+  if (x.dim != d)
+    throw Error(ErrorKind::InvalidData, "feature arrays have different lengths",
+                "A row has " + std::to_string(x.dim) + " features, the training expects " + std::to_string(d) + ".",
+                "Every row must have the same number of features.", sqlstate::kArraySubscriptError);
+  const int K = models(s);
+  // The same per-row clipping to ||x|| <= L_x as add_row_impl: the zeros a
+  // sparse row leaves out add nothing to its squared norm.
+  const double sq = sparse::squared_norm(x);
+  if (!std::isfinite(sq))
+    throw Error(ErrorKind::InvalidData, "feature values are too large",
+                "The squared norm of a feature vector overflows a double.",
+                "Scale the features (dptrain load normalizes rows to norm 1).", sqlstate::kFloatingPointException);
+  const double bound = s[kFeatureBound];
+  const double scale = sq > bound * bound ? bound / std::sqrt(sq) : 1.0;
+  const auto loss = static_cast<LossKind>(static_cast<int>(s[kLoss]));
+  const double h = s[kHuberH];
+  if (K == 1) {
+    if (!(label == 1.0 || label == -1.0 || label == 0.0))
+      fail(ErrorKind::InvalidData, "binary label must be -1, 0 or +1 (or boolean)",
+           "Got " + std::to_string(label) + ".", "Map the labels to -1/+1 or pass classes.");
+  } else if (!(label >= 0 && label < K && std::floor(label) == label)) {
+    fail(ErrorKind::InvalidData, "class label out of range",
+         "Got class index " + std::to_string(label) + " for " + std::to_string(K) + " classes.",
+         "Labels must belong to the declared classes.");
+  }
+
+  // The step of this update, if it is taken lazily (decay > 0 keeps a > 0).
+  double eta = 0, decay = 0;
+  bool lazy = lazy_update_allowed(s);
+  if (lazy) {
+    StepSchedule schedule;
+    schedule.kind = static_cast<ScheduleKind>(static_cast<int>(s[kSchedule]));
+    schedule.eta = s[kEta];
+    schedule.beta = s[kBeta];
+    schedule.gamma = s[kGamma];
+    schedule.offset = s[kOffset];
+    eta = schedule.at(updates(s) + 1);
+    decay = 1.0 - eta * s[kLambda];
+    lazy = decay > 0;
+  }
+  if (!lazy) materialize(s);
+  const double a = weight_scale(s);
+  const double* w = weights(s);
+  double* acc = accumulator(s);
+  // Coefficients of the K gradients (c_k x), all at the same w_t.
+  double c_small[8];
+  std::vector<double> c_large;
+  double* c = c_small;
+  if (K > 8) {
+    c_large.assign(static_cast<std::size_t>(K), 0.0);
+    c = c_large.data();
+  }
+  const int cls = K == 1 ? 0 : static_cast<int>(label);
+  for (int k = 0; k < K; ++k) {
+    const double y = K == 1 ? (label > 0 ? 1.0 : -1.0) : (k == cls ? 1.0 : -1.0);
+    const std::size_t off = static_cast<std::size_t>(k) * d;
+    const double dot = a * sparse::dot(w + off, x) * scale;
+    c[k] = loss_derivative(loss, y * dot, h) * y * scale;
+  }
+  s[kRows] += 1;
+  if (lazy) {
+    lazy_update(s, x, c, eta, decay);
+    return;
+  }
+  for (int k = 0; k < K; ++k)
+    if (c[k] != 0.0) sparse::axpy(c[k], x, acc + static_cast<std::size_t>(k) * d);
+  s[kPending] += 1;
+  if (s[kPending] >= s[kBatchSize]) step(s);
+}
+
 // The very test add_row_impl applies (a NaN or infinite value makes the sum non-finite too).
 bool usable_features(const double* x, std::int64_t len) { return std::isfinite(squared_norm(x, len)); }
 
@@ -335,6 +495,7 @@ void add_sampled_row(double* s, const double* x, std::int64_t len, double label,
 }
 
 void flush(double* s) {
+  materialize(s);
   if (s[kPending] == 0) return;
   if (sampled(s))
     fail(ErrorKind::Internal, "the last sampled batch is incomplete",
@@ -363,7 +524,7 @@ void combine(double* a, std::size_t a_len, const double* b, std::size_t b_len) {
   // still pending: apply it first (sum divided by b, as everywhere).
   flush(a);
   std::vector<double> b_flushed;
-  if (b[kPending] != 0) {
+  if (b[kPending] != 0 || b[kWeightScale] != 0) {
     b_flushed.assign(b, b + b_len);
     flush(b_flushed.data());
     b = b_flushed.data();

@@ -43,6 +43,7 @@
 #include "core/privacy/batch_noise.h"
 #include "core/privacy/random_source.h"
 #include "core/sgd/step_schedule.h"
+#include "core/sparse/sparse_vector.h"
 
 namespace dptrain::epoch_state {
 
@@ -67,6 +68,13 @@ enum Field : int {
   kPending,        // rows in the pending (not yet applied) mini-batch
   kAveraging,      // 1 = keep the running average of the iterates
   kAveraged,       // number of iterates in that average
+  // Scaled weights of the sparse hot path (add_sparse_row, docs/sparse.md):
+  // 0 = the weights region holds w itself; a > 0 = it holds v with w = a v,
+  // and kWeightNormSq is ||v||^2 (kept only with a radius). Every function
+  // but add_sparse_row first writes w back (materialize), so a final,
+  // combined or flushed state always holds w itself.
+  kWeightScale,
+  kWeightNormSq,
   // Fields kNoiseFirst .. kHeaderSize-1: white-box noise added at the end
   // of every mini-batch inside the aggregate (zero when there is none).
   kNoiseFirst = 24,
@@ -153,6 +161,14 @@ bool same_run(const double* a, const double* b);
 void add_row(double* s, const double* x, std::int64_t len, double label);
 void add_row(double* s, const float* x, std::int64_t len, double label);
 
+// The same step for a sparse row (core/sparse/sparse_vector.h): the same
+// clipping to the feature bound and the same update, in O(nnz) work per row
+// plus O(K d) per update of a mini-batch. With batch size 1, no white-box
+// noise, no averaging and (for K > 1) no radius, the update itself is
+// O(nnz) too: w = a v, the L2 decay (1 - eta lambda) multiplies a only, and
+// the projection rescales a from the maintained ||v||^2 (docs/sparse.md).
+void add_sparse_row(double* s, const sparse::RowView& x, double label);
+
 // Whether add_row accepts the features `x` (finite values whose squared norm
 // does not overflow), so that a caller may replace a row it cannot use
 // before it reaches the aggregate.
@@ -162,8 +178,9 @@ bool usable_features(const double* x, std::int64_t len);
 // batch has exactly b rows and arrives in order, else Error(InvalidState)).
 void add_sampled_row(double* s, const double* x, std::int64_t len, double label, std::int64_t batch);
 
-// Applies the pending partial mini-batch, if any (sum divided by b). A
-// sampled state must not have one (Error(Internal)).
+// Applies the pending partial mini-batch, if any (sum divided by b), and
+// writes scaled weights back (kWeightScale). A sampled state must not have
+// a pending batch (Error(Internal)).
 void flush(double* s);
 
 // Count-weighted model averaging of two states of the same configuration into

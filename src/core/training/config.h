@@ -27,7 +27,7 @@ struct TrainingConfig {
   std::optional<std::string> schedule;  // default: chosen by the algorithm
   double huber_h = kDefaultHuberH;
   bool averaging = false;
-  bool reshuffle = false;                // fresh ORDER BY random() every epoch
+  bool reshuffle = false;                // a fresh random order every epoch
   std::optional<double> radius;          // projection radius; default: by algorithm
   std::optional<std::int64_t> seed;      // tests only: makes noise reproducible (not private)
   double feature_bound = 1.0;            // rows are clipped to this L2 norm

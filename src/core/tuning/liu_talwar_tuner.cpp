@@ -126,7 +126,11 @@ std::optional<Pass> LiuTalwarTuner::start_next_candidate() {
     c.seed = static_cast<std::int64_t>(static_cast<std::uint64_t>(*config_.seed) + 1 +
                                        static_cast<std::uint64_t>(stopping_.candidates_run()));
   run_ = start_run(c);
-  report("candidate " + std::to_string(runs_done_ + 1) + " started");
+  // The number of candidates stays hidden from roles without read access
+  // (docs/tuning.md §4: Theorem 3.4 releases the best candidate, not the
+  // stopping time), so every message that numbers a candidate is shown to
+  // readers only (drive_run), as data-dependent progress is.
+  report("candidate " + std::to_string(runs_done_ + 1) + " started", true);
   return next();
 }
 
@@ -160,7 +164,7 @@ void LiuTalwarTuner::accept(const double* result, std::size_t len) {
   if (what == Awaiting::Candidate) {
     run_->accept(result, len);
     for (Progress& m : run_->take_progress())
-      if (!m.depends_on_data) report("candidate " + std::to_string(runs_done_ + 1) + ": " + m.message);
+      report("candidate " + std::to_string(runs_done_ + 1) + ": " + m.message, true);
     return;
   }
   if (what == Awaiting::Score) return accept_score(result, len);

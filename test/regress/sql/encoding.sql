@@ -108,11 +108,34 @@ CREATE OR REPLACE VIEW enc_people_view AS SELECT y, x FROM enc_people_plain;
 SELECT details ? 'encoding' AS redefined_view_model_has_encoding
 FROM dp_train('enc_people_view', 'y', 'x', algorithm => 'none', classes => ARRAY['false', 'true'], epochs => 1, seed => 1);
 
--- categories read from the data: a role without read access may not train on such a view
--- (it would learn them), before anything is charged; a reader's model carries a warning
-SELECT dp_encoded_view('enc_people_city', 'enc_people', 'y', ARRAY['city', 'owner']) IS NOT NULL AS view;
-SELECT details->'warnings' AS warnings, details->'encoding'->'columns'->0->'categories_from_data' AS from_data
-FROM dp_train('enc_people_city', 'y', 'x', algorithm => 'none', classes => ARRAY['false', 'true'], epochs => 1, seed => 1);
+-- categories read from the data: never written into a view, whose definition every role can
+-- read (pg_views, also of a temporary view): a new encoding and a reused one are refused
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('enc_people_city', 'enc_people', 'y', ARRAY['city', 'owner'])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('pg_temp.enc_city_tmp', 'enc_people', 'y',
+                            encoding => dp_encoding('enc_people', ARRAY['city', 'owner']))$$);
+\x off
+SELECT count(*) AS views_created FROM pg_views WHERE viewname IN ('enc_people_city', 'enc_city_tmp');
+-- the one-call form keeps them inside the model: a reader's model carries a warning, and is not
+-- private (visible to its creator and the table's owner only; `dptrain export` says so)
+SELECT model_id AS city_model FROM dp_train('enc_people', 'y', ARRAY['city', 'owner'], algorithm => 'bolton',
+       epsilon => 1, epochs => 1, classes => ARRAY['false', 'true']) \gset
+SELECT model_id AS declared_model FROM dp_train('enc_people', 'y', ARRAY['city', 'owner'],
+       categories => '{"city": ["Lima", "Oslo", "Rome"]}', algorithm => 'bolton', epsilon => 1, epochs => 1,
+       classes => ARRAY['false', 'true']) \gset
+SELECT id = :city_model AS from_data, details->'warnings' AS warnings,
+       details->'encoding'->'columns'->0->'categories_from_data' AS categories_from_data, private
+FROM dptrain.models WHERE id IN (:city_model, :declared_model) ORDER BY id;
+-- and scores raw rows with it in one call, no view
+SELECT e.n FROM dp_evaluate(:city_model, 'enc_people_test', 'y') e;
+-- a view registered by hand with such an encoding: a role without read access may not train
+-- on it (it would learn them), before anything is charged
+SELECT dp_encoding('enc_people', ARRAY['city', 'owner']) AS city_encoding \gset
+BEGIN;
+CREATE VIEW enc_people_city AS
+SELECT y, dptrain.encode_row(:'city_encoding'::jsonb, city, owner::text) AS x FROM enc_people;
+SELECT dptrain.register_encoding('enc_people_city', :'city_encoding');
+COMMIT;
 SELECT dp_grant_budget('enc_people_city', 'regress_enc_other', 5, 0);
 SELECT count(*) AS ledger_before FROM dptrain.ledger \gset
 SET ROLE regress_enc_other;

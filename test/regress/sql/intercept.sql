@@ -12,6 +12,14 @@ FROM generate_series(1, 1000) i;
 -- 1. The rows a run trains on: (clip_1(x), 1).
 SELECT dptrain.intercept_row(ARRAY[3, 4]::float8[], 2, 2) AS clipped_then_b,
        dptrain.intercept_row(ARRAY[0.3, -0.4]::float8[], 1, 1) AS within_the_bound;
+-- its bound and constant are checked (NaN, infinite, zero or negative: 22023)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
+SELECT r.code, r.message FROM unnest(ARRAY['NaN', 'Infinity', '0', '-1']::float8[]) v,
+  LATERAL (SELECT * FROM pg_temp.try(format('SELECT dptrain.intercept_row(ARRAY[1, 2]::float8[], %L::float8, 1)', v))
+           UNION ALL
+           SELECT * FROM pg_temp.try(format('SELECT dptrain.intercept_row(ARRAY[1, 2]::float8[], 1, %L::float8)', v))) r;
 BEGIN;
 SELECT shuffled AS ic_table, dim FROM dptrain.training_prepare('ic', 'y', 'x', feature_bound => 1, intercept => 1) \gset
 SELECT :dim AS d, min(cardinality(x)) AS stored_len, bool_and(x[3] = 1) AS b_is_1,

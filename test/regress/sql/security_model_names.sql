@@ -46,6 +46,9 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('public.sales', 'y', 'x', algorithm 
                           name => '+7')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsilon => 1,
                           name => '')$$);
+-- white space the table's CHECK counts (\s: also vertical tab and form feed)
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+                          name => E'\x0b7\f')$$);
 \x off
 -- (refused before anything was charged)
 SELECT epsilon AS budget_left FROM dp_budget_remaining('public.sales');
@@ -75,6 +78,8 @@ SELECT name FROM dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsil
 SELECT * FROM pg_temp.try($$SELECT dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsilon => 1,
                           name => 'forecast')$$);
 \x off
+-- (refused before the charge: 1 of 5 spent)
+SELECT epsilon AS budget_left FROM dp_budget_remaining('public.sales');
 -- 'forecast' means its own model
 SELECT accuracy IS NOT NULL AS evaluated FROM dp_evaluate('forecast', 'public.sales_test', 'y', 'x');
 SELECT name FROM dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsilon => 0.5, name => 'forecast_2',

@@ -71,6 +71,9 @@ CREATE TABLE public.secret_short AS SELECT * FROM public.clean;
 UPDATE public.secret_short SET x = ARRAY[0.5]::float8[] WHERE id = 17;
 CREATE TABLE public.secret_numeric AS SELECT id, x::numeric[] AS x, diagnosis, sick FROM public.clean;
 UPDATE public.secret_numeric SET x = ARRAY[1e400, 1]::numeric[] WHERE id = 17;
+-- ... and one too close to 0 for float8 (the cast would fail printing it)
+CREATE TABLE public.secret_underflow AS SELECT id, x::numeric[] AS x, diagnosis, sick FROM public.clean;
+UPDATE public.secret_underflow SET x = ARRAY[('4.217e-400')::numeric, 1] WHERE id = 17;
 CREATE TABLE public.secret_nan_label AS SELECT id, x, (CASE WHEN sick THEN 1 ELSE 0 END)::float8 AS y
 FROM public.clean;
 UPDATE public.secret_nan_label SET y = 'NaN' WHERE id = 17;
@@ -78,7 +81,7 @@ SELECT dp_grant_budget(t, 'regress_prober', 10, 0)
 FROM unnest(ARRAY['public.clean', 'public.secret_label', 'public.secret_null_label', 'public.secret_null_x',
                   'public.secret_nan', 'public.secret_inf', 'public.secret_huge', 'public.secret_null_element',
                   'public.secret_2d', 'public.secret_short', 'public.secret_numeric',
-                  'public.secret_nan_label']::regclass[]) t;
+                  'public.secret_underflow', 'public.secret_nan_label']::regclass[]) t;
 RESET ROLE;
 
 -- ---- 1. every table answers alike ---------------------------------------------
@@ -88,9 +91,15 @@ SET ROLE regress_prober;
 SELECT t AS source, p.*
 FROM unnest(ARRAY['public.clean', 'public.secret_label', 'public.secret_null_label', 'public.secret_null_x',
                   'public.secret_nan', 'public.secret_inf', 'public.secret_huge', 'public.secret_null_element',
-                  'public.secret_2d', 'public.secret_short', 'public.secret_numeric']::regclass[]) t,
+                  'public.secret_2d', 'public.secret_short', 'public.secret_numeric',
+                  'public.secret_underflow']::regclass[]) t,
      pg_temp.probe(t, 'diagnosis', ARRAY['well', 'ill']) p;
 SELECT 'public.secret_nan_label' AS source, p.* FROM pg_temp.probe('public.secret_nan_label', 'y', ARRAY['0', '1']) p;
+-- one declared class: refused before the charge, without a word about the rows
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.secret_label', 'diagnosis', 'x', algorithm => 'bolton',
+                          epsilon => 0.5, classes => ARRAY['ill'])$$);
+\x off
 -- boolean labels with NULLs too
 SELECT 'public.secret_null_label' AS source, p.*
 FROM pg_temp.probe('public.secret_null_label', 'sick', NULL) p;
@@ -137,9 +146,63 @@ FROM dptrain.ledger l LEFT JOIN dptrain.models m ON m.id = l.model_id
 WHERE l.source::regclass = 'public.clean'::regclass;
 RESET ROLE;
 
+-- ---- 4. the owner's code fails on a row ---------------------------------------------
+-- A view (or a row security policy) runs the owner's code on every row; if
+-- it fails on one, PostgreSQL's error prints the value. A role without read
+-- access gets one fixed error naming the relation, never the value, and is
+-- charged for it as for a release, whether the read failed before the charge
+-- (counting n and d) or in the copy after it.
+SET ROLE regress_keeper;
+CREATE TABLE public.notes AS
+SELECT id, x, diagnosis, CASE WHEN id = 17 THEN 'patient J. Smith: HIV+' ELSE '0.5' END AS reading
+FROM public.clean;
+-- fails while n and d are counted (x is read): before the charge
+CREATE VIEW public.failing_x AS SELECT id, ARRAY[x[1], reading::float8] AS x, diagnosis FROM public.notes;
+-- fails only in the copy (the label is not read before it): after the charge
+CREATE VIEW public.failing_label AS
+SELECT id, x, CASE WHEN reading::float8 > 0 THEN diagnosis ELSE 'well' END AS diagnosis FROM public.notes;
+-- the owner's code raises a cancel: a cancel stays a cancel
+CREATE FUNCTION public.cancels(v text) RETURNS float8 LANGUAGE plpgsql AS $$
+BEGIN
+  IF v LIKE 'patient%' THEN RAISE EXCEPTION 'canceling statement due to user request' USING ERRCODE = 'query_canceled'; END IF;
+  RETURN v::float8;
+END $$;
+CREATE VIEW public.cancelling_x AS SELECT id, ARRAY[x[1], public.cancels(reading)] AS x, diagnosis FROM public.notes;
+SELECT dp_grant_budget(t, 'regress_prober', 10, 0)
+FROM unnest(ARRAY['public.failing_x', 'public.failing_label', 'public.cancelling_x']::regclass[]) t;
+RESET ROLE;
+SET ROLE regress_prober;
+-- (the real error goes to the server log only, never to the client, whatever it asks for)
+SET client_min_messages = log;
+\x on
+SELECT t AS source, p.* FROM unnest(ARRAY['public.failing_x', 'public.failing_label']::regclass[]) t,
+     pg_temp.probe(t, 'diagnosis', ARRAY['well', 'ill']) p;
+SET client_min_messages = warning;
+-- the same through dp_tune (one more charge of 0.5 each: the ledger below)
+SELECT t AS source, r.*, r.message || r.detail || r.hint ~ 'Smith|HIV' AS tells
+FROM unnest(ARRAY['public.failing_x', 'public.failing_label']::regclass[]) t,
+     pg_temp.try(format('SELECT dp_tune(%L, %L, %L, epsilon => 0.5, classes => %L, lambdas => %L, epochs => %L, '
+                        'batch_sizes => %L)', t, 'diagnosis', 'x', ARRAY['well', 'ill'], '{0.1}', '{1}', '{10}')) r;
+SELECT * FROM pg_temp.probe('public.cancelling_x', 'diagnosis', ARRAY['well', 'ill']);
+\x off
+-- every failed run is in the ledger, without a model
+SELECT l.source_name, count(*) AS runs, sum(l.epsilon) AS spent, count(l.model_id) AS ids, count(m.id) AS models
+FROM dptrain.ledger l LEFT JOIN dptrain.models m ON m.id = l.model_id
+WHERE l.source_name IN ('public.failing_x', 'public.failing_label', 'public.cancelling_x')
+GROUP BY l.source_name ORDER BY 1;
+RESET ROLE;
+-- the owner reads the data: it sees the real error
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.failing_x', 'diagnosis', 'x', algorithm => 'bolton',
+                          epsilon => 0.5, classes => ARRAY['well', 'ill'], batch_size => 10)$$);
+\x off
+DROP VIEW public.failing_x, public.failing_label, public.cancelling_x;
+DROP FUNCTION public.cancels(text);
+DROP TABLE public.notes;
+
 DROP TABLE public.clean, public.secret_label, public.secret_null_label, public.secret_null_x, public.secret_nan,
   public.secret_inf, public.secret_huge, public.secret_null_element, public.secret_2d, public.secret_short,
-  public.secret_numeric, public.secret_nan_label;
+  public.secret_numeric, public.secret_underflow, public.secret_nan_label;
 DELETE FROM dptrain.ledger;
 DELETE FROM dptrain.models WHERE created_by IN ('regress_keeper', 'regress_prober');
 REVOKE CREATE ON SCHEMA public FROM regress_keeper;

@@ -26,12 +26,13 @@ WHERE d.refclassid = 'pg_extension'::regclass
   AND NOT EXISTS (SELECT FROM pg_aggregate a
                   WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn, a.aggdeserialfn))
   AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
-  -- dp_predict and dp_predict_proba pin the path in C around the query that
-  -- loads their model; usable_row, intercept_row and decision_score run no
+  -- dp_predict, dp_predict_proba and dp_features pin the path in C around
+  -- the query that loads their model; usable_row, intercept_row and decision_score run no
   -- SQL (all but intercept_row are hijack-tested below); the shuffle keys
   -- are per-row C hashes that run no SQL either, and the feature encoders
   -- (encode_row, encode_json_row, encoding_check) parse and encode in C.
   AND p.oid NOT IN ('dp_predict(text, float8[])'::regprocedure, 'dp_predict(bigint, float8[])'::regprocedure,
+                    'dp_features(text, jsonb)'::regprocedure, 'dp_features(bigint, jsonb)'::regprocedure,
                     'dp_predict_proba(text, float8[])'::regprocedure,
                     'dp_predict_proba(bigint, float8[])'::regprocedure,
                     'dptrain.decision_score(float8[], float8[])'::regprocedure,
@@ -42,7 +43,12 @@ WHERE d.refclassid = 'pg_extension'::regclass
                     'dptrain.shuffle_run_key(bigint)'::regprocedure,
                     'dptrain.encode_row(jsonb, text[])'::regprocedure,
                     'dptrain.encode_json_row(jsonb, jsonb)'::regprocedure,
-                    'dptrain.encoding_check(jsonb)'::regprocedure)
+                    'dptrain.encoding_check(jsonb)'::regprocedure,
+                    -- sparse rows (docs/sparse.md): the casts and the training copy's per-row functions
+                    'dptrain.sparsevec_to_float8(dptrain.sparsevec)'::regprocedure,
+                    'dptrain.float8_to_sparsevec(float8[])'::regprocedure,
+                    'dptrain.usable_row(dptrain.sparsevec, float8, int)'::regprocedure,
+                    'dptrain.intercept_row(dptrain.sparsevec, float8, float8)'::regprocedure)
 ORDER BY p.oid::regprocedure::text;
 -- and those exempt are C functions
 SELECT count(*) AS exempt, bool_and(l.lanname = 'c') AS all_c

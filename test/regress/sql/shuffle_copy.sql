@@ -1,8 +1,9 @@
 -- The training copy (src/pg/training_data.cpp, copy_training_data): one
--- random permutation of the rows, sorted by a random key of each row's
--- position. Unseeded runs key it with a fresh key from the OS CSPRNG
--- (dptrain.shuffle_key, tested in shuffle_key.sql); seeded runs (tests
--- only) with random() after setseed, as before (engine_pins.sql).
+-- random permutation of the rows. Unseeded runs draw it with the bucket
+-- shuffle (src/pg/bucket_shuffle.cpp: no sort, a fresh key from the OS
+-- CSPRNG; the algorithm's uniformity is tested in
+-- test/unit/sgd/bucket_shuffle_test.cpp); seeded runs (tests only) sort by
+-- random() after setseed, as before (engine_pins.sql).
 -- dptrain.training_prepare is the controller's entry to the same copy.
 CREATE TABLE copy_rows AS SELECT i AS id, ARRAY[i::float8, -i] AS x, (i % 3 = 0) AS y
 FROM generate_series(1, 1000) i;
@@ -79,3 +80,65 @@ BEGIN;
 SELECT rows, dim FROM dptrain.training_prepare('copy_many', 'y', 'x', NULL, NULL);
 COMMIT;
 \set VERBOSITY default
+
+-- Many buckets: with work_mem at its minimum (64kB), 20000 rows of 2
+-- features (sized at 8 * 3 + 96 = 120 bytes each) go through
+-- ceil(20000 * 120 / 65536) = 37 temp files (bucket_shuffle.h). Every row
+-- exactly once, intact, and shuffled across the whole table, not only inside
+-- a bucket (Spearman's footrule about n^2/3 = 1.33e8, sd ~ 6e5).
+CREATE TABLE copy_buckets AS SELECT i AS id, ARRAY[i::float8, -i] AS x, (i % 3 = 0) AS y
+FROM generate_series(1, 20000) i;
+-- The buckets are temp files: the database's count grows by 37 for the copy
+-- alone (statistics flushed when the session goes idle).
+SELECT pg_stat_force_next_flush();
+SELECT temp_files AS files_before FROM pg_stat_database WHERE datname = current_database() \gset
+BEGIN;
+SET LOCAL work_mem = '64kB';
+SELECT rows FROM dptrain.training_prepare('copy_buckets', 'y', 'x', NULL, NULL);
+COMMIT;
+SELECT pg_stat_force_next_flush();
+SELECT temp_files - :files_before AS bucket_files FROM pg_stat_database WHERE datname = current_database();
+BEGIN;
+SET LOCAL work_mem = '64kB';
+SELECT shuffled AS copy FROM dptrain.training_prepare('copy_buckets', 'y', 'x', NULL, NULL) \gset
+SELECT count(*) AS rows, count(DISTINCT x[1]) AS distinct_rows, min(x[1]) AS first, max(x[1]) AS last,
+       count(DISTINCT i) AS distinct_i, min(i) AS min_i, max(i) AS max_i,
+       bool_and(x[2] = -x[1] AND y = (x[1]::int % 3 = 0)::int) AS rows_intact
+FROM :copy;
+SELECT sum(abs(p - v)) > 1.2e8 AS shuffled
+FROM unnest((SELECT array_agg(x[1] ORDER BY ctid) FROM :copy)) WITH ORDINALITY AS o(v, p);
+-- The rows of each tenth of the copy come from all over the source (mean
+-- position ~ 10000, sd ~ 183 for 2000 uniform draws).
+SELECT bool_and(m BETWEEN 9000 AND 11000) AS every_tenth_mixed
+FROM (SELECT avg(v) AS m FROM unnest((SELECT array_agg(x[1] ORDER BY ctid) FROM :copy)) WITH ORDINALITY AS o(v, p)
+      GROUP BY (p - 1) / 2000) t;
+-- The secure reshuffle of an unseeded copy: every row once, a new order.
+SELECT array_agg(x[1] ORDER BY ctid) AS before FROM :copy \gset
+SELECT dptrain.training_reshuffle(:'copy');
+SELECT count(*) AS rows, count(DISTINCT x[1]) AS distinct_rows, count(DISTINCT i) AS distinct_i,
+       array_agg(x[1] ORDER BY ctid) <> :'before'::float8[] AS new_order
+FROM :copy;
+COMMIT;
+
+-- Unseeded copies and reshuffles in several buckets: still a new order each
+-- time, whatever setseed says.
+CREATE FUNCTION pg_temp.reshuffled_order(seed bigint) RETURNS float8[] LANGUAGE plpgsql AS $$
+DECLARE t text; o float8[];
+BEGIN
+  SELECT shuffled INTO t FROM dptrain.training_prepare('copy_rows', 'y', 'x', NULL, seed);
+  PERFORM dptrain.training_reshuffle(t);
+  EXECUTE format('SELECT array_agg(x[1] ORDER BY ctid) FROM %s', t) INTO o;
+  PERFORM dptrain.training_drop(t);
+  RETURN o;
+END $$;
+BEGIN;
+SET LOCAL work_mem = '64kB';
+SELECT setseed(0.5);
+SELECT pg_temp.copy_order(NULL) AS a, pg_temp.reshuffled_order(NULL) AS r \gset
+SELECT setseed(0.5);
+SELECT pg_temp.copy_order(NULL) <> :'a'::float8[] AS fresh_order_each_copy,
+       pg_temp.reshuffled_order(NULL) <> :'r'::float8[] AS fresh_order_each_reshuffle;
+-- A seeded run's reshuffle stays ORDER BY random() after its setseed: reproducible.
+SELECT pg_temp.reshuffled_order(7) = pg_temp.reshuffled_order(7) AS same_seed_same_reshuffle,
+       pg_temp.reshuffled_order(7) <> pg_temp.copy_order(7) AS seeded_reshuffle_moves;
+COMMIT;

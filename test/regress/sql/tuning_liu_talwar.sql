@@ -80,9 +80,12 @@ CREATE TABLE lt_owned AS SELECT * FROM generate_series(1, 1000) i,
   LATERAL (SELECT ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x, sin(i * 0.7) + 0.5 * cos(i * 1.3) > 0 AS y) r;
 SELECT dp_grant_budget('lt_owned', 'lt_analyst', 1.0, 1e-5);
 SET ROLE lt_analyst;
+-- no NOTICE numbers the candidates: how many ran stays hidden (docs/tuning.md §4)
+SET client_min_messages = notice;
 SELECT model_id IS NOT NULL AS stored, algorithm, epsilon, delta, candidates
 FROM dp_tune('lt_owned', 'y', 'x', algorithm => 'dpsgd', epsilon => 0.6, delta => 1e-6, method => 'liu_talwar',
              grid => '{"learning_rate": [0.1, 0.5], "epochs": [1]}', classes => ARRAY['false', 'true']);
+SET client_min_messages = warning;
 SELECT * FROM dp_budget_remaining('lt_owned');
 SELECT algorithm, epsilon, delta FROM dptrain.ledger WHERE role = 'lt_analyst'::regrole;
 -- 0.5 more would exceed the 0.4 left

@@ -52,5 +52,22 @@ TEST(CopyBinary, RowWithBooleanIntegerAndTextLabels) {
   EXPECT_EQ(hex(s), prefix + "00000002" "6162");
 }
 
+// dptrain.sparsevec's binary form (src/pg/sparsevec.cpp): dim, nnz, the
+// 0-based indices, then the values; zeros are left out.
+TEST(CopyBinary, SparseRowKeepsTheNonZeroValues) {
+  const double x[4] = {0.0, 1.0, 0.0, -2.0};
+  std::string s;
+  LabelValue y;
+  y.boolean = false;
+  copy_binary_sparse_row(s, 7, x, 4, LabelType::Boolean, y);
+  EXPECT_EQ(hex(s), "0003"
+                    "00000008" "0000000000000007"       // id bigint 7
+                    "00000020"                          // 8 + 2 * 12 = 32 bytes
+                    "00000004" "00000002"               // dim 4, 2 entries
+                    "00000001" "00000003"               // indices 1, 3 (0-based)
+                    "3ff0000000000000" "c000000000000000"  // 1.0, -2.0
+                    "00000001" "00");
+}
+
 }  // namespace
 }  // namespace dptrain::loader

@@ -205,6 +205,14 @@ TEST(LiuTalwarTuner, EndToEndInMemoryReleasesTheBestScoredRunAndRecordsTheTotal)
   // What is not released: the number of candidates run, the other scores, the time.
   EXPECT_FALSE(m.details.contains("seconds"));
   EXPECT_EQ(m.details.dump().find("candidates_run"), std::string::npos);
+  // Nor through the progress: every message that numbers a candidate is for readers only.
+  int started = 0;
+  for (const Progress& p : t.take_progress()) {
+    if (p.message.find("candidate") == std::string::npos) continue;
+    EXPECT_TRUE(p.depends_on_data) << p.message;
+    if (p.message.find(" started") != std::string::npos) ++started;
+  }
+  EXPECT_EQ(started, t.candidates_run());
 }
 
 TEST(LiuTalwarTuner, NumberOfCandidatesIsAGeometricTruncatedAtT) {

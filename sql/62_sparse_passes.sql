@@ -1,0 +1,12 @@
+-- The gradient/loss aggregate on sparse rows (sql/60_engine.sql; the same
+-- request and state, docs/sparse.md): AMP, the optimum, P-FW and DP-AGD
+-- read a sparse prepared table through it.
+CREATE FUNCTION dptrain.gradient_transition(state float8[], x dptrain.sparsevec, y float8, request float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_gradient_sparse_transition' LANGUAGE C PARALLEL SAFE;
+CREATE AGGREGATE dptrain.gradient_sum(x dptrain.sparsevec, y float8, request float8[]) (
+    SFUNC = dptrain.gradient_transition, STYPE = float8[],
+    COMBINEFUNC = dptrain.gradient_combine, PARALLEL = SAFE);
+REVOKE EXECUTE ON FUNCTION
+    dptrain.gradient_transition(float8[], dptrain.sparsevec, float8, float8[]),
+    dptrain.gradient_sum(dptrain.sparsevec, float8, float8[])
+FROM PUBLIC;

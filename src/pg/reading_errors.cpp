@@ -1,0 +1,107 @@
+#include "reading_errors.h"
+
+extern "C" {
+#include "access/xact.h"
+#include "utils/resowner.h"
+}
+
+#include "ledger.h"
+
+namespace dptrain::pg {
+namespace {
+
+void exec_as(Oid role, const char* sql, int nargs, Oid* types, Datum* values, int expected) {
+  IdentitySwitch sw;
+  switch_identity(&sw, role, true);
+  const int rc = nargs > 0 ? SPI_execute_with_args(sql, nargs, types, values, nullptr, false, 0)
+                           : SPI_execute(sql, false, 0);
+  if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
+  restore_identity(&sw);
+}
+
+struct Statement {
+  Oid role;
+  const char* sql;
+  int nargs;
+  Oid* types;
+  Datum* values;
+  int expected;
+};
+
+void exec_statement(void* arg) {
+  const Statement* st = static_cast<const Statement*>(arg);
+  exec_as(st->role, st->sql, st->nargs, st->types, st->values, st->expected);
+}
+
+// Runs body(arg) in an internal subtransaction, as PL/pgSQL runs an
+// exception block; returns the error (copied, the subtransaction rolled
+// back) or nullptr. No C++ object with a destructor lives in these frames
+// (pg_glue.h): the longjmp of an ERROR crosses them.
+ErrorData* run_catching(void (*body)(void*), void* arg) {
+  MemoryContext context = CurrentMemoryContext;
+  ResourceOwner owner = CurrentResourceOwner;
+  ErrorData* volatile failure = nullptr;
+  BeginInternalSubTransaction(nullptr);
+  MemoryContextSwitchTo(context);
+  PG_TRY();
+  {
+    body(arg);
+    ReleaseCurrentSubTransaction();
+    MemoryContextSwitchTo(context);
+    CurrentResourceOwner = owner;
+  }
+  PG_CATCH();
+  {
+    // The abort also restores the user id and the GUCs switch_identity set.
+    MemoryContextSwitchTo(context);
+    failure = CopyErrorData();
+    FlushErrorState();
+    RollbackAndReleaseCurrentSubTransaction();
+    MemoryContextSwitchTo(context);
+    CurrentResourceOwner = owner;
+  }
+  PG_END_TRY();
+  return failure;
+}
+
+}  // namespace
+
+void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*), void* arg) {
+  if (ids.caller_reads) {
+    body(arg);
+    return;
+  }
+  ErrorData* failure = run_catching(body, arg);
+  if (failure == nullptr) return;
+  // A cancel (or statement_timeout) says nothing about the rows.
+  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED) ReThrowError(failure);
+  const char* relation =
+      quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
+  // For the DBA only: LOG_SERVER_ONLY never reaches the client, whatever its
+  // client_min_messages.
+  ereport(LOG_SERVER_ONLY,
+          (errmsg("dptrain: reading \"%s\" for a run of role %s without read access failed: %s", relation,
+                  GetUserNameFromId(ids.caller, true) ? GetUserNameFromId(ids.caller, true) : "?",
+                  failure->message ? failure->message : "(no message)"),
+           failure->detail ? errdetail_internal("%s", failure->detail) : 0, errhidestmt(true)));
+  // Charged before the error is raised: the error is as much an answer as a
+  // release (it tells that some row fails the owner's code).
+  bool charged = ids.charge.model_id != 0;
+  if (!charged && ids.pending_charge != nullptr) {
+    (void) ledger_reserve(ids, *ids.pending_charge);
+    charged = true;
+  }
+  ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("reading \"%s\" for the run failed", relation),
+                  errdetail("The error is not shown to roles without read access: it could reveal a row.%s",
+                            charged ? " The run was charged." : ""),
+                  errhint("Ask the owner of \"%s\" to look at the server log, or to repair the relation.",
+                          relation)));
+}
+
+void spi_exec_hiding_errors(const RunIdentities& ids, Oid relid, const char* sql, int nargs, Oid* types,
+                            Datum* values, int expected) {
+  Statement st = {ids.reader, sql, nargs, types, values, expected};
+  run_hiding_errors(ids, relid, exec_statement, &st);
+}
+
+}  // namespace dptrain::pg
