@@ -16,7 +16,8 @@
 #   BENCH_FULL=1 bash bench/compare.sh      # the issue's grid: Adult, KDD (all 395,217 rows),
 #                                           # MNIST-10k/50, Reuters (+ Fashion-MNIST/50 if installed),
 #                                           # logistic and Huber SVM, 7 epsilon, 10 runs (hours)
-# Overrides: DATASETS, LOSSES, EPSILONS (a SQL array, e.g. '{0.1,1}'), RUNS, OUT, COMPARE_DOCS=0|1.
+# Overrides: DATASETS, LOSSES, EPSILONS (a SQL array, e.g. '{0.1,1}'), RUNS, OUT, COMPARE_DOCS=0|1,
+# INTERCEPT=false (default: as the papers) | default | true.
 #
 # delta = 1/n^2 (n = training rows) for every (eps, delta) algorithm, as both
 # papers. Seeds are the run numbers (reproducible; the models are "seeded, not
@@ -35,6 +36,17 @@ fi
 DATASETS=${DATASETS:-${defaults[0]}} LOSSES=${LOSSES:-${defaults[1]}} EPSILONS=${EPSILONS:-${defaults[2]}}
 RUNS=${RUNS:-${defaults[3]}} COMPARE_DOCS=${COMPARE_DOCS:-${defaults[4]}}
 OUT=${OUT:-bench/out/compare}
+# The papers fit linear models without a bias term (neither the AMP nor the
+# Bolt-on paper mentions one), so the comparison switches dptrain's default
+# intercept off; INTERCEPT=default keeps dptrain's default, INTERCEPT=true forces it.
+INTERCEPT=${INTERCEPT:-false}
+# What this run changed from its mode's defaults, recorded in the generated docs.
+overrides=""
+names=(DATASETS LOSSES EPSILONS RUNS)
+for i in 0 1 2 3; do
+  [ "${!names[i]}" = "${defaults[i]}" ] || overrides+="${overrides:+ }${names[i]}='${!names[i]}'"
+done
+[ "$INTERCEPT" = false ] || overrides+="${overrides:+ }INTERCEPT=$INTERCEPT"
 CONFIG=bench/compare/algorithms.txt
 source bench/lib/accuracy.sh
 accuracy_cluster
@@ -68,6 +80,7 @@ run_line() {
     approx) delta="1.0/($n::float8 * $n)" ;;
   esac
   args=${args//INV_N/(1.0\/$n)}
+  [ "$INTERCEPT" = default ] || args="${args:+$args, }intercept => $INTERCEPT"
   log "$dataset $loss: $label ($function $algorithm${args:+, $args})"
   err=$(mktemp) csv=$(mktemp)
   if psql -X -q -v ON_ERROR_STOP=1 -v args="$args" -v label="$label" -v regime="$regime" \
@@ -112,7 +125,7 @@ done
 
 log "done: $(($(wc -l < "$OUT/runs.csv") - 1)) runs, $failures failed configurations, skipped: ${!SKIP[*]}"
 python3 bench/compare_summary.py "$OUT" "$MODE" "$(date -u '+%Y-%m-%d %H:%M UTC')" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)" "$(elapsed)"
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$(elapsed)" "${overrides:+$overrides }bash bench/compare.sh"
 if [ "$COMPARE_DOCS" = 1 ]; then
   mkdir -p docs/comparison
   cp "$OUT/runs.csv" "$OUT/log.txt" "$OUT"/*.png docs/comparison/
