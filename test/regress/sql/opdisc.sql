@@ -3,6 +3,8 @@
 -- grouping pass, that a seed reproduces a run, that the model fits
 -- separable binary data at a large epsilon, and the refusals.
 SET client_min_messages = warning;
+-- OPDisc models other tests left in the database (counted below relative to it)
+SELECT count(*) AS od_models_before FROM dptrain.models WHERE algorithm = 'opdisc' \gset
 CREATE TABLE od AS
 SELECT i AS id,
        ARRAY[i % 2, (i / 2) % 2, (i / 4) % 2, 1]::float8[] AS x,
@@ -58,4 +60,4 @@ CREATE TABLE od_wide AS SELECT id, array_fill(1::float8, ARRAY[31]) AS x, y FROM
 SELECT dp_train('od_wide', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9);
 
 -- Nothing refused was stored: two named models and two unnamed ones.
-SELECT count(*) FROM dptrain.models WHERE algorithm = 'opdisc';
+SELECT count(*) - :od_models_before AS stored FROM dptrain.models WHERE algorithm = 'opdisc';
