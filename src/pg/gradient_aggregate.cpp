@@ -69,6 +69,27 @@ ArrayType* trusted_state(FunctionCallInfo fcinfo) {
 }
 
 
+// The transition's state (args: state, x, y, request): the request copied on
+// the first row, else the trusted state; x and y checked for NULL. Shared by
+// the dense and the sparse transition.
+ArrayType* transition_state(FunctionCallInfo fcinfo) {
+  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.gradient_transition", "dptrain.gradient_sum");
+  ArrayType* state;
+  if (PG_ARGISNULL(0)) {
+    if (PG_ARGISNULL(3))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("the gradient request must not be NULL")));
+    state = validated_copy(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "gradient request");
+    std::size_t len;
+    remember(fcinfo, state, state_data(state, &len), ARR_DIMS(state)[0]);
+  } else {
+    state = trusted_state(fcinfo);
+  }
+  if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features and label must not be NULL"),
+                    errhint("Remove or repair rows with NULL features or labels.")));
+  return state;
+}
+
 }  // namespace
 
 extern "C" {
@@ -80,20 +101,7 @@ PG_FUNCTION_INFO_V1(dptrain_gradient_sparse_transition);
 // gradient_transition(state float8[], x dptrain.sparsevec, y float8, request float8[]):
 // the same sums for a sparse row (gradient_state::add_sparse_row, docs/sparse.md).
 Datum dptrain_gradient_sparse_transition(PG_FUNCTION_ARGS) {
-  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.gradient_transition", "dptrain.gradient_sum");
-  ArrayType* state;
-  if (PG_ARGISNULL(0)) {
-    if (PG_ARGISNULL(3))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("the gradient request must not be NULL")));
-    state = validated_copy(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "gradient request");
-    std::size_t len;
-    remember(fcinfo, state, state_data(state, &len), ARR_DIMS(state)[0]);
-  } else {
-    state = trusted_state(fcinfo);
-  }
-  if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features and label must not be NULL"),
-                    errhint("Remove or repair rows with NULL features or labels.")));
+  ArrayType* state = transition_state(fcinfo);
   dptrain::pg::SparseVec* x = dptrain::pg::sparsevec_arg(fcinfo, 1);
   const double label = PG_GETARG_FLOAT8(2);
   std::size_t slen;
@@ -104,20 +112,7 @@ Datum dptrain_gradient_sparse_transition(PG_FUNCTION_ARGS) {
 
 // gradient_transition(state float8[], x float8[] | real[], y float8, request float8[])
 Datum dptrain_gradient_transition(PG_FUNCTION_ARGS) {
-  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.gradient_transition", "dptrain.gradient_sum");
-  ArrayType* state;
-  if (PG_ARGISNULL(0)) {
-    if (PG_ARGISNULL(3))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("the gradient request must not be NULL")));
-    state = validated_copy(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "gradient request");
-    std::size_t len;
-    remember(fcinfo, state, state_data(state, &len), ARR_DIMS(state)[0]);
-  } else {
-    state = trusted_state(fcinfo);
-  }
-  if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("features and label must not be NULL"),
-                    errhint("Remove or repair rows with NULL features or labels.")));
+  ArrayType* state = transition_state(fcinfo);
   ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
   const Oid elem = ARR_ELEMTYPE(x);
   if (elem != FLOAT8OID && elem != FLOAT4OID)

@@ -82,18 +82,10 @@ ArrayType* trusted_state(FunctionCallInfo fcinfo) {
   return state;
 }
 
-}  // namespace
-
-extern "C" {
-
-PG_FUNCTION_INFO_V1(dptrain_sgd_transition);
-PG_FUNCTION_INFO_V1(dptrain_sgd_combine);
-PG_FUNCTION_INFO_V1(dptrain_sgd_final);
-PG_FUNCTION_INFO_V1(dptrain_sgd_sampled_transition);
-PG_FUNCTION_INFO_V1(dptrain_sgd_sparse_transition);
-
-// sgd_transition(state float8[], x float8[] | real[], y float8 | boolean, init float8[])
-Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
+// The state of sgd_transition (args: state, x, y, init): the initial state
+// copied on the first row, else the trusted state; x and y checked for NULL.
+// Shared by the dense and the sparse transition.
+ArrayType* transition_state(FunctionCallInfo fcinfo) {
   MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_transition", "dptrain.sgd_epoch");
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
@@ -113,6 +105,27 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
   if (PG_ARGISNULL(2))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label must not be NULL"),
                     errhint("Remove rows with NULL labels before training.")));
+  return state;
+}
+
+// The label argument as the epoch state takes it (a boolean is -1 / +1).
+double row_label(FunctionCallInfo fcinfo) {
+  return call_site(fcinfo)->label_is_bool ? (PG_GETARG_BOOL(2) ? 1.0 : -1.0) : PG_GETARG_FLOAT8(2);
+}
+
+}  // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(dptrain_sgd_transition);
+PG_FUNCTION_INFO_V1(dptrain_sgd_combine);
+PG_FUNCTION_INFO_V1(dptrain_sgd_final);
+PG_FUNCTION_INFO_V1(dptrain_sgd_sampled_transition);
+PG_FUNCTION_INFO_V1(dptrain_sgd_sparse_transition);
+
+// sgd_transition(state float8[], x float8[] | real[], y float8 | boolean, init float8[])
+Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
+  ArrayType* state = transition_state(fcinfo);
 
   ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
   const Oid elem = ARR_ELEMTYPE(x);
@@ -127,7 +140,7 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
                     errhint("Remove or repair rows with NULL features before training.")));
   const int len = ARR_NDIM(x) == 0 ? 0 : ARR_DIMS(x)[0];
 
-  const double label = call_site(fcinfo)->label_is_bool ? (PG_GETARG_BOOL(2) ? 1.0 : -1.0) : PG_GETARG_FLOAT8(2);
+  const double label = row_label(fcinfo);
 
   std::size_t slen;
   double* s = state_data(state, &slen);
@@ -144,27 +157,9 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
 // sgd_transition(state float8[], x dptrain.sparsevec, y float8 | boolean, init float8[]):
 // the same step on a sparse row (epoch_state::add_sparse_row, docs/sparse.md).
 Datum dptrain_sgd_sparse_transition(PG_FUNCTION_ARGS) {
-  MemoryContext aggcontext = require_aggregate(fcinfo, "dptrain.sgd_transition", "dptrain.sgd_epoch");
-  ArrayType* state;
-  if (PG_ARGISNULL(0)) {
-    if (PG_ARGISNULL(3))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("initial training state must not be NULL"),
-                      errhint("The controller (dp_train or dptrain train) passes the initial state.")));
-    state = copy_state_into(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "initial training state");
-    std::size_t len;
-    const double* data = state_data(state, &len);
-    remember_state(fcinfo, state, data, static_cast<int>(len));
-  } else {
-    state = trusted_state(fcinfo);
-  }
-  if (PG_ARGISNULL(1))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not be NULL"),
-                    errhint("Remove or repair rows with NULL features before training.")));
-  if (PG_ARGISNULL(2))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label must not be NULL"),
-                    errhint("Remove rows with NULL labels before training.")));
+  ArrayType* state = transition_state(fcinfo);
   dptrain::pg::SparseVec* x = dptrain::pg::sparsevec_arg(fcinfo, 1);
-  const double label = call_site(fcinfo)->label_is_bool ? (PG_GETARG_BOOL(2) ? 1.0 : -1.0) : PG_GETARG_FLOAT8(2);
+  const double label = row_label(fcinfo);
   std::size_t slen;
   double* s = state_data(state, &slen);
   DPT_CORE({ es::add_sparse_row(s, dptrain::pg::sparsevec_view(x), label); });
