@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "audit/broken_algorithms.h"
 #include "audit/privacy_audit.h"
 #include "audit/report.h"
 #include "audit/scenarios.h"
@@ -34,25 +35,6 @@
 
 namespace dptrain::test::audit {
 namespace {
-
-// AMP whose sigma1 and sigma2 are multiplied by `factor` (the model still
-// claims the original (epsilon, delta)). factor 0.1: broken; ~0: noiseless,
-// for measuring the gap between the neighbouring minima.
-class ScaledNoiseAmp : public Amp {
- public:
-  ScaledNoiseAmp(double sigma1_factor, double sigma2_factor) : f1_(sigma1_factor), f2_(sigma2_factor) {}
-
- protected:
-  amp::AmpPlan make_amp_plan(const TrainingConfig& config) const override {
-    amp::AmpPlan p = Amp::make_amp_plan(config);
-    p.sigma1 *= f1_;
-    p.sigma2 *= f2_;
-    return p;
-  }
-
- private:
-  double f1_, f2_;
-};
 
 AlgorithmFactory scaled(double f1, double f2) {
   return [f1, f2] { return std::make_unique<ScaledNoiseAmp>(f1, f2); };

@@ -34,6 +34,7 @@
 #include <cmath>
 #include <memory>
 
+#include "audit/broken_algorithms.h"
 #include "audit/privacy_audit.h"
 #include "audit/report.h"
 #include "audit/scenarios.h"
@@ -101,26 +102,15 @@ class WorstStopRun : public Run {
 
 // AMP (optionally with sigma2 scaled: 0.1 = broken) stopped by the worst
 // optimizer. Every audit run is seeded (the harness varies the seed).
-class WorstStopAmp : public Amp {
+class WorstStopAmp : public ScaledNoiseAmp {
  public:
-  explicit WorstStopAmp(double sigma1_factor, double sigma2_factor) : f1_(sigma1_factor), f2_(sigma2_factor) {}
+  using ScaledNoiseAmp::ScaledNoiseAmp;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override {
     const amp::AmpPlan p = make_amp_plan(config);
     auto replay = std::unique_ptr<privacy::RandomSource>(
         new privacy::RandomSource(privacy::RandomSource::seeded(static_cast<std::uint64_t>(*config.seed))));
     return std::make_unique<WorstStopRun>(Amp::start(config), p, std::move(replay));
   }
-
- protected:
-  amp::AmpPlan make_amp_plan(const TrainingConfig& config) const override {
-    amp::AmpPlan p = Amp::make_amp_plan(config);
-    p.sigma1 *= f1_;
-    p.sigma2 *= f2_;
-    return p;
-  }
-
- private:
-  double f1_, f2_;
 };
 
 AlgorithmFactory worst_stop(double f1, double f2) {

@@ -95,6 +95,27 @@ void step(double* s) {
   }
 }
 
+// The factor that clips a row of squared norm `sq` to ||x|| <= L_x (the
+// state's feature bound): the Lipschitz constant the privacy analysis
+// assumes. It depends on this row only, so it is DP-safe.
+double clipping_scale(const double* s, double sq) {
+  const double bound = s[kFeatureBound];
+  return sq > bound * bound ? bound / std::sqrt(sq) : 1.0;
+}
+
+// A binary label is -1, 0 or +1; a one-vs-all label a class index < K.
+void check_label(double label, int K) {
+  if (K == 1) {
+    if (!(label == 1.0 || label == -1.0 || label == 0.0))
+      fail(ErrorKind::InvalidData, "binary label must be -1, 0 or +1 (or boolean)",
+           "Got " + std::to_string(label) + ".", "Map the labels to -1/+1 or pass classes.");
+  } else if (!(label >= 0 && label < K && std::floor(label) == label)) {
+    fail(ErrorKind::InvalidData, "class label out of range",
+         "Got class index " + std::to_string(label) + " for " + std::to_string(K) + " classes.",
+         "Labels must belong to the declared classes.");
+  }
+}
+
 template <typename T>
 [[noreturn]] void report_non_finite(const T* x, std::int64_t len) {
   for (std::int64_t i = 0; i < len; ++i) {
@@ -135,26 +156,17 @@ void add_row_impl(double* s, const T* x_data, std::int64_t len, double label) {
 
   const double sq = squared_norm(x_data, len);
   if (!std::isfinite(sq)) report_non_finite(x_data, len);
-  // Per-row clipping to ||x|| <= L_x keeps the Lipschitz constant the privacy
-  // analysis assumes; it depends on this row only, so it is DP-safe.
-  const double bound = s[kFeatureBound];
-  const double scale = sq > bound * bound ? bound / std::sqrt(sq) : 1.0;
+  const double scale = clipping_scale(s, sq);
   const auto loss = static_cast<LossKind>(static_cast<int>(s[kLoss]));
   const double h = s[kHuberH];
 
+  check_label(label, K);
   if (K == 1) {
-    if (!(label == 1.0 || label == -1.0 || label == 0.0))
-      fail(ErrorKind::InvalidData, "binary label must be -1, 0 or +1 (or boolean)",
-           "Got " + std::to_string(label) + ".", "Map the labels to -1/+1 or pass classes.");
     const double y = label > 0 ? 1.0 : -1.0;
     const double dot = ConstVec(w, d).dot(x.template cast<double>()) * scale;
     const double c = loss_derivative(loss, y * dot, h) * y * scale;
     if (c != 0.0) Vec(acc, d) += c * x.template cast<double>();
   } else {
-    if (!(label >= 0 && label < K && std::floor(label) == label))
-      fail(ErrorKind::InvalidData, "class label out of range",
-           "Got class index " + std::to_string(label) + " for " + std::to_string(K) + " classes.",
-           "Labels must belong to the declared classes.");
     const int cls = static_cast<int>(label);
     for (int k = 0; k < K; ++k) {
       const double y = k == cls ? 1.0 : -1.0;
@@ -407,19 +419,10 @@ void add_sparse_row(double* s, const sparse::RowView& x, double label) {
     throw Error(ErrorKind::InvalidData, "feature values are too large",
                 "The squared norm of a feature vector overflows a double.",
                 "Scale the features (dptrain load normalizes rows to norm 1).", sqlstate::kFloatingPointException);
-  const double bound = s[kFeatureBound];
-  const double scale = sq > bound * bound ? bound / std::sqrt(sq) : 1.0;
+  const double scale = clipping_scale(s, sq);
   const auto loss = static_cast<LossKind>(static_cast<int>(s[kLoss]));
   const double h = s[kHuberH];
-  if (K == 1) {
-    if (!(label == 1.0 || label == -1.0 || label == 0.0))
-      fail(ErrorKind::InvalidData, "binary label must be -1, 0 or +1 (or boolean)",
-           "Got " + std::to_string(label) + ".", "Map the labels to -1/+1 or pass classes.");
-  } else if (!(label >= 0 && label < K && std::floor(label) == label)) {
-    fail(ErrorKind::InvalidData, "class label out of range",
-         "Got class index " + std::to_string(label) + " for " + std::to_string(K) + " classes.",
-         "Labels must belong to the declared classes.");
-  }
+  check_label(label, K);
 
   // The step of this update, if it is taken lazily (decay > 0 keeps a > 0).
   double eta = 0, decay = 0;

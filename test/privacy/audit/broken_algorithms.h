@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/algorithms/amp.h"
 #include "core/algorithms/bolton.h"
 #include "core/algorithms/bst14.h"
 #include "core/algorithms/scs13.h"
@@ -96,5 +97,24 @@ inline std::function<std::unique_ptr<Algorithm>()> noiseless_whitebox(const std:
   if (algorithm == "bst14") return [] { return std::make_unique<NoiselessWhiteBox<Bst14>>(); };
   throw std::invalid_argument("noiseless_whitebox: not a white-box algorithm: " + algorithm);
 }
+
+// AMP whose sigma1 and sigma2 are multiplied by the factors (the model still
+// claims the original (epsilon, delta)). 0.1: broken; ~0: noiseless, for
+// measuring the gap between the neighbouring minima.
+class ScaledNoiseAmp : public Amp {
+ public:
+  ScaledNoiseAmp(double sigma1_factor, double sigma2_factor) : f1_(sigma1_factor), f2_(sigma2_factor) {}
+
+ protected:
+  amp::AmpPlan make_amp_plan(const TrainingConfig& config) const override {
+    amp::AmpPlan p = Amp::make_amp_plan(config);
+    p.sigma1 *= f1_;
+    p.sigma2 *= f2_;
+    return p;
+  }
+
+ private:
+  double f1_, f2_;
+};
 
 }  // namespace dptrain::test::audit
