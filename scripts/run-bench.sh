@@ -16,6 +16,7 @@ run bash bench/runtime.sh $quick
 # issue 18: a whole dp_train by phase vs scans and the Python path; the shuffle alone; sparse rows
 run bash bench/end_to_end.sh
 if [ -n "${BENCH_FULL:-}" ]; then run bash bench/shuffle.sh; else run bash bench/shuffle.sh 1000000 54 3; fi
+if [ -n "${BENCH_FULL:-}" ]; then run bash bench/read_in_place.sh 1000000 54 3; else run bash bench/read_in_place.sh 1000000 54 1; fi
 if [ -n "${BENCH_FULL:-}" ]; then run bash bench/sparse_reuters.sh; else run bash bench/sparse_reuters.sh 2; fi
 data=${DPTRAIN_DATA:-../shared/data}
 if bash scripts/install-citus.sh | tail -1 | grep -q available; then
