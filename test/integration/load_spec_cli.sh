@@ -55,6 +55,17 @@ tail -n +2 "$WORK/pred.csv" | cut -d, -f1,2 | diff -q - "$WORK/sql.csv" >/dev/nu
   fail "predict --file differs from dp_predict on adult_test"
 echo "ok: predict --file = dp_predict on adult_test ($(($(wc -l <"$WORK/pred.csv") - 1)) rows)"
 
+# The Python scorer of docs/export.md on the raw file (--raw) = dp_evaluate on adult_test.
+sed -n '/^```python$/,/^```$/p' "$(dirname "$0")/../../docs/export.md" | sed '1d;$d' >"$WORK/score.py"
+"$DPTRAIN_CLI" export --db "dbname=$db" --model adult_np --out "$WORK/model.json" 2>/dev/null
+[ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['load_spec']['format'])" "$WORK/model.json")" = csv ] ||
+  fail "the export has no load_spec"
+ours=$(python3 "$WORK/score.py" "$WORK/model.json" "$TEST_FILE" --raw)
+theirs=$(q "SELECT 'accuracy ' || to_char(accuracy, 'FM0.000000000000') || ' on ' || n || ' rows'
+            FROM dp_evaluate('adult_np', 'adult_test', 'y', 'x')")
+[ "$ours" = "$theirs" ] || fail "the Python scorer on the raw file says '$ours', dp_evaluate '$theirs'"
+echo "ok: exported; the Python scorer on the raw file: $ours"
+
 # Refusals: clear errors, nothing scored.
 expect_fail() {
   local pattern=$1; shift
