@@ -143,7 +143,7 @@ ALTER TABLE dptrain.models ADD COLUMN private boolean GENERATED ALWAYS AS (
     AND NOT coalesce((details OPERATOR(pg_catalog.#>>) '{load_spec,from_data}')::boolean, false)
     AND NOT (details OPERATOR(pg_catalog.?) 'stopping')) STORED;
 COMMENT ON COLUMN dptrain.models.private IS
-'differentially private as a whole: epsilon, no seed, declared classes and categories, a fixed number of epochs';
+'differentially private as a whole: epsilon, no seed, declared classes and categories (also those of dptrain load), a fixed number of epochs';
 ALTER TABLE dptrain.models ENABLE ROW LEVEL SECURITY;
 CREATE POLICY creator_owner_or_reader ON dptrain.models FOR SELECT USING (
     created_by OPERATOR(pg_catalog.=) current_user

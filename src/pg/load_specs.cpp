@@ -50,7 +50,7 @@ std::optional<std::string> registered_load_spec(Oid relid) {
   return std::string(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
 }
 
-std::string with_load_spec(const std::string& details, Oid relid, const RunIdentities& ids) {
+std::string with_load_spec(const std::string& details, Oid relid, const RunIdentities& ids, bool announce) {
   IdentitySwitch sw;
   switch_identity(&sw, ids.runner, false);
   const std::optional<std::string> spec = registered_load_spec(relid);
@@ -70,7 +70,7 @@ std::string with_load_spec(const std::string& details, Oid relid, const RunIdent
     out = new std::string(d.dump());
   });
   std::unique_ptr<std::string> owned(out);
-  if (reads_data)
+  if (reads_data && announce)
     ereport(NOTICE, (errmsg("this table was loaded with bounds or categories read from the data"),
                      errdetail("They are outside the privacy guarantee: the model is not private with respect to "
                                "the raw file (dptrain.models.private is false)."),

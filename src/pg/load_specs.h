@@ -21,7 +21,8 @@ std::optional<std::string> registered_load_spec(Oid relid);
 // has a registered spec: the whole spec for a caller that may read the table,
 // the withheld form otherwise; a spec with bounds or categories read from the
 // data makes the model say so (a warning, and `from_data`, which the
-// generated column dptrain.models.private reads). Returns the new details.
-std::string with_load_spec(const std::string& details, Oid relid, const RunIdentities& ids);
+// generated column dptrain.models.private reads), and a NOTICE when the model
+// would otherwise be private (`announce`). Returns the new details.
+std::string with_load_spec(const std::string& details, Oid relid, const RunIdentities& ids, bool announce);
 
 }  // namespace dptrain::pg

@@ -77,6 +77,27 @@ TEST(LoadSpec, ProjectionAndPublicBoundsAreRepeated) {
   EXPECT_EQ(got.y, expected.y);
 }
 
+TEST(LoadSpec, LibsvmKeepsTheTrainingWidth) {
+  // The test file's largest index (4) is below the training width (6): the
+  // scored rows still have 6 features, as in the test table; an index
+  // beyond it is refused.
+  TempFile train("+1 1:0.5 6:1\n-1 2:0.25\n"), test("-1 4:2\n+1 1:1 2:1\n"), wider("+1 7:1\n");
+  LoadOptions o;
+  o.file = train.path();
+  o.test_file = test.path();
+  o.format = Format::Libsvm;
+  o.normalize = preprocessing::RowNormalization::Clip;
+  Dataset loaded(o);
+  const nlohmann::json spec = loaded.metadata();
+  Dataset scored = scoring_dataset(spec, test.path(), "");
+  ASSERT_EQ(scored.dims(), 6u);
+  const Rows got = rows(scored, Part::Train), expected = rows(loaded, Part::Test);
+  EXPECT_EQ(got.x, expected.x);
+  EXPECT_EQ(got.y, (std::vector<std::string>{"f", "t"}));  // -1/+1 labels: boolean, as loaded
+  EXPECT_EQ(got.y, expected.y);
+  EXPECT_LOAD_ERROR(scoring_dataset(spec, wider.path(), ""), "exceeds --dims 6");
+}
+
 TEST(LoadSpec, AFileOfOtherColumnsOrLabelsIsRefused) {
   TempFile train("age,color,y\n20,red,a\n60,blue,b\n"), renamed("age,colour,y\n20,red,a\n"),
       wider("age,color,size,y\n20,red,1,a\n"), unknown("age,color,y\n20,red,z\n"),
