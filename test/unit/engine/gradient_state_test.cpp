@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -55,6 +58,70 @@ TEST(GradientState, ClipsRowsCoordinatesGradientsAndLosses) {
   EXPECT_NEAR(gradient_sum(b.data(), 0, 0)[0], -3.0 / norm * 0.5, 1e-15);
   EXPECT_NEAR(gradient_sum(b.data(), 0, 0)[1], -3.5 / norm * 0.5, 1e-15);
   EXPECT_DOUBLE_EQ(loss_sum(b.data(), 0, 0), 0.5);
+}
+
+// The sums of `n` random rows at K models x P points, computed here one dot
+// product at a time in index order with the same compensated addition, must
+// equal the state's bit for bit.
+void expect_bits_of_one_dot_product_at_a_time(int K, int P) {
+  const int d = 13, n = 50;
+  std::mt19937_64 gen(7);
+  std::normal_distribution<double> g(0, 0.3);
+  std::vector<double> points(static_cast<std::size_t>(P) * K * d);
+  for (double& v : points) v = g(gen);
+  Request r;
+  r.dim = d;
+  r.models = K;
+  r.points = P;
+  r.feature_bound = 0;  // rows used as they are, so the reference needs no clipping
+  r.gradient_clip = 0.4;
+  r.loss_clip = 0.9;
+  std::vector<double> s = make_state(r, points.data());
+  const std::size_t pk_count = static_cast<std::size_t>(P) * K;
+  std::vector<double> loss(pk_count, 0), loss_c(pk_count, 0), grad(pk_count * d, 0), grad_c(pk_count * d, 0);
+  auto add = [](double& sum, double& comp, double v) {  // Neumaier, as gradient_state.cpp
+    const double t = sum + v;
+    comp += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
+    sum = t;
+  };
+  for (int i = 0; i < n; ++i) {
+    std::vector<double> x(d);
+    for (double& v : x) v = g(gen);
+    const double label = K == 1 ? i % 2 : i % K;
+    add_row(s.data(), x.data(), d, label);
+    double norm = 0;
+    for (int j = 0; j < d; ++j) norm += x[j] * x[j];
+    norm = std::sqrt(norm);
+    for (std::size_t pk = 0; pk < pk_count; ++pk) {
+      const int k = static_cast<int>(pk % K);
+      const double y = (K == 1 ? label == 1.0 : label == k) ? 1.0 : -1.0;
+      double dot = 0;
+      for (int j = 0; j < d; ++j) dot += points[pk * d + j] * x[j];
+      const double z = y * dot;
+      add(loss[pk], loss_c[pk], std::min(loss_value(LossKind::Logistic, z), 0.9));
+      double gz = loss_derivative(LossKind::Logistic, z) * y;
+      if (std::fabs(gz) * norm > 0.4) gz *= 0.4 / (std::fabs(gz) * norm);
+      for (int j = 0; j < d; ++j) add(grad[pk * d + j], grad_c[pk * d + j], gz * x[j]);
+    }
+  }
+  for (int p = 0; p < P; ++p)
+    for (int k = 0; k < K; ++k) {
+      const std::size_t pk = static_cast<std::size_t>(p) * K + k;
+      ASSERT_EQ(loss_sum(s.data(), p, k), loss[pk] + loss_c[pk]) << "point " << p << " model " << k;
+      const std::vector<double> gs = gradient_sum(s.data(), p, k);
+      for (int j = 0; j < d; ++j)
+        ASSERT_EQ(gs[j], grad[pk * d + j] + grad_c[pk * d + j]) << "point " << p << " model " << k << " j " << j;
+    }
+}
+
+TEST(GradientState, ManyPointsKeepTheBitsOfOneDotProductAtATime) {
+  // The pass computes the P K dot products of a row in blocks of 8, 4, 2 and
+  // 1 (23 = 8 + 8 + 4 + 2 + 1 every block size; 22 = two models at 11
+  // points; 21 = a DP-AGD line search; 1 = a gradient pass).
+  for (const auto& [K, P] : std::vector<std::pair<int, int>>{{1, 23}, {2, 11}, {1, 21}, {1, 1}, {3, 1}}) {
+    SCOPED_TRACE("K = " + std::to_string(K) + ", P = " + std::to_string(P));
+    expect_bits_of_one_dot_product_at_a_time(K, P);
+  }
 }
 
 TEST(GradientState, OneVsAllModelsAndSeveralPoints) {
