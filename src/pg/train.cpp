@@ -101,6 +101,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
                          args.name, &s->config, &ids, &prep, /*in_place=*/true);
   if (prep.distributed || prep.in_place) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
   s->scratch.local = prep.in_place;
+  s->scratch.relid = relid;
 
   // 4. The defaults the caller left to us (public facts only), then the whole
   // plan (steps, noise) from public inputs only.

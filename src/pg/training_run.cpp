@@ -95,10 +95,10 @@ constexpr int kPassKinds = 16;
 // single row (valid until SPI_freetuptable), its length in *len. With a
 // snapshot: a pass over a table read in place (local_source.h).
 const double* run_array_query(const char* sql, const std::vector<double>& param, const char* what, int* len,
-                              Snapshot snapshot = nullptr) {
+                              Snapshot snapshot = nullptr, Oid relid = InvalidOid) {
   Oid type[1] = {FLOAT8ARRAYOID};
   Datum value[1] = {PointerGetDatum(make_float8_array(param.data(), static_cast<int>(param.size())))};
-  const int rc = snapshot ? execute_in_place_pass(sql, value[0], snapshot)
+  const int rc = snapshot ? execute_in_place_pass(sql, value[0], snapshot, relid)
                           : SPI_execute_with_args(sql, 1, type, value, nullptr, false, 1);
   if (rc != SPI_OK_SELECT || SPI_processed != 1) elog(ERROR, "dptrain: %s query failed", what);
   bool isnull;
@@ -247,7 +247,7 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
     if (!more) break;
     int len = 0;
     const TimestampTz started = GetCurrentTimestamp();
-    const double* result = run_array_query(scratch->sql.c_str(), scratch->input, "pass", &len, snapshot);
+    const double* result = run_array_query(scratch->sql.c_str(), scratch->input, "pass", &len, snapshot, scratch->relid);
     if (scratch->kind >= 0 && scratch->kind < kPassKinds) {
       seconds[scratch->kind] += seconds_since(started);
       ++statements[scratch->kind];
@@ -270,7 +270,11 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
 }
 
 dptrain::distributed::Source distributed_source(const PreparedData& prep) {
-  return {prep.source_name, prep.x_expr, prep.y_expr, prep.row_key};
+  // A table read in place: ONLY, so that a child attached during the run
+  // (ALTER TABLE ... INHERIT needs no lock the run holds against it) is not
+  // read (require_pass_reads_only checks it).
+  return {prep.in_place ? psprintf("ONLY %s", prep.source_name) : prep.source_name, prep.x_expr, prep.y_expr,
+          prep.row_key};
 }
 
 void drop_run_tables(const char* prepared, const DriveScratch& scratch) {

@@ -87,6 +87,7 @@ struct DriveScratch {
   // With source: a plain local table read in place (local_source.h), not a
   // distributed one.
   bool local = false;
+  Oid relid = InvalidOid;  // with local: the table every pass must read (local_source.h)
 };
 
 // The engine's SPI driver: executes the passes `run` asks for over the
