@@ -120,3 +120,9 @@ DELETE FROM dptrain.budgets WHERE role::text = 'regress_ip_analyst';
 DELETE FROM dptrain.ledger WHERE role::text = 'regress_ip_analyst';
 REVOKE CREATE ON SCHEMA public FROM regress_ip_analyst;
 DROP ROLE regress_ip_analyst;
+
+-- Leave no model behind (other tests count the models of an algorithm).
+DELETE FROM dptrain.models WHERE source LIKE 'public.ip\_%';
+DROP VIEW ip_view;
+DROP TABLE ip_rows, ip_sparse, ip_rls, ip_child, ip_parent, ip_columns;
+SELECT count(*) AS models_left FROM dptrain.models WHERE source LIKE 'public.ip\_%';
