@@ -98,6 +98,23 @@ TEST(LoadSpec, LibsvmKeepsTheTrainingWidth) {
   EXPECT_LOAD_ERROR(scoring_dataset(spec, wider.path(), ""), "exceeds --dims 6");
 }
 
+TEST(LoadSpec, ScikitLearnFilesKeepTheirClassNames) {
+  // "n_samples,n_features,class names...": labels are class indices, turned into the names.
+  TempFile train("3,2,setosa,virginica\n1,2,0\n3,4,1\n5,6,0\n"), test("2,2,setosa,virginica\n2,3,1\n4,1,0\n");
+  LoadOptions o;
+  o.file = train.path();
+  o.test_file = test.path();
+  o.schema.bounds["*"] = Bounds{0, 8};
+  Dataset loaded(o);
+  const nlohmann::json spec = loaded.metadata();
+  ASSERT_EQ(spec.at("format"), "sklearn");
+  Dataset scored = scoring_dataset(spec, test.path(), "");
+  const Rows got = rows(scored, Part::Train), expected = rows(loaded, Part::Test);
+  EXPECT_EQ(got.x, expected.x);
+  EXPECT_EQ(got.y, (std::vector<std::string>{"virginica", "setosa"}));
+  EXPECT_EQ(got.y, expected.y);
+}
+
 TEST(LoadSpec, AFileOfOtherColumnsOrLabelsIsRefused) {
   TempFile train("age,color,y\n20,red,a\n60,blue,b\n"), renamed("age,colour,y\n20,red,a\n"),
       wider("age,color,size,y\n20,red,1,a\n"), unknown("age,color,y\n20,red,z\n"),
