@@ -66,11 +66,11 @@ std::string pass_sql(const Pass& pass, const std::string& table) {
     case PassKind::SgdEpoch:
       return "SELECT dptrain.sgd_epoch(x, y, $1::pg_catalog.float8[]) FROM " + table;
     case PassKind::SampledEpoch:
-      // The set-returning function in the select list streams its rows
-      // (value-per-call) into the aggregate, in the order it produces them.
-      return "SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, $1::pg_catalog.float8[]) "
-             "FROM (SELECT dptrain.sampled_rows($1::pg_catalog.float8[], " + literal(table) +
-             "::pg_catalog.regclass, " + std::to_string(pass.rows) + ") AS r) s";
+      // The whole epoch in one call: the same batches, in the same order,
+      // as dptrain.sampled_rows streamed into dptrain.sgd_sampled_epoch
+      // (src/pg/sampled_epoch.cpp), without the executor per row.
+      return "SELECT dptrain.sampled_epoch($1::pg_catalog.float8[], " + literal(table) +
+             "::pg_catalog.regclass, " + std::to_string(pass.rows) + ")";
     case PassKind::GradientLoss:
       return "SELECT dptrain.gradient_sum(x, y, $1::pg_catalog.float8[]) FROM " + table;
     case PassKind::Evaluate:

@@ -24,9 +24,10 @@ enum class PassKind {
   // One permutation-SGD epoch (Bismarck): dptrain.sgd_epoch over the table
   // in its order. Input and result: the epoch state (sgd/epoch_state.h).
   SgdEpoch,
-  // One epoch of sampled batches (BST14): dptrain.sampled_rows streams
-  // ceil(n/b) batches drawn from the state's key into
-  // dptrain.sgd_sampled_epoch. Input and result: the epoch state.
+  // One epoch of sampled batches (BST14): dptrain.sampled_epoch draws
+  // ceil(n/b) batches from the state's key and applies them (as
+  // dptrain.sampled_rows streamed into dptrain.sgd_sampled_epoch). Input and
+  // result: the epoch state.
   SampledEpoch,
   // Sums of per-row losses and loss gradients at one or more model points:
   // dptrain.gradient_sum (engine/gradient_state.h). Exact sums: the
