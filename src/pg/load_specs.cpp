@@ -10,6 +10,9 @@
 #include "access.h"
 #include "access/xact.h"
 #include "core/preprocessing/load_spec.h"
+extern "C" {
+#include "utils/rls.h"
+}
 
 namespace {
 
@@ -31,6 +34,13 @@ void require_fresh_table(Oid relid) {
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
                     errmsg("only a permanent table created in this transaction can be registered"),
                     errhint("Tables get a load spec from dptrain load.")));
+}
+
+// Whether the caller may see the whole spec: it may read the table, and all
+// of it -- under row-level security it may not see every row, and the spec's
+// bounds and categories are facts of all of them.
+bool sees_every_row(Oid relid, const dptrain::pg::RunIdentities& ids) {
+  return ids.caller_reads && check_enable_rls(relid, ids.caller, true) != RLS_ENABLED;
 }
 
 }  // namespace
@@ -56,6 +66,7 @@ std::string with_load_spec(const std::string& details, Oid relid, const RunIdent
   const std::optional<std::string> spec = registered_load_spec(relid);
   restore_identity(&sw);
   if (!spec) return details;
+  const bool whole = sees_every_row(relid, ids);
   std::string* out = nullptr;
   bool reads_data = false;
   DPT_CORE({
@@ -63,7 +74,7 @@ std::string with_load_spec(const std::string& details, Oid relid, const RunIdent
     reads_data = preprocessing::load_spec_reads_data(s);
     s["from_data"] = reads_data;
     nlohmann::json d = nlohmann::json::parse(details);
-    d["load_spec"] = ids.caller_reads ? s : preprocessing::withheld_load_spec(s);
+    d["load_spec"] = whole ? s : preprocessing::withheld_load_spec(s);
     if (reads_data)
       d["warnings"].push_back("the table was loaded with bounds or categories read from the data (dptrain load): "
                               "they are outside the privacy guarantee");

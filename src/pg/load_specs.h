@@ -18,8 +18,9 @@ struct RunIdentities;  // access.h
 std::optional<std::string> registered_load_spec(Oid relid);
 
 // Adds details->'load_spec' to a model's details (JSON text) when its source
-// has a registered spec: the whole spec for a caller that may read the table,
-// the withheld form otherwise; a spec with bounds or categories read from the
+// has a registered spec: the whole spec for a caller that may read the table
+// and every row of it (no row-level security applies to it), the withheld
+// form otherwise; a spec with bounds or categories read from the
 // data makes the model say so (a warning, and `from_data`, which the
 // generated column dptrain.models.private reads), and a NOTICE when the model
 // would otherwise be private (`announce`). Returns the new details.

@@ -71,6 +71,18 @@ SELECT model_id AS analyst_model FROM dp_train('ls_loaded', 'y', 'x', algorithm 
 SELECT details->'load_spec' AS load_spec, private FROM dptrain.models WHERE id = :analyst_model;
 RESET ROLE;
 SELECT dp_revoke_budget('ls_loaded', 'regress_ls_analyst');
+-- A reader under row-level security sees some rows only: the withheld form too (the spec's
+-- bounds and categories are facts of every row).
+CREATE ROLE regress_ls_tenant;
+GRANT SELECT ON ls_loaded TO regress_ls_tenant;
+ALTER TABLE ls_loaded ENABLE ROW LEVEL SECURITY;
+CREATE POLICY ls_even ON ls_loaded FOR SELECT USING (id % 2 = 0);
+SET ROLE regress_ls_tenant;
+SELECT model_id AS tenant_model FROM dp_train('ls_loaded', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+       epochs => 1, classes => ARRAY['false', 'true']) \gset
+SELECT details->'load_spec' AS load_spec FROM dptrain.models WHERE id = :tenant_model;
+RESET ROLE;
+ALTER TABLE ls_loaded DISABLE ROW LEVEL SECURITY;
 
 -- ---- 3. a dropped table forgets its spec; models keep their copy ------------------------------
 DROP VIEW ls_view;
@@ -82,6 +94,6 @@ CREATE TABLE ls_loaded AS SELECT * FROM ls_public;
 SELECT details ? 'load_spec' AS has_spec
 FROM dp_train('ls_loaded', 'y', 'x', algorithm => 'none', epochs => 1, seed => 1, classes => ARRAY['false', 'true']);
 DROP TABLE ls_loaded, ls_public;
-DELETE FROM dptrain.models WHERE created_by = 'regress_ls_analyst';
+DELETE FROM dptrain.models WHERE created_by IN ('regress_ls_analyst', 'regress_ls_tenant');
 DELETE FROM dptrain.budgets WHERE role::text = 'regress_ls_analyst';
-DROP ROLE regress_ls_analyst;
+DROP ROLE regress_ls_analyst, regress_ls_tenant;

@@ -98,6 +98,61 @@ TEST(LoadSpec, LibsvmKeepsTheTrainingWidth) {
   EXPECT_LOAD_ERROR(scoring_dataset(spec, wider.path(), ""), "exceeds --dims 6");
 }
 
+TEST(LoadSpec, ScikitLearnFilesKeepTheirClassNames) {
+  // "n_samples,n_features,class names...": labels are class indices, turned into the names.
+  TempFile train("3,2,setosa,virginica\n1,2,0\n3,4,1\n5,6,0\n"), test("2,2,setosa,virginica\n2,3,1\n4,1,0\n");
+  LoadOptions o;
+  o.file = train.path();
+  o.test_file = test.path();
+  o.schema.bounds["*"] = Bounds{0, 8};
+  Dataset loaded(o);
+  const nlohmann::json spec = loaded.metadata();
+  ASSERT_EQ(spec.at("format"), "sklearn");
+  Dataset scored = scoring_dataset(spec, test.path(), "");
+  const Rows got = rows(scored, Part::Train), expected = rows(loaded, Part::Test);
+  EXPECT_EQ(got.x, expected.x);
+  EXPECT_EQ(got.y, (std::vector<std::string>{"virginica", "setosa"}));
+  EXPECT_EQ(got.y, expected.y);
+}
+
+std::string be32(std::uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+}
+// n images of w pixels (pixel k of image i: i * 10 + k + shift), and their labels.
+std::string idx_images(std::uint32_t n, std::uint32_t w, int shift) {
+  std::string s = be32(0x00000803) + be32(n) + be32(1) + be32(w);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t k = 0; k < w; ++k) s.push_back(static_cast<char>(i * 10 + k + shift));
+  return s;
+}
+std::string idx_labels(const std::vector<int>& v) {
+  std::string s = be32(0x00000801) + be32(static_cast<std::uint32_t>(v.size()));
+  for (int x : v) s.push_back(static_cast<char>(x));
+  return s;
+}
+
+TEST(LoadSpec, IdxImagesWithAProjection) {
+  TempFile train(idx_images(4, 6, 0), ".idx"), train_labels(idx_labels({3, 1, 3, 7}), ".idx"),
+      test(idx_images(2, 6, 5), ".idx"), test_labels(idx_labels({7, 1}), ".idx"),
+      narrow(idx_images(2, 5, 0), ".idx");
+  LoadOptions o;
+  o.file = train.path();
+  o.labels_file = train_labels.path();
+  o.test_file = test.path();
+  o.test_labels_file = test_labels.path();
+  o.project = 3;
+  o.projection_seed = 5;
+  Dataset loaded(o);
+  const nlohmann::json spec = loaded.metadata();
+  Dataset scored = scoring_dataset(spec, test.path(), test_labels.path());
+  const Rows got = rows(scored, Part::Train), expected = rows(loaded, Part::Test);
+  EXPECT_EQ(got.x, expected.x);  // the same seeded matrix
+  EXPECT_EQ(got.y, (std::vector<std::string>{"7", "1"}));
+  EXPECT_EQ(got.y, expected.y);
+  // Images of another size: refused.
+  EXPECT_LOAD_ERROR(scoring_dataset(spec, narrow.path(), test_labels.path()), "gives 5 features");
+}
+
 TEST(LoadSpec, AFileOfOtherColumnsOrLabelsIsRefused) {
   TempFile train("age,color,y\n20,red,a\n60,blue,b\n"), renamed("age,colour,y\n20,red,a\n"),
       wider("age,color,size,y\n20,red,1,a\n"), unknown("age,color,y\n20,red,z\n"),
