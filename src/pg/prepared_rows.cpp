@@ -217,6 +217,30 @@ void fetch_prepared_chunk(PreparedRows* r, const int64* rows, int n, FetchSlot* 
   if (BufferIsValid(buffer)) ReleaseBuffer(buffer);
 }
 
+PreparedChunk make_prepared_chunk(int32 requested, int64 at_most, int dim) {
+  if (requested < 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("chunk_rows must not be negative"),
+                    errhint("0 picks the chunk size by memory.")));
+  const int64 by_memory = std::max<int64>(1, static_cast<int64>(kChunkBytes / (sizeof(double) * std::max(dim, 1))));
+  PreparedChunk c{};
+  c.capacity = static_cast<int>(std::max<int64>(1, std::min<int64>(requested > 0 ? requested : by_memory, at_most)));
+  c.dim = dim;
+  c.rows = static_cast<int64*>(palloc(sizeof(int64) * c.capacity));
+  c.tags = static_cast<int64*>(palloc(sizeof(int64) * c.capacity));
+  c.scratch = static_cast<FetchSlot*>(palloc(sizeof(FetchSlot) * c.capacity));
+  c.x = static_cast<double*>(palloc(sizeof(double) * static_cast<std::size_t>(c.capacity) * dim));
+  c.y = static_cast<double*>(palloc(sizeof(double) * c.capacity));
+  c.per_chunk = AllocSetContextCreate(CurrentMemoryContext, "dptrain chunk", ALLOCSET_DEFAULT_SIZES);
+  return c;
+}
+
+void fetch_chunk(PreparedRows* r, PreparedChunk* c, int n) {
+  MemoryContext old = MemoryContextSwitchTo(c->per_chunk);
+  fetch_prepared_chunk(r, c->rows, n, c->scratch, c->x, c->y, c->dim);
+  MemoryContextSwitchTo(old);
+  MemoryContextReset(c->per_chunk);
+}
+
 SampledPassArguments sampled_pass_arguments(FunctionCallInfo fcinfo, const char* fn, const char* state_name) {
   if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table and rows must not be NULL"),

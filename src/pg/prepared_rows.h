@@ -57,6 +57,30 @@ struct FetchSlot {
 void fetch_prepared_chunk(PreparedRows* r, const int64* rows, int n, FetchSlot* scratch, double* x, double* y,
                           int dim);
 
+// The buffers of a pass that reads its rows a chunk at a time (sampled_epoch,
+// lots_pass): the chunk's row numbers and tags (batch or lot), fetched
+// features and labels, allocated once in the current memory context.
+struct PreparedChunk {
+  int capacity;  // rows
+  int dim;
+  int64* rows;
+  int64* tags;
+  FetchSlot* scratch;
+  double* x;  // capacity * dim
+  double* y;
+  MemoryContext per_chunk;  // detoasted values of one chunk
+};
+
+// Features of one chunk: at most this many bytes (rows * dim * 8), so a
+// pass's memory does not grow with the table or the batch/lot size.
+constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+
+// A chunk of `requested` rows (0 = as many as fit in kChunkBytes), never more
+// than `at_most` (the rows the pass will read at all, >= 1).
+PreparedChunk make_prepared_chunk(int32 requested, int64 at_most, int dim);
+// Fetches the chunk's first n rows (fetch_prepared_chunk).
+void fetch_chunk(PreparedRows* r, PreparedChunk* c, int n);
+
 // --- The set-returning functions of the sampled passes -----------------------
 // sampled_rows and lot_rows share the signature (state float8[], prepared
 // regclass, rows int8) and the result (tag int8, x float8[], y float8), where

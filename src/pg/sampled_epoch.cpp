@@ -17,8 +17,8 @@
 // transition call and a buffer lookup; the fetch order is not part of
 // BST14's analysis (docs/whitebox.md §4, docs/performance.md).
 //
-// Memory: the chunk buffer (at most kChunkBytes of features, whatever n and
-// b) and the row-number map of prepared_rows.h (6 bytes per row).
+// Memory: the chunk buffer (at most kChunkBytes = 4 MB of features, whatever
+// n and b) and the row-number map of prepared_rows.h (6 bytes per row).
 #include <algorithm>
 #include <memory>
 
@@ -29,8 +29,6 @@
 namespace es = dptrain::epoch_state;
 
 namespace {
-
-constexpr std::size_t kChunkBytes = std::size_t{4} << 20;  // features of one chunk
 
 struct SequenceBox {
   std::unique_ptr<dptrain::SampledSequence> sequence;
@@ -51,9 +49,6 @@ Datum dptrain_sampled_epoch(PG_FUNCTION_ARGS) {
   const Oid relid = PG_GETARG_OID(1);
   const int64 rows = PG_GETARG_INT64(2);
   const int32 chunk_arg = PG_GETARG_INT32(3);
-  if (chunk_arg < 0)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("chunk_rows must not be negative"),
-                    errhint("0 picks the chunk size by memory.")));
   double* s = static_cast<double*>(palloc(sizeof(double) * static_cast<std::size_t>(len)));
   memcpy(s, in, sizeof(double) * static_cast<std::size_t>(len));
 
@@ -75,30 +70,18 @@ Datum dptrain_sampled_epoch(PG_FUNCTION_ARGS) {
   });
   dptrain::pg::delete_on_reset(CurrentMemoryContext, box);
 
-  const int64 by_memory = std::max<int64>(1, static_cast<int64>(kChunkBytes / (sizeof(double) * dim)));
-  const int capacity = static_cast<int>(std::min<int64>(chunk_arg > 0 ? chunk_arg : by_memory, total));
-  auto* chunk_rows = static_cast<int64*>(palloc(sizeof(int64) * capacity));
-  auto* chunk_batches = static_cast<int64*>(palloc(sizeof(int64) * capacity));
-  auto* scratch = static_cast<dptrain::pg::FetchSlot*>(palloc(sizeof(dptrain::pg::FetchSlot) * capacity));
-  auto* x = static_cast<double*>(palloc(sizeof(double) * static_cast<std::size_t>(capacity) * dim));
-  auto* y = static_cast<double*>(palloc(sizeof(double) * capacity));
-
+  dptrain::pg::PreparedChunk chunk = dptrain::pg::make_prepared_chunk(chunk_arg, total, dim);
   dptrain::pg::PreparedRows table{};
   dptrain::pg::open_prepared_rows(fcinfo, relid, rows, &table);
-  MemoryContext per_chunk = AllocSetContextCreate(CurrentMemoryContext, "dptrain sampled epoch chunk",
-                                                  ALLOCSET_DEFAULT_SIZES);
   for (;;) {
     CHECK_FOR_INTERRUPTS();
     std::size_t n = 0;
-    DPT_CORE({ n = box->sequence->next_chunk(chunk_rows, chunk_batches, static_cast<std::size_t>(capacity)); });
+    DPT_CORE({ n = box->sequence->next_chunk(chunk.rows, chunk.tags, static_cast<std::size_t>(chunk.capacity)); });
     if (n == 0) break;
-    MemoryContext old = MemoryContextSwitchTo(per_chunk);
-    dptrain::pg::fetch_prepared_chunk(&table, chunk_rows, static_cast<int>(n), scratch, x, y, dim);
-    MemoryContextSwitchTo(old);
-    MemoryContextReset(per_chunk);
+    dptrain::pg::fetch_chunk(&table, &chunk, static_cast<int>(n));
     DPT_CORE({
       for (std::size_t k = 0; k < n; ++k)
-        es::add_sampled_row(s, x + k * static_cast<std::size_t>(dim), dim, y[k], chunk_batches[k]);
+        es::add_sampled_row(s, chunk.x + k * static_cast<std::size_t>(dim), dim, chunk.y[k], chunk.tags[k]);
     });
   }
   dptrain::pg::close_prepared_rows(&table);

@@ -51,10 +51,11 @@ enum class PassKind {
   // order of the binarized vector: x_1..x_d, positives, negatives}; the
   // groups are left out if G > max groups.
   GroupedRows,
-  // Lots of DP-SGD (Poisson sampling, dpsgd/lot_state.h): dptrain.lot_rows
-  // streams the rows of lots current .. last (drawn from the state's key,
-  // fetched by row number) into dptrain.dpsgd_lots, which clips, noises and
-  // steps every lot. Many lots per query. Input and result: the lot state.
+  // Lots of DP-SGD (Poisson sampling, dpsgd/lot_state.h): dptrain.lots_pass
+  // draws lots current .. last from the state's key, fetches their rows by
+  // row number and clips, noises and steps every lot (as dptrain.lot_rows
+  // streamed into dptrain.dpsgd_lots). Many lots per query. Input and
+  // result: the lot state.
   PoissonLots,
 };
 
