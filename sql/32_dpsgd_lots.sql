@@ -32,7 +32,7 @@ COMMENT ON AGGREGATE dptrain.dpsgd_lots(float8[], float8, int8, float8[]) IS
 -- One whole pass (what dp_train runs for the DP-SGD family): the same lots as
 -- lot_rows into dpsgd_lots, rows applied in the same order, with the same
 -- result; each chunk of the pass's rows (chunk_rows of them, 0 = as many as
--- fit in 4 MB) is read in physical order (src/pg/lots_pass.cpp).
+-- fit in max(4 MB, work_mem)) is read in physical order (src/pg/lots_pass.cpp).
 CREATE FUNCTION dptrain.lots_pass(state float8[], prepared regclass, rows int8, chunk_rows int4 DEFAULT 0)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dptrain_lots_pass' LANGUAGE C VOLATILE

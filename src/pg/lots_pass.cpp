@@ -13,7 +13,8 @@
 // (core/dpsgd/lot_sequence.h) are taken a chunk at a time, each chunk read
 // in physical order (prepared_rows.h) and applied in lot order.
 //
-// Memory: the chunk (at most 4 MB of features) and the row-number map. The
+// Memory: the chunk (at most max(4 MB, work_mem) of features) and the
+// row-number map (6 bytes per row). The
 // streamed query above kept every row it returned until the pass ended (the
 // set-returning function's results live in the ProjectSet node's argument
 // context): ~2 KB per row at d = 54, 400 MB for 5 epochs of 20,000 rows

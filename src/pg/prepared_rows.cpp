@@ -221,7 +221,8 @@ PreparedChunk make_prepared_chunk(int32 requested, int64 at_most, int dim) {
   if (requested < 0)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("chunk_rows must not be negative"),
                     errhint("0 picks the chunk size by memory.")));
-  const int64 by_memory = std::max<int64>(1, static_cast<int64>(kChunkBytes / (sizeof(double) * std::max(dim, 1))));
+  const std::size_t bytes = std::max(kChunkBytes, static_cast<std::size_t>(work_mem) * 1024);
+  const int64 by_memory = std::max<int64>(1, static_cast<int64>(bytes / (sizeof(double) * std::max(dim, 1))));
   PreparedChunk c{};
   c.capacity = static_cast<int>(std::max<int64>(1, std::min<int64>(requested > 0 ? requested : by_memory, at_most)));
   c.dim = dim;

@@ -71,12 +71,15 @@ struct PreparedChunk {
   MemoryContext per_chunk;  // detoasted values of one chunk
 };
 
-// Features of one chunk: at most this many bytes (rows * dim * 8), so a
-// pass's memory does not grow with the table or the batch/lot size.
+// Features of one chunk: at most max(kChunkBytes, work_mem) bytes (rows *
+// dim * 8), so a pass's memory does not grow with the table or the
+// batch/lot size. A larger chunk reads each page for more of its rows,
+// which matters when the table does not fit in temp_buffers (every page
+// read is then a read from the OS): work_mem is the knob.
 constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
 
-// A chunk of `requested` rows (0 = as many as fit in kChunkBytes), never more
-// than `at_most` (the rows the pass will read at all, >= 1).
+// A chunk of `requested` rows (0 = as many as fit in the bytes above), never
+// more than `at_most` (the rows the pass will read at all, >= 1).
 PreparedChunk make_prepared_chunk(int32 requested, int64 at_most, int dim);
 // Fetches the chunk's first n rows (fetch_prepared_chunk).
 void fetch_chunk(PreparedRows* r, PreparedChunk* c, int n);

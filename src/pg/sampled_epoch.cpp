@@ -17,7 +17,7 @@
 // transition call and a buffer lookup; the fetch order is not part of
 // BST14's analysis (docs/whitebox.md §4, docs/performance.md).
 //
-// Memory: the chunk buffer (at most kChunkBytes = 4 MB of features, whatever
+// Memory: the chunk buffer (at most max(4 MB, work_mem) of features, whatever
 // n and b) and the row-number map of prepared_rows.h (6 bytes per row).
 #include <algorithm>
 #include <memory>
