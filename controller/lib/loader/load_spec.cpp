@@ -80,6 +80,11 @@ void erase_counts(nlohmann::json& spec) {
 nlohmann::json registered_spec(const nlohmann::json& metadata) {
   nlohmann::json spec = metadata;
   erase_counts(spec);
+  const auto classes = spec.find("classes");
+  if (spec.contains("positive") && classes != spec.end() && classes->is_array() && classes->size() > 2) {
+    spec["classes"] = nlohmann::json::array({spec["positive"]});
+    spec["one_vs_rest"] = true;
+  }
   return spec;
 }
 
@@ -127,6 +132,7 @@ LoadOptions scoring_options(const nlohmann::json& spec, const std::string& file,
   }
   const auto positive = spec.find("positive");
   if (positive != spec.end() && positive->is_string()) o.labels.positive = positive->get<std::string>();
+  o.labels.one_vs_rest = spec.value("one_vs_rest", false);
   o.label_classes = required(spec, "classes").get<std::vector<std::string>>();
   o.labels.max_classes = std::max<std::size_t>(o.labels.max_classes, o.label_classes->size());
   return o;

@@ -18,7 +18,10 @@ namespace dptrain::loader {
 // What `dptrain load` registers for a table (dptrain.register_load_spec):
 // the metadata without the per-part row counts (dropped rows, clipped
 // values), which scoring does not need and which are facts of the test rows
-// too. The server copies it into every model trained on the table.
+// too, and, for a one-vs-rest boolean label (--positive among more than two
+// labels), without the negative labels (KDD Cup's attack names, which the
+// boolean y does not show): "classes" is [positive] and "one_vs_rest" true.
+// The server copies it into every model trained on the table.
 nlohmann::json registered_spec(const nlohmann::json& metadata);
 
 // The table comment when the spec is registered: the public part only, since

@@ -77,6 +77,35 @@ TEST(LoadSpec, ProjectionAndPublicBoundsAreRepeated) {
   EXPECT_EQ(got.y, expected.y);
 }
 
+TEST(LoadSpec, OneVsRestKeepsItsNegativeLabelsToItself) {
+  // normal vs three attacks: y is boolean; the registered spec names only the
+  // positive label, and scoring still maps every other label to false
+  // (also one no training row has, as for a --test-file).
+  TempFile train("1,normal\n2,smurf\n3,neptune\n4,normal\n5,back\n"), test("6,normal\n7,teardrop\n8,smurf\n");
+  LoadOptions o;
+  o.file = train.path();
+  o.test_file = test.path();
+  o.labels.positive = "normal";
+  o.schema.bounds["*"] = Bounds{0, 10};
+  Dataset loaded(o);
+  const nlohmann::json spec = registered_spec(loaded.metadata());
+  EXPECT_EQ(spec["classes"], nlohmann::json::array({"normal"}));
+  EXPECT_TRUE(spec["one_vs_rest"].get<bool>());
+  for (const char* attack : {"smurf", "neptune", "back"}) EXPECT_EQ(spec.dump().find(attack), std::string::npos);
+  Dataset scored = scoring_dataset(spec, test.path(), "");
+  const Rows got = rows(scored, Part::Train), expected = rows(loaded, Part::Test);
+  EXPECT_EQ(got.y, (std::vector<std::string>{"t", "f", "f"}));
+  EXPECT_EQ(got.y, expected.y);
+  EXPECT_EQ(got.x, expected.x);
+  // Two training labels: the negative one is kept (an unknown label is an error).
+  TempFile two("1,yes\n2,no\n");
+  o = LoadOptions{};
+  o.file = two.path();
+  o.labels.positive = "yes";
+  Dataset binary(o);
+  EXPECT_FALSE(registered_spec(binary.metadata()).contains("one_vs_rest"));
+}
+
 TEST(LoadSpec, LibsvmKeepsTheTrainingWidth) {
   // The test file's largest index (4) is below the training width (6): the
   // scored rows still have 6 features, as in the test table; an index
