@@ -81,6 +81,26 @@ std::string without_load_spec(const std::string& details) {
 
 namespace dptrain::pg {
 
+// Whether `relid` is a view (or materialized view) that reads, directly or
+// through other views, a table loaded with bounds or categories read from
+// the data: its rows are that table's, so its models are not private either.
+// The dependencies of the views' rewrite rules name every relation they read.
+static bool views_data_loaded_table(Oid relid) {
+  Oid types[1] = {OIDOID};
+  Datum values[1] = {ObjectIdGetDatum(relid)};
+  if (SPI_execute_with_args(
+          "WITH RECURSIVE under(rel) AS (SELECT $1 UNION "
+          "SELECT d.refobjid FROM under u JOIN pg_catalog.pg_rewrite r ON r.ev_class OPERATOR(pg_catalog.=) u.rel "
+          "JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
+          "AND d.objid OPERATOR(pg_catalog.=) r.oid "
+          "AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass) "
+          "SELECT FROM dptrain.load_specs s JOIN under u ON s.relation::pg_catalog.oid OPERATOR(pg_catalog.=) u.rel "
+          "WHERE (s.spec OPERATOR(pg_catalog.->>) 'from_data') IS DISTINCT FROM 'false' LIMIT 1",
+          1, types, values, nullptr, true, 1) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not read dptrain.load_specs");
+  return SPI_processed > 0;
+}
+
 std::optional<std::string> registered_load_spec(Oid relid) {
   Oid types[1] = {OIDOID};
   Datum values[1] = {ObjectIdGetDatum(relid)};
@@ -98,17 +118,26 @@ std::string with_load_spec(const std::string& details, Oid relid, const RunIdent
   IdentitySwitch sw;
   switch_identity(&sw, ids.runner, false);
   const std::optional<std::string> spec = registered_load_spec(relid);
+  const bool viewed = !spec && views_data_loaded_table(relid);
   restore_identity(&sw);
-  if (!spec) return without_load_spec(details);
-  const bool whole = whole_spec(relid, ids);
+  if (!spec && !viewed) return without_load_spec(details);
+  const bool whole = spec && whole_spec(relid, ids);
   std::string* out = nullptr;
-  bool reads_data = false;
+  bool reads_data = true;
   DPT_CORE({
-    nlohmann::json s = nlohmann::json::parse(*spec);
-    reads_data = preprocessing::load_spec_reads_data(s);
-    s["from_data"] = reads_data;
+    nlohmann::json stored;
+    if (spec) {
+      nlohmann::json s = nlohmann::json::parse(*spec);
+      reads_data = preprocessing::load_spec_reads_data(s);
+      s["from_data"] = reads_data;
+      stored = whole ? s : preprocessing::withheld_load_spec(s);
+    } else {
+      // A view: its rows are those of the loaded table, but the spec maps
+      // the table's columns, not the view's, so it is never copied whole.
+      stored = {{"withheld", true}, {"from_data", true}, {"through_view", true}};
+    }
     nlohmann::json d = nlohmann::json::parse(details);
-    d["load_spec"] = whole ? s : preprocessing::withheld_load_spec(s);
+    d["load_spec"] = stored;
     if (reads_data)
       d["warnings"].push_back("the table was loaded with bounds or categories read from the data (dptrain load): "
                               "they are outside the privacy guarantee");

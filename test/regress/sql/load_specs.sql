@@ -125,6 +125,19 @@ REVOKE SELECT (id) ON ls_loaded FROM regress_ls_controller;
 REVOKE EXECUTE ON FUNCTION dptrain.store_model(jsonb) FROM regress_ls_controller;
 DROP ROLE regress_ls_controller;
 
+-- A view of a table loaded with data-derived bounds shows the same rows: its models are not
+-- private either (through another view too); the spec stays withheld (it maps the table's
+-- columns, not the view's). A view of a table with declared bounds stays private.
+CREATE VIEW ls_view2 AS SELECT id, x, y FROM ls_view WHERE id > 0;
+SELECT model_id AS view_model FROM dp_train('ls_view2', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+       epochs => 1, classes => ARRAY['false', 'true']) \gset
+SELECT details->'load_spec' AS load_spec, private FROM dptrain.models WHERE id = :view_model;
+CREATE VIEW ls_public_view AS SELECT * FROM ls_public;
+SELECT model_id AS public_view_model FROM dp_train('ls_public_view', 'y', 'x', algorithm => 'bolton',
+       epsilon => 1, epochs => 1, classes => ARRAY['false', 'true']) \gset
+SELECT details ? 'load_spec' AS has_spec, private FROM dptrain.models WHERE id = :public_view_model;
+DROP VIEW ls_view2, ls_public_view;
+
 -- ---- 3. a dropped table forgets its spec; models keep their copy ------------------------------
 DROP VIEW ls_view;
 DROP TABLE ls_loaded;

@@ -206,6 +206,10 @@ TEST(LoadSpec, IncompleteOrWithheldSpecsAreRefused) {
   EXPECT_LOAD_ERROR(scoring_dataset(spec, train.path(), ""), "has no \"csv\"");
   EXPECT_LOAD_ERROR(scoring_dataset(nlohmann::json{{"withheld", true}, {"format", "csv"}}, train.path(), ""),
                     "withheld");
+  // a model of a view of a loaded table: the spec maps the table's columns, not the view's
+  EXPECT_LOAD_ERROR(
+      scoring_dataset(nlohmann::json{{"withheld", true}, {"from_data", true}, {"through_view", true}}, train.path(), ""),
+      "view of a loaded table");
 }
 
 TEST(LoadSpec, ThePublicCommentKeepsNoFactOfTheRows) {
