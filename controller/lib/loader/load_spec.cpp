@@ -92,6 +92,10 @@ nlohmann::json public_comment(const nlohmann::json& metadata) {
   nlohmann::json c = metadata;
   erase_counts(c);
   c.erase("classes");
+  // The loader's paths (a directory or file name may say whose or what the
+  // rows are): the withheld spec leaves them out too.
+  c.erase("file");
+  c.erase("test_file");
   bool data_lists = false;
   if (c.contains("numeric"))
     for (auto& [name, col] : c["numeric"].items())

@@ -228,7 +228,7 @@ TEST(LoadSpec, ThePublicCommentKeepsNoFactOfTheRows) {
   EXPECT_EQ(c["numeric"]["c1"], (nlohmann::json{{"bounds", "training data"}}));
   EXPECT_EQ(c["numeric"]["c3"], (nlohmann::json{{"min", 0.0}, {"max", 10.0}, {"bounds", "user"}}));
   EXPECT_EQ(c["categorical"]["c2"], (nlohmann::json{{"list", "data (train and test)"}}));
-  for (const char* gone : {"classes", "feature_names", "dropped_rows"}) EXPECT_FALSE(c.contains(gone)) << gone;
+  for (const char* gone : {"classes", "feature_names", "dropped_rows", "file", "test_file"}) EXPECT_FALSE(c.contains(gone)) << gone;
   EXPECT_EQ(c["positive"], ">50K");  // the user's choice
   EXPECT_TRUE(c["from_data"].get<bool>());
   const std::string text = c.dump();
