@@ -36,16 +36,70 @@ void require_fresh_table(Oid relid) {
                     errhint("Tables get a load spec from dptrain load.")));
 }
 
-// Whether the caller may see the whole spec: it may read the table, and all
-// of it -- under row-level security it may not see every row, and the spec's
-// bounds and categories are facts of all of them.
-bool sees_every_row(Oid relid, const dptrain::pg::RunIdentities& ids) {
-  return ids.caller_reads && check_enable_rls(relid, ids.caller, true) != RLS_ENABLED;
+// Whether the table has row-level security enabled (for anyone: its owner
+// and BYPASSRLS roles included).
+bool has_row_security(Oid relid) {
+  HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+  if (!HeapTupleIsValid(tuple)) return true;  // gone: withhold
+  const bool rls = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relrowsecurity;
+  ReleaseSysCache(tuple);
+  return rls;
+}
+
+// Whether the spec may go whole into the model. Its label values, file names
+// and data-derived bounds and categories are facts of every row, so:
+//  - the caller reads the table, every column of it: dptrain.store_model
+//    accepts a role that may read any one column (a SELECT on `id` alone);
+//  - the table has no row-level security at all, whoever trains: a private
+//    model is shown to every role with SELECT on its source (the policy on
+//    dptrain.models, sql/40_ledger.sql), also to one that row security
+//    limits to some rows, so a spec stored whole for the owner or a
+//    BYPASSRLS role would reach that role too.
+bool whole_spec(Oid relid, const dptrain::pg::RunIdentities& ids) {
+  if (!ids.caller_reads || has_row_security(relid)) return false;
+  return pg_class_aclcheck(relid, ids.caller, ACL_SELECT) == ACLCHECK_OK ||
+         pg_attribute_aclcheck_all(relid, ids.caller, ACL_SELECT, ACLMASK_ALL) == ACLCHECK_OK;
+}
+
+// The details without a "load_spec" the caller wrote itself: the model JSON
+// dptrain.store_model takes is the caller's, and a spec there (say, declared
+// bounds with from_data false for a table loaded with data-derived ones)
+// would reach the readers of the model as if the loader had registered it.
+std::string without_load_spec(const std::string& details) {
+  if (details.find("\"load_spec\"") == std::string::npos) return details;
+  std::string* out = nullptr;
+  DPT_CORE({
+    nlohmann::json d = nlohmann::json::parse(details);
+    d.erase("load_spec");
+    out = new std::string(d.dump());
+  });
+  std::unique_ptr<std::string> owned(out);
+  return *owned;
 }
 
 }  // namespace
 
 namespace dptrain::pg {
+
+// Whether `relid` is a view (or materialized view) that reads, directly or
+// through other views, a table loaded with bounds or categories read from
+// the data: its rows are that table's, so its models are not private either.
+// The dependencies of the views' rewrite rules name every relation they read.
+static bool views_data_loaded_table(Oid relid) {
+  Oid types[1] = {OIDOID};
+  Datum values[1] = {ObjectIdGetDatum(relid)};
+  if (SPI_execute_with_args(
+          "WITH RECURSIVE under(rel) AS (SELECT $1 UNION "
+          "SELECT d.refobjid FROM under u JOIN pg_catalog.pg_rewrite r ON r.ev_class OPERATOR(pg_catalog.=) u.rel "
+          "JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
+          "AND d.objid OPERATOR(pg_catalog.=) r.oid "
+          "AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass) "
+          "SELECT FROM dptrain.load_specs s JOIN under u ON s.relation::pg_catalog.oid OPERATOR(pg_catalog.=) u.rel "
+          "WHERE (s.spec OPERATOR(pg_catalog.->>) 'from_data') IS DISTINCT FROM 'false' LIMIT 1",
+          1, types, values, nullptr, true, 1) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not read dptrain.load_specs");
+  return SPI_processed > 0;
+}
 
 std::optional<std::string> registered_load_spec(Oid relid) {
   Oid types[1] = {OIDOID};
@@ -64,17 +118,26 @@ std::string with_load_spec(const std::string& details, Oid relid, const RunIdent
   IdentitySwitch sw;
   switch_identity(&sw, ids.runner, false);
   const std::optional<std::string> spec = registered_load_spec(relid);
+  const bool viewed = !spec && views_data_loaded_table(relid);
   restore_identity(&sw);
-  if (!spec) return details;
-  const bool whole = sees_every_row(relid, ids);
+  if (!spec && !viewed) return without_load_spec(details);
+  const bool whole = spec && whole_spec(relid, ids);
   std::string* out = nullptr;
-  bool reads_data = false;
+  bool reads_data = true;
   DPT_CORE({
-    nlohmann::json s = nlohmann::json::parse(*spec);
-    reads_data = preprocessing::load_spec_reads_data(s);
-    s["from_data"] = reads_data;
+    nlohmann::json stored;
+    if (spec) {
+      nlohmann::json s = nlohmann::json::parse(*spec);
+      reads_data = preprocessing::load_spec_reads_data(s);
+      s["from_data"] = reads_data;
+      stored = whole ? s : preprocessing::withheld_load_spec(s);
+    } else {
+      // A view: its rows are those of the loaded table, but the spec maps
+      // the table's columns, not the view's, so it is never copied whole.
+      stored = {{"withheld", true}, {"from_data", true}, {"through_view", true}};
+    }
     nlohmann::json d = nlohmann::json::parse(details);
-    d["load_spec"] = whole ? s : preprocessing::withheld_load_spec(s);
+    d["load_spec"] = stored;
     if (reads_data)
       d["warnings"].push_back("the table was loaded with bounds or categories read from the data (dptrain load): "
                               "they are outside the privacy guarantee");
@@ -124,8 +187,12 @@ Datum dptrain_register_load_spec(PG_FUNCTION_ARGS) {
                      DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(caller, false)))};
   // Registrations whose relation is gone (e.g. dropped while the event
   // trigger was disabled) go first: their oids may be reused.
-  if (SPI_execute("DELETE FROM dptrain.load_specs s WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c "
-                  "WHERE c.oid OPERATOR(pg_catalog.=) s.relation::pg_catalog.oid)", false, 0) != SPI_OK_DELETE ||
+  // SKIP LOCKED: a registration still open in another transaction holds
+  // the stale rows it deleted, and must not stall every other load.
+  if (SPI_execute("DELETE FROM dptrain.load_specs d WHERE d.ctid OPERATOR(pg_catalog.=) ANY (ARRAY("
+                  "SELECT s.ctid FROM dptrain.load_specs s WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c "
+                  "WHERE c.oid OPERATOR(pg_catalog.=) s.relation::pg_catalog.oid) FOR UPDATE SKIP LOCKED))",
+                  false, 0) != SPI_OK_DELETE ||
       SPI_execute_with_args("INSERT INTO dptrain.load_specs (relation, spec, created_by) VALUES ($1, $2, $3) "
                             "ON CONFLICT (relation) DO UPDATE SET spec = EXCLUDED.spec, "
                             "created_by = EXCLUDED.created_by, created_at = now()",

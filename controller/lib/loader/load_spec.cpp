@@ -92,6 +92,10 @@ nlohmann::json public_comment(const nlohmann::json& metadata) {
   nlohmann::json c = metadata;
   erase_counts(c);
   c.erase("classes");
+  // The loader's paths (a directory or file name may say whose or what the
+  // rows are): the withheld spec leaves them out too.
+  c.erase("file");
+  c.erase("test_file");
   bool data_lists = false;
   if (c.contains("numeric"))
     for (auto& [name, col] : c["numeric"].items())
@@ -112,6 +116,10 @@ nlohmann::json public_comment(const nlohmann::json& metadata) {
 
 LoadOptions scoring_options(const nlohmann::json& spec, const std::string& file, const std::string& labels_file) {
   if (!spec.is_object()) incomplete("object");
+  if (spec.value("withheld", false) && spec.value("through_view", false))
+    fail(ErrorKind::InvalidParameter, "the model was trained on a view of a loaded table",
+         "The table's load spec maps the table's columns, not the view's.",
+         "Train on the loaded table itself to score raw files, or score a table (dptrain eval --table).");
   if (spec.value("withheld", false))
     fail(ErrorKind::InvalidParameter, "the model's load spec was withheld from it",
          "Its creator could not read the training table, and the spec holds facts of its rows.",

@@ -83,6 +83,60 @@ SELECT model_id AS tenant_model FROM dp_train('ls_loaded', 'y', 'x', algorithm =
 SELECT details->'load_spec' AS load_spec FROM dptrain.models WHERE id = :tenant_model;
 RESET ROLE;
 ALTER TABLE ls_loaded DISABLE ROW LEVEL SECURITY;
+-- Row security on the table withholds the spec from every model, the owner's too: a private
+-- model is shown to every role with SELECT on its source, also to one a policy limits to some
+-- rows (here the tenant reads the superuser's model of ls_public: no file name, no labels).
+GRANT SELECT ON ls_public TO regress_ls_tenant;
+ALTER TABLE ls_public ENABLE ROW LEVEL SECURITY;
+CREATE POLICY ls_even ON ls_public FOR SELECT USING (id % 2 = 0);
+SELECT model_id AS owner_rls_model FROM dp_train('ls_public', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+       epochs => 1, classes => ARRAY['false', 'true']) \gset
+SET ROLE regress_ls_tenant;
+SELECT private, details->'load_spec' AS load_spec FROM dptrain.models WHERE id = :owner_rls_model;
+RESET ROLE;
+ALTER TABLE ls_public DISABLE ROW LEVEL SECURITY;
+DROP POLICY ls_even ON ls_public;
+REVOKE SELECT ON ls_public FROM regress_ls_tenant;
+-- The controller's path (dptrain.store_model) takes a role that may read any one column:
+-- SELECT on id alone gets the withheld form; and a load_spec the caller wrote into the
+-- model's JSON is dropped (ls_plain has no registered spec).
+CREATE FUNCTION pg_temp.ls_model(source text, name text, load_spec jsonb) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT jsonb_build_object('format', 'dptrain-model', 'version', 1, 'name', name, 'algorithm', 'bolton',
+    'loss', 'logistic', 'huber_h', 0.1, 'feature_bound', 1.0, 'classes', '["false", "true"]'::jsonb,
+    'weights', '[[0.5, -0.5]]'::jsonb, 'epsilon', 1, 'delta', 0, 'seeded', false,
+    'details', jsonb_build_object('data', jsonb_build_object('source', source), 'load_spec', load_spec))
+$$;
+CREATE ROLE regress_ls_controller;
+GRANT EXECUTE ON FUNCTION dptrain.store_model(jsonb) TO regress_ls_controller;
+GRANT SELECT (id) ON ls_loaded TO regress_ls_controller;
+CREATE TABLE ls_plain AS SELECT * FROM ls_public;
+GRANT SELECT ON ls_plain TO regress_ls_controller;
+SET ROLE regress_ls_controller;
+SELECT dptrain.store_model(pg_temp.ls_model('public.ls_loaded', 'ls_id_only', NULL)) AS id_only_model \gset
+SELECT details->'load_spec' AS load_spec, private FROM dptrain.models WHERE id = :id_only_model;
+SELECT dptrain.store_model(pg_temp.ls_model('public.ls_plain', 'ls_forged',
+       '{"format": "csv", "numeric": {"age": {"min": 0, "max": 1, "bounds": "user"}}, "from_data": false}'))
+       AS forged_model \gset
+SELECT details ? 'load_spec' AS has_spec FROM dptrain.models WHERE id = :forged_model;
+RESET ROLE;
+DELETE FROM dptrain.models WHERE created_by = 'regress_ls_controller';
+DROP TABLE ls_plain;
+REVOKE SELECT (id) ON ls_loaded FROM regress_ls_controller;
+REVOKE EXECUTE ON FUNCTION dptrain.store_model(jsonb) FROM regress_ls_controller;
+DROP ROLE regress_ls_controller;
+
+-- A view of a table loaded with data-derived bounds shows the same rows: its models are not
+-- private either (through another view too); the spec stays withheld (it maps the table's
+-- columns, not the view's). A view of a table with declared bounds stays private.
+CREATE VIEW ls_view2 AS SELECT id, x, y FROM ls_view WHERE id > 0;
+SELECT model_id AS view_model FROM dp_train('ls_view2', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+       epochs => 1, classes => ARRAY['false', 'true']) \gset
+SELECT details->'load_spec' AS load_spec, private FROM dptrain.models WHERE id = :view_model;
+CREATE VIEW ls_public_view AS SELECT * FROM ls_public;
+SELECT model_id AS public_view_model FROM dp_train('ls_public_view', 'y', 'x', algorithm => 'bolton',
+       epsilon => 1, epochs => 1, classes => ARRAY['false', 'true']) \gset
+SELECT details ? 'load_spec' AS has_spec, private FROM dptrain.models WHERE id = :public_view_model;
+DROP VIEW ls_view2, ls_public_view;
 
 -- ---- 3. a dropped table forgets its spec; models keep their copy ------------------------------
 DROP VIEW ls_view;

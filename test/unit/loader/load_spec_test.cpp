@@ -206,6 +206,10 @@ TEST(LoadSpec, IncompleteOrWithheldSpecsAreRefused) {
   EXPECT_LOAD_ERROR(scoring_dataset(spec, train.path(), ""), "has no \"csv\"");
   EXPECT_LOAD_ERROR(scoring_dataset(nlohmann::json{{"withheld", true}, {"format", "csv"}}, train.path(), ""),
                     "withheld");
+  // a model of a view of a loaded table: the spec maps the table's columns, not the view's
+  EXPECT_LOAD_ERROR(
+      scoring_dataset(nlohmann::json{{"withheld", true}, {"from_data", true}, {"through_view", true}}, train.path(), ""),
+      "view of a loaded table");
 }
 
 TEST(LoadSpec, ThePublicCommentKeepsNoFactOfTheRows) {
@@ -224,7 +228,7 @@ TEST(LoadSpec, ThePublicCommentKeepsNoFactOfTheRows) {
   EXPECT_EQ(c["numeric"]["c1"], (nlohmann::json{{"bounds", "training data"}}));
   EXPECT_EQ(c["numeric"]["c3"], (nlohmann::json{{"min", 0.0}, {"max", 10.0}, {"bounds", "user"}}));
   EXPECT_EQ(c["categorical"]["c2"], (nlohmann::json{{"list", "data (train and test)"}}));
-  for (const char* gone : {"classes", "feature_names", "dropped_rows"}) EXPECT_FALSE(c.contains(gone)) << gone;
+  for (const char* gone : {"classes", "feature_names", "dropped_rows", "file", "test_file"}) EXPECT_FALSE(c.contains(gone)) << gone;
   EXPECT_EQ(c["positive"], ">50K");  // the user's choice
   EXPECT_TRUE(c["from_data"].get<bool>());
   const std::string text = c.dump();
