@@ -16,7 +16,8 @@
 #              (SELECT dptrain.gradient_sum(x, y, request)), with requests of
 #              DP-AGD's defaults (C_grad = C_obj = 1/2, 21 points, logistic)
 #              built from dptrain.gradient_request's header: their seconds
-#              and their sum, one iteration, as a ratio to scan and scan_all
+#              and their sum, one iteration, as a ratio to scan and scan_all;
+#              and the floor of any pass: the clipped loss at one point
 #   in a run   dp_train(algorithm => 'dpagd') with client_min_messages =
 #              debug1: the phase line "passes gradient/loss: s (N statements)"
 #              (src/pg/phase_timing.h) gives the mean pass inside the run,
@@ -131,8 +132,12 @@ for name, n, d in tables:
     grad_req = request(d, [w], 2, 9, 0.5)
     line_req = request(d, [[wj - (j * 2 / 20) * dj for wj, dj in zip(w, direction)] for j in range(21)], 1, 10, 0.5)
     y = "y::int::float8"
+    loss_req = request(d, [w], 1, 10, 0.5)
+    t_floor = best(f"SELECT dptrain.gradient_sum(x, {y}, {loss_req}) IS NOT NULL FROM {name}")
     t_grad = best(f"SELECT dptrain.gradient_sum(x, {y}, {grad_req}) IS NOT NULL FROM {name}")
     t_line = best(f"SELECT dptrain.gradient_sum(x, {y}, {line_req}) IS NOT NULL FROM {name}")
+    record(name, "floor: clipped loss at 1 point", t_floor, scan, scan_all,
+           "(the aggregate's least work per row: clip the row, 1 dot product, 1 loss)")
     record(name, "gradient pass (1 point, C_grad 1/2)", t_grad, scan, scan_all)
     record(name, "line-search pass (21 points, C_obj 1/2)", t_line, scan, scan_all)
     record(name, "ONE ITERATION by hand (gradient + line search)", t_grad + t_line, scan, scan_all,
