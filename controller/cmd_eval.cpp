@@ -1,16 +1,19 @@
-// dptrain eval: metrics of a stored model on a labelled table (dp_evaluate).
+// dptrain eval: metrics of a stored model on a labelled table (dp_evaluate),
+// or on a raw data file read with the model's load spec (--file, raw_file.h).
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "extension.h"
 #include "pg_connection.h"
+#include "raw_file.h"
 
 namespace dptrain::cli {
 namespace {
 
 struct EvalOptions {
   std::string db, model, table, label = "y", features = "x";
+  RawFile file;
   bool json = false;
 };
 
@@ -22,12 +25,16 @@ constexpr const char* kModelId =
 void run(const EvalOptions& o, bool features_given) {
   client::PgConnection conn(o.db);
   const std::string schema = client::api_schema(conn);
-  const std::string table = conn.resolve_relation(o.table);
+  // A raw file becomes a temporary table (id, x, y) for this transaction.
+  const bool raw = !o.file.path.empty();
+  if (raw) conn.exec("BEGIN");
+  const std::string table = raw ? load_raw_file(conn, o.model, o.file) : conn.resolve_relation(o.table);
+  const std::string shown = raw ? o.file.path : o.table;
   // Without --features, a model that stores an encoding (docs/encoding.md)
   // is evaluated on the raw columns (dp_evaluate with features NULL) of a
   // table without an x column (an encoded view has one: it is used as before).
   client::Param features = o.features;
-  if (!features_given &&
+  if (!raw && !features_given &&
       conn.exec(std::string("SELECT coalesce((SELECT details ? 'encoding' FROM dptrain.models WHERE id = ") +
                     kModelId + "), false) AND NOT EXISTS (SELECT FROM pg_catalog.pg_attribute "
                     "WHERE attrelid = $2::regclass AND attname = $3 AND attnum > 0 AND NOT attisdropped)",
@@ -43,12 +50,13 @@ void run(const EvalOptions& o, bool features_given) {
       "WHERE m.id = " + kModelId,
       {o.model, table, o.label, features});
   if (r.rows() != 1) throw client::PgError("model \"" + o.model + "\" does not exist", "42704");
+  if (raw) conn.exec("COMMIT");
   const double accuracy = std::stod(r.get(0, 0));
   auto optional = [&r](int column) { return r.is_null(0, column) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, column))); };
   if (o.json) {
     nlohmann::json j = {{"model", o.model},
                         {"model_id", std::stoll(r.get(0, 3))},
-                        {"table", o.table},
+                        {raw ? "file" : "table", shown},
                         {"accuracy", accuracy},
                         {"n", std::stoll(r.get(0, 1))},
                         {"loss", std::stod(r.get(0, 2))},
@@ -66,7 +74,7 @@ void run(const EvalOptions& o, bool features_given) {
                         {"confusion", r.get(0, 15)}};
     std::cout << j.dump() << "\n";
   } else {
-    std::cout << "accuracy " << accuracy << " on " << r.get(0, 1) << " rows of " << o.table << " (model " << o.model
+    std::cout << "accuracy " << accuracy << " on " << r.get(0, 1) << " rows of " << shown << " (model " << o.model
               << ", mean loss " << r.get(0, 2) << ")\n"
               << "majority-class rate " << r.get(0, 8) << " (a model no better than this has learned nothing)\n";
     if (!r.is_null(0, 12))
@@ -81,16 +89,31 @@ void run(const EvalOptions& o, bool features_given) {
 
 void register_eval(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
-  CLI::App* cmd = app.add_subcommand("eval", "metrics of a stored model on a labelled table");
+  CLI::App* cmd = app.add_subcommand("eval", "metrics of a stored model on a labelled table or raw data file");
   cmd->add_option("--db", o->db, "libpq connection string (default: PG* environment)");
   cmd->add_option("--model", o->model, "model name or id")->required();
-  cmd->add_option("--table", o->table, "labelled table")->required();
+  CLI::Option* table = cmd->add_option("--table", o->table, "labelled table");
+  CLI::Option* file = cmd->add_option(
+      "--file", o->file.path,
+      "raw data file, read with the preprocessing of the table dptrain load made for the model (its load spec)");
+  table->excludes(file);
+  file->excludes(table);
+  cmd->add_option("--labels-file", o->file.labels_file, "with --file, IDX: the labels file (default: from the name)")
+      ->needs(file);
   cmd->add_option("--label", o->label, "label column")->capture_default_str();
   cmd->add_option("--features", o->features,
                   "float8[] feature column (default: x, or the raw columns for a model that stores an encoding)")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "print one JSON object");
-  cmd->callback([o, cmd] { run(*o, cmd->count("--features") > 0); });
+  cmd->callback([o, cmd] {
+    if (o->table.empty() && o->file.path.empty())
+      throw CLI::RequiredError("--table or --file (a labelled table, or a raw data file of a model trained on a "
+                               "table dptrain load made)");
+    if (!o->file.path.empty() && (cmd->count("--label") || cmd->count("--features")))
+      throw CLI::ValidationError("--file", "--label and --features apply to --table: a raw file is read with the "
+                                           "model's load spec");
+    run(*o, cmd->count("--features") > 0);
+  });
 }
 
 }  // namespace dptrain::cli

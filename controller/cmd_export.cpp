@@ -57,6 +57,7 @@ nlohmann::json exported(client::PgConnection& conn, const std::string& model) {
           {"intercept", intercept},
           {"feature_bound", details.value("/hyperparameters/feature_bound"_json_pointer, 1.0)},
           {"encoding", details.contains("encoding") ? details["encoding"] : nlohmann::json()},
+          {"load_spec", details.contains("load_spec") ? details["load_spec"] : nlohmann::json()},
           {"privacy",
            {{"epsilon", number(7)}, {"delta", number(8)}, {"private", r.get(0, 9) == "t"},
             {"seeded", r.get(0, 10) == "t"}}},

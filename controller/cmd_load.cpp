@@ -7,10 +7,10 @@
 
 #include "commands.h"
 #include "core/error.h"
-#include "loader/copy_binary.h"
+#include "loader/copy_rows.h"
 #include "loader/dataset.h"
+#include "loader/load_spec.h"
 #include "pg_connection.h"
-#include "progress.h"
 
 namespace dptrain::cli {
 namespace {
@@ -95,40 +95,6 @@ void refuse_existing(client::PgConnection& conn, const std::string& quoted, cons
          "Pass --replace to drop and recreate it, or choose another --table.");
 }
 
-loader::PartStats copy_part(client::PgConnection& conn, loader::Dataset& data, Part part, const std::string& table,
-                            bool show_progress, bool sparse) {
-  const std::size_t n = data.rows(part);
-  const std::size_t d = data.dims();
-  const loader::LabelType type = data.labels().type();
-  std::vector<double> x(d);
-  loader::PartStats stats;
-  client::ProgressBar bar(std::string("load ") + (part == Part::Train ? "train" : "test"), static_cast<int>(n));
-  const bool progress = show_progress && bar.enabled() && n * d > 5'000'000;
-  std::size_t next = 0;
-  bool header_sent = false, trailer_sent = false;
-  conn.copy_in("COPY " + table + " (id, x, y) FROM STDIN (FORMAT binary)", [&](std::string& chunk) {
-    if (!header_sent) {
-      loader::copy_binary_header(chunk);
-      header_sent = true;
-    }
-    while (next < n && chunk.size() < (1u << 20)) {
-      const loader::LabelValue& y = data.row(part, next, x.data());
-      stats.add(x.data(), d, y);
-      if (sparse) loader::copy_binary_sparse_row(chunk, data.id(part, next), x.data(), d, type, y);
-      else loader::copy_binary_row(chunk, data.id(part, next), x.data(), d, type, y);
-      ++next;
-    }
-    if (progress) bar.update(static_cast<int>(next));
-    if (next == n && !trailer_sent) {
-      loader::copy_binary_trailer(chunk);
-      trailer_sent = true;
-    }
-    return !trailer_sent;
-  });
-  if (progress) bar.finish();
-  return stats;
-}
-
 void run(const LoadCliOptions& c, const CLI::App& cmd) {
   const auto started = std::chrono::steady_clock::now();
   const loader::LoadOptions options = to_load_options(c, cmd);
@@ -156,6 +122,9 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
   nlohmann::json meta = data.metadata();
   meta["loaded_by"] = "dptrain load";
   meta["features_type"] = c.sparse ? "sparsevec" : "float8[]";
+  // Without the extension (a plain database) the table comment is the only record.
+  const bool registry =
+      conn.exec("SELECT to_regprocedure('dptrain.register_load_spec(regclass, jsonb)') IS NOT NULL").get(0, 0) == "t";
   conn.exec("BEGIN");
   try {
     loader::PartStats stats[2];
@@ -166,11 +135,17 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
         conn.exec("DROP TABLE " + t);
       conn.exec("CREATE TABLE " + t + " (id bigint NOT NULL, x " + x_type + compression + " NOT NULL, y " + y_type +
                 " NOT NULL)");
-      stats[p] = copy_part(conn, data, part, t, !c.json, c.sparse);
+      stats[p] = loader::copy_part(conn, data, part, t, !c.json, c.sparse);
       conn.exec("ALTER TABLE " + t + " ADD PRIMARY KEY (id)");
       nlohmann::json m = meta;
       m["part"] = p == 0 ? "train" : "test";
-      conn.exec("COMMENT ON TABLE " + t + " IS " + conn.quote_literal(m.dump()));
+      // With the extension, the spec goes beside the table, for the models
+      // trained on it, and the comment (which every role can read) keeps the
+      // public part (docs/loading-data.md, docs/governance.md).
+      const nlohmann::json comment = registry ? loader::public_comment(m) : m;
+      conn.exec("COMMENT ON TABLE " + t + " IS " + conn.quote_literal(comment.dump()));
+      if (registry)
+        conn.exec("SELECT dptrain.register_load_spec($1::regclass, $2::jsonb)", {t, loader::registered_spec(m).dump()});
     }
     conn.exec("COMMIT");
     conn.exec("ANALYZE " + table);

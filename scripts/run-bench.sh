@@ -13,9 +13,14 @@ run() { echo; echo "=== $*"; "$@" || status=1; }
 run bash bench/epoch_vs_scan.sh
 [ -f bench/bolton_overhead.sh ] && run bash bench/bolton_overhead.sh
 run bash bench/runtime.sh $quick
+# issue 18, item 5: the per-batch noise and what a faster keystream would gain
+run build/bench/noise_speed
+[ -x build/bench/keystream_speed ] && run build/bench/keystream_speed
 # issue 18: a whole dp_train by phase vs scans and the Python path; the shuffle alone; sparse rows
 run bash bench/end_to_end.sh
 if [ -n "${BENCH_FULL:-}" ]; then run bash bench/shuffle.sh; else run bash bench/shuffle.sh 1000000 54 3; fi
+# issue 18, item 6: each algorithm's peak backend memory at two table sizes (flat in n?)
+run bash bench/memory.sh
 if [ -n "${BENCH_FULL:-}" ]; then run bash bench/sparse_reuters.sh; else run bash bench/sparse_reuters.sh 2; fi
 data=${DPTRAIN_DATA:-../shared/data}
 if bash scripts/install-citus.sh | tail -1 | grep -q available; then

@@ -51,3 +51,16 @@ RETURNS SETOF dptrain.sampled_row
 AS 'MODULE_PATHNAME', 'dptrain_sampled_rows' LANGUAGE C VOLATILE ROWS 100000
 SET search_path = pg_catalog, pg_temp;
 REVOKE EXECUTE ON FUNCTION dptrain.sampled_rows(float8[], regclass, int8) FROM PUBLIC;
+
+-- One whole sampled epoch (what dp_train runs for BST14): the same batches
+-- as sampled_rows into sgd_sampled_epoch, applied in the same order, with
+-- the same result; each chunk of the epoch's rows (chunk_rows of them, 0 =
+-- as many as fit in max(4 MB, work_mem)) is read in physical order
+-- (src/pg/sampled_epoch.cpp).
+CREATE FUNCTION dptrain.sampled_epoch(state float8[], prepared regclass, rows int8, chunk_rows int4 DEFAULT 0)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dptrain_sampled_epoch' LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE EXECUTE ON FUNCTION dptrain.sampled_epoch(float8[], regclass, int8, int4) FROM PUBLIC;
+COMMENT ON FUNCTION dptrain.sampled_epoch(float8[], regclass, int8, int4) IS
+'internal (BST14 pass): one epoch of sampled batches over a prepared table, from the secret key in the state; returns the final state';

@@ -29,7 +29,19 @@ CREATE AGGREGATE dptrain.dpsgd_lots(x float8[], y float8, lot int8, init float8[
 COMMENT ON AGGREGATE dptrain.dpsgd_lots(float8[], float8, int8, float8[]) IS
 'internal (DP-SGD pass): per-example clipping, Gaussian noise on every lot sum, the optimizer step';
 
+-- One whole pass (what dp_train runs for the DP-SGD family): the same lots as
+-- lot_rows into dpsgd_lots, rows applied in the same order, with the same
+-- result; each chunk of the pass's rows (chunk_rows of them, 0 = as many as
+-- fit in max(4 MB, work_mem)) is read in physical order (src/pg/lots_pass.cpp).
+CREATE FUNCTION dptrain.lots_pass(state float8[], prepared regclass, rows int8, chunk_rows int4 DEFAULT 0)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dptrain_lots_pass' LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION dptrain.lots_pass(float8[], regclass, int8, int4) IS
+'internal (DP-SGD pass): the Poisson lots of a lot state over a prepared table, drawn from its secret key; returns the final state';
+
 REVOKE EXECUTE ON FUNCTION
+    dptrain.lots_pass(float8[], regclass, int8, int4),
     dptrain.lot_rows(float8[], regclass, int8),
     dptrain.dpsgd_lots_transition(float8[], float8[], float8, int8, float8[]),
     dptrain.dpsgd_lots_final(float8[]),

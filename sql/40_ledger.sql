@@ -124,8 +124,8 @@ CREATE POLICY grantee_or_owner ON dptrain.ledger FOR SELECT USING (
 GRANT SELECT ON dptrain.budgets, dptrain.table_budgets, dptrain.ledger TO PUBLIC;
 
 -- Models. A model that is not private (no epsilon, seeded noise, classes
--- or encoding categories read from the data, or a data-dependent number of
--- epochs) is a function
+-- or encoding categories read from the data, a source loaded with bounds or
+-- categories read from the data, or a data-dependent number of epochs) is a function
 -- of the rows its creator could see -- under row-level security, not all of
 -- them: only its creator and the source's owner see it. A private model is
 -- differentially private in every row it was trained on, so roles that may
@@ -139,9 +139,11 @@ ALTER TABLE dptrain.models ADD COLUMN private boolean GENERATED ALWAYS AS (
     AND NOT coalesce((details OPERATOR(pg_catalog.#>>) '{data,classes_from_data}')::boolean, false)
     -- an encoding whose categories were read from the data lists them
     AND NOT (details OPERATOR(pg_catalog.@?) '$.encoding.columns[*] ? (@.categories_from_data == true)')
+    -- a table loaded with bounds or categories read from the data (dptrain load)
+    AND NOT coalesce((details OPERATOR(pg_catalog.#>>) '{load_spec,from_data}')::boolean, false)
     AND NOT (details OPERATOR(pg_catalog.?) 'stopping')) STORED;
 COMMENT ON COLUMN dptrain.models.private IS
-'differentially private as a whole: epsilon, no seed, declared classes and categories, a fixed number of epochs';
+'differentially private as a whole: epsilon, no seed, declared classes and categories (also those of dptrain load), a fixed number of epochs';
 ALTER TABLE dptrain.models ENABLE ROW LEVEL SECURITY;
 CREATE POLICY creator_owner_or_reader ON dptrain.models FOR SELECT USING (
     created_by OPERATOR(pg_catalog.=) current_user

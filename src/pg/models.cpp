@@ -8,6 +8,7 @@
 #include "core/packed_model.h"
 #include "feature_encodings.h"
 #include "ledger.h"
+#include "load_specs.h"
 
 namespace dptrain::pg {
 namespace {
@@ -169,6 +170,9 @@ int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid rel
   });
   delete_on_reset(CurrentMemoryContext, parsed);
   attach_encoding(parsed, relid, ids, encoding);
+  // The NOTICE only for a run that would otherwise be private.
+  const bool announce = parsed->model.epsilon.has_value() && !parsed->model.seeded;
+  parsed->details = with_load_spec(parsed->details, relid, ids, announce);
   if (stored_details != nullptr) *stored_details = pstrdup(parsed->details.c_str());
   const dptrain::Model& m = parsed->model;
   const RunCharge run = make_run_charge(relid, source_name, m.algorithm, m.epsilon, m.delta, m.seeded);

@@ -1,5 +1,11 @@
 #include "prepared_rows.h"
 
+#include <algorithm>
+
+extern "C" {
+#include "access/heapam.h"
+#include "storage/bufmgr.h"
+}
 #include "sparsevec.h"
 
 namespace dptrain::pg {
@@ -75,15 +81,21 @@ void open_prepared_rows(FunctionCallInfo fcinfo, Oid relid, int64 rows, Prepared
   r->rows = rows;
   r->snapshot = RegisterSnapshot(GetActiveSnapshot());
   r->slot = table_slot_create(r->rel, nullptr);
-  r->econtext = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo)->econtext;
-  RegisterExprContextCallback(r->econtext, shutdown_rows, PointerGetDatum(r));
+  // A set-returning caller may be stopped early: close then. A plain
+  // function (sampled_epoch) closes before it returns, or errors out, and
+  // the transaction's abort releases the relation, pin and snapshot.
+  auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+  r->econtext = rsinfo != nullptr && IsA(rsinfo, ReturnSetInfo) ? rsinfo->econtext : nullptr;
+  if (r->econtext != nullptr) RegisterExprContextCallback(r->econtext, shutdown_rows, PointerGetDatum(r));
   r->tids = map_row_numbers(r->rel, r->snapshot, r->slot, rows);
+  r->values = static_cast<Datum*>(palloc(sizeof(Datum) * desc->natts));
+  r->nulls = static_cast<bool*>(palloc(sizeof(bool) * desc->natts));
 }
 
 void close_prepared_rows(PreparedRows* r) {
   // r lives in the multi-call context that SRF_RETURN_DONE deletes: the
   // callback must not outlive it.
-  UnregisterExprContextCallback(r->econtext, shutdown_rows, PointerGetDatum(r));
+  if (r->econtext != nullptr) UnregisterExprContextCallback(r->econtext, shutdown_rows, PointerGetDatum(r));
   close_now(r);
 }
 
@@ -98,6 +110,136 @@ void fetch_prepared_row(PreparedRows* r, int64 row) {
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("training row %lld has NULLs",
                                                                    static_cast<long long>(row)),
                     errhint("Was the training table modified during training?")));
+}
+
+namespace {
+
+pg_attribute_noreturn() void vanished(int64 row) {
+  ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("training row %lld vanished", static_cast<long long>(row)),
+                  errhint("Was the training table modified during training?")));
+}
+
+// The features of one fetched row as `dim` doubles (a sparse row densified).
+void copy_features(const PreparedRows* r, Datum x, double* out, int dim) {
+  if (r->sparse) {
+    auto* v = reinterpret_cast<SparseVec*>(PG_DETOAST_DATUM(x));
+    if (v->dim != dim)
+      ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays have different lengths"),
+                      errdetail("A row has %d features, the training expects %d.", v->dim, dim),
+                      errhint("Every row must have the same number of features.")));
+    std::fill_n(out, dim, 0.0);
+    const int32* index = sparsevec_index(v);
+    const double* value = sparsevec_value(v);
+    for (int32 k = 0; k < v->nnz; ++k) {
+      if (index[k] < 0 || index[k] >= dim) elog(ERROR, "dptrain: sparse index out of range");
+      out[index[k]] = value[k];
+    }
+    if (reinterpret_cast<Pointer>(v) != DatumGetPointer(x)) pfree(v);
+    return;
+  }
+  ArrayType* a = DatumGetArrayTypeP(x);
+  if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != FLOAT8OID || (ARR_HASNULL(a) && array_contains_nulls(a)))
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional without NULLs"),
+                    errhint("Filter rows with dptrain.usable_row(...) first, as dp_train does.")));
+  if (ARR_DIMS(a)[0] != dim)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays have different lengths"),
+                    errdetail("A row has %d features, the training expects %d.", ARR_DIMS(a)[0], dim),
+                    errhint("Every row must have the same number of features.")));
+  memcpy(out, ARR_DATA_PTR(a), sizeof(double) * static_cast<std::size_t>(dim));
+  if (reinterpret_cast<Pointer>(a) != DatumGetPointer(x)) pfree(a);
+}
+
+}  // namespace
+
+void fetch_prepared_chunk(PreparedRows* r, const int64* rows, int n, FetchSlot* order, double* x, double* y,
+                          int dim) {
+  for (int k = 0; k < n; ++k) {
+    if (rows[k] < 1 || rows[k] > r->rows)
+      elog(ERROR, "dptrain: row number %lld out of range", static_cast<long long>(rows[k]));
+    const ItemPointerData* tid = &r->tids[rows[k] - 1];
+    order[k].key = (static_cast<uint64>(ItemPointerGetBlockNumber(tid)) << 16) | ItemPointerGetOffsetNumber(tid);
+    order[k].index = k;
+  }
+  std::sort(order, order + n, [](const FetchSlot& a, const FetchSlot& b) { return a.key < b.key; });
+  TupleDesc desc = RelationGetDescr(r->rel);
+  Buffer buffer = InvalidBuffer;
+  BlockNumber current = InvalidBlockNumber;
+  for (int j = 0; j < n; ++j) {
+    const int k = order[j].index;
+    double* xk = x + static_cast<std::size_t>(k) * dim;
+    if (j > 0 && order[j].key == order[j - 1].key) {  // a row sampled twice in this chunk
+      const int prev = order[j - 1].index;
+      memcpy(xk, x + static_cast<std::size_t>(prev) * dim, sizeof(double) * static_cast<std::size_t>(dim));
+      y[k] = y[prev];
+      continue;
+    }
+    const ItemPointerData* tid = &r->tids[rows[k] - 1];
+    const BlockNumber block = ItemPointerGetBlockNumber(tid);
+    if (block != current) {
+      if (BufferIsValid(buffer)) ReleaseBuffer(buffer);
+      buffer = ReadBuffer(r->rel, block);
+      current = block;
+    }
+    // The map (map_row_numbers) holds exactly the tuples visible to this
+    // snapshot, taken in this call, and nothing writes the table until we
+    // return; so, unlike heap_fetch, no visibility check per row: the line
+    // pointer must still be a tuple, and the tuple must carry row number
+    // rows[k], else the table changed under us. The pin keeps the tuple in
+    // place while it is read (a heap page is only pruned under a cleanup lock).
+    HeapTupleData tuple;
+    bool normal = false;
+    LockBuffer(buffer, BUFFER_LOCK_SHARE);
+    Page page = BufferGetPage(buffer);
+    const OffsetNumber offset = ItemPointerGetOffsetNumber(tid);
+    if (offset >= FirstOffsetNumber && offset <= PageGetMaxOffsetNumber(page)) {
+      ItemId lp = PageGetItemId(page, offset);
+      if (ItemIdIsNormal(lp)) {
+        tuple.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+        tuple.t_len = ItemIdGetLength(lp);
+        tuple.t_tableOid = RelationGetRelid(r->rel);
+        tuple.t_self = *tid;
+        normal = true;
+      }
+    }
+    LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+    if (!normal) vanished(rows[k]);
+    heap_deform_tuple(&tuple, desc, r->values, r->nulls);  // one pass over i, x, y
+    if (r->nulls[0] || DatumGetInt64(r->values[0]) != rows[k]) vanished(rows[k]);
+    if (r->nulls[1] || r->nulls[2])
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                      errmsg("training row %lld has NULLs", static_cast<long long>(rows[k])),
+                      errhint("Was the training table modified during training?")));
+    const Datum xd = r->values[1];
+    const Datum yd = r->values[2];
+    copy_features(r, xd, xk, dim);
+    y[k] = DatumGetFloat8(yd);
+  }
+  if (BufferIsValid(buffer)) ReleaseBuffer(buffer);
+}
+
+PreparedChunk make_prepared_chunk(int32 requested, int64 at_most, int dim) {
+  if (requested < 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("chunk_rows must not be negative"),
+                    errhint("0 picks the chunk size by memory.")));
+  const std::size_t bytes = std::max(kChunkBytes, static_cast<std::size_t>(work_mem) * 1024);
+  const int64 by_memory = std::max<int64>(1, static_cast<int64>(bytes / (sizeof(double) * std::max(dim, 1))));
+  PreparedChunk c{};
+  c.capacity = static_cast<int>(std::max<int64>(1, std::min<int64>(requested > 0 ? requested : by_memory, at_most)));
+  c.dim = dim;
+  c.rows = static_cast<int64*>(palloc(sizeof(int64) * c.capacity));
+  c.tags = static_cast<int64*>(palloc(sizeof(int64) * c.capacity));
+  c.scratch = static_cast<FetchSlot*>(palloc(sizeof(FetchSlot) * c.capacity));
+  c.x = static_cast<double*>(palloc(sizeof(double) * static_cast<std::size_t>(c.capacity) * dim));
+  c.y = static_cast<double*>(palloc(sizeof(double) * c.capacity));
+  c.per_chunk = AllocSetContextCreate(CurrentMemoryContext, "dptrain chunk", ALLOCSET_DEFAULT_SIZES);
+  return c;
+}
+
+void fetch_chunk(PreparedRows* r, PreparedChunk* c, int n) {
+  MemoryContext old = MemoryContextSwitchTo(c->per_chunk);
+  fetch_prepared_chunk(r, c->rows, n, c->scratch, c->x, c->y, c->dim);
+  MemoryContextSwitchTo(old);
+  MemoryContextReset(c->per_chunk);
 }
 
 SampledPassArguments sampled_pass_arguments(FunctionCallInfo fcinfo, const char* fn, const char* state_name) {

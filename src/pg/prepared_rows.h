@@ -21,13 +21,16 @@ struct PreparedRows {
   int64 rows;
   bool closed;
   bool sparse;  // x is dptrain.sparsevec: the result rows carry it densified (docs/sparse.md)
+  Datum* values;  // one per column: a deformed tuple (fetch_prepared_chunk)
+  bool* nulls;
 };
 
 // Opens the prepared table `relid` of this session (checks SELECT for the
 // current user, that it is this session's temp table with the expected
-// columns), maps its n = `rows` row numbers, and registers a callback on the
-// SRF's expression context that closes it if the scan stops early.
-// `r` lives in the SRF's multi-call context.
+// columns), maps its n = `rows` row numbers, and, when called from a
+// set-returning function, registers a callback on its expression context
+// that closes the table if the scan stops early (`r` then lives in the SRF's
+// multi-call context).
 void open_prepared_rows(FunctionCallInfo fcinfo, Oid relid, int64 rows, PreparedRows* r);
 
 // Closes the table (before SRF_RETURN_DONE, which frees `r`).
@@ -36,6 +39,50 @@ void close_prepared_rows(PreparedRows* r);
 // Fetches row number `row` (1..n) into r->slot; its x and y are
 // r->slot->tts_values[1] and [2] (valid until the next fetch).
 void fetch_prepared_row(PreparedRows* r, int64 row);
+
+// --- Many rows at once, in physical order -------------------------------------
+// Scratch for fetch_prepared_chunk: one per row of the largest chunk.
+struct FetchSlot {
+  uint64 key;   // (block << 16) | offset of the row's tuple
+  int32 index;  // its position in the chunk
+};
+
+// Fetches rows[0..n) (row numbers 1..n of the table, repeats allowed) and
+// writes row k's features to x[k * dim .. (k + 1) * dim) (a sparse x
+// densified) and its label to y[k]. The rows are read in tuple-id order,
+// each page pinned once for all its rows of the chunk (instead of one
+// buffer lookup per row, in sampled order); where they land depends only on
+// k, so the caller sees them in its own order. Allocations of detoasted
+// values go to the current memory context (reset it per chunk).
+void fetch_prepared_chunk(PreparedRows* r, const int64* rows, int n, FetchSlot* scratch, double* x, double* y,
+                          int dim);
+
+// The buffers of a pass that reads its rows a chunk at a time (sampled_epoch,
+// lots_pass): the chunk's row numbers and tags (batch or lot), fetched
+// features and labels, allocated once in the current memory context.
+struct PreparedChunk {
+  int capacity;  // rows
+  int dim;
+  int64* rows;
+  int64* tags;
+  FetchSlot* scratch;
+  double* x;  // capacity * dim
+  double* y;
+  MemoryContext per_chunk;  // detoasted values of one chunk
+};
+
+// Features of one chunk: at most max(kChunkBytes, work_mem) bytes (rows *
+// dim * 8), so a pass's memory does not grow with the table or the
+// batch/lot size. A larger chunk reads each page for more of its rows,
+// which matters when the table does not fit in temp_buffers (every page
+// read is then a read from the OS): work_mem is the knob.
+constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+
+// A chunk of `requested` rows (0 = as many as fit in the bytes above), never
+// more than `at_most` (the rows the pass will read at all, >= 1).
+PreparedChunk make_prepared_chunk(int32 requested, int64 at_most, int dim);
+// Fetches the chunk's first n rows (fetch_prepared_chunk).
+void fetch_chunk(PreparedRows* r, PreparedChunk* c, int n);
 
 // --- The set-returning functions of the sampled passes -----------------------
 // sampled_rows and lot_rows share the signature (state float8[], prepared

@@ -11,8 +11,8 @@
 #    with the public-shard-size assumption;
 #  * a seed reproduces the model (up to the order in which the coordinator
 #    combines the shard states); another seed gives another model;
-#  * algorithms with noise per batch or sampled rows are refused with 0A000
-#    before anything is charged to the ledger;
+#  * algorithms with noise per batch or sampled rows, and sparse feature
+#    columns, are refused with 0A000 before anything is charged to the ledger;
 #  * a distribution column that is the label is refused (22023), one
 #    without a unique index is warned about (a reader) or refused before the
 #    charge (a role without read access, whose model shows only the number
@@ -112,6 +112,18 @@ err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts',
 echo "$err" | grep -q "0A000" || fail "averaging on a distributed table: expected 0A000, got: $err"
 [ "$(ledger)" = "$after_ok" ] || fail "a refused run was charged: ledger $after_ok -> $(ledger)"
 echo "ok: scs13, bst14, dpsgd, opdisc and averaging refused with 0A000, nothing charged"
+
+# A sparse feature column cannot be trained in place (the shard passes read
+# float8[] rows; docs/sparse.md): 0A000 with the hint to densify, before the charge.
+sql "CREATE TABLE pts_sparse (id bigint, x dptrain.sparsevec, y boolean);
+     SET citus.shard_count = 3; SELECT create_distributed_table('pts_sparse', 'id');
+     INSERT INTO pts_sparse SELECT id, x::dptrain.sparsevec, y FROM pts_plain" >/dev/null
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_sparse', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)" 2>&1 || true)
+echo "$err" | grep -q "0A000" && echo "$err" | grep -q "sparse features cannot be trained in place" ||
+  fail "a distributed sparse table: expected 0A000, got: $err"
+echo "$err" | grep -q "HINT" || fail "a distributed sparse table: no hint to densify: $err"
+[ "$(ledger)" = "$after_ok" ] || fail "the refused sparse run was charged: ledger $after_ok -> $(ledger)"
+echo "ok: a distributed table with a sparse column refused in place with 0A000, nothing charged"
 
 # --- a data column as distribution column --------------------------------------
 sql "CREATE TABLE pts_by_label (id bigint, x float8[], y int); SELECT create_distributed_table('pts_by_label', 'y');

@@ -62,3 +62,16 @@ for mode in "" "--server"; do
   [ "$diff" = t ] || fail "sparse and dense dpsgd models differ (${mode:-controller})"
   echo "ok: the same dpsgd model from the sparse table (${mode:-controller})"
 done
+
+# The sparse table's load spec travels with its model: `dptrain eval --file`
+# reads the LIBSVM file into sparse rows and prints dp_evaluate's numbers.
+e=$("$DPTRAIN_CLI" eval --db "dbname=$db" --model "$s" --file "$WORK/rows.svm" --json)
+sql=$(psql -X -At -d "$db" -c "SELECT row_to_json(e) FROM dp_evaluate($s, 'sparse', 'y', 'x') e")
+python3 -c "
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert a['n'] == b['n'] == 200 and a['accuracy'] == b['accuracy'] and a['roc_auc'] == b['roc_auc'], (a, b)" "$e" "$sql" ||
+  fail "eval --file on the sparse table's model differs from dp_evaluate: $e vs $sql"
+[ "$(psql -X -At -d "$db" -c "SELECT details->'load_spec'->>'features_type' FROM dptrain.models WHERE id = $s")" = sparsevec ] ||
+  fail "the sparse model's load spec does not say sparsevec"
+echo "ok: eval --file on the LIBSVM file = dp_evaluate on the sparse table"

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/preprocessing/load_spec.h"
 #include "core/privacy/random_source.h"
 #include "loader/csv_source.h"
 #include "loader/idx_source.h"
@@ -68,7 +69,7 @@ Format infer_format(const std::string& path) {
   return Format::Csv;
 }
 
-Dataset::Dataset(const LoadOptions& o) : normalize_(o.normalize) {
+Dataset::Dataset(const LoadOptions& o) : normalize_(o.normalize), options_(o) {
   format_ = o.format ? *o.format : infer_format(o.file);
   RowSplitter splitter;
   if (o.test_rows) {
@@ -113,25 +114,24 @@ Dataset::Dataset(const LoadOptions& o) : normalize_(o.normalize) {
     refuse_feature_count("--project " + std::to_string(o.project) + " exceeds the limit of " +
                          std::to_string(o.max_features) + " features");
 
-  // Labels: the training rows define the set; every test label must be one of them.
+  // Labels: the training rows define the set (or, scoring with a load spec,
+  // the spec's classes); every test label must be one of them.
   const Dictionary& dict = source_->labels();
   std::vector<bool> in_train(dict.size(), false);
-  for (std::size_t i = 0; i < source_->rows(Part::Train); ++i) in_train[source_->label_code(Part::Train, i)] = true;
-  labels_ = std::make_unique<LabelEncoder>(dict, in_train, o.labels);
-  for (std::size_t i = 0; i < source_->rows(Part::Test); ++i) {
-    const std::uint32_t c = source_->label_code(Part::Test, i);
-    if (!labels_->known(c)) {
-      std::string train;
-      for (const auto& l : labels_->classes()) train += (train.empty() ? "" : ", ") + l;
-      fail(ErrorKind::InvalidData,
-           "unknown label \"" + dict.value(c) + "\" at " +
-               file_line(source_->file(Part::Test), source_->origin(Part::Test, i).line) +
-               ": no training row has it",
-           "Training labels: " + train + ".",
-           "Test labels must match the training labels (a trailing '.' is ignored); for a one-vs-rest binary "
-           "task pass --positive VALUE.");
-    }
+  if (o.label_classes) {
+    // The file's codes stay the same (interned in code order); the spec's
+    // classes are the "training" labels.
+    for (std::uint32_t c = 0; c < dict.size(); ++c) label_dict_.intern(dict.value(c));
+    for (const auto& l : *o.label_classes) label_dict_.intern(l);
+    in_train.assign(label_dict_.size(), false);
+    for (const auto& l : *o.label_classes) in_train[label_dict_.find(l)] = true;
+    labels_ = std::make_unique<LabelEncoder>(label_dict_, in_train, o.labels);
+    check_labels(Part::Train);
+  } else {
+    for (std::size_t i = 0; i < source_->rows(Part::Train); ++i) in_train[source_->label_code(Part::Train, i)] = true;
+    labels_ = std::make_unique<LabelEncoder>(dict, in_train, o.labels);
   }
+  check_labels(Part::Test);
 
   if (o.project > 0) {
     std::uint64_t seed;
@@ -145,6 +145,21 @@ Dataset::Dataset(const LoadOptions& o) : normalize_(o.normalize) {
     scratch_.resize(source_->dims());
   } else if (o.projection_seed) {
     fail(ErrorKind::InvalidParameter, "--projection-seed needs --project K");
+  }
+}
+
+void Dataset::check_labels(Part p) const {
+  for (std::size_t i = 0; i < source_->rows(p); ++i) {
+    const std::uint32_t c = source_->label_code(p, i);
+    if (labels_->known(c)) continue;
+    std::string train;
+    for (const auto& l : labels_->classes()) train += (train.empty() ? "" : ", ") + l;
+    fail(ErrorKind::InvalidData,
+         "unknown label \"" + source_->labels().value(c) + "\" at " +
+             file_line(source_->file(p), source_->origin(p, i).line) + ": no training row has it",
+         "Training labels: " + train + ".",
+         "Test labels must match the training labels (a trailing '.' is ignored); for a one-vs-rest binary "
+         "task pass --positive VALUE.");
   }
 }
 
@@ -191,6 +206,12 @@ nlohmann::json Dataset::metadata() const {
   j["classes"] = labels_->classes();
   if (labels_->type() == LabelType::Boolean) j["positive"] = labels_->positive();
   j["dropped_rows"] = {{"train", source_->dropped(Part::Train)}, {"test", source_->dropped(Part::Test)}};
+  if (format_ == Format::Csv || format_ == Format::Sklearn)
+    j["csv"] = {{"delimiter", std::string(1, options_.csv.dialect.delimiter)},
+                {"comment", options_.csv.dialect.comment_prefixes},
+                {"missing", options_.csv.missing},
+                {"drop_missing", options_.csv.drop_missing}};
+  j["from_data"] = preprocessing::load_spec_reads_data(j);
   if (projection_)
     j["projection"] = {{"kind", "gaussian N(0, 1/k)"},
                        {"input_dim", projection_->input_dim()},

@@ -41,6 +41,10 @@ struct LoadOptions {
   preprocessing::RowNormalization normalize = preprocessing::RowNormalization::UnitL2;
   std::size_t project = 0;  // target dimension k of a random projection; 0 = none
   std::optional<std::uint64_t> projection_seed;
+  // Scoring a raw file with a stored load spec (load_spec.h): the label set
+  // is this list (the training classes of the spec), not the file's rows,
+  // and every row's label must be one of them (or, one-vs-rest, negative).
+  std::optional<std::vector<std::string>> label_classes;
 };
 
 class Dataset {
@@ -63,16 +67,21 @@ class Dataset {
   const preprocessing::RandomProjection* projection() const { return projection_.get(); }
   preprocessing::RowNormalization normalization() const { return normalize_; }
   std::vector<std::string> notices() const;
-  // Everything needed to reproduce the preprocessing (for the table comment).
+  // Everything needed to reproduce the preprocessing (the table comment and
+  // the load spec registered for the table, docs/loading-data.md).
   nlohmann::json metadata() const;
 
  private:
+  void check_labels(Part p) const;
+
   Format format_;
   std::unique_ptr<FeatureSource> source_;
   std::unique_ptr<LabelEncoder> labels_;
   std::unique_ptr<preprocessing::RandomProjection> projection_;
   bool projection_seed_drawn_ = false;
   preprocessing::RowNormalization normalize_;
+  LoadOptions options_;  // as given: the reading options go into metadata()
+  Dictionary label_dict_;  // with label_classes: the file's labels, then those classes
   std::vector<double> scratch_;
 };
 

@@ -91,7 +91,7 @@ LabelEncoder::LabelEncoder(const Dictionary& labels, const std::vector<bool>& in
            "Labels in the training rows: " + join(train_labels) + ".",
            "Pass one of the training labels (a trailing '.' is ignored).");
     positive_ = labels.value(*pos);
-    const bool one_vs_rest = train_codes.size() > 2;  // any other label is simply negative
+    const bool one_vs_rest = o.one_vs_rest || train_codes.size() > 2;  // any other label is simply negative
     for (std::uint32_t c = 0; c < n; ++c) {
       known_[c] = one_vs_rest || train_equivalent(c).has_value();
       values_[c].boolean = same(c, *pos);

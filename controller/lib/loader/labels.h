@@ -25,6 +25,10 @@ const char* label_sql_type(LabelType t);
 struct LabelOptions {
   std::optional<std::string> positive;
   std::size_t max_classes = 100;
+  // With `positive`: every other label is negative even if the training
+  // labels are only the positive one (scoring with a load spec that keeps
+  // the negative labels of a one-vs-rest task to itself, load_spec.h).
+  bool one_vs_rest = false;
 };
 
 struct LabelValue {

@@ -66,11 +66,11 @@ std::string pass_sql(const Pass& pass, const std::string& table) {
     case PassKind::SgdEpoch:
       return "SELECT dptrain.sgd_epoch(x, y, $1::pg_catalog.float8[]) FROM " + table;
     case PassKind::SampledEpoch:
-      // The set-returning function in the select list streams its rows
-      // (value-per-call) into the aggregate, in the order it produces them.
-      return "SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, $1::pg_catalog.float8[]) "
-             "FROM (SELECT dptrain.sampled_rows($1::pg_catalog.float8[], " + literal(table) +
-             "::pg_catalog.regclass, " + std::to_string(pass.rows) + ") AS r) s";
+      // The whole epoch in one call: the same batches, in the same order,
+      // as dptrain.sampled_rows streamed into dptrain.sgd_sampled_epoch
+      // (src/pg/sampled_epoch.cpp), without the executor per row.
+      return "SELECT dptrain.sampled_epoch($1::pg_catalog.float8[], " + literal(table) +
+             "::pg_catalog.regclass, " + std::to_string(pass.rows) + ")";
     case PassKind::GradientLoss:
       return "SELECT dptrain.gradient_sum(x, y, $1::pg_catalog.float8[]) FROM " + table;
     case PassKind::Evaluate:
@@ -84,11 +84,10 @@ std::string pass_sql(const Pass& pass, const std::string& table) {
              "FROM dptrain.training_split(" + literal(table) + ", " + std::to_string(pass.parts) + ") s";
     case PassKind::GroupedRows: return grouped_rows_sql(table);
     case PassKind::PoissonLots:
-      // As SampledEpoch: value-per-call rows in lot order, then one marker
-      // row (x, y NULL) so that the aggregate ends every lot even if all are empty.
-      return "SELECT dptrain.dpsgd_lots((r).x, (r).y, (r).lot, $1::pg_catalog.float8[]) "
-             "FROM (SELECT dptrain.lot_rows($1::pg_catalog.float8[], " + literal(table) +
-             "::pg_catalog.regclass, " + std::to_string(pass.rows) + ") AS r) s";
+      // The whole pass in one call: the same lots, in the same order, as
+      // dptrain.lot_rows streamed into dptrain.dpsgd_lots (src/pg/lots_pass.cpp).
+      return "SELECT dptrain.lots_pass($1::pg_catalog.float8[], " + literal(table) + "::pg_catalog.regclass, " +
+             std::to_string(pass.rows) + ")";
   }
   fail(ErrorKind::Internal, "unknown pass kind");
 }

@@ -24,9 +24,10 @@ enum class PassKind {
   // One permutation-SGD epoch (Bismarck): dptrain.sgd_epoch over the table
   // in its order. Input and result: the epoch state (sgd/epoch_state.h).
   SgdEpoch,
-  // One epoch of sampled batches (BST14): dptrain.sampled_rows streams
-  // ceil(n/b) batches drawn from the state's key into
-  // dptrain.sgd_sampled_epoch. Input and result: the epoch state.
+  // One epoch of sampled batches (BST14): dptrain.sampled_epoch draws
+  // ceil(n/b) batches from the state's key and applies them (as
+  // dptrain.sampled_rows streamed into dptrain.sgd_sampled_epoch). Input and
+  // result: the epoch state.
   SampledEpoch,
   // Sums of per-row losses and loss gradients at one or more model points:
   // dptrain.gradient_sum (engine/gradient_state.h). Exact sums: the
@@ -50,10 +51,11 @@ enum class PassKind {
   // order of the binarized vector: x_1..x_d, positives, negatives}; the
   // groups are left out if G > max groups.
   GroupedRows,
-  // Lots of DP-SGD (Poisson sampling, dpsgd/lot_state.h): dptrain.lot_rows
-  // streams the rows of lots current .. last (drawn from the state's key,
-  // fetched by row number) into dptrain.dpsgd_lots, which clips, noises and
-  // steps every lot. Many lots per query. Input and result: the lot state.
+  // Lots of DP-SGD (Poisson sampling, dpsgd/lot_state.h): dptrain.lots_pass
+  // draws lots current .. last from the state's key, fetches their rows by
+  // row number and clips, noises and steps every lot (as dptrain.lot_rows
+  // streamed into dptrain.dpsgd_lots). Many lots per query. Input and
+  // result: the lot state.
   PoissonLots,
 };
 

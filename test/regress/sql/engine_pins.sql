@@ -57,3 +57,21 @@ FROM pin(dp_train('pins', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta =>
 SELECT md5(weights::text) AS tuned_md5, lambda, epochs, batch_size
 FROM dp_tune('pins', 'y', 'x', epsilon => 2, lambdas => '{0, 0.01}', epochs => '{1, 2}', batch_sizes => '{10}',
              seed => 10, classes => ARRAY['false', 'true'], intercept => false);
+
+-- DP-SGD family (pinned when its pass became one call, dptrain.lots_pass:
+-- recorded with the streamed lot_rows -> dpsgd_lots query before it)
+SELECT 'dpsgd' AS run, p.*
+FROM pin(dp_train('pins', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, epochs => 2, seed => 11,
+                  classes => ARRAY['false', 'true'], intercept => false)) p
+UNION ALL
+SELECT 'dpadam, 3 classes', p.*
+FROM pin(dp_train('pins', 'label', 'x', algorithm => 'dpadam', epsilon => 2, delta => 1e-6, epochs => 2,
+                  batch_size => 50, seed => 12, classes => ARRAY['a', 'b', 'c'], intercept => false)) p
+UNION ALL
+SELECT 'psgd', p.*
+FROM pin(dp_train('pins', 'y', 'x', algorithm => 'psgd', epsilon => 1, delta => 1e-6, radius => 2, lambda => 0.001,
+                  epochs => 2, seed => 13, classes => ARRAY['false', 'true'], intercept => false)) p
+UNION ALL
+SELECT 'adadp', p.*
+FROM pin(dp_train('pins', 'y', 'x', algorithm => 'adadp', epsilon => 1, delta => 1e-6, epochs => 2, seed => 14,
+                  classes => ARRAY['false', 'true'], intercept => false)) p;

@@ -92,6 +92,20 @@ SELECT s AS wb_s FROM wb_state \gset
 EXECUTE wb_epoch(:'wb_s') \gset
 SELECT (i->>'rows')::int AS rows, (i->>'updates')::int AS updates, i->'sampled_batch' AS last_batch
 FROM (SELECT dptrain.sgd_state_info(:'sgd_sampled_epoch') AS i) e;
+-- dptrain.sampled_epoch, the statement dp_train runs, reads each chunk of the
+-- epoch's rows in physical order but applies the same batches in the same
+-- order: the very same state, whatever the chunk (1 row; 7 rows, so chunks
+-- end inside batches; one batch; 4 MB)
+SELECT c AS chunk_rows, dptrain.sampled_epoch(s, :'wb_table'::regclass, 1000, c) = :'sgd_sampled_epoch'::float8[]
+       AS same_state
+FROM wb_state, unnest(ARRAY[1, 7, 10, 0]) c;
+-- also with b = 3 (334 batches of 1000 rows: the last one reaches past n, rows repeat across batches)
+SELECT c AS chunk_rows,
+       dptrain.sampled_epoch(s3, :'wb_table'::regclass, 1000, c)
+       = (SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, s3)
+          FROM (SELECT dptrain.sampled_rows(s3, :'wb_table'::regclass, 1000) AS r) q) AS same_state
+FROM (SELECT dptrain.sgd_state_with_noise(dptrain.sgd_state(3, 3, 0.5), 'gaussian', 2.0, sampled => true, seed => 6)
+      AS s3) t, unnest(ARRAY[1, 2, 5, 0]) c;
 -- the state survives a text round trip: same key, same noise, same model
 SELECT (SELECT dptrain.sgd_epoch(x, y, s) FROM :wb_table)
      = (SELECT dptrain.sgd_epoch(x, y, s::text::float8[]) FROM :wb_table) AS round_trip
@@ -113,6 +127,14 @@ SELECT count(*) FROM (SELECT dptrain.sampled_rows(s, 'wb'::regclass, 1000) FROM 
 ROLLBACK TO a;
 DELETE FROM :wb_table WHERE i = 17;
 SELECT count(*) FROM (SELECT dptrain.sampled_rows(s, :'wb_table'::regclass, 1000) FROM wb_state) q;
+ROLLBACK TO a;
+-- sampled_epoch refuses the same (a permutation state; another table; a changed table)
+SELECT dptrain.sampled_epoch(dptrain.sgd_state(3, 10), :'wb_table'::regclass, 1000);
+ROLLBACK TO a;
+SELECT dptrain.sampled_epoch(s, 'wb'::regclass, 1000) FROM wb_state;
+ROLLBACK TO a;
+DELETE FROM :wb_table WHERE i = 17;
+SELECT dptrain.sampled_epoch(s, :'wb_table'::regclass, 1000) FROM wb_state;
 ROLLBACK TO a;
 ROLLBACK;
 

@@ -115,9 +115,8 @@ TEST(PassSql, EveryKindIsOneStatementOverTheNamedTable) {
   p.kind = PassKind::SampledEpoch;
   p.rows = 1001;
   EXPECT_EQ(pass_sql(p, t),
-            "SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, $1::pg_catalog.float8[]) FROM (SELECT "
-            "dptrain.sampled_rows($1::pg_catalog.float8[], 'pg_temp.dptrain_shuffled_3'::pg_catalog.regclass, 1001) "
-            "AS r) s");
+            "SELECT dptrain.sampled_epoch($1::pg_catalog.float8[], 'pg_temp.dptrain_shuffled_3'::pg_catalog.regclass, "
+            "1001)");
   p.kind = PassKind::GradientLoss;
   EXPECT_EQ(pass_sql(p, t),
             "SELECT dptrain.gradient_sum(x, y, $1::pg_catalog.float8[]) FROM pg_temp.dptrain_shuffled_3");
