@@ -31,6 +31,7 @@ PFW_GRID=${PFW_GRID:-"1:20:1 10:20:1 10:50:1 100:20:0.1"}
 BOLTON_GRID=${BOLTON_GRID:-"0.03:5:50 0.1:5:100 0.1:10:300 1:5:100 1:10:300 1:10:50"}
 DPSGD_GRID=${DPSGD_GRID:-"0.5:1:10:50 1:0.5:10:50 0.5:1:2:50 1:0.5:2:50 1:1:2:50 0.5:0.5:10:50"}
 ALGORITHMS=${ALGORITHMS:-"pfw dpagd"}
+DPAGD_OPTIONS=${DPAGD_OPTIONS:-}  # DP-AGD's options (JSON) instead of its defaults, e.g. {"alpha_max": 0.5}
 OUT=${OUT:-bench/out/fullgrad_accuracy}
 DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
 mkdir -p "$OUT"
@@ -80,8 +81,13 @@ for eps in $EPSILONS; do
         done ;;
       dpagd)
         for seed in $SEEDS; do
-          run dpagd "$eps" 1e-8 "defaults lambda=0.001" "$seed" \
-            "algorithm => 'dpagd', lambda => 0.001, name => 'dpagd_${eps}_$seed'"
+          if [ -z "$DPAGD_OPTIONS" ]; then
+            run dpagd "$eps" 1e-8 "defaults lambda=0.001" "$seed" \
+              "algorithm => 'dpagd', lambda => 0.001, name => 'dpagd_${eps}_$seed'"
+          else
+            run dpagd "$eps" 1e-8 "lambda=0.001 $DPAGD_OPTIONS" "$seed" \
+              "algorithm => 'dpagd', lambda => 0.001, options => '$DPAGD_OPTIONS', name => 'dpagd_${eps}_$seed'"
+          fi
         done
         echo "dpagd eps=$eps done" >&2 ;;
       bolton)
