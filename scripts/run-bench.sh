@@ -19,6 +19,7 @@ run build/bench/noise_speed
 # issue 18: a whole dp_train by phase vs scans and the Python path; the shuffle alone; sparse rows
 run bash bench/end_to_end.sh
 if [ -n "${BENCH_FULL:-}" ]; then run bash bench/shuffle.sh; else run bash bench/shuffle.sh 1000000 54 3; fi
+if [ -n "${BENCH_FULL:-}" ]; then run bash bench/read_in_place.sh 1000000 54 3; else run bash bench/read_in_place.sh 1000000 54 1; fi
 # issue 18, item 6: each algorithm's peak backend memory at two table sizes (flat in n?)
 run bash bench/memory.sh
 if [ -n "${BENCH_FULL:-}" ]; then run bash bench/sparse_reuters.sh; else run bash bench/sparse_reuters.sh 2; fi

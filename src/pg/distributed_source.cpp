@@ -90,33 +90,6 @@ void require_plain_shards(Oid relid, const RunIdentities& ids, const PreparedDat
   }
 }
 
-// The rows as the copy of a plain table would hold them (training_data.cpp):
-// for a reader, the features cast to float8[] and the class index; for a
-// role without read access, every row a run cannot use replaced by the
-// fixed public row (d zeros, first class), with no error depending on it.
-void row_expressions(const RunIdentities& ids, PreparedData* prep) {
-  const char* classes = quote_literal_cstr(
-      OidOutputFunctionCall(F_ARRAY_OUT, PointerGetDatum(prep->classes_array)));
-  const char* ys = psprintf("(pg_catalog.array_position(%s::pg_catalog.text[], %s::pg_catalog.text) "
-                            "OPERATOR(pg_catalog.-) 1)::pg_catalog.float8",
-                            classes, prep->y);
-  if (ids.caller_reads) {
-    prep->x_expr = psprintf("%s::pg_catalog.float8[]", prep->x);
-    prep->y_expr = pstrdup(ys);
-    return;
-  }
-  const char* xs = prep->feature_elem == NUMERICOID
-                       ? psprintf("(CASE WHEN EXISTS (SELECT FROM pg_catalog.unnest(%s) v WHERE pg_catalog.abs(v) "
-                                  "OPERATOR(pg_catalog.>) 1.7976931348623157e308 OR (v OPERATOR(pg_catalog.<>) 0 "
-                                  "AND pg_catalog.abs(v) OPERATOR(pg_catalog.<) 2.2250738585072014e-308)) "
-                                  "THEN NULL ELSE %s::pg_catalog.float8[] END)",
-                                  prep->x, prep->x)
-                       : psprintf("%s::pg_catalog.float8[]", prep->x);
-  const char* usable = psprintf("COALESCE(dptrain.usable_row(%s, %s, %d), false)", xs, ys, prep->dim);
-  prep->x_expr = psprintf("(CASE WHEN %s THEN %s ELSE pg_catalog.array_fill(0::pg_catalog.float8, ARRAY[%d]) END)",
-                          usable, xs, prep->dim);
-  prep->y_expr = psprintf("(CASE WHEN %s THEN %s ELSE 0::pg_catalog.float8 END)", usable, ys);
-}
 
 bool has_row_security(Oid relid) {
   HeapTuple t = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
@@ -138,6 +111,44 @@ bool unique_by_itself(Oid relid, AttrNumber column) {
 }
 
 }  // namespace
+
+bool is_citus_table(Oid relid) {
+  if (!citus_installed()) return false;
+  Oid type[1] = {REGCLASSOID};
+  Datum value[1] = {ObjectIdGetDatum(relid)};
+  exec_or_fail("SELECT 1 FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1", 1, type,
+               value, SPI_OK_SELECT);
+  return SPI_processed > 0;
+}
+
+// The rows as the copy of a plain table would hold them (training_data.cpp):
+// for a reader, the features cast to float8[] and the class index; for a
+// role without read access, every row a run cannot use replaced by the
+// fixed public row (d zeros, first class), with no error depending on it.
+void source_row_expressions(const RunIdentities& ids, PreparedData* prep) {
+  const char* classes = quote_literal_cstr(
+      OidOutputFunctionCall(F_ARRAY_OUT, PointerGetDatum(prep->classes_array)));
+  const char* ys = psprintf("(pg_catalog.array_position(%s::pg_catalog.text[], %s::pg_catalog.text) "
+                            "OPERATOR(pg_catalog.-) 1)::pg_catalog.float8",
+                            classes, prep->y);
+  if (ids.caller_reads) {
+    // Sparse rows stay sparse (the sparse aggregates take them as they are).
+    prep->x_expr = prep->sparse ? pstrdup(prep->x) : psprintf("%s::pg_catalog.float8[]", prep->x);
+    prep->y_expr = pstrdup(ys);
+    return;
+  }
+  const char* xs = prep->feature_elem == NUMERICOID
+                       ? psprintf("(CASE WHEN EXISTS (SELECT FROM pg_catalog.unnest(%s) v WHERE pg_catalog.abs(v) "
+                                  "OPERATOR(pg_catalog.>) 1.7976931348623157e308 OR (v OPERATOR(pg_catalog.<>) 0 "
+                                  "AND pg_catalog.abs(v) OPERATOR(pg_catalog.<) 2.2250738585072014e-308)) "
+                                  "THEN NULL ELSE %s::pg_catalog.float8[] END)",
+                                  prep->x, prep->x)
+                       : psprintf("%s::pg_catalog.float8[]", prep->x);
+  const char* usable = psprintf("COALESCE(dptrain.usable_row(%s, %s, %d), false)", xs, ys, prep->dim);
+  prep->x_expr = psprintf("(CASE WHEN %s THEN %s ELSE pg_catalog.array_fill(0::pg_catalog.float8, ARRAY[%d]) END)",
+                          usable, xs, prep->dim);
+  prep->y_expr = psprintf("(CASE WHEN %s THEN %s ELSE 0::pg_catalog.float8 END)", usable, ys);
+}
 
 void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
                                PreparedData* prep) {
@@ -196,7 +207,7 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
   prep->distributed = true;
   prep->distribution_column = column;
   prep->row_key = psprintf("%s::pg_catalog.int8", quote_identifier(column));
-  row_expressions(ids, prep);
+  source_row_expressions(ids, prep);
   prep->shuffled = nullptr;
 }
 

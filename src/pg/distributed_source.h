@@ -19,6 +19,17 @@ namespace dptrain::pg {
 void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
                                PreparedData* prep);
 
+// prep->x_expr and prep->y_expr: the rows over the source as the copy of a
+// plain table would hold them (training_data.cpp): for a reader, the features
+// as float8[] and the class index; for a role without read access, every row a
+// run cannot use replaced by the fixed public row. Shared by the distributed
+// and the local in-place passes (local_source.h). Needs prep->classes_array.
+void source_row_expressions(const RunIdentities& ids, PreparedData* prep);
+
+// True if Citus is installed and `relid` is one of its tables (distributed,
+// reference or Citus-local): Citus plans every query on it.
+bool is_citus_table(Oid relid);
+
 // SET LOCAL citus.propagate_set_commands = 'local' and
 // max_parallel_workers_per_gather = 0 (one sequential scan per shard, so a
 // shard is one PSGD run, not several averaged by timing-dependent sizes),

@@ -99,7 +99,9 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   if (on_columns) prep.columns = &columns;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep, /*in_place=*/true);
-  if (prep.distributed) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
+  if (prep.distributed || prep.in_place) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
+  s->scratch.local = prep.in_place;
+  s->scratch.relid = relid;
 
   // 4. The defaults the caller left to us (public facts only), then the whole
   // plan (steps, noise) from public inputs only.

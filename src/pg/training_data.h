@@ -47,6 +47,9 @@ struct PreparedData {
   char* x_expr;           // SQL over the source: features as float8[], class index as float8, row key as int8
   char* y_expr;
   char* row_key;
+  // A plain local table read in place (local_source.h): no copy either
+  // (shuffled stays NULL); the passes read x_expr / y_expr over the source.
+  bool in_place = false;
 };
 
 // Requires SPI_connect(). `features` is ignored when out->encoded_x is set

@@ -8,6 +8,7 @@
 #include "distributed_source.h"
 #include "encoded_features.h"
 #include "feature_encodings.h"
+#include "local_source.h"
 #include "ledger.h"
 #include "models.h"
 #include "phase_timing.h"
@@ -91,12 +92,15 @@ namespace {
 constexpr int kPassKinds = 16;
 
 // Runs `sql` with $1 = `param` as float8[] and returns the float8[] of its
-// single row (valid until SPI_freetuptable), its length in *len.
-const double* run_array_query(const char* sql, const std::vector<double>& param, const char* what, int* len) {
+// single row (valid until SPI_freetuptable), its length in *len. With a
+// snapshot: a pass over a table read in place (local_source.h).
+const double* run_array_query(const char* sql, const std::vector<double>& param, const char* what, int* len,
+                              Snapshot snapshot = nullptr, Oid relid = InvalidOid) {
   Oid type[1] = {FLOAT8ARRAYOID};
   Datum value[1] = {PointerGetDatum(make_float8_array(param.data(), static_cast<int>(param.size())))};
-  if (SPI_execute_with_args(sql, 1, type, value, nullptr, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-    elog(ERROR, "dptrain: %s query failed", what);
+  const int rc = snapshot ? execute_in_place_pass(sql, value[0], snapshot, relid)
+                          : SPI_execute_with_args(sql, 1, type, value, nullptr, false, 1);
+  if (rc != SPI_OK_SELECT || SPI_processed != 1) elog(ERROR, "dptrain: %s query failed", what);
   bool isnull;
   const Datum result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
   if (isnull) elog(ERROR, "dptrain: the %s query saw no rows", what);
@@ -158,6 +162,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   prep->distributed = false;
   prep->shuffled = nullptr;
   if (in_place) detect_distributed_source(relid, label, features, *ids, prep);
+  if (in_place && can_read_in_place(relid, label, features, *c, *ids, *prep)) read_in_place(*ids, prep);
   refuse_data_categories_without_read_access(relid, *ids);
   DPT_CORE({
     c->source = prep->source_name;
@@ -165,6 +170,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
     c->dim = prep->dim;
     c->classes.assign(prep->classes, prep->classes + prep->nclasses);
     c->classes_from_data = prep->classes_from_data;
+    c->read_in_place = prep->in_place;
     if (prep->distributed) {
       c->shard_rows.assign(prep->shard_rows, prep->shard_rows + prep->nshards);
       c->distribution_column = prep->distribution_column;
@@ -192,12 +198,12 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   if (c->intercept) {
     prep->intercept_bound = c->feature_bound;
     DPT_CORE({ prep->intercept = dptrain::intercept::constant_feature(*c); });
-    if (prep->distributed)
+    if (prep->distributed || prep->in_place)
       prep->x_expr = psprintf("dptrain.intercept_row(%s, %.17g::pg_catalog.float8, %.17g::pg_catalog.float8)",
                               prep->x_expr, prep->intercept_bound, prep->intercept);
   }
   clock.mark("charge");
-  if (!prep->distributed) copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
+  if (!prep->distributed && !prep->in_place) copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
   clock.mark("shuffle");
   if (prep->classes_from_data && c->algorithm != "none")
     ereport(NOTICE, (errmsg("the classes were read from the data"),
@@ -220,7 +226,10 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
   double seconds[kPassKinds] = {};
   int statements[kPassKinds] = {};
   const bool in_place = scratch->source.has_value();
-  const int guc_level = in_place ? begin_distributed_passes() : 0;
+  // A local table read in place: every pass under one snapshot, parallel
+  // allowed; a distributed one: one sequential run per shard.
+  const Snapshot snapshot = in_place && scratch->local ? begin_in_place_passes() : nullptr;
+  const int guc_level = in_place && !scratch->local ? begin_distributed_passes() : 0;
   for (;;) {
     CHECK_FOR_INTERRUPTS();
     bool more = false;
@@ -238,7 +247,7 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
     if (!more) break;
     int len = 0;
     const TimestampTz started = GetCurrentTimestamp();
-    const double* result = run_array_query(scratch->sql.c_str(), scratch->input, "pass", &len);
+    const double* result = run_array_query(scratch->sql.c_str(), scratch->input, "pass", &len, snapshot, scratch->relid);
     if (scratch->kind >= 0 && scratch->kind < kPassKinds) {
       seconds[scratch->kind] += seconds_since(started);
       ++statements[scratch->kind];
@@ -252,7 +261,8 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
       if (show_data_dependent || !m.depends_on_data)
         ereport(NOTICE, (errmsg("dptrain: %s%s", prefix, m.message.c_str())));
   }
-  if (in_place) end_distributed_passes(guc_level);
+  if (snapshot) end_in_place_passes(snapshot);
+  if (in_place && !scratch->local) end_distributed_passes(guc_level);
   for (int k = 0; k < kPassKinds; ++k)
     if (statements[k] > 0)
       elog(DEBUG1, "dptrain: phase passes %s: %.3f s (%d statements)",
@@ -260,7 +270,11 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
 }
 
 dptrain::distributed::Source distributed_source(const PreparedData& prep) {
-  return {prep.source_name, prep.x_expr, prep.y_expr, prep.row_key};
+  // A table read in place: ONLY, so that a child attached during the run
+  // (ALTER TABLE ... INHERIT needs no lock the run holds against it) is not
+  // read (require_pass_reads_only checks it).
+  return {prep.in_place ? psprintf("ONLY %s", prep.source_name) : prep.source_name, prep.x_expr, prep.y_expr,
+          prep.row_key};
 }
 
 void drop_run_tables(const char* prepared, const DriveScratch& scratch) {

@@ -84,6 +84,10 @@ struct DriveScratch {
   int kind = 0;   // the current pass's PassKind, for its DEBUG1 timing
   // Set: the passes read this distributed source in place (no prepared table).
   std::optional<dptrain::distributed::Source> source;
+  // With source: a plain local table read in place (local_source.h), not a
+  // distributed one.
+  bool local = false;
+  Oid relid = InvalidOid;  // with local: the table every pass must read (local_source.h)
 };
 
 // The engine's SPI driver: executes the passes `run` asks for over the

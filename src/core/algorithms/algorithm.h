@@ -47,6 +47,13 @@ class Algorithm : public std::enable_shared_from_this<Algorithm> {
   // Whether a run gets an intercept when the caller does not say
   // (training/intercept.h, docs/intercept.md): a public choice. Default: yes.
   virtual bool default_intercept() const { return true; }
+  // Whether every pass of a run is an exact sum over the rows (GradientLoss,
+  // Evaluate: engine/pass.h), so that its result does not depend on the
+  // order of the rows. Such a run needs no random permutation: the driver
+  // may read the source in place, under one snapshot, and in parallel
+  // (docs/performance.md, "Reading in place"). Default: no (SGD epochs,
+  // sampled batches and splits need the shuffled copy).
+  virtual bool reads_sums_only() const { return false; }
 };
 
 class EpochAlgorithm : public Algorithm {

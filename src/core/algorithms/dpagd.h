@@ -88,6 +88,7 @@ class Dpagd : public Algorithm {
   // to sqrt(2) R, which costs a full-gradient method more than it gains at
   // small epsilon (docs/intercept.md, measured).
   bool default_intercept() const override { return false; }
+  bool reads_sums_only() const override { return true; }  // gradient/loss passes only
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
   void check_arguments(const TrainingConfig& config) const override;

@@ -68,6 +68,11 @@ void MinimizationRun::accept(const double* s, std::size_t len) {
   gradient_state::validate(s, len);
   if (len != sent.size() || !gradient_state::same_request(s, sent.data()))
     fail(ErrorKind::InvalidState, "the gradient pass returned a state of a different request");
+  // Every pass must see the n rows the plan was made for (the driver holds
+  // one snapshot for a table read in place; a distributed table is counted).
+  if (gradient_state::rows(s) != setup_.problem.rows)
+    fail(ErrorKind::InvalidState, "the gradient pass did not see every row exactly once", {},
+         "Was the table modified during training?");
   const bool hessian = gradient_state::request_of(s).want & gradient_state::kHessian;
   const int K = setup_.problem.models, d = setup_.problem.dim;
   std::vector<optim::Evaluation> evaluations(static_cast<std::size_t>(K));

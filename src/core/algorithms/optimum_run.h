@@ -16,6 +16,7 @@ class Optimum : public Algorithm {
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
   void check_arguments(const TrainingConfig& config) const override { optimum::check_arguments(config); }
+  bool reads_sums_only() const override { return true; }  // gradient/loss passes only
 };
 
 class OptimumRun : public MinimizationRun {

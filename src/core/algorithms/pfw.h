@@ -55,6 +55,7 @@ class Pfw : public Algorithm {
   // largest in most steps, so the noisy vertex choice keeps picking it and the
   // model predicts one class (docs/intercept.md, measured).
   bool default_intercept() const override { return false; }
+  bool reads_sums_only() const override { return true; }  // gradient/loss passes only
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
   void check_arguments(const TrainingConfig& config) const override;

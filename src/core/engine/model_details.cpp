@@ -3,11 +3,13 @@
 namespace dptrain {
 
 nlohmann::json data_facts(const TrainingConfig& c) {
-  return {{"source", c.source},
-          {"rows", c.rows},
-          {"dim", c.dim},
-          {"classes", c.classes},
-          {"classes_from_data", c.classes_from_data}};
+  nlohmann::json facts = {{"source", c.source},
+                          {"rows", c.rows},
+                          {"dim", c.dim},
+                          {"classes", c.classes},
+                          {"classes_from_data", c.classes_from_data}};
+  if (c.read_in_place) facts["read"] = "in place, one snapshot, no copy";
+  return facts;
 }
 
 std::string randomness_note(bool seeded, const std::string& what) {

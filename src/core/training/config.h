@@ -50,6 +50,11 @@ struct TrainingConfig {
   std::vector<std::int64_t> shard_rows;
   std::string distribution_column;
 
+  // The passes read the source in place under one snapshot, without a
+  // shuffled copy (a plain table, a caller who may read it, a run of exact
+  // sums only: Algorithm::reads_sums_only). Recorded in the model.
+  bool read_in_place = false;
+
   bool distributed() const { return !shard_rows.empty(); }
 
   int models() const { return classes.size() == 2 ? 1 : static_cast<int>(classes.size()); }
