@@ -15,8 +15,11 @@
 #   by hand    the two passes of an iteration as the run issues them
 #              (SELECT dptrain.gradient_sum(x, y, request)), with requests of
 #              DP-AGD's defaults (C_grad = C_obj = 1/2, 21 points, logistic)
-#              built from dptrain.gradient_request's header: their seconds
-#              and their sum, one iteration, as a ratio to scan and scan_all
+#              built from dptrain.gradient_request's header (the line search
+#              both as 21 explicit points and as a line, kLine, which is how
+#              DP-AGD asks for it; one iteration counts the line): their seconds
+#              and their sum, one iteration, as a ratio to scan and scan_all;
+#              and the floor of any pass: the clipped loss at one point
 #   in a run   dp_train(algorithm => 'dpagd') with client_min_messages =
 #              debug1: the phase line "passes gradient/loss: s (N statements)"
 #              (src/pg/phase_timing.h) gives the mean pass inside the run,
@@ -80,6 +83,12 @@ def executed(sql):
 def best(sql):
     return min(executed(sql) for _ in range(repeat))
 
+def best_or_none(sql):
+    """best(sql), or None if this build refuses the request (an older build)."""
+    p = subprocess.run(["psql", "-X", "-At", "-c", "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) " + sql],
+                       capture_output=True, text=True)
+    return None if p.returncode != 0 else best(sql)
+
 def make_synthetic(name):
     # As bench/end_to_end.sh: entries uniform on [-sqrt(3/d), sqrt(3/d)], a
     # linear label with 10% flipped.
@@ -129,12 +138,23 @@ for name, n, d in tables:
     w = [0.5 * ((j * 7919) % 13 - 6) / 6 for j in range(d)]
     direction = [((j * 104729) % 11 - 5) / (5 * d ** 0.5) for j in range(d)]
     grad_req = request(d, [w], 2, 9, 0.5)
-    line_req = request(d, [[wj - (j * 2 / 20) * dj for wj, dj in zip(w, direction)] for j in range(21)], 1, 10, 0.5)
+    line_points = [[wj - (j * 2 / 20) * dj for wj, dj in zip(w, direction)] for j in range(21)]
+    line_req = request(d, line_points, 1, 10, 0.5)
     y = "y::int::float8"
+    loss_req = request(d, [w], 1, 10, 0.5)
+    t_floor = best(f"SELECT dptrain.gradient_sum(x, {y}, {loss_req}) IS NOT NULL FROM {name}")
     t_grad = best(f"SELECT dptrain.gradient_sum(x, {y}, {grad_req}) IS NOT NULL FROM {name}")
     t_line = best(f"SELECT dptrain.gradient_sum(x, {y}, {line_req}) IS NOT NULL FROM {name}")
+    # The same 21 points as a line request (kLine = 8: 2 dot products per row), as DP-AGD asks
+    # for them (src/core/algorithms/dpagd.cpp); None on a build without kLine.
+    t_line2 = best_or_none(f"SELECT dptrain.gradient_sum(x, {y}, {request(d, line_points, 9, 10, 0.5)}) IS NOT NULL FROM {name}")
+    record(name, "floor: clipped loss at 1 point", t_floor, scan, scan_all,
+           "(the aggregate's least work per row: clip the row, 1 dot product, 1 loss)")
     record(name, "gradient pass (1 point, C_grad 1/2)", t_grad, scan, scan_all)
     record(name, "line-search pass (21 points, C_obj 1/2)", t_line, scan, scan_all)
+    if t_line2 is not None:
+        record(name, "line-search pass as a line (kLine)", t_line2, scan, scan_all, "(2 dot products per row)")
+        t_line = t_line2
     record(name, "ONE ITERATION by hand (gradient + line search)", t_grad + t_line, scan, scan_all,
            "(target <= 2.5 x scan)")
     # The passes inside a run (its own copy of the rows).

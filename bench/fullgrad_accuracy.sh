@@ -25,11 +25,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
+SEEDS=${SEEDS:-$(seq 1 "$RUNS")}  # or a list, e.g. SEEDS="6 7 8 9 10" to extend an earlier sweep
 EPSILONS=${EPSILONS:-"0.1 1"}
 PFW_GRID=${PFW_GRID:-"1:20:1 10:20:1 10:50:1 100:20:0.1"}
 BOLTON_GRID=${BOLTON_GRID:-"0.03:5:50 0.1:5:100 0.1:10:300 1:5:100 1:10:300 1:10:50"}
 DPSGD_GRID=${DPSGD_GRID:-"0.5:1:10:50 1:0.5:10:50 0.5:1:2:50 1:0.5:2:50 1:1:2:50 0.5:0.5:10:50"}
 ALGORITHMS=${ALGORITHMS:-"pfw dpagd"}
+DPAGD_OPTIONS=${DPAGD_OPTIONS:-}  # DP-AGD's options (JSON) instead of its defaults, e.g. {"alpha_max": 0.5}
 OUT=${OUT:-bench/out/fullgrad_accuracy}
 DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
 mkdir -p "$OUT"
@@ -71,22 +73,27 @@ for eps in $EPSILONS; do
       pfw)
         for g in $PFW_GRID; do
           IFS=: read -r c t l <<<"$g"
-          for seed in $(seq 1 "$RUNS"); do
+          for seed in $SEEDS; do
             run pfw "$eps" "1.0/$n^2" "c=$c T=$t L=$l" "$seed" \
               "algorithm => 'pfw', radius => $c, epochs => $t, options => '{\"coordinate_bound\": $l}', name => 'pfw_${eps}_${c}_${t}_${l}_$seed'"
           done
           echo "pfw eps=$eps c=$c T=$t L=$l done" >&2
         done ;;
       dpagd)
-        for seed in $(seq 1 "$RUNS"); do
-          run dpagd "$eps" 1e-8 "defaults lambda=0.001" "$seed" \
-            "algorithm => 'dpagd', lambda => 0.001, name => 'dpagd_${eps}_$seed'"
+        for seed in $SEEDS; do
+          if [ -z "$DPAGD_OPTIONS" ]; then
+            run dpagd "$eps" 1e-8 "defaults lambda=0.001" "$seed" \
+              "algorithm => 'dpagd', lambda => 0.001, name => 'dpagd_${eps}_$seed'"
+          else
+            run dpagd "$eps" 1e-8 "lambda=0.001 $DPAGD_OPTIONS" "$seed" \
+              "algorithm => 'dpagd', lambda => 0.001, options => '$DPAGD_OPTIONS', name => 'dpagd_${eps}_$seed'"
+          fi
         done
         echo "dpagd eps=$eps done" >&2 ;;
       bolton)
         for g in $BOLTON_GRID; do
           IFS=: read -r lr k b <<<"$g"
-          for seed in $(seq 1 "$RUNS"); do
+          for seed in $SEEDS; do
             run bolton "$eps" 1e-8 "lr=$lr epochs=$k b=$b" "$seed" \
               "algorithm => 'bolton', lambda => 0, learning_rate => $lr, epochs => $k, batch_size => $b, name => 'bolton_${eps}_${lr}_${k}_${b}_$seed'"
           done
@@ -95,7 +102,7 @@ for eps in $EPSILONS; do
       dpsgd)
         for g in $DPSGD_GRID; do
           IFS=: read -r lr clip k b <<<"$g"
-          for seed in $(seq 1 "$RUNS"); do
+          for seed in $SEEDS; do
             run dpsgd "$eps" 1e-8 "lr=$lr C=$clip epochs=$k b=$b" "$seed" \
               "algorithm => 'dpsgd', learning_rate => $lr, epochs => $k, batch_size => $b, options => '{\"clip_norm\": $clip}', name => 'dpsgd_${eps}_${lr}_${clip}_${k}_${b}_$seed'"
           done

@@ -138,7 +138,9 @@ class DpagdRun : public Run {
     gradient_.want = gradient_state::kGradient;
     line_search_.points = s_.candidates + 1;
     line_search_.loss_clip = s_.loss_clip;
-    line_search_.want = gradient_state::kLossSums;
+    // The candidates w - j (alpha_max/m) dir are equally spaced on a line:
+    // the pass takes 2 dot products per row instead of m + 1 (kLine).
+    line_search_.want = gradient_state::kLossSums | gradient_state::kLine;
     // Both requests are checked now, before any data is read.
     gradient_state::state_length(gradient_);
     gradient_state::state_length(line_search_);

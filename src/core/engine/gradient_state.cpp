@@ -47,11 +47,25 @@ void check_request(const Request& r) {
     fail(ErrorKind::ProgramLimit, "a gradient request of " + std::to_string(r.points) + " x " +
                                       std::to_string(r.models) + " x " + std::to_string(r.dim) + " values is too large",
          {}, "Use fewer points, or an optimizer without the Hessian for large d.");
-  if (!(r.want & (kLossSums | kGradient | kHessian)) || (r.want & ~(kLossSums | kGradient | kHessian)))
+  if (!(r.want & (kLossSums | kGradient | kHessian)) || (r.want & ~(kLossSums | kGradient | kHessian | kLine)))
     fail(ErrorKind::InvalidParameter, "a gradient request must ask for loss sums, gradients or the Hessian");
+  if ((r.want & kLine) && (r.want != (kLossSums | kLine) || r.points < 2))
+    fail(ErrorKind::InvalidParameter, "a line request asks for loss sums only, at 2 or more points");
   if (!(r.huber_h > 0 && r.huber_h < 1)) fail(ErrorKind::InvalidParameter, "huber_h must be in (0, 1)");
   for (double v : {r.feature_bound, r.coordinate_bound, r.gradient_clip, r.loss_clip})
     if (!non_negative_finite(v)) fail(ErrorKind::InvalidParameter, "clipping bounds must be finite and >= 0");
+}
+
+// True if the P points (K models of d weights each, point-major) are equally
+// spaced on a line: w_p = w_0 + p (w_1 - w_0) to a relative 1e-9 (kLine).
+bool equally_spaced(const double* pts, int P, int K, int d) {
+  const std::size_t kd = static_cast<std::size_t>(K) * d;
+  for (int p = 2; p < P; ++p)
+    for (std::size_t i = 0; i < kd; ++i) {
+      const double w0 = pts[i], step = pts[kd + i] - w0, expected = w0 + p * step;
+      if (std::fabs(pts[p * kd + i] - expected) > 1e-9 * (std::fabs(w0) + p * std::fabs(step))) return false;
+    }
+  return true;
 }
 
 // Neumaier's compensated addition: sum + comp is the sum to within one
@@ -106,6 +120,20 @@ void dot_products(const double* w, std::size_t n, const double* v, int d, double
   if (q < n) dot_block<1>(w + q * d, v, d, out + q);
 }
 
+// A kLine request's margins from its first two points' dot products (out[0..2K)):
+// <w_p, x> = <w_0, x> + p (<w_1, x> - <w_0, x>).
+void line_margins(std::size_t P, std::size_t K, double* out) {
+  for (std::size_t p = 2; p < P; ++p)
+    for (std::size_t k = 0; k < K; ++k) out[p * K + k] = out[k] + static_cast<double>(p) * (out[K + k] - out[k]);
+}
+
+// A buffer for the P K dot products of one row, grown once.
+double* dot_buffer(std::size_t n) {
+  thread_local std::vector<double> dots;
+  if (dots.size() < n) dots.resize(n);
+  return dots.data();
+}
+
 template <typename T>
 void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
   const int d = dim(s), K = models(s), P = points(s), want = static_cast<int>(s[kWant]);
@@ -123,9 +151,13 @@ void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
     row_norm = std::sqrt(row_norm);
   }
   const std::size_t pk_count = static_cast<std::size_t>(P) * K;
-  thread_local std::vector<double> dots;
-  if (dots.size() < pk_count) dots.resize(pk_count);
-  dot_products(s + l.points, pk_count, v, d, dots.data());
+  double* dots = dot_buffer(pk_count);
+  if (want & kLine) {
+    dot_products(s + l.points, 2 * static_cast<std::size_t>(K), v, d, dots);
+    line_margins(P, K, dots);
+  } else {
+    dot_products(s + l.points, pk_count, v, d, dots);
+  }
   for (int p = 0; p < P; ++p) {
     for (int k = 0; k < K; ++k) {
       const std::size_t pk = static_cast<std::size_t>(p) * K + k;
@@ -204,6 +236,8 @@ std::vector<double> make_state(const Request& r, const double* pts) {
     if (!std::isfinite(pts[i])) fail(ErrorKind::InvalidParameter, "a model point is NaN or infinite");
     s[kHeaderSize + i] = pts[i];
   }
+  if ((r.want & kLine) && !equally_spaced(pts, r.points, r.models, r.dim))
+    fail(ErrorKind::InvalidParameter, "the points of a line request must be equally spaced on a line");
   return s;
 }
 
@@ -224,6 +258,8 @@ void validate(const double* s, std::size_t len) {
   }
   for (std::size_t i = kHeaderSize; i < len; ++i)
     if (!std::isfinite(s[i])) bad_state("a value is NaN or infinite");
+  if ((r.want & kLine) && !equally_spaced(s + kHeaderSize, r.points, r.models, r.dim))
+    bad_state("the points of a line request are not equally spaced");
 }
 
 Request request_of(const double* s) {
@@ -265,14 +301,23 @@ void add_sparse_row(double* s, const sparse::RowView& x, double label) {
   row_norm = std::sqrt(row_norm);
   const auto kind = static_cast<LossKind>(static_cast<int>(s[kLoss]));
   const double h = s[kHuberH], loss_clip = s[kLossClip], grad_clip = s[kGradientClip];
+  // The dot products as the dense path takes them (all points, or the first
+  // two of a line request and the margins from them), so the sums are the same.
+  const std::size_t pk_count = static_cast<std::size_t>(P) * K;
+  const std::size_t dotted = (want & kLine) ? 2 * static_cast<std::size_t>(K) : pk_count;
+  double* dots = dot_buffer(pk_count);
+  for (std::size_t pk = 0; pk < dotted; ++pk) {
+    const double* w = s + l.points + pk * d;
+    double dot = 0;
+    for (std::int32_t e = 0; e < nnz; ++e) dot += w[idx[e]] * v[e];
+    dots[pk] = dot;
+  }
+  if (want & kLine) line_margins(P, K, dots);
   for (int p = 0; p < P; ++p) {
     for (int k = 0; k < K; ++k) {
       const std::size_t pk = static_cast<std::size_t>(p) * K + k;
-      const double* w = s + l.points + pk * d;
       const double y = (K == 1 ? label == 1.0 : label == k) ? 1.0 : -1.0;
-      double dot = 0;
-      for (std::int32_t e = 0; e < nnz; ++e) dot += w[idx[e]] * v[e];
-      const double z = y * dot;
+      const double z = y * dots[pk];
       if (want & kLossSums) {
         const double loss = loss_value(kind, z, h);
         add_compensated(s[l.loss + pk], s[l.loss_comp + pk], loss_clip > 0 ? std::min(loss, loss_clip) : loss);

@@ -53,7 +53,14 @@ enum Field : int {
   kHeaderSize = 16,
 };
 
-enum Want : int { kLossSums = 1, kGradient = 2, kHessian = 4 };
+// kLine (with kLossSums only, P >= 2): the P points are equally spaced on a
+// line, w_p = w_0 + p (w_1 - w_0), as a line search's candidates are (checked
+// to a relative 1e-9 when a state is made or validated). The pass then takes
+// two dot products per model, <w_0, x> and <w_1, x>, and each margin as
+// <w_0, x> + p (<w_1, x> - <w_0, x>), instead of P dot products: the sums
+// are those of the explicit points up to the rounding of the margins
+// (DP-AGD's line search, docs/dpagd.md "Cost").
+enum Want : int { kLossSums = 1, kGradient = 2, kHessian = 4, kLine = 8 };
 
 constexpr double kMagicValue = 1146115175.0;  // "DPTg"
 constexpr int kVersionValue = 1;

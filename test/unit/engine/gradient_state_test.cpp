@@ -124,6 +124,75 @@ TEST(GradientState, ManyPointsKeepTheBitsOfOneDotProductAtATime) {
   }
 }
 
+// K models at P points w_p = w - p a dir (a line search's candidates).
+std::vector<double> line_points(int K, int P, int d, double a, std::mt19937_64& gen) {
+  std::normal_distribution<double> g(0, 0.5);
+  std::vector<double> w(static_cast<std::size_t>(K) * d), dir(w.size());
+  for (double& v : w) v = g(gen);
+  for (double& v : dir) v = g(gen);
+  std::vector<double> points(static_cast<std::size_t>(P) * w.size());
+  for (int p = 0; p < P; ++p)
+    for (std::size_t i = 0; i < w.size(); ++i) points[p * w.size() + i] = w[i] - (p * a) * dir[i];
+  return points;
+}
+
+TEST(GradientState, LineRequestGivesTheLossSumsOfItsPoints) {
+  // The same points asked for explicitly and as a line (two dot products per
+  // row, margins <w_0, x> + p (<w_1, x> - <w_0, x>)): the loss sums agree to
+  // the rounding of the margins (a few ulps of sums of ~1 over 200 rows).
+  const int d = 9, K = 2, P = 21, n = 200;
+  std::mt19937_64 gen(11);
+  std::normal_distribution<double> g(0, 0.4);
+  const std::vector<double> points = line_points(K, P, d, 0.1, gen);
+  for (const double clip : {0.0, 0.5}) {
+    Request r;
+    r.dim = d;
+    r.models = K;
+    r.points = P;
+    r.loss_clip = clip;
+    r.want = kLossSums;
+    std::vector<double> explicit_points = make_state(r, points.data());
+    r.want = kLossSums | kLine;
+    std::vector<double> line = make_state(r, points.data());
+    for (int i = 0; i < n; ++i) {
+      std::vector<double> x(d);
+      for (double& v : x) v = g(gen);
+      add_row(explicit_points.data(), x.data(), d, i % K);
+      add_row(line.data(), x.data(), d, i % K);
+    }
+    for (int p = 0; p < P; ++p)
+      for (int k = 0; k < K; ++k) {
+        const double a = loss_sum(explicit_points.data(), p, k), b = loss_sum(line.data(), p, k);
+        EXPECT_NEAR(a, b, 1e-12 * a) << "point " << p << " model " << k << " clip " << clip;
+        if (p < 2) EXPECT_EQ(a, b) << "points 0 and 1 are dot products in both";
+      }
+  }
+}
+
+TEST(GradientState, LineRequestsAreCheckedWhenMadeAndValidated) {
+  std::mt19937_64 gen(12);
+  const int d = 4, P = 5;
+  std::vector<double> points = line_points(1, P, d, 0.25, gen);
+  Request r;
+  r.dim = d;
+  r.points = P;
+  r.want = kLossSums | kLine;
+  std::vector<double> s = make_state(r, points.data());
+  EXPECT_NO_THROW(validate(s.data(), s.size()));
+  // A point off the line: refused when made, and as a state.
+  std::vector<double> bent = points;
+  bent[3 * d + 1] += 1e-3;
+  EXPECT_THROW(make_state(r, bent.data()), Error);
+  s[kHeaderSize + 3 * d + 1] += 1e-3;
+  EXPECT_THROW(validate(s.data(), s.size()), Error);
+  // Loss sums only, and at least two points.
+  r.want = kLossSums | kGradient | kLine;
+  EXPECT_THROW(make_state(r, points.data()), Error);
+  r.want = kLossSums | kLine;
+  r.points = 1;
+  EXPECT_THROW(make_state(r, points.data()), Error);
+}
+
 TEST(GradientState, OneVsAllModelsAndSeveralPoints) {
   // K = 3 models, P = 2 points; a row of class 2 is positive for model 2 only.
   Request r;

@@ -50,6 +50,35 @@ TEST(SparseGradient, SameStateAsTheDensePathBitForBit) {
   }
 }
 
+TEST(SparseGradient, LineRequestSameAsTheDensePathBitForBit) {
+  // A line search's request (kLine): 2 models at 21 equally spaced points.
+  const int d = 12, K = 2, P = 21, n = 200;
+  std::mt19937_64 gen(5);
+  std::normal_distribution<double> g(0, 1);
+  std::uniform_int_distribution<int> pick(0, d - 1);
+  std::vector<double> w(static_cast<std::size_t>(K) * d), dir(w.size());
+  for (double& v : w) v = g(gen);
+  for (double& v : dir) v = g(gen);
+  std::vector<double> points(static_cast<std::size_t>(P) * K * d);
+  for (int p = 0; p < P; ++p)
+    for (std::size_t i = 0; i < w.size(); ++i) points[p * w.size() + i] = w[i] - (p * 0.1) * dir[i];
+  gs::Request r;
+  r.dim = d;
+  r.models = K;
+  r.points = P;
+  r.loss_clip = 0.5;
+  r.want = gs::kLossSums | gs::kLine;
+  std::vector<double> dense = gs::make_state(r, points.data());
+  std::vector<double> sparse = dense;
+  for (int i = 0; i < n; ++i) {
+    std::vector<double> x(d, 0.0);
+    for (int k = 0; k < 3; ++k) x[pick(gen)] = 2 * g(gen);
+    gs::add_row(dense.data(), x.data(), d, i % K);
+    gs::add_sparse_row(sparse.data(), sparse::from_dense(x.data(), d).view(), i % K);
+  }
+  for (std::size_t i = 0; i < dense.size(); ++i) ASSERT_EQ(dense[i], sparse[i]) << "value " << i;
+}
+
 TEST(SparseGradient, RefusesAnotherDimension) {
   gs::Request r;
   r.dim = 3;
