@@ -48,16 +48,12 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_lots_pass);
 
 Datum dptrain_lots_pass(PG_FUNCTION_ARGS) {
-  if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table, rows and chunk_rows must not be NULL"),
-                    errhint("dptrain.lots_pass is internal to dp_train; train with dp_train (or dptrain train).")));
-  int len = 0;
-  const double* in = dptrain::pg::float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &len, "lot state");
-  const Oid relid = PG_GETARG_OID(1);
-  const int64 rows = PG_GETARG_INT64(2);
-  const int32 chunk_arg = PG_GETARG_INT32(3);
-  double* s = static_cast<double*>(palloc(sizeof(double) * static_cast<std::size_t>(len)));
-  memcpy(s, in, sizeof(double) * static_cast<std::size_t>(len));
+  const dptrain::pg::OneCallPassArguments a = dptrain::pg::one_call_pass_arguments(fcinfo, "dptrain.lots_pass", "lot state");
+  double* s = a.state;
+  const int len = a.state_length;
+  const Oid relid = a.relid;
+  const int64 rows = a.rows;
+  const int32 chunk_arg = a.chunk_rows;
 
   SequenceBox* box = nullptr;
   int64 expected = 0;  // about q n rows per lot: a bound for the chunk

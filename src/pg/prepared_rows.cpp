@@ -253,6 +253,21 @@ SampledPassArguments sampled_pass_arguments(FunctionCallInfo fcinfo, const char*
   return a;
 }
 
+OneCallPassArguments one_call_pass_arguments(FunctionCallInfo fcinfo, const char* fn, const char* state_name) {
+  if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table, rows and chunk_rows must not be NULL"),
+                    errhint("%s is internal to dp_train; train with dp_train (or dptrain train).", fn)));
+  OneCallPassArguments a{};
+  const double* in = float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &a.state_length, state_name);
+  const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(a.state_length);
+  a.state = static_cast<double*>(palloc(bytes));
+  memcpy(a.state, in, bytes);
+  a.relid = PG_GETARG_OID(1);
+  a.rows = PG_GETARG_INT64(2);
+  a.chunk_rows = PG_GETARG_INT32(3);
+  return a;
+}
+
 TupleDesc sampled_pass_result_type(FunctionCallInfo fcinfo, const char* fn) {
   TupleDesc out;
   if (get_call_result_type(fcinfo, nullptr, &out) != TYPEFUNC_COMPOSITE) elog(ERROR, "%s must return a row type", fn);

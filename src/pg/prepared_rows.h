@@ -100,6 +100,19 @@ struct SampledPassArguments {
 // Call in the multi-call memory context.
 SampledPassArguments sampled_pass_arguments(FunctionCallInfo fcinfo, const char* fn, const char* state_name);
 
+// The one-call passes (sampled_epoch, lots_pass) take (state float8[],
+// prepared regclass, rows int8, chunk_rows int4) and return the new state.
+struct OneCallPassArguments {
+  double* state;  // a palloc'd copy the pass updates in place
+  int state_length;
+  Oid relid;
+  int64 rows;
+  int32 chunk_rows;
+};
+
+// Refuses NULLs with a hint naming `fn`; copies the state.
+OneCallPassArguments one_call_pass_arguments(FunctionCallInfo fcinfo, const char* fn, const char* state_name);
+
 // The blessed (tag, x, y) result row type of `fn`.
 TupleDesc sampled_pass_result_type(FunctionCallInfo fcinfo, const char* fn);
 

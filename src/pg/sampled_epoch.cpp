@@ -41,16 +41,12 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_sampled_epoch);
 
 Datum dptrain_sampled_epoch(PG_FUNCTION_ARGS) {
-  if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("state, table, rows and chunk_rows must not be NULL"),
-                    errhint("dptrain.sampled_epoch is internal to dp_train; train with dp_train (or dptrain train).")));
-  int len = 0;
-  const double* in = dptrain::pg::float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &len, "training state");
-  const Oid relid = PG_GETARG_OID(1);
-  const int64 rows = PG_GETARG_INT64(2);
-  const int32 chunk_arg = PG_GETARG_INT32(3);
-  double* s = static_cast<double*>(palloc(sizeof(double) * static_cast<std::size_t>(len)));
-  memcpy(s, in, sizeof(double) * static_cast<std::size_t>(len));
+  const dptrain::pg::OneCallPassArguments a = dptrain::pg::one_call_pass_arguments(fcinfo, "dptrain.sampled_epoch", "training state");
+  double* s = a.state;
+  const int len = a.state_length;
+  const Oid relid = a.relid;
+  const int64 rows = a.rows;
+  const int32 chunk_arg = a.chunk_rows;
 
   int dim = 0;
   int64 total = 0;  // entries of the epoch: ceil(n / b) * b
