@@ -37,7 +37,9 @@ COMMENT ON FUNCTION @extschema@.dp_table_budget_remaining IS
 -- models lose their link to it ("-"): its OID may later be reused by an
 -- unrelated table, which must neither inherit the budgets nor let its
 -- readers see the models. (The ledger rows stay: they are history, with
--- source_name.)
+-- source_name.) The same goes for the relation's registered encoding (a
+-- view's, sql/48_encoding.sql) and load spec (a loaded table's,
+-- sql/49_load_specs.sql): one trigger forgets every registry entry.
 CREATE FUNCTION dptrain.forget_dropped_sources()
 RETURNS event_trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -48,6 +50,8 @@ BEGIN
     DELETE FROM dptrain.table_budgets t WHERE t.source = ANY (dropped);
     UPDATE dptrain.ledger l SET source = '-' WHERE l.source = ANY (dropped);
     UPDATE dptrain.models m SET source_table = '-' WHERE m.source_table = ANY (dropped);
+    DELETE FROM dptrain.feature_encodings e WHERE e.relation::pg_catalog.oid = ANY (dropped);
+    DELETE FROM dptrain.load_specs s WHERE s.relation::pg_catalog.oid = ANY (dropped);
 END
 $$;
 REVOKE EXECUTE ON FUNCTION dptrain.forget_dropped_sources() FROM PUBLIC;

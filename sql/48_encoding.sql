@@ -255,19 +255,5 @@ COMMENT ON FUNCTION @extschema@.dp_features(text, jsonb) IS
 COMMENT ON FUNCTION @extschema@.dp_features(bigint, jsonb) IS
 'the feature vector of a raw row (e.g. to_jsonb(t)) under the encoding stored with a model, by the id dp_train returned';
 
--- A dropped view forgets its encoding (its oid may be reused by another
--- relation, which must not inherit it). SECURITY DEFINER: whoever drops the
--- view may not write the registry.
-CREATE FUNCTION dptrain.forget_dropped_encodings() RETURNS event_trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-    DELETE FROM dptrain.feature_encodings e
-    WHERE e.relation::oid IN (SELECT d.objid FROM pg_event_trigger_dropped_objects() d
-                              WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0);
-END
-$$;
-REVOKE EXECUTE ON FUNCTION dptrain.forget_dropped_encodings() FROM PUBLIC;
-COMMENT ON FUNCTION dptrain.forget_dropped_encodings IS
-'internal (event trigger): drops the registered encoding of a dropped view';
-CREATE EVENT TRIGGER dptrain_forget_dropped_encodings ON sql_drop
-EXECUTE FUNCTION dptrain.forget_dropped_encodings();
+-- A dropped view forgets its encoding: dptrain.forget_dropped_sources
+-- (sql/45_budgets.sql), the event trigger of every registry.

@@ -26,18 +26,5 @@ COMMENT ON FUNCTION dptrain.register_load_spec IS
 'internal: records the load spec of a table dptrain load just created (its owner only)';
 
 -- A dropped table forgets its spec (its oid may be reused by another
--- relation, which must not inherit it). SECURITY DEFINER: whoever drops the
--- table may not write the registry.
-CREATE FUNCTION dptrain.forget_dropped_load_specs() RETURNS event_trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-    DELETE FROM dptrain.load_specs s
-    WHERE s.relation::oid IN (SELECT d.objid FROM pg_event_trigger_dropped_objects() d
-                              WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0);
-END
-$$;
-REVOKE EXECUTE ON FUNCTION dptrain.forget_dropped_load_specs() FROM PUBLIC;
-COMMENT ON FUNCTION dptrain.forget_dropped_load_specs IS
-'internal (event trigger): drops the load spec of a dropped table';
-CREATE EVENT TRIGGER dptrain_forget_dropped_load_specs ON sql_drop
-EXECUTE FUNCTION dptrain.forget_dropped_load_specs();
+-- relation, which must not inherit it): dptrain.forget_dropped_sources
+-- (sql/45_budgets.sql), the event trigger of every registry.
