@@ -1,6 +1,7 @@
 #include "distributed_source.h"
 
 #include "utils/fmgroids.h"
+#include "local_source.h"
 
 namespace dptrain::pg {
 namespace {
@@ -219,5 +220,16 @@ int begin_distributed_passes() {
 }
 
 void end_distributed_passes(int level) { AtEOXact_GUC(true, level); }
+
+int execute_distributed_pass(const char* sql, Datum input, Oid relid) {
+  Oid type[1] = {FLOAT8ARRAYOID};
+  SPIPlanPtr plan = SPI_prepare(sql, 1, type);
+  if (plan == nullptr) elog(ERROR, "dptrain: could not plan a pass: %s", SPI_result_code_string(SPI_result));
+  require_statement_reads_only(plan, relid);
+  Datum values[1] = {input};
+  const int rc = SPI_execute_plan(plan, values, nullptr, false, 1);
+  SPI_freeplan(plan);
+  return rc;
+}
 
 }  // namespace dptrain::pg

@@ -2,6 +2,7 @@
 
 extern "C" {
 #include "catalog/pg_inherits.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/plancache.h"
 }
 #include "core/algorithms/algorithm.h"
@@ -29,6 +30,53 @@ bool reads_sums_only(const std::string& algorithm) {
   return sums;
 }
 
+// What a pass statement may read (require_statement_reads_only): every
+// query level a SELECT without CTEs or row locks, exactly one relation entry
+// in the whole tree (subqueries and sublinks included), and that entry table
+// `relid` itself, ONLY. Subqueries, joins and set-returning functions (the
+// pass SQL's generate_series and unnest, schema-qualified under the pinned
+// search_path) read nothing else; any other entry kind is refused.
+struct ReadsOnly;
+bool reads_only_walker(Node* node, ReadsOnly* r);
+// PostgreSQL 15's walkers take bool (*)() (an unprototyped C pointer): cast
+// through void (*)() (the generic function pointer type, no warning).
+using Walker = bool (*)();
+Walker as_walker() { return reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(reads_only_walker)); }
+
+struct ReadsOnly {
+  Oid relid;
+  int relations;
+  bool ok;
+};
+
+bool reads_only_walker(Node* node, ReadsOnly* r) {
+  if (node == nullptr) return false;
+  if (IsA(node, RangeTblEntry)) {
+    const RangeTblEntry* rte = reinterpret_cast<const RangeTblEntry*>(node);
+    switch (rte->rtekind) {
+      case RTE_RELATION:
+        ++r->relations;
+        if (rte->relid != r->relid || rte->relkind != RELKIND_RELATION || rte->inh) r->ok = false;
+        break;
+      case RTE_SUBQUERY:
+      case RTE_JOIN:
+      case RTE_FUNCTION:
+      case RTE_RESULT: break;
+      default: r->ok = false;
+    }
+    return false;
+  }
+  if (IsA(node, Query)) {
+    Query* q = reinterpret_cast<Query*>(node);
+    if (q->commandType != CMD_SELECT || q->cteList != NIL || q->rowMarks != NIL || q->utilityStmt != nullptr)
+      r->ok = false;
+    return query_tree_walker(q, as_walker(), r, QTW_EXAMINE_RTES_BEFORE);
+  }
+  return expression_tree_walker(node, as_walker(), r);
+}
+
+}  // namespace
+
 // The pass statement names the source (schema.table), and PostgreSQL
 // resolves that name again whenever it parses a pass, as the runner and
 // outside a security-restricted operation. Only the lock on the relation
@@ -36,30 +84,25 @@ bool reads_sums_only(const std::string& algorithm) {
 // being renamed, dropped or given policies, but not its schema from being
 // renamed by another session and replaced by one whose "table" is a view,
 // whose functions would run with the runner's rights; ALTER TABLE INHERIT
-// could also add a child concurrently. So the analysed statement must read
-// `relid` itself, ONLY (no child), as its one range-table entry; the plan
-// is executed right after this check, so nothing re-parses it in between
-// (the lock on `relid` is already held: no invalidation is processed).
-void require_pass_reads_only(SPIPlanPtr plan, Oid relid) {
+// could also add a child concurrently. So the analysed statement (parse
+// analysis and rewriting happen before any planner hook, Citus's included)
+// must read `relid` itself, ONLY, and nothing else; the plan is executed
+// right after this check, so nothing re-parses it in between (the lock on
+// `relid` is already held: no invalidation is processed).
+void require_statement_reads_only(SPIPlanPtr plan, Oid relid) {
+  ReadsOnly r{relid, 0, true};
   ListCell* s;
   foreach (s, SPI_plan_get_plan_sources(plan)) {
     const CachedPlanSource* source = static_cast<const CachedPlanSource*>(lfirst(s));
     ListCell* q;
-    foreach (q, source->query_list) {
-      const Query* query = lfirst_node(Query, q);
-      const RangeTblEntry* rte = list_length(query->rtable) == 1 ? linitial_node(RangeTblEntry, query->rtable) : nullptr;
-      const bool ok = query->commandType == CMD_SELECT && rte != nullptr && rte->rtekind == RTE_RELATION &&
-                      rte->relid == relid && rte->relkind == RELKIND_RELATION && !rte->inh;
-      if (!ok)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("the source of the run no longer names table \"%s\"", get_rel_name(relid)),
-                        errdetail("A pass read in place must read that table and nothing else."),
-                        errhint("Was its schema renamed during training?")));
-    }
+    foreach (q, source->query_list) reads_only_walker(static_cast<Node*>(lfirst(q)), &r);
   }
+  if (!r.ok || r.relations != 1)
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("the source of the run no longer names table \"%s\"", get_rel_name(relid)),
+                    errdetail("A pass read in place must read that table and nothing else."),
+                    errhint("Was its schema renamed during training?")));
 }
-
-}  // namespace
 
 bool can_read_in_place(Oid relid, const char* label, const char* features, const dptrain::TrainingConfig& c, const RunIdentities& ids,
                        const PreparedData& prep) {
@@ -85,7 +128,7 @@ int execute_in_place_pass(const char* sql, Datum input, Snapshot snapshot, Oid r
   Oid type[1] = {FLOAT8ARRAYOID};
   SPIPlanPtr plan = SPI_prepare_cursor(sql, 1, type, CURSOR_OPT_PARALLEL_OK);
   if (plan == nullptr) elog(ERROR, "dptrain: could not plan a pass: %s", SPI_result_code_string(SPI_result));
-  require_pass_reads_only(plan, relid);
+  require_statement_reads_only(plan, relid);
   Datum values[1] = {input};
   // read_only: the pass only reads, and every statement sees `snapshot`.
   // No row limit (tcount 0): with one, the executor runs the plan without
