@@ -1,7 +1,7 @@
 #include "distributed_source.h"
 
 #include "utils/fmgroids.h"
-#include "local_source.h"
+#include "statement_checks.h"
 
 namespace dptrain::pg {
 namespace {
@@ -223,13 +223,11 @@ void end_distributed_passes(int level) { AtEOXact_GUC(true, level); }
 
 int execute_distributed_pass(const char* sql, Datum input, Oid relid) {
   Oid type[1] = {FLOAT8ARRAYOID};
-  SPIPlanPtr plan = SPI_prepare(sql, 1, type);
-  if (plan == nullptr) elog(ERROR, "dptrain: could not plan a pass: %s", SPI_result_code_string(SPI_result));
-  require_statement_reads_only(plan, relid);
   Datum values[1] = {input};
-  const int rc = SPI_execute_plan(plan, values, nullptr, false, 1);
-  SPI_freeplan(plan);
-  return rc;
+  SourceRead source;
+  source.source = relid;
+  source.only = true;
+  return execute_checked(sql, 1, type, values, false, 1, source);
 }
 
 }  // namespace dptrain::pg

@@ -38,9 +38,9 @@ int begin_distributed_passes();
 
 // Runs the pushed-down pass statement `sql` ($1 = float8[] `input`), like
 // SPI_execute_with_args, after checking that the statement as parsed reads
-// the distributed table `relid` ONLY and nothing else
-// (require_statement_reads_only: its schema.table name is resolved again on
-// every pass).
+// the distributed table `relid` ONLY and nothing else (statement_checks.h:
+// its schema.table name is resolved again on every pass; Citus plans in its
+// planner hook, after the parse analysis that is checked).
 int execute_distributed_pass(const char* sql, Datum input, Oid relid);
 void end_distributed_passes(int level);
 

@@ -2,11 +2,10 @@
 
 extern "C" {
 #include "catalog/pg_inherits.h"
-#include "nodes/nodeFuncs.h"
-#include "utils/plancache.h"
 }
 #include "core/algorithms/algorithm.h"
 #include "distributed_source.h"
+#include "statement_checks.h"
 
 namespace dptrain::pg {
 
@@ -30,79 +29,7 @@ bool reads_sums_only(const std::string& algorithm) {
   return sums;
 }
 
-// What a pass statement may read (require_statement_reads_only): every
-// query level a SELECT without CTEs or row locks, exactly one relation entry
-// in the whole tree (subqueries and sublinks included), and that entry table
-// `relid` itself, ONLY. Subqueries, joins and set-returning functions (the
-// pass SQL's generate_series and unnest, schema-qualified under the pinned
-// search_path) read nothing else; any other entry kind is refused.
-struct ReadsOnly;
-bool reads_only_walker(Node* node, ReadsOnly* r);
-// PostgreSQL 15's walkers take bool (*)() (an unprototyped C pointer): cast
-// through void (*)() (the generic function pointer type, no warning).
-using Walker = bool (*)();
-Walker as_walker() { return reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(reads_only_walker)); }
-
-struct ReadsOnly {
-  Oid relid;
-  int relations;
-  bool ok;
-};
-
-bool reads_only_walker(Node* node, ReadsOnly* r) {
-  if (node == nullptr) return false;
-  if (IsA(node, RangeTblEntry)) {
-    const RangeTblEntry* rte = reinterpret_cast<const RangeTblEntry*>(node);
-    switch (rte->rtekind) {
-      case RTE_RELATION:
-        ++r->relations;
-        if (rte->relid != r->relid || rte->relkind != RELKIND_RELATION || rte->inh) r->ok = false;
-        break;
-      case RTE_SUBQUERY:
-      case RTE_JOIN:
-      case RTE_FUNCTION:
-      case RTE_RESULT: break;
-      default: r->ok = false;
-    }
-    return false;
-  }
-  if (IsA(node, Query)) {
-    Query* q = reinterpret_cast<Query*>(node);
-    if (q->commandType != CMD_SELECT || q->cteList != NIL || q->rowMarks != NIL || q->utilityStmt != nullptr)
-      r->ok = false;
-    return query_tree_walker(q, as_walker(), r, QTW_EXAMINE_RTES_BEFORE);
-  }
-  return expression_tree_walker(node, as_walker(), r);
-}
-
 }  // namespace
-
-// The pass statement names the source (schema.table), and PostgreSQL
-// resolves that name again whenever it parses a pass, as the runner and
-// outside a security-restricted operation. Only the lock on the relation
-// (taken while the data was inspected) is held: it keeps the table from
-// being renamed, dropped or given policies, but not its schema from being
-// renamed by another session and replaced by one whose "table" is a view,
-// whose functions would run with the runner's rights; ALTER TABLE INHERIT
-// could also add a child concurrently. So the analysed statement (parse
-// analysis and rewriting happen before any planner hook, Citus's included)
-// must read `relid` itself, ONLY, and nothing else; the plan is executed
-// right after this check, so nothing re-parses it in between (the lock on
-// `relid` is already held: no invalidation is processed).
-void require_statement_reads_only(SPIPlanPtr plan, Oid relid) {
-  ReadsOnly r{relid, 0, true};
-  ListCell* s;
-  foreach (s, SPI_plan_get_plan_sources(plan)) {
-    const CachedPlanSource* source = static_cast<const CachedPlanSource*>(lfirst(s));
-    ListCell* q;
-    foreach (q, source->query_list) reads_only_walker(static_cast<Node*>(lfirst(q)), &r);
-  }
-  if (!r.ok || r.relations != 1)
-    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                    errmsg("the source of the run no longer names table \"%s\"", get_rel_name(relid)),
-                    errdetail("A pass read in place must read that table and nothing else."),
-                    errhint("Was its schema renamed during training?")));
-}
 
 bool can_read_in_place(Oid relid, const char* label, const char* features, const dptrain::TrainingConfig& c, const RunIdentities& ids,
                        const PreparedData& prep) {
@@ -126,9 +53,16 @@ void end_in_place_passes(Snapshot snapshot) { UnregisterSnapshot(snapshot); }
 
 int execute_in_place_pass(const char* sql, Datum input, Snapshot snapshot, Oid relid) {
   Oid type[1] = {FLOAT8ARRAYOID};
-  SPIPlanPtr plan = SPI_prepare_cursor(sql, 1, type, CURSOR_OPT_PARALLEL_OK);
-  if (plan == nullptr) elog(ERROR, "dptrain: could not plan a pass: %s", SPI_result_code_string(SPI_result));
-  require_statement_reads_only(plan, relid);
+  // The pass names the source (schema.table) and runs as the extension
+  // owner: parsed, it must read `relid` itself, ONLY (a child attached
+  // during the run, ALTER TABLE ... INHERIT, could be a foreign table or
+  // have policies), and nothing else by name (statement_checks.h: a schema
+  // renamed during the run by another session, with a view of the same name
+  // in its place, would run that view's functions as the extension owner).
+  SourceRead source;
+  source.source = relid;
+  source.only = true;
+  SPIPlanPtr plan = prepare_checked(sql, 1, type, CURSOR_OPT_PARALLEL_OK, source);
   Datum values[1] = {input};
   // read_only: the pass only reads, and every statement sees `snapshot`.
   // No row limit (tcount 0): with one, the executor runs the plan without

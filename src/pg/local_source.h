@@ -39,14 +39,7 @@ void end_in_place_passes(Snapshot snapshot);
 // planned so that PostgreSQL may run it in parallel; the result as
 // SPI_execute_with_args leaves it (SPI_tuptable). ERROR, before it runs, if
 // the statement as parsed reads anything but table `relid` ONLY (its name
-// is resolved again on each pass: local_source.cpp).
+// is resolved again on each pass: statement_checks.h).
 int execute_in_place_pass(const char* sql, Datum input, Snapshot snapshot, Oid relid);
-
-// ERROR (55000) unless the statement(s) of `plan`, as parsed and rewritten,
-// read table `relid` ONLY, once, and no other relation: SELECTs only,
-// subqueries, joins and function scans allowed. Shared by the passes read
-// in place, local and distributed (distributed_source.h); call it on a plan
-// from SPI_prepare right before executing it.
-void require_statement_reads_only(SPIPlanPtr plan, Oid relid);
 
 }  // namespace dptrain::pg

@@ -275,8 +275,8 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
 
 dptrain::distributed::Source distributed_source(const PreparedData& prep) {
   // ONLY, so that a child attached during the run (ALTER TABLE ... INHERIT
-  // needs no lock the run holds against it) is not read
-  // (require_statement_reads_only checks it).
+  // needs no lock the run holds against it) is not read (the passes are
+  // checked to read the table ONLY: statement_checks.h).
   return {psprintf("ONLY %s", prep.source_name), prep.x_expr, prep.y_expr, prep.row_key};
 }
 

@@ -5,7 +5,7 @@
 # its schema. A schema owner who renames the schema during the run and puts
 # an impostor (a view calling a function of theirs) at the old name must get
 # an error, not their function run with the extension owner's rights
-# (src/pg/local_source.h, require_statement_reads_only; docs/distributed.md
+# (src/pg/statement_checks.h; docs/distributed.md
 # section 9.6). Checked for both sources read in place:
 #  * a Citus hash-distributed table (bolt-on: pushed-down SGD epochs);
 #  * a plain local table (AMP: gradient sums read in place).
@@ -75,7 +75,7 @@ swap_during_run() {
 
 check_refused() {  # check_refused WHAT OUTPUT
   ! echo "$2" | grep -q "spy ran" || fail "$1: the impostor's function ran: $2"
-  echo "$2" | grep -q "55000" && echo "$2" | grep -q "no longer names table" ||
+  echo "$2" | grep -q "55000" && echo "$2" | grep -q "now finds another object" ||
     fail "$1: the swapped source was not refused: $2"
   local spied
   spied=$(sql "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied")
