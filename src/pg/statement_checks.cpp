@@ -80,8 +80,9 @@ bool rte_bad(const RangeTblEntry* rte, int index, const Query* q, Walk* w, bool 
       if (rte->relid == r.source) {
         // ONLY: no child, no view, no policy (local_source.h).
         if (r.only && (rte->inh || rte->relkind != RELKIND_RELATION || rte->securityQuals != NIL)) {
-          describe_relation(w, rte->relid, rte->inh ? "the children of" : "relation");
-          if (!rte->inh) appendStringInfoString(&w->problem, ", not a plain table without row security,");
+          if (rte->inh) describe_relation(w, rte->relid, "the children of");
+          else appendStringInfo(&w->problem, "reads %s with row security or not as a plain table",
+                                relation_name(rte->relid));
           return true;
         }
         w->source_read = true;
@@ -141,7 +142,7 @@ pg_attribute_noreturn() void refuse(const SourceRead& r, const char* problem) {
                   errmsg("the name of %s now finds another object", r.what),
                   errdetail("dptrain names %s in its statements; parsed now, a statement %s%s.",
                             relation_name(r.source), problem,
-                            r.only ? " (it must read that table ONLY and nothing else)" : ""),
+                            r.only ? "; it must read that table ONLY and nothing else" : ""),
                   errhint("Was a schema renamed during the call? Call again with the relation's current name.")));
 }
 
@@ -203,3 +204,25 @@ bool take_statement_refusal() {
 void forget_statement_refusal() { refused = false; }
 
 }  // namespace dptrain::pg
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(dptrain_check_source_statement);
+
+// dptrain.check_source_statement(sql text, source regclass, only_table boolean)
+// -> void: prepares `sql` (without running it) and raises the check's
+// refusal, if any (test/regress/sql/statement_checks.sql). Revoked from
+// PUBLIC: a test's window on the check, not an API.
+Datum dptrain_check_source_statement(PG_FUNCTION_ARGS) {
+  dptrain::pg::SourceRead r;
+  r.source = PG_GETARG_OID(1);
+  r.only = PG_GETARG_BOOL(2);
+  const char* sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+  SPI_connect();
+  SPIPlanPtr plan = dptrain::pg::prepare_checked(sql, 0, nullptr, 0, r);
+  SPI_freeplan(plan);
+  SPI_finish();
+  PG_RETURN_VOID();
+}
+
+}  // extern "C"
