@@ -66,11 +66,21 @@ $$;
 COMMENT ON FUNCTION dptrain.column_kind IS
 'internal: how a column is encoded (numeric, boolean or categorical), from its type';
 
+-- The distinct values of a column, as dp_encoding reads undeclared
+-- categories (src/pg/data_categories.cpp): with the caller's rights; in C, so
+-- that the statement naming the relation is checked before it runs.
+CREATE FUNCTION dptrain.distinct_text_values(source regclass, col text, max_values int4) RETURNS text[]
+AS 'MODULE_PATHNAME', 'dptrain_distinct_text_values' LANGUAGE C STABLE STRICT
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION dptrain.distinct_text_values IS
+'internal: up to max_values distinct values of a column as text, sorted (with the caller''s rights)';
+
 -- One column's entry of an encoding, from its type and the declarations.
 CREATE FUNCTION dptrain.encoding_column(source regclass, col text, bounds jsonb, categories jsonb)
 RETURNS jsonb LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     kind text := dptrain.column_kind(source, col);
+    vals text[];
     cats jsonb;
     n bigint;
 BEGIN
@@ -87,8 +97,9 @@ BEGIN
         RETURN jsonb_build_object('name', col, 'type', 'categorical', 'categories', categories -> col);
     END IF;
     -- Read from the data, as the caller: outside the privacy guarantee, and said so.
-    EXECUTE format('SELECT jsonb_agg(v ORDER BY v), count(*) FROM (SELECT DISTINCT %I::text AS v FROM %s WHERE %I IS NOT NULL LIMIT 1001) d',
-                   col, source, col) INTO cats, n;
+    vals := dptrain.distinct_text_values(source, col, 1001);
+    n := coalesce(cardinality(vals), 0);
+    cats := to_jsonb(vals);
     IF n > 1000 THEN
         RAISE EXCEPTION 'text column "%" has more than 1000 distinct values', col
             USING ERRCODE = 'program_limit_exceeded',
@@ -191,6 +202,31 @@ BEGIN
     EXECUTE format('CREATE VIEW %s AS SELECT %I, dptrain.encode_row(%L::jsonb, %s) AS x FROM %s',
                    target, label, enc, cols, source);
     v := target::regclass;
+    -- CREATE VIEW named the source by text, which PostgreSQL resolved again:
+    -- a schema renamed meanwhile by another session could have put another
+    -- relation (or, for dptrain.encode_row, function) under the name
+    -- (docs/governance.md, "Names resolved again"). The new view must be ours
+    -- and read `source` and nothing else, and call only PostgreSQL's and
+    -- dptrain's functions.
+    IF (SELECT c.relowner FROM pg_class c WHERE c.oid = v) <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user)
+       OR NOT EXISTS (SELECT FROM pg_depend d JOIN pg_rewrite w ON w.oid = d.objid
+                      WHERE d.classid = 'pg_rewrite'::regclass AND w.ev_class = v
+                        AND d.refclassid = 'pg_class'::regclass AND d.refobjid = source)
+       OR EXISTS (SELECT FROM pg_depend d JOIN pg_rewrite w ON w.oid = d.objid
+                  WHERE d.classid = 'pg_rewrite'::regclass AND w.ev_class = v
+                    AND ((d.refclassid = 'pg_class'::regclass AND d.refobjid NOT IN (v, source))
+                         OR (d.refclassid = 'pg_proc'::regclass
+                             AND (SELECT p.pronamespace FROM pg_proc p WHERE p.oid = d.refobjid) <> 'pg_catalog'::regnamespace
+                             AND NOT EXISTS (SELECT FROM pg_depend e
+                                             WHERE e.classid = 'pg_proc'::regclass AND e.objid = d.refobjid
+                                               AND e.refclassid = 'pg_extension'::regclass AND e.deptype = 'e'
+                                               AND e.refobjid = (SELECT x.oid FROM pg_extension x WHERE x.extname = 'dptrain')))))
+    THEN
+        RAISE EXCEPTION 'the name of % now finds another object', source
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = format('The view %s does not read that relation, or reads or calls something else.', target),
+            HINT = 'Was a schema renamed during the call? Call again with the relation''s current name.';
+    END IF;
     -- A temporary view (e.g. to evaluate on raw rows) is not registered: no
     -- model is trained on it, and its end is never reported to the registry.
     IF (SELECT c.relpersistence FROM pg_class c WHERE c.oid = v) <> 't' THEN

@@ -11,6 +11,7 @@ extern "C" {
 
 #include "core/privacy/random_source.h"
 #include "core/sgd/bucket_shuffle.h"
+#include "statement_checks.h"
 
 namespace dptrain::pg {
 namespace {
@@ -73,7 +74,8 @@ void receiver_shutdown(DestReceiver*) {}
 void receiver_destroy(DestReceiver*) {}
 
 // Pass 1: runs the query into the buckets.
-void fill_buckets(BucketReceiver* r, const char* select_sql, int nargs, Oid* types, Datum* values) {
+void fill_buckets(BucketReceiver* r, const char* select_sql, int nargs, Oid* types, Datum* values,
+                  const SourceRead* source) {
   ParamListInfo params = makeParamList(nargs);
   for (int i = 0; i < nargs; ++i) {
     params->params[i].value = values[i];
@@ -87,7 +89,15 @@ void fill_buckets(BucketReceiver* r, const char* select_sql, int nargs, Oid* typ
   options.read_only = false;
   options.dest = &r->pub;
   // A query whose rows go to another receiver than SPI's reports SPI_OK_UTILITY.
-  const int rc = SPI_execute_extended(select_sql, &options);
+  int rc;
+  if (source != nullptr) {
+    // Prepared, checked, executed at once (statement_checks.h).
+    SPIPlanPtr plan = prepare_checked(select_sql, nargs, types, 0, *source);
+    rc = SPI_execute_plan_extended(plan, &options);
+    SPI_freeplan(plan);
+  } else {
+    rc = SPI_execute_extended(select_sql, &options);
+  }
   if (rc != SPI_OK_UTILITY && rc != SPI_OK_SELECT) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, select_sql);
 }
 
@@ -131,7 +141,7 @@ void insert_permuted(BucketReceiver* r, HeapTuple* rows, int64 n, Relation rel, 
 }  // namespace
 
 int64 bucket_shuffle_insert(Oid target, const char* select_sql, int nargs, Oid* types, Datum* values, int64 rows,
-                            int64 row_bytes) {
+                            int64 row_bytes, const SourceRead* source) {
   // The stream of this copy: a fresh key from the OS CSPRNG (RandomSource
   // is trivially destructible: an ERROR may longjmp past it).
   alignas(RandomSource) unsigned char rng_storage[sizeof(RandomSource)];
@@ -169,7 +179,7 @@ int64 bucket_shuffle_insert(Oid target, const char* select_sql, int nargs, Oid* 
   }
   MemoryContextSwitchTo(old);
   const TimestampTz started = GetCurrentTimestamp();
-  fill_buckets(r, select_sql, nargs, types, values);
+  fill_buckets(r, select_sql, nargs, types, values, source);
   const TimestampTz filled = GetCurrentTimestamp();
 
   // Pass 2: bucket 0, 1, ..., B-1, each permuted.

@@ -12,16 +12,18 @@
 #pragma once
 
 #include "pg_glue.h"
+#include "statement_checks.h"
 
 namespace dptrain::pg {
 
 // Requires SPI_connect(); runs `select_sql` with the current identity (the
-// caller switches to the reader). `target` is a temp table without indexes,
+// caller switches to the reader). `source`, if given: the relation the query
+// names by text, checked before it runs (statement_checks.h). `target` is a temp table without indexes,
 // triggers or constraints other than NOT NULL, whose columns match the
 // query's result in number and type (checked). `rows` and `row_bytes` only
 // size the buckets. Returns the number of rows inserted; the table's rows
 // are visible to the next command.
 int64 bucket_shuffle_insert(Oid target, const char* select_sql, int nargs, Oid* types, Datum* values, int64 rows,
-                            int64 row_bytes);
+                            int64 row_bytes, const SourceRead* source);
 
 }  // namespace dptrain::pg

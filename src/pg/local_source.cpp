@@ -2,10 +2,10 @@
 
 extern "C" {
 #include "catalog/pg_inherits.h"
-#include "utils/plancache.h"
 }
 #include "core/algorithms/algorithm.h"
 #include "distributed_source.h"
+#include "statement_checks.h"
 
 namespace dptrain::pg {
 
@@ -27,36 +27,6 @@ bool reads_sums_only(const std::string& algorithm) {
   bool sums = false;
   DPT_CORE({ sums = dptrain::make_algorithm(algorithm)->reads_sums_only(); });
   return sums;
-}
-
-// The pass statement names the source (schema.table), and PostgreSQL
-// resolves that name again whenever it parses a pass, as the runner and
-// outside a security-restricted operation. Only the lock on the relation
-// (taken while the data was inspected) is held: it keeps the table from
-// being renamed, dropped or given policies, but not its schema from being
-// renamed by another session and replaced by one whose "table" is a view,
-// whose functions would run with the runner's rights; ALTER TABLE INHERIT
-// could also add a child concurrently. So the analysed statement must read
-// `relid` itself, ONLY (no child), as its one range-table entry; the plan
-// is executed right after this check, so nothing re-parses it in between
-// (the lock on `relid` is already held: no invalidation is processed).
-void require_pass_reads_only(SPIPlanPtr plan, Oid relid) {
-  ListCell* s;
-  foreach (s, SPI_plan_get_plan_sources(plan)) {
-    const CachedPlanSource* source = static_cast<const CachedPlanSource*>(lfirst(s));
-    ListCell* q;
-    foreach (q, source->query_list) {
-      const Query* query = lfirst_node(Query, q);
-      const RangeTblEntry* rte = list_length(query->rtable) == 1 ? linitial_node(RangeTblEntry, query->rtable) : nullptr;
-      const bool ok = query->commandType == CMD_SELECT && rte != nullptr && rte->rtekind == RTE_RELATION &&
-                      rte->relid == relid && rte->relkind == RELKIND_RELATION && !rte->inh;
-      if (!ok)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("the source of the run no longer names table \"%s\"", get_rel_name(relid)),
-                        errdetail("A pass read in place must read that table and nothing else."),
-                        errhint("Was its schema renamed during training?")));
-    }
-  }
 }
 
 }  // namespace
@@ -89,9 +59,16 @@ void end_in_place_passes(Snapshot snapshot) { UnregisterSnapshot(snapshot); }
 
 int execute_in_place_pass(const char* sql, Datum input, Snapshot snapshot, Oid relid) {
   Oid type[1] = {FLOAT8ARRAYOID};
-  SPIPlanPtr plan = SPI_prepare_cursor(sql, 1, type, CURSOR_OPT_PARALLEL_OK);
-  if (plan == nullptr) elog(ERROR, "dptrain: could not plan a pass: %s", SPI_result_code_string(SPI_result));
-  require_pass_reads_only(plan, relid);
+  // The pass names the source (schema.table) and runs as the extension
+  // owner: parsed, it must read `relid` itself, ONLY (a child attached
+  // during the run, ALTER TABLE ... INHERIT, could be a foreign table or
+  // have policies), and nothing else by name (statement_checks.h: a schema
+  // renamed during the run by another session, with a view of the same name
+  // in its place, would run that view's functions as the extension owner).
+  SourceRead source;
+  source.source = relid;
+  source.only = true;
+  SPIPlanPtr plan = prepare_checked(sql, 1, type, CURSOR_OPT_PARALLEL_OK, source);
   Datum values[1] = {input};
   // read_only: the pass only reads, and every statement sees `snapshot`.
   // No row limit (tcount 0): with one, the executor runs the plan without

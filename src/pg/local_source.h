@@ -44,7 +44,7 @@ void end_in_place_passes(Snapshot snapshot);
 // planned so that PostgreSQL may run it in parallel; the result as
 // SPI_execute_with_args leaves it (SPI_tuptable). ERROR, before it runs, if
 // the statement as parsed reads anything but table `relid` ONLY (its name
-// is resolved again on each pass: local_source.cpp).
+// is resolved again on each pass: statement_checks.h).
 int execute_in_place_pass(const char* sql, Datum input, Snapshot snapshot, Oid relid);
 
 }  // namespace dptrain::pg

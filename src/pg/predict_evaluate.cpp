@@ -10,6 +10,7 @@
 #include "encoded_features.h"
 #include "models.h"
 #include "sparsevec.h"
+#include "statement_checks.h"
 
 namespace pm = dptrain::packed_model;
 using dptrain::pg::float8_array_data;
@@ -218,8 +219,8 @@ namespace {
 // one sorted pass: rows grouped by decision score, in ascending order, with
 // each group's positives and negatives (rows of unknown labels left out).
 // `x` is the features expression (a quoted column, or the model's encoding).
-std::optional<double> binary_roc_auc(const char* qualified, const char* x, const char* label,
-                                     ArrayType* classes, ArrayType* packed) {
+std::optional<double> binary_roc_auc(const dptrain::pg::SourceRead& table, const char* qualified, const char* x,
+                                     const char* label, ArrayType* classes, ArrayType* packed) {
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
@@ -229,7 +230,7 @@ std::optional<double> binary_roc_auc(const char* qualified, const char* x, const
                    x, quote_identifier(label), qualified, quote_identifier(label));
   Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
   Datum values[2] = {PointerGetDatum(classes), PointerGetDatum(packed)};
-  if (SPI_execute_with_args(sql.data, 2, types, values, nullptr, true, 0) != SPI_OK_SELECT)
+  if (dptrain::pg::execute_checked(sql.data, 2, types, values, true, 0, table) != SPI_OK_SELECT)
     elog(ERROR, "dptrain: ROC AUC query failed");
   std::vector<dptrain::evaluation::ScoreGroup> groups(SPI_processed);
   bool isnull;
@@ -335,7 +336,14 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
                    "SELECT dptrain.evaluate_agg(%s::float8[], (array_position($1, %s::text) - 1)::int, $2) s, "
                    "count(*) FILTER (WHERE %s IS NULL) nulls FROM %s) q",
                    x, quote_identifier(label), quote_identifier(label), qualified);
-  if (SPI_execute_with_args(sql.data, 2, types, values, nullptr, true, 0) != SPI_OK_SELECT)
+  // The statements name the table by text, and run with the caller's
+  // rights: parsed, they must read `relid` and nothing else by name
+  // (statement_checks.h: a schema renamed meanwhile by another session could
+  // put a view there whose functions would run as the caller).
+  dptrain::pg::SourceRead table;
+  table.source = relid;
+  table.what = "the table to evaluate on";
+  if (dptrain::pg::execute_checked(sql.data, 2, types, values, true, 0, table) != SPI_OK_SELECT)
     elog(ERROR, "dptrain: evaluation query failed");
   bool isnull;
   HeapTuple row = SPI_tuptable->vals[0];
@@ -357,7 +365,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   dptrain::evaluation::Metrics metrics;
   DPT_CORE({ metrics = dptrain::evaluation::metrics_from_totals(totals, model.nclasses); });
   std::optional<double> auc;
-  if (model.nclasses == 2) auc = binary_roc_auc(qualified, x, label, classes, model.packed);
+  if (model.nclasses == 2) auc = binary_roc_auc(table, qualified, x, label, classes, model.packed);
   SPI_finish();
   PG_RETURN_DATUM(HeapTupleGetDatum(metrics_tuple(tupdesc, metrics, auc, classes)));
 }

@@ -6,21 +6,25 @@ extern "C" {
 }
 
 #include "ledger.h"
+#include "statement_checks.h"
 
 namespace dptrain::pg {
 namespace {
 
-void exec_as(Oid role, const char* sql, int nargs, Oid* types, Datum* values, int expected) {
+// `sql` names `relid` by text: checked before it runs (statement_checks.h).
+void exec_as(Oid role, Oid relid, const char* sql, int nargs, Oid* types, Datum* values, int expected) {
   IdentitySwitch sw;
   switch_identity(&sw, role, true);
-  const int rc = nargs > 0 ? SPI_execute_with_args(sql, nargs, types, values, nullptr, false, 0)
-                           : SPI_execute(sql, false, 0);
+  SourceRead source;
+  source.source = relid;
+  const int rc = execute_checked(sql, nargs, types, values, false, 0, source);
   if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
   restore_identity(&sw);
 }
 
 struct Statement {
   Oid role;
+  Oid relid;
   const char* sql;
   int nargs;
   Oid* types;
@@ -30,7 +34,7 @@ struct Statement {
 
 void exec_statement(void* arg) {
   const Statement* st = static_cast<const Statement*>(arg);
-  exec_as(st->role, st->sql, st->nargs, st->types, st->values, st->expected);
+  exec_as(st->role, st->relid, st->sql, st->nargs, st->types, st->values, st->expected);
 }
 
 // Runs body(arg) in an internal subtransaction, as PL/pgSQL runs an
@@ -71,10 +75,13 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
     body(arg);
     return;
   }
+  forget_statement_refusal();
   ErrorData* failure = run_catching(body, arg);
   if (failure == nullptr) return;
-  // A cancel (or statement_timeout) says nothing about the rows.
-  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED) ReThrowError(failure);
+  // A cancel (or statement_timeout) says nothing about the rows; nor does a
+  // statement refused before it ran because the relation's name now finds
+  // another object (statement_checks.h): both pass as they are, uncharged.
+  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED || take_statement_refusal()) ReThrowError(failure);
   const char* relation =
       quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
   // For the DBA only: LOG_SERVER_ONLY never reaches the client, whatever its
@@ -100,7 +107,7 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
 
 void spi_exec_hiding_errors(const RunIdentities& ids, Oid relid, const char* sql, int nargs, Oid* types,
                             Datum* values, int expected) {
-  Statement st = {ids.reader, sql, nargs, types, values, expected};
+  Statement st = {ids.reader, relid, sql, nargs, types, values, expected};
   run_hiding_errors(ids, relid, exec_statement, &st);
 }
 

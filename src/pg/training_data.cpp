@@ -16,6 +16,7 @@ extern "C" {
 #include "core/preprocessing/feature_encoding.h"
 #include "reading_errors.h"
 #include "sparsevec.h"
+#include "statement_checks.h"
 
 
 namespace dptrain::pg {
@@ -45,13 +46,26 @@ void spi_exec(const char* sql, int nargs, Oid* types, Datum* values, int expecte
   if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
 }
 
-// Runs `sql` with the rights of `role` in a security-restricted operation:
-// for every query that reads the source relation (access.h).
-void spi_exec_as_reader(Oid role, const char* sql, int nargs, Oid* types, Datum* values, int expected) {
+// Runs `sql`, which names the source (`read.source`) by text, with the
+// rights of `role` in a security-restricted operation: for every query that
+// reads the source relation (access.h). Checked before it runs: parsed, it
+// must read that relation and nothing else by name (statement_checks.h: the
+// name is resolved again here, and a schema renamed meanwhile by another
+// session could put a view there whose functions would run as `role`, the
+// caller or the relation's owner).
+void spi_exec_as_reader(Oid role, const SourceRead& read, const char* sql, int nargs, Oid* types, Datum* values,
+                        int expected) {
   IdentitySwitch sw;
   switch_identity(&sw, role, true);
-  spi_exec(sql, nargs, types, values, expected);
+  const int rc = execute_checked(sql, nargs, types, values, false, 0, read);
+  if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
   restore_identity(&sw);
+}
+
+SourceRead source_read(Oid relid) {
+  SourceRead read;
+  read.source = relid;
+  return read;
 }
 
 // The element type of the feature column (checked: a number type), or
@@ -126,7 +140,7 @@ char** declared_class_names(ArrayType* declared, int* nclasses) {
 
 // A reader's run: n and d, every row checked; the first problem is an
 // ERROR with a hint (refuse, never skip: the caller repairs its data).
-void count_and_check_rows(const char* relname, const char* qualified, const char* x, const char* y,
+void count_and_check_rows(Oid relid, const char* relname, const char* qualified, const char* x, const char* y,
                           const char* features, const char* label, Oid feature_elem, LabelKind label_kind,
                           bool encoded, Oid reader, int64* rows, int64* dim) {
   // A sparse row's length is its declared dimension; the type has no NULL
@@ -149,7 +163,7 @@ void count_and_check_rows(const char* relname, const char* qualified, const char
                                   "WHERE abs(v) > 1.7976931348623157e308))::int8", x)
                        : "0::int8",
                    qualified);
-  spi_exec_as_reader(reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+  spi_exec_as_reader(reader, source_read(relid), sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),
               nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8);
@@ -224,6 +238,7 @@ struct FillCopy {
   Datum* values;
   CopyOrder order;
   Oid reader;
+  Oid source;
   int64 rows;
   int64 row_bytes;
 };
@@ -231,14 +246,17 @@ struct FillCopy {
 void fill_copy_as_reader(void* arg) {
   const FillCopy* f = static_cast<const FillCopy*>(arg);
   if (f->order != CopyOrder::Bucket) {
-    spi_exec_as_reader(f->reader, psprintf("INSERT INTO %s %s", f->shuffled, f->select_sql), f->nargs, f->types,
+    SourceRead read = source_read(f->source);
+    read.insert_target = temp_table_oid(f->shuffled + strlen("pg_temp."));
+    spi_exec_as_reader(f->reader, read, psprintf("INSERT INTO %s %s", f->shuffled, f->select_sql), f->nargs, f->types,
                        f->values, SPI_OK_INSERT);
     return;
   }
   const Oid relid = temp_table_oid(f->shuffled + strlen("pg_temp."));
   IdentitySwitch sw;
   switch_identity(&sw, f->reader, true);
-  bucket_shuffle_insert(relid, f->select_sql, f->nargs, f->types, f->values, f->rows, f->row_bytes);
+  const SourceRead read = source_read(f->source);
+  bucket_shuffle_insert(relid, f->select_sql, f->nargs, f->types, f->values, f->rows, f->row_bytes, &read);
   restore_identity(&sw);
 }
 
@@ -251,7 +269,7 @@ void fill_copy_as_reader(void* arg) {
 // row: it is hidden (reading_errors.h).
 void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* types, Datum* values, CopyOrder order,
                const RunIdentities& ids, Oid source, int64 rows, int64 row_bytes) {
-  FillCopy f = {shuffled, select_sql, nargs, types, values, order, ids.reader, rows, row_bytes};
+  FillCopy f = {shuffled, select_sql, nargs, types, values, order, ids.reader, source, rows, row_bytes};
   run_hiding_errors(ids, source, fill_copy_as_reader, &f);
 }
 
@@ -372,10 +390,10 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   if (ids.caller_reads && encoded) {
     // Each row encoded once (OFFSET 0 keeps the planner from copying the
     // expression into every aggregate), then checked like a features column.
-    count_and_check_rows(relname, psprintf("(SELECT %s AS x, %s AS y FROM %s OFFSET 0) r", x, y, qualified), "x", "y",
+    count_and_check_rows(relid, relname, psprintf("(SELECT %s AS x, %s AS y FROM %s OFFSET 0) r", x, y, qualified), "x", "y",
                          "features", label, feature_elem, label_kind, true, ids.reader, &n, &dmin);
   } else if (ids.caller_reads) {
-    count_and_check_rows(relname, qualified, x, y, features, label, feature_elem, label_kind, false, ids.reader, &n,
+    count_and_check_rows(relid, relname, qualified, x, y, features, label, feature_elem, label_kind, false, ids.reader, &n,
                          &dmin);
   } else if (encoded) {
     // d is the encoding's (public); only n is counted.
@@ -423,7 +441,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
     resetStringInfo(&sql);
     appendStringInfo(&sql, "SELECT %s::text FROM (SELECT DISTINCT %s FROM %s ORDER BY 1 LIMIT %d) c", y, y, qualified,
                      kMaxClasses + 1);
-    spi_exec_as_reader(ids.reader, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+    spi_exec_as_reader(ids.reader, source_read(relid), sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     const int k = static_cast<int>(SPI_processed);
     if (k > kMaxClasses)
       ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -457,7 +475,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
     resetStringInfo(&sql);
     appendStringInfo(&sql, "SELECT count(*) FILTER (WHERE array_position($1, %s::text) IS NULL)::int8 FROM %s", y,
                      qualified);
-    spi_exec_as_reader(ids.reader, sql.data, 1, class_type, class_value, SPI_OK_SELECT);
+    spi_exec_as_reader(ids.reader, source_read(relid), sql.data, 1, class_type, class_value, SPI_OK_SELECT);
     if (datum_int64(0, 1) > 0)
       ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
                       errmsg("label column \"%s\" has values outside the declared classes", label),
@@ -590,7 +608,10 @@ void reshuffle_training_data(const char* shuffled) {
     const int64 pages = RelationGetNumberOfBlocks(rel);
     table_close(rel, AccessShareLock);
     appendStringInfo(&sql, "SELECT i, x, y FROM %s", shuffled);
-    bucket_shuffle_insert(temp_table_oid(psprintf("%s_next", bare)), sql.data, 0, nullptr, nullptr, pages, BLCKSZ);
+    // Reads the session's own temp table (pg_temp: no other session can
+    // put anything there), as the runner: no name to check.
+    bucket_shuffle_insert(temp_table_oid(psprintf("%s_next", bare)), sql.data, 0, nullptr, nullptr, pages, BLCKSZ,
+                          nullptr);
   }
   resetStringInfo(&sql);
   appendStringInfo(&sql, "DROP TABLE %s; ALTER TABLE %s_next RENAME TO %s", shuffled, shuffled, bare);

@@ -281,7 +281,7 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
 dptrain::distributed::Source distributed_source(const PreparedData& prep) {
   // A table read in place: ONLY, so that a child attached during the run
   // (ALTER TABLE ... INHERIT needs no lock the run holds against it) is not
-  // read (require_pass_reads_only checks it).
+  // read (execute_in_place_pass checks it: statement_checks.h).
   return {prep.in_place ? psprintf("ONLY %s", prep.source_name) : prep.source_name, prep.x_expr, prep.y_expr,
           prep.row_key};
 }

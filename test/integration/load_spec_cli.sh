@@ -95,4 +95,18 @@ PGOPTIONS='-c client_min_messages=warning' psql -X -At -v ON_ERROR_STOP=1 -d "$d
 [ "$(q "SELECT details->'load_spec'->>'from_data', private FROM dptrain.models WHERE name = 'small_dp'")" = "false|t" ] ||
   fail "a spec of public declarations made the model not private"
 echo "ok: public bounds and categories keep the model private"
+
+# A header renamed by --columns at load time is renamed again when a file is scored.
+sed '1s/.*/Age,Color,Income/' "$WORK/small.csv" >"$WORK/renamed.csv"
+"$DPTRAIN_CLI" load --db "dbname=$db" --table renamed --header --columns age,color,y --label y \
+  --bounds age=0:100 --categories 'color=blue|red' --positive yes "$WORK/renamed.csv" >/dev/null 2>"$WORK/err" ||
+  fail "load --header --columns: $(cat "$WORK/err")"
+q "SELECT model_id FROM dp_train('renamed', 'y', 'x', algorithm => 'none', epochs => 1, seed => 1,
+                                 classes => '{false,true}', name => 'renamed_np')" >/dev/null
+n=$("$DPTRAIN_CLI" eval --db "dbname=$db" --model renamed_np --file "$WORK/renamed.csv" --json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["n"])') || fail "eval --file of a renamed header was refused"
+[ "$n" = 200 ] || fail "eval --file of a renamed header scored $n rows, not 200"
+sed '1s/.*/Age,Colour,Income/' "$WORK/small.csv" >"$WORK/other.csv"
+expect_fail "match the model's load spec" "$DPTRAIN_CLI" eval --db "dbname=$db" --model renamed_np --file "$WORK/other.csv"
+echo "ok: a header renamed by --columns scores its file (200 rows) and refuses another header"
 echo "load_spec_cli: all ok"

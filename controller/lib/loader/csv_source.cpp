@@ -17,6 +17,9 @@ nlohmann::json CsvSource::describe() const {
   j["format"] = table_.header == HeaderKind::Sklearn ? "sklearn" : "csv";
   j["header"] = header;
   j["columns"] = table_.names;
+  // --columns renamed a header: scoring renames the same way and checks the
+  // file's own header against this.
+  if (table_.header == HeaderKind::Names && table_.file_header != table_.names) j["file_header"] = table_.file_header;
   j["label_column"] = table_.names[table_.label_column];
   if (!table_.sklearn_classes.empty()) j["class_names"] = table_.sklearn_classes;
   return j;

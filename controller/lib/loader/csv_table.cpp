@@ -140,6 +140,7 @@ class CsvReader {
       ncols = nfeat + 1;
       t_.sklearn_classes.assign(first->begin() + 2, first->end());
     }
+    if (header == HeaderKind::Names) t_.file_header = *first;
     if (!o_.column_names.empty()) {
       if (o_.column_names.size() != ncols)
         fail(ErrorKind::InvalidParameter,

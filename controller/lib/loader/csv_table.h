@@ -52,6 +52,7 @@ struct CsvTable {
   std::array<CsvPart, 2> parts;                // [Train], [Test]
   HeaderKind header = HeaderKind::None;
   std::vector<std::string> sklearn_classes;
+  std::vector<std::string> file_header;        // the header line's own names (header Names), before --columns
 
   const CsvPart& part(Part p) const { return parts[static_cast<int>(p)]; }
   std::size_t width() const { return feature_columns.size(); }

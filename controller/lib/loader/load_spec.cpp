@@ -34,7 +34,8 @@ void csv_options(const nlohmann::json& spec, LoadOptions& o) {
   o.format = header == "scikit-learn" ? Format::Sklearn : Format::Csv;
   // Without a header the names are the spec's (c1, c2, ... or --columns):
   // the file must have as many columns.
-  if (header == "none") o.csv.column_names = required(spec, "columns").get<std::vector<std::string>>();
+  if (header == "none" || spec.contains("file_header"))
+    o.csv.column_names = required(spec, "columns").get<std::vector<std::string>>();
   o.csv.label = required(spec, "label_column").get<std::string>();
   for (const auto& [name, col] : required(spec, "numeric").items()) {
     o.schema.numeric.push_back(name);
@@ -46,13 +47,16 @@ void csv_options(const nlohmann::json& spec, LoadOptions& o) {
 
 void check_matches(const Dataset& data, const nlohmann::json& spec, const std::string& file) {
   if (data.format() == Format::Csv || data.format() == Format::Sklearn) {
-    const auto names = static_cast<const CsvSource&>(data.source()).table().names;
-    const auto expected = spec.at("columns").get<std::vector<std::string>>();
+    const CsvTable& table = static_cast<const CsvSource&>(data.source()).table();
+    // A header renamed by --columns at load time: compare the file's own line.
+    const bool renamed = spec.contains("file_header");
+    const auto names = renamed ? table.file_header : table.names;
+    const auto expected = spec.at(renamed ? "file_header" : "columns").get<std::vector<std::string>>();
     if (names != expected) {
       std::string got;
       for (const auto& n : names) got += (got.empty() ? "" : ", ") + n;
       fail(ErrorKind::InvalidData, "the columns of \"" + file + "\" do not match the model's load spec",
-           "The file has: " + got + "; the model was trained on " + spec.at("columns").dump() + ".",
+           "The file has: " + got + "; the model was trained on " + spec.at(renamed ? "file_header" : "columns").dump() + ".",
            "Score a file with the columns of the training file, in the same order.");
     }
   }

@@ -196,6 +196,37 @@ TEST(LoadSpec, AFileOfOtherColumnsOrLabelsIsRefused) {
   EXPECT_LOAD_ERROR(scoring_dataset(spec, text_age.path(), ""), "bad number \"old\"");
 }
 
+// `--header --columns`: the file's header is replaced by the user's names.
+// Scoring renames the same way, and checks the file's own header line.
+TEST(LoadSpec, AHeaderRenamedByColumnsIsRenamedAgainWhenScored) {
+  TempFile train("Age,Color,Y\n20,red,a\n60,blue,b\n35,red,a\n"), test("Age,Color,Y\n70,blue,b\n30,red,a\n"),
+      other("Age,Colour,Y\n70,blue,b\n");
+  LoadOptions o;
+  o.file = train.path();
+  o.test_file = test.path();
+  o.csv.header = true;
+  o.csv.column_names = {"age", "color", "y"};
+  o.csv.label = "y";
+  Dataset loaded(o);
+  const nlohmann::json spec = loaded.metadata();
+  EXPECT_EQ(spec.at("columns"), nlohmann::json({"age", "color", "y"}));
+  EXPECT_EQ(spec.at("file_header"), nlohmann::json({"Age", "Color", "Y"}));
+  const Rows expected = rows(loaded, Part::Test);
+  ASSERT_EQ(expected.x.size(), 2u);
+
+  Dataset scored = scoring_dataset(spec, test.path(), "");
+  const Rows got = rows(scored, Part::Train);
+  EXPECT_EQ(got.x, expected.x);
+  EXPECT_EQ(got.y, expected.y);
+  EXPECT_LOAD_ERROR(scoring_dataset(spec, other.path(), ""), "match the model's load spec");
+
+  // Without a rename the spec keeps no second copy of the names.
+  LoadOptions plain = o;
+  plain.csv.column_names.clear();
+  plain.csv.label = "Y";
+  EXPECT_FALSE(Dataset(plain).metadata().contains("file_header"));
+}
+
 TEST(LoadSpec, IncompleteOrWithheldSpecsAreRefused) {
   TempFile train("age,color,y\n20,red,a\n60,blue,b\n");
   LoadOptions o;
