@@ -194,4 +194,7 @@ RESET client_min_messages;
 DELETE FROM dptrain.models WHERE source LIKE 'public.copy\_%';
 DELETE FROM dptrain.budgets WHERE role::text = 'regress_copy_analyst';
 DELETE FROM dptrain.ledger WHERE role::text = 'regress_copy_analyst';
+-- (later tests list the whole ledger)
+DELETE FROM dptrain.ledger WHERE source_name = 'public.copy_rows_view';
+DROP VIEW copy_rows_view;
 DROP ROLE regress_copy_analyst;
