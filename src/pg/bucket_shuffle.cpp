@@ -92,7 +92,8 @@ void fill_buckets(BucketReceiver* r, const char* select_sql, int nargs, Oid* typ
   int rc;
   if (source != nullptr) {
     // Prepared, checked, executed at once (statement_checks.h).
-    SPIPlanPtr plan = prepare_checked(select_sql, nargs, types, 0, *source);
+    // (parallel workers allowed, as SPI_execute_extended allows them)
+    SPIPlanPtr plan = prepare_checked(select_sql, nargs, types, CURSOR_OPT_PARALLEL_OK, *source);
     rc = SPI_execute_plan_extended(plan, &options);
     SPI_freeplan(plan);
   } else {

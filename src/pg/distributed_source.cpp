@@ -1,6 +1,7 @@
 #include "distributed_source.h"
 
 #include "utils/fmgroids.h"
+#include "statement_checks.h"
 
 namespace dptrain::pg {
 namespace {
@@ -219,5 +220,14 @@ int begin_distributed_passes() {
 }
 
 void end_distributed_passes(int level) { AtEOXact_GUC(true, level); }
+
+int execute_distributed_pass(const char* sql, Datum input, Oid relid) {
+  Oid type[1] = {FLOAT8ARRAYOID};
+  Datum values[1] = {input};
+  SourceRead source;
+  source.source = relid;
+  source.only = true;
+  return execute_checked(sql, 1, type, values, false, 1, source);
+}
 
 }  // namespace dptrain::pg

@@ -35,6 +35,13 @@ bool is_citus_table(Oid relid);
 // shard is one PSGD run, not several averaged by timing-dependent sizes),
 // inside a GUC nest level; returns it for end_distributed_passes.
 int begin_distributed_passes();
+
+// Runs the pushed-down pass statement `sql` ($1 = float8[] `input`), like
+// SPI_execute_with_args, after checking that the statement as parsed reads
+// the distributed table `relid` ONLY and nothing else (statement_checks.h:
+// its schema.table name is resolved again on every pass; Citus plans in its
+// planner hook, after the parse analysis that is checked).
+int execute_distributed_pass(const char* sql, Datum input, Oid relid);
 void end_distributed_passes(int level);
 
 }  // namespace dptrain::pg

@@ -189,7 +189,8 @@ SPIPlanPtr prepare_checked(const char* sql, int nargs, Oid* types, int cursor_op
 
 int execute_checked(const char* sql, int nargs, Oid* types, Datum* values, bool read_only, long tcount,
                     const SourceRead& r) {
-  SPIPlanPtr plan = prepare_checked(sql, nargs, types, 0, r);
+  // Parallel workers allowed, as SPI_execute_with_args allows them.
+  SPIPlanPtr plan = prepare_checked(sql, nargs, types, CURSOR_OPT_PARALLEL_OK, r);
   const int rc = SPI_execute_plan(plan, values, nullptr, read_only, tcount);
   SPI_freeplan(plan);
   return rc;

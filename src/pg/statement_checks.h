@@ -49,8 +49,9 @@ struct SourceRead {
 // Requires SPI_connect().
 SPIPlanPtr prepare_checked(const char* sql, int nargs, Oid* types, int cursor_options, const SourceRead& r);
 
-// Prepare, check, execute (SPI_execute_plan with no NULL argument), free:
-// the checked counterpart of SPI_execute_with_args. Returns SPI's code.
+// Prepare (parallel workers allowed), check, execute (SPI_execute_plan with
+// no NULL argument), free: the checked counterpart of SPI_execute_with_args.
+// Returns SPI's code.
 int execute_checked(const char* sql, int nargs, Oid* types, Datum* values, bool read_only, long tcount,
                     const SourceRead& r);
 

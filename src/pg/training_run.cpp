@@ -93,13 +93,16 @@ constexpr int kPassKinds = 16;
 
 // Runs `sql` with $1 = `param` as float8[] and returns the float8[] of its
 // single row (valid until SPI_freetuptable), its length in *len. With a
-// snapshot: a pass over a table read in place (local_source.h).
+// snapshot: a pass over a table read in place (local_source.h); with `relid`
+// only: a pass pushed down to the shards of distributed table `relid`
+// (distributed_source.h). Both are checked to read `relid` and nothing else.
 const double* run_array_query(const char* sql, const std::vector<double>& param, const char* what, int* len,
                               Snapshot snapshot = nullptr, Oid relid = InvalidOid) {
   Oid type[1] = {FLOAT8ARRAYOID};
   Datum value[1] = {PointerGetDatum(make_float8_array(param.data(), static_cast<int>(param.size())))};
-  const int rc = snapshot ? execute_in_place_pass(sql, value[0], snapshot, relid)
-                          : SPI_execute_with_args(sql, 1, type, value, nullptr, false, 1);
+  const int rc = snapshot                 ? execute_in_place_pass(sql, value[0], snapshot, relid)
+                 : OidIsValid(relid) ? execute_distributed_pass(sql, value[0], relid)
+                                     : SPI_execute_with_args(sql, 1, type, value, nullptr, false, 1);
   if (rc != SPI_OK_SELECT || SPI_processed != 1) elog(ERROR, "dptrain: %s query failed", what);
   bool isnull;
   const Datum result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
@@ -256,7 +259,8 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
     if (!more) break;
     int len = 0;
     const TimestampTz started = GetCurrentTimestamp();
-    const double* result = run_array_query(scratch->sql.c_str(), scratch->input, "pass", &len, snapshot, scratch->relid);
+    const double* result = run_array_query(scratch->sql.c_str(), scratch->input, "pass", &len, snapshot,
+                                           in_place ? scratch->relid : InvalidOid);
     if (scratch->kind >= 0 && scratch->kind < kPassKinds) {
       seconds[scratch->kind] += seconds_since(started);
       ++statements[scratch->kind];
@@ -279,11 +283,10 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
 }
 
 dptrain::distributed::Source distributed_source(const PreparedData& prep) {
-  // A table read in place: ONLY, so that a child attached during the run
-  // (ALTER TABLE ... INHERIT needs no lock the run holds against it) is not
-  // read (execute_in_place_pass checks it: statement_checks.h).
-  return {prep.in_place ? psprintf("ONLY %s", prep.source_name) : prep.source_name, prep.x_expr, prep.y_expr,
-          prep.row_key};
+  // ONLY, so that a child attached during the run (ALTER TABLE ... INHERIT
+  // needs no lock the run holds against it) is not read (the passes are
+  // checked to read the table ONLY: statement_checks.h).
+  return {psprintf("ONLY %s", prep.source_name), prep.x_expr, prep.y_expr, prep.row_key};
 }
 
 void drop_run_tables(const char* prepared, const DriveScratch& scratch) {

@@ -87,7 +87,7 @@ struct DriveScratch {
   // With source: a plain local table read in place (local_source.h), not a
   // distributed one.
   bool local = false;
-  Oid relid = InvalidOid;  // with local: the table every pass must read (local_source.h)
+  Oid relid = InvalidOid;  // with source: the table every pass must read (statement_checks.h)
 };
 
 // The engine's SPI driver: executes the passes `run` asks for over the
