@@ -31,6 +31,12 @@ bool reads_sums_only(const std::string& algorithm) {
 
 }  // namespace
 
+bool algorithm_is_order_free(const std::string& algorithm) {
+  bool free = false;
+  DPT_CORE({ free = dptrain::make_algorithm(algorithm)->order_free(); });
+  return free;
+}
+
 bool can_read_in_place(Oid relid, const char* label, const char* features, const dptrain::TrainingConfig& c, const RunIdentities& ids,
                        const PreparedData& prep) {
   if (prep.distributed || prep.columns != nullptr || !ids.caller_reads) return false;

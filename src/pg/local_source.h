@@ -20,6 +20,11 @@
 
 namespace dptrain::pg {
 
+// Whether a run of `algorithm` does not depend on the order of the rows
+// (Algorithm::order_free): its copy, if it needs one, is not shuffled
+// (docs/performance.md, "Order-free copies").
+bool algorithm_is_order_free(const std::string& algorithm);
+
 // After inspect_training_data (and detect_distributed_source): whether the
 // run of `c` may read `relid` in place. Requires SPI_connect().
 bool can_read_in_place(Oid relid, const char* label, const char* features, const dptrain::TrainingConfig& c, const RunIdentities& ids,

@@ -33,6 +33,13 @@ Bitmapset* seeded_copies = nullptr;
 
 enum class LabelKind { Boolean, Numeric, Text };
 
+// The order of a copy's rows: a uniformly random one drawn by the bucket
+// shuffle (every real run of an algorithm that needs one), the query's own
+// (ORDER BY random() after setseed: seeded runs, tests only), or the
+// source's scan order (runs that do not depend on the order at all:
+// PreparedData::unordered_copy).
+enum class CopyOrder { Bucket, Query, Source };
+
 void spi_exec(const char* sql, int nargs, Oid* types, Datum* values, int expected) {
   const int rc = nargs > 0 ? SPI_execute_with_args(sql, nargs, types, values, nullptr, false, 0)
                            : SPI_execute(sql, false, 0);
@@ -208,12 +215,14 @@ void count_and_check_rows(Oid relid, const char* relname, const char* qualified,
 //     per row in scan order exactly as before, so seeded runs keep their
 //     permutation and row numbers (the models pinned by
 //     test/regress/sql/engine_pins.sql).
+//   order-free runs (PreparedData::unordered_copy, seeded or not): in the
+//     source's order, inserted as they come (no shuffle).
 // Sorting whole rows (the former unseeded copy, ordered by a keyed SipHash of
 // i) cost an external sort; sorting narrow (ctid, i) rows and fetching each
 // row by ctid was slower still (docs/performance.md).
-const char* shuffled_rows_sql(const char* qualified, const char* select, bool seeded) {
+const char* shuffled_rows_sql(const char* qualified, const char* select, CopyOrder order) {
   return psprintf("SELECT row_number() OVER () AS i, %s FROM %s%s", select, qualified,
-                  seeded ? " ORDER BY random()" : "");
+                  order == CopyOrder::Query ? " ORDER BY random()" : "");
 }
 
 // The relation of a temp table named pg_temp.<bare>.
@@ -227,7 +236,7 @@ struct FillCopy {
   int nargs;
   Oid* types;
   Datum* values;
-  bool seeded;
+  CopyOrder order;
   Oid reader;
   Oid source;
   int64 rows;
@@ -236,7 +245,7 @@ struct FillCopy {
 
 void fill_copy_as_reader(void* arg) {
   const FillCopy* f = static_cast<const FillCopy*>(arg);
-  if (f->seeded) {
+  if (f->order != CopyOrder::Bucket) {
     SourceRead read = source_read(f->source);
     read.insert_target = temp_table_oid(f->shuffled + strlen("pg_temp."));
     spi_exec_as_reader(f->reader, read, psprintf("INSERT INTO %s %s", f->shuffled, f->select_sql), f->nargs, f->types,
@@ -252,14 +261,15 @@ void fill_copy_as_reader(void* arg) {
 }
 
 // Fills the empty temp table `shuffled` with the rows (i, x, y) of
-// `select_sql` (run with the rights of ids.reader): seeded, the query's own
-// order (ORDER BY random()); unseeded, a uniformly random order drawn by the
-// bucket shuffle. `rows` and `row_bytes` size its buckets. Without read
+// `select_sql` (run with the rights of ids.reader): Bucket, a uniformly
+// random order drawn by the bucket shuffle; otherwise the query's own order
+// (seeded: ORDER BY random(); Source: the scan order). `rows` and
+// `row_bytes` size its buckets. Without read
 // access an error of the source's code (a view's expression) would print a
 // row: it is hidden (reading_errors.h).
-void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* types, Datum* values, bool seeded,
+void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* types, Datum* values, CopyOrder order,
                const RunIdentities& ids, Oid source, int64 rows, int64 row_bytes) {
-  FillCopy f = {shuffled, select_sql, nargs, types, values, seeded, ids.reader, source, rows, row_bytes};
+  FillCopy f = {shuffled, select_sql, nargs, types, values, order, ids.reader, source, rows, row_bytes};
   run_hiding_errors(ids, source, fill_copy_as_reader, &f);
 }
 
@@ -290,7 +300,7 @@ const char* with_intercept(const char* features, const PreparedData* out) {
 // replaced rows is reported.
 void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
                                   Oid feature_elem, ArrayType* classes, int dim, const RunIdentities& ids,
-                                  bool seeded, const PreparedData* out) {
+                                  CopyOrder order, const PreparedData* out) {
   // numeric values beyond float8, or too close to 0 for it (below the
   // smallest normal double: the cast fails from about 2.5e-324), would fail
   // the cast: such an array becomes NULL (unusable). A sparse row is taken
@@ -310,7 +320,7 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
                    with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
                    shuffled_rows_sql(qualified,
                                      psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
-                                     seeded));
+                                     order));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
   // The fixed public row: d zeros (for sparse rows: no entries, dimension d).
   Oid types[3] = {TEXTARRAYOID, sparse ? sparsevec_type_oid() : FLOAT8ARRAYOID, INT4OID};
@@ -318,7 +328,7 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
                      sparse ? PointerGetDatum(make_sparsevec(dim, 0, nullptr, nullptr))
                             : PointerGetDatum(make_float8_array(zeros, dim)),
                      Int32GetDatum(dim)};
-  fill_copy(shuffled, sql.data, 3, types, values, seeded, ids, out->relid, out->rows, copy_row_bytes(dim, sparse));
+  fill_copy(shuffled, sql.data, 3, types, values, order, ids, out->relid, out->rows, copy_row_bytes(dim, sparse));
 }
 
 }  // namespace
@@ -520,7 +530,10 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     }
     restore_identity(&sw);
   }
-  if (has_seed) {
+  // A run that does not depend on the order of the rows gets none
+  // (docs/performance.md, "Order-free copies").
+  const CopyOrder order = out->unordered_copy ? CopyOrder::Source : has_seed ? CopyOrder::Query : CopyOrder::Bucket;
+  if (order == CopyOrder::Query) {
     MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
     seeded_copies = bms_add_member(seeded_copies, shuffle_counter);
     MemoryContextSwitchTo(old);
@@ -528,23 +541,27 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
   resetStringInfo(&sql);
   const bool report = out->rows >= kProgressRows;
   const TimestampTz started = GetCurrentTimestamp();
-  if (report)
+  if (report && order == CopyOrder::Source)
+    ereport(NOTICE, (errmsg("dptrain: copying %lld rows in the table's order", (long long) out->rows),
+                     errdetail("The run does not depend on the order of the rows: no shuffle.")));
+  else if (report)
     ereport(NOTICE, (errmsg("dptrain: shuffling %lld rows into a random order", (long long) out->rows)));
   if (ids.caller_reads) {
     appendStringInfo(&sql,
                      "SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
                      with_intercept(out->sparse ? "x" : "x::float8[]", out),
-                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), has_seed));
+                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), order));
     Oid types[1] = {TEXTARRAYOID};
     Datum values[1] = {PointerGetDatum(out->classes_array)};
-    fill_copy(shuffled, sql.data, 1, types, values, has_seed, ids, out->relid, out->rows,
+    fill_copy(shuffled, sql.data, 1, types, values, order, ids, out->relid, out->rows,
               copy_row_bytes(out->dim, out->sparse));
   } else {
     copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim, ids,
-                                 has_seed, out);
+                                 order, out);
   }
   if (report)
-    ereport(NOTICE, (errmsg("dptrain: shuffled %lld rows", (long long) out->rows),
+    ereport(NOTICE, (errmsg(order == CopyOrder::Source ? "dptrain: copied %lld rows" : "dptrain: shuffled %lld rows",
+                            (long long) out->rows),
                      errdetail("In %.1f s.", seconds_since(started))));
 
   out->shuffled = pstrdup(shuffled);

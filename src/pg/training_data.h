@@ -51,6 +51,10 @@ struct PreparedData {
   // A plain local table read in place (local_source.h): no copy either
   // (shuffled stays NULL); the passes read x_expr / y_expr over the source.
   bool in_place = false;
+  // Set before copy_training_data: the run does not depend on the order of
+  // the rows (Algorithm::order_free), so the copy keeps the source's scan
+  // order, without the shuffle (docs/performance.md, "Order-free copies").
+  bool unordered_copy = false;
 };
 
 // Requires SPI_connect(). `features` is ignored when out->encoded_x is set

@@ -139,6 +139,10 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
                PreparedData* prep, bool in_place, void (*before_charge)(void*), void* before_charge_arg) {
   PhaseClock clock;
   clock.start();
+  // dp_train (in_place) may drop the random order for a run that does not
+  // depend on it; dp_tune may not: its split deals out the rows of the
+  // random order.
+  const bool may_skip_shuffle = in_place;
   *ids = decide_access(fcinfo, relid, label, features, *c, prep->columns);
   // Unknown / not implemented / arguments the plan would refuse: fail now,
   // before the charge below.
@@ -167,6 +171,10 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   prep->shuffled = nullptr;
   if (in_place) detect_distributed_source(relid, label, features, *ids, prep);
   if (in_place && can_read_in_place(relid, label, features, *c, *ids, *prep)) read_in_place(*ids, prep);
+  // A copy all the same (no read access, a view, row security, children,
+  // encoded columns): without a shuffle when the order cannot matter.
+  prep->unordered_copy =
+      may_skip_shuffle && !prep->distributed && !prep->in_place && algorithm_is_order_free(c->algorithm);
   refuse_data_categories_without_read_access(relid, *ids);
   DPT_CORE({
     c->source = prep->source_name;
@@ -175,6 +183,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
     c->classes.assign(prep->classes, prep->classes + prep->nclasses);
     c->classes_from_data = prep->classes_from_data;
     c->read_in_place = prep->in_place;
+    c->unordered_copy = prep->unordered_copy;
     if (prep->distributed) {
       c->shard_rows.assign(prep->shard_rows, prep->shard_rows + prep->nshards);
       c->distribution_column = prep->distribution_column;

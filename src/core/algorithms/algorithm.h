@@ -54,6 +54,14 @@ class Algorithm : public std::enable_shared_from_this<Algorithm> {
   // (docs/performance.md, "Reading in place"). Default: no (SGD epochs,
   // sampled batches and splits need the shuffled copy).
   virtual bool reads_sums_only() const { return false; }
+  // Whether the released model does not depend on the order of the rows
+  // at all: every pass is an exact sum or count over the rows. Such a run
+  // needs no random permutation; when it cannot read the source in place,
+  // dp_train copies the rows without shuffling them (docs/performance.md,
+  // "Order-free copies"). Default: the runs of exact sums. An algorithm that
+  // answers yes must show that no step of its privacy analysis or of its
+  // convergence argument uses a random order of the rows.
+  virtual bool order_free() const { return reads_sums_only(); }
 };
 
 class EpochAlgorithm : public Algorithm {

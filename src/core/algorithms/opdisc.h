@@ -25,6 +25,9 @@ class Opdisc : public Algorithm {
   std::string name() const override { return "opdisc"; }
   // OPDisc refuses an intercept (docs/intercept.md).
   bool default_intercept() const override { return false; }
+  // Its one pass, GroupedRows, counts the rows of each binarized feature
+  // vector and label: the counts do not depend on the order of the rows.
+  bool order_free() const override { return true; }
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
   void check_arguments(const TrainingConfig& config) const override { opdisc::check_arguments(config); }

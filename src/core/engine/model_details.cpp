@@ -9,6 +9,7 @@ nlohmann::json data_facts(const TrainingConfig& c) {
                           {"classes", c.classes},
                           {"classes_from_data", c.classes_from_data}};
   if (c.read_in_place) facts["read"] = "in place, one snapshot, no copy";
+  if (c.unordered_copy) facts["read"] = "copy without shuffle (order-free run)";
   return facts;
 }
 

@@ -54,6 +54,9 @@ struct TrainingConfig {
   // shuffled copy (a plain table, a caller who may read it, a run of exact
   // sums only: Algorithm::reads_sums_only). Recorded in the model.
   bool read_in_place = false;
+  // The rows were copied without a shuffle (Algorithm::order_free: the run
+  // does not depend on their order). Recorded in the model.
+  bool unordered_copy = false;
 
   bool distributed() const { return !shard_rows.empty(); }
 

@@ -142,3 +142,59 @@ SELECT pg_temp.copy_order(NULL) <> :'a'::float8[] AS fresh_order_each_copy,
 SELECT pg_temp.reshuffled_order(7) = pg_temp.reshuffled_order(7) AS same_seed_same_reshuffle,
        pg_temp.reshuffled_order(7) <> pg_temp.copy_order(7) AS seeded_reshuffle_moves;
 COMMIT;
+
+-- dp_train's copy keeps the shuffle for every algorithm whose run depends on
+-- the order of the rows, and drops it for those whose run does not
+-- (Algorithm::order_free: amp, optimum, pfw, dpagd, opdisc; docs/performance.md,
+-- "Order-free copies"). A role that may train but not read the table always
+-- gets a copy; with work_mem at 64kB the bucket shuffle of copy_buckets
+-- writes its 37 temp files, the copy in the table's order none (and the
+-- passes over the copy none either).
+CREATE ROLE regress_copy_analyst;
+SELECT dp_grant_budget('copy_buckets', 'regress_copy_analyst', 10.0, 1e-5);
+-- (Statistics are flushed only between transactions: one statement each.)
+SET work_mem = '64kB';
+SELECT pg_stat_force_next_flush();
+SELECT temp_files AS files_before FROM pg_stat_database WHERE datname = current_database() \gset
+SET ROLE regress_copy_analyst;
+SELECT count(*) FROM dp_train('copy_buckets', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
+                              classes => ARRAY['false', 'true'], name => 'copy_bolton');
+RESET ROLE;
+SELECT pg_stat_force_next_flush();
+SELECT temp_files - :files_before AS bolton_files FROM pg_stat_database WHERE datname = current_database();
+SELECT temp_files AS files_before FROM pg_stat_database WHERE datname = current_database() \gset
+SET ROLE regress_copy_analyst;
+SELECT count(*) FROM dp_train('copy_buckets', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-6,
+                              classes => ARRAY['false', 'true'], name => 'copy_amp');
+RESET ROLE;
+SELECT pg_stat_force_next_flush();
+SELECT temp_files - :files_before AS amp_files FROM pg_stat_database WHERE datname = current_database();
+RESET work_mem;
+SELECT name, coalesce(details->'data'->>'read', 'shuffled copy') AS read
+FROM dptrain.models WHERE name IN ('copy_bolton', 'copy_amp') ORDER BY 1;
+-- The same decision for every algorithm, seeded, on a view of the table
+-- (a view is never read in place).
+SET client_min_messages = error;
+CREATE VIEW copy_rows_view AS SELECT x, y FROM copy_rows;
+SELECT a.algorithm, t.count
+FROM (VALUES ('amp'), ('optimum'), ('pfw'), ('dpagd'), ('opdisc'), ('bolton'), ('scs13'), ('bst14'), ('dpsgd'),
+             ('psgd'), ('none')) a(algorithm),
+     LATERAL (SELECT count(*) FROM dp_train('copy_rows_view', 'y', 'x', algorithm => a.algorithm, seed => 5,
+                                            epsilon => CASE WHEN a.algorithm IN ('optimum', 'none') THEN NULL
+                                                            ELSE 1 END,
+                                            delta => CASE WHEN a.algorithm IN ('amp', 'pfw', 'dpagd', 'opdisc', 'dpsgd', 'bst14', 'psgd')
+                                                          THEN 1e-6 END,
+                                            radius => CASE WHEN a.algorithm IN ('pfw', 'bst14') THEN 10 END,
+                                            lambda => CASE WHEN a.algorithm = 'optimum' THEN 1e-3 END,
+                                            classes => ARRAY['false', 'true'], name => 'view_' || a.algorithm)) t
+ORDER BY 1;
+SELECT algorithm, coalesce(details->'data'->>'read', 'shuffled copy') AS read
+FROM dptrain.models WHERE name LIKE 'view\_%' ORDER BY 1;
+RESET client_min_messages;
+DELETE FROM dptrain.models WHERE source LIKE 'public.copy\_%';
+DELETE FROM dptrain.budgets WHERE role::text = 'regress_copy_analyst';
+DELETE FROM dptrain.ledger WHERE role::text = 'regress_copy_analyst';
+-- (later tests list the whole ledger)
+DELETE FROM dptrain.ledger WHERE source_name = 'public.copy_rows_view';
+DROP VIEW copy_rows_view;
+DROP ROLE regress_copy_analyst;
