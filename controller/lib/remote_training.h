@@ -1,5 +1,7 @@
 // `dptrain train`: the paper's controller, outside the database. It
-// prepares the shuffled table on the server, executes over libpq the passes
+// prepares the shuffled table on the server (or, for an order-free run,
+// reads the table as dp_train does: in place under one REPEATABLE READ
+// snapshot, or copied without shuffle), executes over libpq the passes
 // the core's run object asks for (the same run and the same SQL dp_train
 // uses), and stores the released model through the server's
 // dptrain.store_model -- all in one transaction, so a failed or cancelled

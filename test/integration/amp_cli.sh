@@ -2,8 +2,9 @@
 # `dptrain train --algorithm amp | optimum`: the CLI's controller (over libpq)
 # and dp_train (inside the backend) run the same run object and the same
 # gradient-pass SQL, so with the same seed (same b1 and b2) they release the
-# same model: bit for bit over the same copy, to rounding when dp_train reads
-# the table in place (lib/three_drivers.sh). Also: the CLI refuses AMP
+# same model: bit for bit over the same copy, to rounding when they read the
+# table in place or in its own order (lib/three_drivers.sh); both read it the
+# same way (in place for a plain table, a copy without shuffle for a view). Also: the CLI refuses AMP
 # without delta before touching the server, and a run that does not reach
 # gamma releases nothing.
 set -euo pipefail
@@ -28,6 +29,11 @@ three_drivers "tuned AMP, huber, lbfgs" pts y --algorithm amp --epsilon 0.5 --de
   -- "algorithm => 'amp', epsilon => 0.5, delta => 1e-6, loss => 'huber_svm', lambda => 0.001,
       options => '{\"f\": 0.05, \"f1\": 0.9, \"optimizer\": \"lbfgs\"}'"
 three_drivers "the optimum" pts y --algorithm optimum --lambda 0.001 -- "algorithm => 'optimum', lambda => 0.001"
+# A view is never read in place: the controller, like dp_train, copies it
+# without shuffle (AMP does not depend on the order of the rows).
+psql -X -q -d "$DB" -c "CREATE VIEW pts_view AS SELECT * FROM pts"
+three_drivers "AMP over a view" pts_view y --algorithm amp --epsilon 1 --delta 1e-6 \
+  -- "algorithm => 'amp', epsilon => 1, delta => 1e-6"
 
 echo "--- one-vs-all AMP"
 a=$("$CLI" train --db "dbname=$DB" --table pts --label k --json --seed 4 --algorithm amp --epsilon 3 --delta 3e-6 \
