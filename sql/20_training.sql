@@ -22,6 +22,31 @@ CREATE FUNCTION dptrain.training_prepare(
     OUT classes_from_data boolean, OUT source_name text)
 RETURNS record AS 'MODULE_PATHNAME', 'dptrain_training_prepare' LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+-- The controller's reading as dp_train's (src/pg/controller_in_place.cpp):
+-- in a REPEATABLE READ transaction, a plain table its caller may read and an
+-- algorithm of exact sums are read in place (source_sql, x_expr, y_expr for
+-- the passes, run through training_in_place_pass); otherwise the rows are
+-- copied as dp_train copies them for that algorithm (shuffled, or in the
+-- table's order for an order-free one). read says which.
+CREATE FUNCTION dptrain.training_prepare_run(
+    source regclass, label text, features text, algorithm text,
+    classes text[] DEFAULT NULL, seed bigint DEFAULT NULL,
+    feature_bound float8 DEFAULT 1, intercept float8 DEFAULT NULL,
+    OUT shuffled text, OUT source_sql text, OUT source_oid oid, OUT x_expr text, OUT y_expr text,
+    OUT rows bigint, OUT dim int, OUT classes text[], OUT classes_from_data boolean, OUT source_name text,
+    OUT read text)
+RETURNS record AS 'MODULE_PATHNAME', 'dptrain_training_prepare_run' LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION dptrain.training_prepare_run IS
+'internal (dptrain train): validates a training table and reads it in place or copies it as dp_train would';
+-- One pass over a table read in place: the statement must read that
+-- relation ONLY and nothing else (checked after parsing), under the
+-- transaction's snapshot (REPEATABLE READ), read-only, parallel allowed.
+CREATE FUNCTION dptrain.training_in_place_pass(source regclass, pass text, input float8[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_training_in_place_pass' LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION dptrain.training_in_place_pass IS
+'internal (dptrain train): one pass of a run over a table read in place, checked to read only that table';
 CREATE FUNCTION dptrain.training_reshuffle(shuffled text)
 RETURNS void AS 'MODULE_PATHNAME', 'dptrain_training_reshuffle' LANGUAGE C STRICT VOLATILE
 SET search_path = pg_catalog, pg_temp;
@@ -50,6 +75,8 @@ COMMENT ON FUNCTION dptrain.intercept_row IS
 'internal: a training row with an intercept: x clipped to norm bound, then the constant b appended';
 REVOKE EXECUTE ON FUNCTION
     dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8),
+    dptrain.training_prepare_run(regclass, text, text, text, text[], bigint, float8, float8),
+    dptrain.training_in_place_pass(regclass, text, float8[]),
     dptrain.training_reshuffle(text),
     dptrain.training_drop(text),
     dptrain.store_model(jsonb)

@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/algorithms/algorithm.h"
+#include "core/engine/distributed.h"
 #include "core/engine/pass.h"
+#include "core/error.h"
 #include "core/sparse/support.h"
 #include "core/training/intercept.h"
 #include "extension.h"
@@ -22,6 +24,70 @@ std::vector<std::string> parse_text_array(PgConnection& conn, const std::string&
   return out;
 }
 
+
+// Whether the server has dptrain.training_prepare_run and
+// training_in_place_pass (src/pg/controller_in_place.cpp) and this role may
+// execute them; an older extension (or a role without the grant) copies
+// through dptrain.training_prepare as before.
+bool server_reads_as_dp_train(PgConnection& conn) {
+  PgResult r = conn.exec(
+      "SELECT coalesce(bool_and(p IS NOT NULL AND has_function_privilege(p, 'EXECUTE')), false) FROM (VALUES "
+      "(pg_catalog.to_regprocedure('dptrain.training_prepare_run(regclass,text,text,text,text[],bigint,float8,float8)')), "
+      "(pg_catalog.to_regprocedure('dptrain.training_in_place_pass(regclass,text,float8[])'))) f(p)",
+      {});
+  return r.get(0, 0) == "t";
+}
+
+// The table of a run as dp_train reads it: in place (source set) or a copy.
+struct RemoteRows {
+  std::string shuffled;                         // the copy (empty in place)
+  std::optional<distributed::Source> in_place;  // ONLY schema.table and the row expressions
+  std::string source_oid;                       // the relation the passes must read
+};
+
+// dptrain.training_prepare_run: fills the public facts of `config` (rows,
+// dim, classes, source) and what was read (recorded in the model).
+RemoteRows prepare_remote_run(PgConnection& conn, const TrainingTarget& target, TrainingConfig& config) {
+  PgResult prep = conn.exec(
+      "SELECT shuffled, source_sql, source_oid, x_expr, y_expr, rows, dim, classes, classes_from_data, source_name, "
+      "read FROM dptrain.training_prepare_run($1::regclass, $2, $3, $4, $5::text[], $6::bigint, $7::float8, "
+      "$8::float8)",
+      {target.table, target.label, target.features, config.algorithm,
+       target.classes ? Param(to_text_array_literal(*target.classes)) : Param(),
+       config.seed ? Param(std::to_string(*config.seed)) : Param(), Param(exact_number(config.feature_bound)),
+       config.intercept ? Param(exact_number(intercept::constant_feature(config))) : Param()});
+  config.rows = std::stoll(prep.get(0, 5));
+  config.dim = std::stoi(prep.get(0, 6));
+  config.classes = parse_text_array(conn, prep.get(0, 7));
+  config.classes_from_data = prep.get(0, 8) == "t";
+  config.source = prep.get(0, 9);
+  const std::string read = prep.get(0, 10);
+  config.read_in_place = read == "in place";
+  config.unordered_copy = read == "unordered copy";
+  RemoteRows rows;
+  rows.source_oid = prep.get(0, 2);
+  if (config.read_in_place) rows.in_place = distributed::Source{prep.get(0, 1), prep.get(0, 3), prep.get(0, 4), ""};
+  else rows.shuffled = prep.get(0, 0);
+  return rows;
+}
+
+// The passes of `run` over a table read in place: each the statement
+// dp_train runs (distributed::pass_sql over ONLY schema.table), executed by
+// dptrain.training_in_place_pass, which checks that it reads that relation
+// (by OID) and nothing else, under the transaction's one snapshot.
+void drive_in_place(PgConnection& conn, Run& run, const RemoteRows& rows, ProgressBar* bar) {
+  run.set_interrupt_check([] { return interrupted(); });
+  while (std::optional<Pass> p = run.next()) {
+    PgResult r = conn.exec("SELECT dptrain.training_in_place_pass($1::oid::regclass, $2, $3::float8[])",
+                           {rows.source_oid, distributed::pass_sql(*p, *rows.in_place),
+                            to_array_literal(p->input.data(), p->input.size())});
+    if (r.rows() != 1 || r.is_null(0, 0)) throw PgError(std::string("the ") + pass_kind_name(p->kind) + " pass returned nothing");
+    const std::vector<double> result = parse_float_array(r.get(0, 0));
+    run.accept(result.data(), result.size());
+    run.take_progress();
+    if (bar) bar->update(static_cast<int>(run.progress_done()));
+  }
+}
 
 }  // namespace
 
@@ -84,12 +150,21 @@ std::string to_text_array_literal(const std::vector<std::string>& values) {
 
 std::string controller_missing_privileges(PgConnection& conn, const TrainingTarget& target,
                                           const TrainingConfig& config) {
+  // The aggregate of the run's passes: the gradient/loss sum for runs of
+  // exact sums (AMP, optimum, P-FW, DP-AGD), the SGD epoch otherwise.
+  bool sums = false;
+  try {
+    sums = make_algorithm(config.algorithm)->reads_sums_only();
+  } catch (const Error&) {
+    // unknown here: the run itself reports it
+  }
+  const std::string aggregate =
+      sums ? "dptrain.gradient_sum(float8[], float8, float8[])" : "dptrain.sgd_epoch(float8[], float8, float8[])";
   PgResult r = conn.exec(
       "SELECT concat_ws(', ', "
       "CASE WHEN NOT has_function_privilege('dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8)', "
       "'EXECUTE') THEN 'EXECUTE on dptrain.training_prepare' END, "
-      "CASE WHEN NOT has_function_privilege('dptrain.sgd_epoch(float8[], float8, float8[])', 'EXECUTE') "
-      "THEN 'EXECUTE on dptrain.sgd_epoch' END, "
+      "CASE WHEN NOT has_function_privilege($5, 'EXECUTE') THEN 'EXECUTE on ' || split_part($5, '(', 1) END, "
       "CASE WHEN $4 AND NOT has_function_privilege('dptrain.training_reshuffle(text)', 'EXECUTE') "
       "THEN 'EXECUTE on dptrain.training_reshuffle' END, "
       "CASE WHEN NOT has_function_privilege('dptrain.training_drop(text)', 'EXECUTE') "
@@ -98,7 +173,7 @@ std::string controller_missing_privileges(PgConnection& conn, const TrainingTarg
       "THEN 'EXECUTE on dptrain.store_model' END, "
       "CASE WHEN NOT (has_column_privilege($1::regclass, $2, 'SELECT') AND "
       "has_column_privilege($1::regclass, $3, 'SELECT')) THEN 'SELECT on the label and feature columns' END)",
-      {target.table, target.label, target.features, config.reshuffle ? "true" : "false"});
+      {target.table, target.label, target.features, config.reshuffle ? "true" : "false", aggregate});
   return r.get(0, 0);
 }
 
@@ -163,10 +238,16 @@ Model fetch_model(PgConnection& conn, std::int64_t id) {
 TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& target, TrainingConfig config,
                                       bool show_progress, const defaults::Unset& unset) {
   validate_arguments(config);
-  make_algorithm(config.algorithm)->check_arguments(config);  // fail before touching the server
+  const std::unique_ptr<Algorithm> algorithm = make_algorithm(config.algorithm);
+  algorithm->check_arguments(config);  // fail before touching the server
   api_schema(conn);
+  // An order-free run reads the table as dp_train does (docs/performance.md,
+  // "Reading in place", "Order-free copies"): in place under one snapshot
+  // (REPEATABLE READ) when its passes are all exact sums, else a copy
+  // without shuffle. Every other run takes the shuffled copy.
+  const bool as_dp_train = algorithm->order_free() && server_reads_as_dp_train(conn);
   const auto start = std::chrono::steady_clock::now();
-  Transaction tx(conn);
+  Transaction tx(conn, as_dp_train && algorithm->reads_sums_only());
   conn.exec("SET LOCAL jit = off");  // as dp_train: JIT only adds compile time to epoch queries
 
   // A sparse feature column (docs/sparse.md): only runs whose passes read
@@ -176,7 +257,9 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
                             {target.table, target.features});
   if (type.rows() == 1 && type.get(0, 0) == "t") sparse::check(config);
 
-  const std::string shuffled = prepare_remote_table(conn, target, config);
+  RemoteRows rows;
+  if (as_dp_train) rows = prepare_remote_run(conn, target, config);
+  else rows.shuffled = prepare_remote_table(conn, target, config);
   // what the caller left out, from the public facts (core/training/defaults.h)
   const std::string notice = defaults::apply(&config, unset);
   if (!notice.empty()) std::cerr << "NOTICE:  " << notice << "\n";
@@ -188,7 +271,8 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
                  "guarantee (declare them with --classes)\n";
 
   ProgressBar bar("training", show_progress ? static_cast<int>(run->progress_total()) : 0);
-  drive_remote(conn, *run, shuffled, show_progress ? &bar : nullptr);
+  if (rows.in_place) drive_in_place(conn, *run, rows, show_progress ? &bar : nullptr);
+  else drive_remote(conn, *run, rows.shuffled, show_progress ? &bar : nullptr);
   if (show_progress) bar.finish_at(static_cast<int>(run->progress_done()));
 
   TrainingOutcome out;

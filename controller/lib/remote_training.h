@@ -1,5 +1,7 @@
 // `dptrain train`: the paper's controller, outside the database. It
-// prepares the shuffled table on the server, executes over libpq the passes
+// prepares the shuffled table on the server (or, for an order-free run,
+// reads the table as dp_train does: in place under one REPEATABLE READ
+// snapshot, or copied without shuffle), executes over libpq the passes
 // the core's run object asks for (the same run and the same SQL dp_train
 // uses), and stores the released model through the server's
 // dptrain.store_model -- all in one transaction, so a failed or cancelled
@@ -45,7 +47,8 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
                                       bool show_progress, const defaults::Unset& unset = {});
 
 // What this role lacks to run the controller itself (EXECUTE on dptrain's
-// internal functions and the epoch aggregate, SELECT on the label and
+// internal functions and the aggregate of the run's passes -- the epoch
+// aggregate, or the gradient sum of AMP, optimum, P-FW, DP-AGD --, SELECT on the label and
 // feature columns), as a readable list; empty if nothing. An analyst who may
 // train on a table only through a privacy budget lacks all of it and trains
 // with dp_train inside the server instead (docs/governance.md).

@@ -8,7 +8,11 @@ namespace dptrain::client {
 
 class Transaction {
  public:
-  explicit Transaction(PgConnection& c) : c_(c) { c_.exec("BEGIN"); }
+  // repeatable_read: one snapshot for every statement of the transaction
+  // (a run that reads its table in place: remote_training.cpp).
+  explicit Transaction(PgConnection& c, bool repeatable_read = false) : c_(c) {
+    c_.exec(repeatable_read ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
+  }
   ~Transaction() {
     if (!done_) {
       try {

@@ -2,8 +2,9 @@
 # `dptrain train --algorithm amp | optimum`: the CLI's controller (over libpq)
 # and dp_train (inside the backend) run the same run object and the same
 # gradient-pass SQL, so with the same seed (same b1 and b2) they release the
-# same model: bit for bit over the same copy, to rounding when dp_train reads
-# the table in place (lib/three_drivers.sh). Also: the CLI refuses AMP
+# same model: bit for bit over the same copy, to rounding when they read the
+# table in place or in its own order (lib/three_drivers.sh); both read it the
+# same way (in place for a plain table, a copy without shuffle for a view). Also: the CLI refuses AMP
 # without delta before touching the server, and a run that does not reach
 # gamma releases nothing.
 set -euo pipefail
@@ -28,6 +29,43 @@ three_drivers "tuned AMP, huber, lbfgs" pts y --algorithm amp --epsilon 0.5 --de
   -- "algorithm => 'amp', epsilon => 0.5, delta => 1e-6, loss => 'huber_svm', lambda => 0.001,
       options => '{\"f\": 0.05, \"f1\": 0.9, \"optimizer\": \"lbfgs\"}'"
 three_drivers "the optimum" pts y --algorithm optimum --lambda 0.001 -- "algorithm => 'optimum', lambda => 0.001"
+# A view is never read in place: the controller, like dp_train, copies it
+# without shuffle (AMP does not depend on the order of the rows).
+psql -X -q -d "$DB" -c "CREATE VIEW pts_view AS SELECT * FROM pts"
+three_drivers "AMP over a view" pts_view y --algorithm amp --epsilon 1 --delta 1e-6 \
+  -- "algorithm => 'amp', epsilon => 1, delta => 1e-6"
+
+echo "--- a trusted role, unseeded: in place under REPEATABLE READ, charged once"
+# The charge is reserved by the server's worker in a transaction of its own
+# (src/pg/charge_worker.cpp), so the controller's REPEATABLE READ snapshot
+# does not hide it: one ledger entry, naming the stored model.
+TRUSTED=amp_cli_trusted_$$
+psql -X -q -v ON_ERROR_STOP=1 -d "$DB" >/dev/null <<SQL
+CREATE ROLE $TRUSTED LOGIN;
+GRANT SELECT ON pts TO $TRUSTED;
+GRANT EXECUTE ON FUNCTION dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8),
+  dptrain.training_prepare_run(regclass, text, text, text, text[], bigint, float8, float8),
+  dptrain.training_in_place_pass(regclass, text, float8[]), dptrain.training_drop(text),
+  dptrain.store_model(jsonb), dptrain.sgd_epoch(float8[], float8, float8[]) TO $TRUSTED;
+SELECT dp_grant_budget('pts', '$TRUSTED', 2.0, 1e-5);
+SQL
+# Without EXECUTE on the gradient aggregate the controller is not possible:
+# the CLI says so (and would train in the server without --controller).
+if err=$("$CLI" train --db "dbname=$DB user=$TRUSTED" --table pts --algorithm amp --epsilon 1 --delta 1e-6 \
+    --classes false true --controller 2>&1); then
+  echo "the controller ran without EXECUTE on dptrain.gradient_sum" >&2; exit 1
+fi
+grep -q 'EXECUTE on dptrain.gradient_sum' <<<"$err" || { echo "unexpected error: $err" >&2; exit 1; }
+psql -X -q -d "$DB" -c "GRANT EXECUTE ON FUNCTION dptrain.gradient_sum(float8[], float8, float8[]) TO $TRUSTED"
+t=$("$CLI" train --db "dbname=$DB user=$TRUSTED" --table pts --algorithm amp --epsilon 1 --delta 1e-6 \
+    --classes false true --controller --json | model_id)
+r=$(psql -X -At -d "$DB" -c "SELECT count(*) || ' ' || bool_and(l.model_id = $t) || ' ' ||
+    min(m.details->'data'->>'read') FROM dptrain.ledger l JOIN dptrain.models m ON m.id = $t
+    WHERE l.role::text = '$TRUSTED'")
+[ "$r" = "1 true in place, one snapshot, no copy" ] || { echo "trusted controller run: $r" >&2; exit 1; }
+psql -X -q -d "$DB" -c "DELETE FROM dptrain.models WHERE created_by = '$TRUSTED'" \
+  -c "DELETE FROM dptrain.budgets WHERE role::text = '$TRUSTED'" \
+  -c "DELETE FROM dptrain.ledger WHERE role::text = '$TRUSTED'" -c "DROP OWNED BY $TRUSTED" -c "DROP ROLE $TRUSTED"
 
 echo "--- one-vs-all AMP"
 a=$("$CLI" train --db "dbname=$DB" --table pts --label k --json --seed 4 --algorithm amp --epsilon 3 --delta 3e-6 \

@@ -13,9 +13,13 @@
 #   same_model_as_dp_train ID_DRIVER ID_DP_TRAIN
 #                              same_model, to rounding when dp_train read the
 #                              table in place
+#   same_read ID_DRIVER ID_DP_TRAIN
+#                              both models read the table the same way
+#                              (details.data.read)
 #   three_drivers NAME TABLE LABEL CLI-ARGS... -- SQL-ARGS
 #                              trains with seed 3 through all three drivers
-#                              and checks they released the same model
+#                              and checks they released the same model, read
+#                              the same way
 
 model_id() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["model_id"])'; }
 
@@ -40,6 +44,18 @@ same_model_as_dp_train() {  # ID_DRIVER ID_DP_TRAIN
   if [ "$in_place" = t ]; then SAME_MODEL_TOLERANCE=1e-9 same_model "$1" "$2"; else same_model "$1" "$2"; fi
 }
 
+# The controller reads the table as dp_train does (docs/performance.md,
+# "Reading in place", "Order-free copies"): in place, as a copy without
+# shuffle, or as the shuffled copy, and its model records the same.
+same_read() {  # ID_DRIVER ID_DP_TRAIN
+  local r
+  r=$(psql -X -At -d "$DB" -c "SELECT coalesce(a.details->'data'->>'read', 'shuffled copy') || ' / ' ||
+      coalesce(b.details->'data'->>'read', 'shuffled copy') FROM dptrain.models a, dptrain.models b
+      WHERE a.id = $1 AND b.id = $2")
+  [ "${r%% / *}" = "${r##* / }" ] || { echo "models $1 and $2 read differently: $r" >&2; exit 1; }
+  echo "    read: ${r%% / *}"
+}
+
 three_drivers() {
   local name=$1 table=$2 label=$3; shift 3
   local cli=() sql
@@ -52,5 +68,6 @@ three_drivers() {
   b=$("$CLI" train --db "dbname=$DB" --table "$table" --label "$label" --json --seed 3 --server "${cli[@]}" | model_id)
   c=$(psql -X -At -d "$DB" -c "SELECT model_id FROM dp_train('$table', '$label', 'x', seed => 3, $sql)" 2>/dev/null)
   same_model_as_dp_train "$a" "$c"
+  same_read "$a" "$c"
   same_model "$b" "$c"  # --server runs dp_train
 }

@@ -123,6 +123,41 @@ DELETE FROM dptrain.ledger WHERE role::text = 'regress_ip_analyst';
 REVOKE CREATE ON SCHEMA public FROM regress_ip_analyst;
 DROP ROLE regress_ip_analyst;
 
+-- ---- 4. the controller's functions: dptrain train reads as dp_train does -------
+-- (src/pg/controller_in_place.cpp) In a REPEATABLE READ transaction an
+-- order-free run of exact sums on a plain table it may read is read in place.
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT read, shuffled IS NULL AS no_copy, source_sql, source_oid = 'ip_rows'::regclass AS same_relation, rows, dim,
+       x_expr IS NOT NULL AND y_expr IS NOT NULL AS has_row_expressions
+FROM dptrain.training_prepare_run('ip_rows', 'y', 'x', 'amp', ARRAY['false', 'true']);
+SELECT dptrain.training_in_place_pass('ip_rows', 'SELECT ARRAY[count(*)]::float8[] FROM ONLY public.ip_rows', '{}');
+COMMIT;
+-- A pass must read that relation ONLY and nothing else (its name is resolved
+-- again when the pass is parsed): another relation, or the table with its
+-- children, is refused; and only under one snapshot (REPEATABLE READ).
+\set VERBOSITY terse
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT dptrain.training_in_place_pass('ip_rows', 'SELECT ARRAY[count(*)]::float8[] FROM ONLY public.ip_view', '{}');
+ROLLBACK;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT dptrain.training_in_place_pass('ip_rows', 'SELECT ARRAY[count(*)]::float8[] FROM public.ip_rows', '{}');
+ROLLBACK;
+BEGIN;
+SELECT dptrain.training_in_place_pass('ip_rows', 'SELECT ARRAY[count(*)]::float8[] FROM ONLY public.ip_rows', '{}');
+ROLLBACK;
+\set VERBOSITY default
+-- Otherwise the copy dp_train would make for that algorithm.
+BEGIN;
+SELECT read, shuffled IS NOT NULL AS copied, source_sql IS NULL AS not_in_place
+FROM dptrain.training_prepare_run('ip_rows', 'y', 'x', 'amp', ARRAY['false', 'true']);
+COMMIT;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT a.algorithm, a.source, r.read, r.shuffled IS NOT NULL AS copied
+FROM (VALUES ('amp', 'ip_view'), ('opdisc', 'ip_rows'), ('bolton', 'ip_rows'), ('dpsgd', 'ip_view')) a(algorithm, source),
+     LATERAL dptrain.training_prepare_run(a.source::regclass, 'y', 'x', a.algorithm, ARRAY['false', 'true']) r
+ORDER BY 1, 2;
+COMMIT;
+
 -- Leave no model behind (other tests count the models of an algorithm).
 DELETE FROM dptrain.models WHERE source LIKE 'public.ip\_%';
 DROP VIEW ip_view;
