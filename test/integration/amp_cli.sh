@@ -35,6 +35,38 @@ psql -X -q -d "$DB" -c "CREATE VIEW pts_view AS SELECT * FROM pts"
 three_drivers "AMP over a view" pts_view y --algorithm amp --epsilon 1 --delta 1e-6 \
   -- "algorithm => 'amp', epsilon => 1, delta => 1e-6"
 
+echo "--- a trusted role, unseeded: in place under REPEATABLE READ, charged once"
+# The charge is reserved by the server's worker in a transaction of its own
+# (src/pg/charge_worker.cpp), so the controller's REPEATABLE READ snapshot
+# does not hide it: one ledger entry, naming the stored model.
+TRUSTED=amp_cli_trusted_$$
+psql -X -q -v ON_ERROR_STOP=1 -d "$DB" >/dev/null <<SQL
+CREATE ROLE $TRUSTED LOGIN;
+GRANT SELECT ON pts TO $TRUSTED;
+GRANT EXECUTE ON FUNCTION dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8),
+  dptrain.training_prepare_run(regclass, text, text, text, text[], bigint, float8, float8),
+  dptrain.training_in_place_pass(regclass, text, float8[]), dptrain.training_drop(text),
+  dptrain.store_model(jsonb), dptrain.sgd_epoch(float8[], float8, float8[]) TO $TRUSTED;
+SELECT dp_grant_budget('pts', '$TRUSTED', 2.0, 1e-5);
+SQL
+# Without EXECUTE on the gradient aggregate the controller is not possible:
+# the CLI says so (and would train in the server without --controller).
+if err=$("$CLI" train --db "dbname=$DB user=$TRUSTED" --table pts --algorithm amp --epsilon 1 --delta 1e-6 \
+    --classes false true --controller 2>&1); then
+  echo "the controller ran without EXECUTE on dptrain.gradient_sum" >&2; exit 1
+fi
+grep -q 'EXECUTE on dptrain.gradient_sum' <<<"$err" || { echo "unexpected error: $err" >&2; exit 1; }
+psql -X -q -d "$DB" -c "GRANT EXECUTE ON FUNCTION dptrain.gradient_sum(float8[], float8, float8[]) TO $TRUSTED"
+t=$("$CLI" train --db "dbname=$DB user=$TRUSTED" --table pts --algorithm amp --epsilon 1 --delta 1e-6 \
+    --classes false true --controller --json | model_id)
+r=$(psql -X -At -d "$DB" -c "SELECT count(*) || ' ' || bool_and(l.model_id = $t) || ' ' ||
+    min(m.details->'data'->>'read') FROM dptrain.ledger l JOIN dptrain.models m ON m.id = $t
+    WHERE l.role::text = '$TRUSTED'")
+[ "$r" = "1 true in place, one snapshot, no copy" ] || { echo "trusted controller run: $r" >&2; exit 1; }
+psql -X -q -d "$DB" -c "DELETE FROM dptrain.models WHERE created_by = '$TRUSTED'" \
+  -c "DELETE FROM dptrain.budgets WHERE role::text = '$TRUSTED'" \
+  -c "DELETE FROM dptrain.ledger WHERE role::text = '$TRUSTED'" -c "DROP OWNED BY $TRUSTED" -c "DROP ROLE $TRUSTED"
+
 echo "--- one-vs-all AMP"
 a=$("$CLI" train --db "dbname=$DB" --table pts --label k --json --seed 4 --algorithm amp --epsilon 3 --delta 3e-6 \
     --classes 0,1,2 | model_id)
