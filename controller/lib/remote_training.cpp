@@ -7,6 +7,7 @@
 #include "core/algorithms/algorithm.h"
 #include "core/engine/distributed.h"
 #include "core/engine/pass.h"
+#include "core/error.h"
 #include "core/sparse/support.h"
 #include "core/training/intercept.h"
 #include "extension.h"
@@ -149,12 +150,21 @@ std::string to_text_array_literal(const std::vector<std::string>& values) {
 
 std::string controller_missing_privileges(PgConnection& conn, const TrainingTarget& target,
                                           const TrainingConfig& config) {
+  // The aggregate of the run's passes: the gradient/loss sum for runs of
+  // exact sums (AMP, optimum, P-FW, DP-AGD), the SGD epoch otherwise.
+  bool sums = false;
+  try {
+    sums = make_algorithm(config.algorithm)->reads_sums_only();
+  } catch (const Error&) {
+    // unknown here: the run itself reports it
+  }
+  const std::string aggregate =
+      sums ? "dptrain.gradient_sum(float8[], float8, float8[])" : "dptrain.sgd_epoch(float8[], float8, float8[])";
   PgResult r = conn.exec(
       "SELECT concat_ws(', ', "
       "CASE WHEN NOT has_function_privilege('dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8)', "
       "'EXECUTE') THEN 'EXECUTE on dptrain.training_prepare' END, "
-      "CASE WHEN NOT has_function_privilege('dptrain.sgd_epoch(float8[], float8, float8[])', 'EXECUTE') "
-      "THEN 'EXECUTE on dptrain.sgd_epoch' END, "
+      "CASE WHEN NOT has_function_privilege($5, 'EXECUTE') THEN 'EXECUTE on ' || split_part($5, '(', 1) END, "
       "CASE WHEN $4 AND NOT has_function_privilege('dptrain.training_reshuffle(text)', 'EXECUTE') "
       "THEN 'EXECUTE on dptrain.training_reshuffle' END, "
       "CASE WHEN NOT has_function_privilege('dptrain.training_drop(text)', 'EXECUTE') "
@@ -163,7 +173,7 @@ std::string controller_missing_privileges(PgConnection& conn, const TrainingTarg
       "THEN 'EXECUTE on dptrain.store_model' END, "
       "CASE WHEN NOT (has_column_privilege($1::regclass, $2, 'SELECT') AND "
       "has_column_privilege($1::regclass, $3, 'SELECT')) THEN 'SELECT on the label and feature columns' END)",
-      {target.table, target.label, target.features, config.reshuffle ? "true" : "false"});
+      {target.table, target.label, target.features, config.reshuffle ? "true" : "false", aggregate});
   return r.get(0, 0);
 }
 

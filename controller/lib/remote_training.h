@@ -47,7 +47,8 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
                                       bool show_progress, const defaults::Unset& unset = {});
 
 // What this role lacks to run the controller itself (EXECUTE on dptrain's
-// internal functions and the epoch aggregate, SELECT on the label and
+// internal functions and the aggregate of the run's passes -- the epoch
+// aggregate, or the gradient sum of AMP, optimum, P-FW, DP-AGD --, SELECT on the label and
 // feature columns), as a readable list; empty if nothing. An analyst who may
 // train on a table only through a privacy budget lacks all of it and trains
 // with dp_train inside the server instead (docs/governance.md).
