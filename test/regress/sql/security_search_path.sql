@@ -245,9 +245,16 @@ CREATE DOMAIN pg_temp.jsonb AS pg_catalog.jsonb CHECK (public.hj_check('cast to 
 CREATE DOMAIN pg_temp.regclass AS pg_catalog.regclass CHECK (public.hj_check('cast to pg_temp.regclass'));
 CREATE DOMAIN pg_temp.regrole AS pg_catalog.regrole CHECK (public.hj_check('cast to pg_temp.regrole'));
 CREATE DOMAIN pg_temp.name AS pg_catalog.name CHECK (public.hj_check('cast to pg_temp.name'));
+-- Without read access mallory may not even start while they exist: the
+-- owner's code would read hj_data beside them (security_temp_shadow.sql).
 SELECT model_id IS NOT NULL AS trained FROM dp_train('public.hj_data', 'label', 'x', algorithm => 'bolton',
        epsilon => 1, classes => ARRAY['down', 'up'], batch_size => 10, epochs => 2);
-SELECT model_id AS mallory_model FROM dp_tune('public.hj_data', 'label', 'x', epsilon => 1,
+SELECT model_id IS NOT NULL AS tuned FROM dp_tune('public.hj_data', 'label', 'x', epsilon => 1,
+       classes => ARRAY['down', 'up'], lambdas => '{0.01}', epochs => '{1}', batch_sizes => '{10}');
+-- On its own table (read with its own rights) dptrain's statements run beside them.
+SELECT model_id IS NOT NULL AS trained FROM dp_train('public.hj_mine', 'label', 'x', algorithm => 'bolton',
+       epsilon => 1, classes => ARRAY['down', 'up'], batch_size => 10, epochs => 2);
+SELECT model_id AS mallory_model FROM dp_tune('public.hj_mine', 'label', 'x', epsilon => 1,
        classes => ARRAY['down', 'up'], lambdas => '{0.01}', epochs => '{1}', batch_sizes => '{10}') \gset
 SELECT dp_predict(:mallory_model, '{0.5, 0.5}') IS NOT NULL AS predicted;
 SELECT accuracy IS NOT NULL AS evaluated FROM dp_evaluate(:mallory_model, 'public.hj_mine', 'label', 'x');
