@@ -6,7 +6,4 @@ RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_gradient_sparse_transition' LANG
 CREATE AGGREGATE dptrain.gradient_sum(x dptrain.sparsevec, y float8, request float8[]) (
     SFUNC = dptrain.gradient_transition, STYPE = float8[],
     COMBINEFUNC = dptrain.gradient_combine, PARALLEL = SAFE);
-REVOKE EXECUTE ON FUNCTION
-    dptrain.gradient_transition(float8[], dptrain.sparsevec, float8, float8[]),
-    dptrain.gradient_sum(dptrain.sparsevec, float8, float8[])
-FROM PUBLIC;
+-- Open to PUBLIC like its dense forms (sql/60_engine.sql).

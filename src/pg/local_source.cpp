@@ -41,9 +41,9 @@ bool can_read_in_place(Oid relid, const char* label, const char* features, const
                        const PreparedData& prep) {
   if (prep.distributed || prep.columns != nullptr || !ids.caller_reads) return false;
   if (!reads_sums_only(c.algorithm) || !plain_heap_table(relid) || is_citus_table(relid)) return false;
-  // The passes read with the runner's rights (the header): it must hold them.
+  // The passes read with the caller's rights (pass_role, training_run.h).
   const AttrNumber x = get_attnum(relid, features), y = get_attnum(relid, label);
-  return can_read_columns(relid, y, x, ids.runner);
+  return can_read_columns(relid, y, x, ids.caller);
 }
 
 void read_in_place(const RunIdentities& ids, PreparedData* prep) {

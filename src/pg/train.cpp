@@ -110,14 +110,17 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   DPT_CORE({ s->run = dptrain::start_run(s->config); });
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
-  // 5. The passes the run asks for, with the runner's rights over the
-  // runner's temp table; only public progress is reported.
+  // 5. The passes the run asks for; only public progress is reported.
   const TimestampTz start = GetCurrentTimestamp();
-  dptrain::pg::IdentitySwitch as_runner;
-  dptrain::pg::switch_identity(&as_runner, ids.runner, false);
+  dptrain::pg::IdentitySwitch as_pass_role;
+  dptrain::pg::switch_identity(&as_pass_role, dptrain::pg::pass_role(ids, prep),
+                               dptrain::pg::pass_role(ids, prep) != ids.caller);
   dptrain::pg::drive_run(s->run.get(), prep.shuffled, &s->scratch, ids.caller_reads, "");
+  dptrain::pg::restore_identity(&as_pass_role);
   dptrain::pg::PhaseClock clock;
   clock.start();
+  dptrain::pg::IdentitySwitch as_runner;
+  dptrain::pg::switch_identity(&as_runner, ids.runner, false);
   dptrain::pg::drop_run_tables(prep.shuffled, s->scratch);
   dptrain::pg::restore_identity(&as_runner);
   clock.mark("cleanup");

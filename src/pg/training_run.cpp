@@ -229,6 +229,10 @@ ArrayType* weights_array(const dptrain::Model& m) {
   return K == 1 ? make_float8_array(m.weights.data(), d) : make_float8_matrix(m.weights.data(), K, d);
 }
 
+Oid pass_role(const RunIdentities& ids, const PreparedData& prep) {
+  return prep.in_place || prep.distributed ? ids.reader : ids.runner;
+}
+
 void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, bool show_data_dependent,
                const char* prefix) {
   // Work a run does inside the backend between passes (OPDisc's MIP solve)

@@ -90,9 +90,19 @@ struct DriveScratch {
   Oid relid = InvalidOid;  // with source: the table every pass must read (statement_checks.h)
 };
 
+// Whose rights the passes run with. Over dptrain's own temp copy: the runner
+// (the extension owner). Over the source itself (read in place, or a Citus
+// table's shards): the reader -- the caller, or the table's owner for a
+// caller with a budget only (then as a security-restricted operation) --
+// never the extension owner: planning a statement over a table runs code of
+// the table's owner (its index expressions and partial-index predicates are
+// const-simplified by the planning role), which must not get the extension
+// owner's rights (docs/governance.md, "Code the planner runs").
+Oid pass_role(const RunIdentities& ids, const struct PreparedData& prep);
+
 // The engine's SPI driver: executes the passes `run` asks for over the
 // prepared table `prepared` (and its parts) until the run is done: one
-// statement each, SQL from the core (engine/pass.h). Call it as the runner.
+// statement each, SQL from the core (engine/pass.h). Call it as pass_role().
 // Reports the run's progress as NOTICEs ("dptrain: <prefix><message>");
 // messages that depend on the noiseless data only if `show_data_dependent`
 // (the caller may read the table). Requires SPI_connect().

@@ -57,7 +57,7 @@ SELECT count(*) AS casts_called FROM sg.called;
 -- (without the guard the cast runs, as the reading role)
 SELECT y::text FROM sg.owned t;
 SELECT count(*) AS casts_called FROM sg.called;
--- not for PUBLIC
+-- open to PUBLIC: the passes run with the reader's rights (training_run.h, pass_role)
 SELECT has_function_privilege('public', 'dptrain.shard_guard(oid, text[])', 'EXECUTE') AS public_may_call;
 DROP SCHEMA sg CASCADE;
 DROP OWNED BY regress_sg_owner;
