@@ -113,10 +113,16 @@ sql_as "$OWNER" "SELECT model_id FROM dp_train('$TABLE', 'readmitted', 'x', algo
 expect_error "$ANALYST" 42704 "SELECT dp_predict('noiseless', ARRAY[0.1, 0.2, 0.5])"
 ok "non-private models are invisible to the analyst (and cannot be queried)"
 sql_as "$ANALYST" "CREATE TABLE mine AS SELECT ARRAY[1, 2]::float8[] AS x, true AS y" >/dev/null
-expect_error "$ANALYST" 42501 "SELECT dptrain.sgd_epoch(x, y, NULL) FROM mine" "aggregate sgd_epoch"
+# The pass aggregates are open to PUBLIC (the passes run with the reader's
+# rights, docs/governance.md "Code the planner runs"), but only over rows the
+# role may select: on its own table they run, on the owner's they are refused.
+sql_as "$ANALYST" "SELECT dptrain.gradient_sum(x, 1.0, dptrain.gradient_request('{0,0}')) IS NOT NULL FROM mine" >/dev/null ||
+  fail "the analyst cannot run the gradient aggregate over its own table"
+expect_error "$ANALYST" 42501 "SELECT dptrain.gradient_sum(x, 1.0, NULL) FROM $TABLE" "permission denied for table"
+expect_error "$ANALYST" 42501 "SELECT dptrain.sgd_epoch(x, readmitted, NULL) FROM $TABLE" "permission denied for table"
 expect_error "$ANALYST" 42501 "SELECT dptrain.training_prepare('mine', 'y', 'x')"
 expect_error "$ANALYST" 42501 "SELECT dptrain.store_model('{}')"
-ok "the epoch aggregate and the controller's internals are not executable"
+ok "the pass aggregates read only what the analyst may select; the controller's internals are not executable"
 # The shuffled temp table of a run in progress: it is created inside the
 # training's transaction and dropped before that commits, so no other
 # session (the analyst's included) even sees it in the catalog.
