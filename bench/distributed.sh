@@ -38,7 +38,9 @@ source scripts/lib/citus_cluster.sh
 TRACE=${TMPDIR:-/tmp}/dptrain-bench-trace.$$
 trace_start() {
   local pid
-  pid=$(citus_sql coordinator "SELECT pid FROM pg_stat_activity WHERE application_name = 'dptrain-bench'")
+  # (this lookup's own session inherits PGAPPNAME from psql's \!: not it)
+  pid=$(citus_sql coordinator "SELECT pid FROM pg_stat_activity WHERE application_name = 'dptrain-bench'
+                               AND pid <> pg_backend_pid()")
   strace -qq -s 0 -e trace=recvfrom -e signal=none -p "$pid" -o "$TRACE_FILE" >/dev/null 2>&1 &
   echo $! >"$TRACE_FILE.pid"
   # Wait until strace is attached (the backend's TracerPid is set).

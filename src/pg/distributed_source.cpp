@@ -1,6 +1,7 @@
 #include "distributed_source.h"
 
 #include "utils/fmgroids.h"
+#include "shard_guard.h"
 #include "statement_checks.h"
 
 namespace dptrain::pg {
@@ -171,6 +172,19 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
                     errmsg("\"%s\" is distributed by \"%s\", which is not an integer column", prep->source_name, column),
                     errdetail("Training in place shuffles every shard by a keyed hash of an integer row key."),
                     errhint("Distribute the table by an integer surrogate key (e.g. a bigint id), or train on a local copy.")));
+  // The passes read these columns as dp_train's owner (shard_guard.h): on
+  // the workers a type whose casts may be a role's code is refused at the
+  // first row; refused here, before the charge, for the table itself.
+  const char* columns[3] = {label, features, column};
+  for (const char* c : columns)
+    if (!builtin_column_type(get_atttype(relid, get_attnum(relid, c))))
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("column \"%s\" of \"%s\" has a type that training in place on a distributed table "
+                             "does not read", c, prep->source_name),
+                      errdetail("The pushed-down passes read and cast it with the rights of the function's owner; "
+                                "a type made by a role may have casts of that role's."),
+                      errhint("Use a built-in type (e.g. text or float8[]) or a domain over one, or train on a "
+                              "local copy.")));
   if (get_rel_relkind(relid) != RELKIND_RELATION)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("\"%s\" is a partitioned distributed table, which training in place does not support",
@@ -208,6 +222,7 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
   prep->distributed = true;
   prep->distribution_column = column;
   prep->row_key = psprintf("%s::pg_catalog.int8", quote_identifier(column));
+  prep->shard_guard = shard_guard_sql(label, features, column);
   source_row_expressions(ids, prep);
   prep->shuffled = nullptr;
 }

@@ -2,6 +2,7 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "utils/resowner.h"
 }
 
@@ -68,6 +69,48 @@ ErrorData* run_catching(void (*body)(void*), void* arg) {
   return failure;
 }
 
+// The owner's code in the source (a view's or a policy's functions) runs
+// with the owner's rights in the caller's session, whose temporary schema
+// the caller fills. PostgreSQL looks relations and types up in pg_temp:
+// last under dptrain's search_path (so a name the owner's function leaves
+// unqualified that pg_catalog lacks lands there), and *first* under a
+// function's own `SET search_path = clinic`, which does not list pg_temp
+// (docs/governance.md, "The caller's temporary schema"). A temporary view
+// of the caller named like a table the owner's function reads, calling a
+// temporary function, would run the caller's code as the owner: it may read
+// every row and say it in a NOTICE. So a run without read access is refused
+// while the session's temporary schema holds a relation or type whose owner
+// lacks the privileges of the role the source is read as (dptrain's own
+// copies belong to the runner, a superuser; a superuser's objects are
+// harmless: it may read the rows anyway); the caller's code
+// cannot create one later in the call (the owner's code runs in a
+// security-restricted operation). Checked before each read: the first comes
+// before the charge, so a refusal costs nothing. It depends on the session
+// only, never on a row.
+void refuse_callers_temp_objects(const RunIdentities& ids) {
+  Oid temp = InvalidOid, temp_toast = InvalidOid;
+  GetTempNamespaceState(&temp, &temp_toast);
+  if (!OidIsValid(temp)) return;
+  Oid types[2] = {OIDOID, OIDOID};
+  Datum values[2] = {ObjectIdGetDatum(temp), ObjectIdGetDatum(ids.reader)};
+  if (SPI_execute_with_args(
+          "SELECT o.name FROM (SELECT c.relname::pg_catalog.text AS name FROM pg_catalog.pg_class c "
+          "WHERE c.relnamespace OPERATOR(pg_catalog.=) $1 AND NOT pg_catalog.pg_has_role(c.relowner, $2, 'USAGE') "
+          "UNION ALL SELECT t.typname::pg_catalog.text FROM pg_catalog.pg_type t "
+          "WHERE t.typnamespace OPERATOR(pg_catalog.=) $1 AND NOT pg_catalog.pg_has_role(t.typowner, $2, 'USAGE')) o "
+          "LIMIT 1",
+          2, types, values, nullptr, true, 1) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not list the session's temporary objects");
+  if (SPI_processed == 0) return;
+  const char* name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+  ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                  errmsg("a run without read access cannot use a session with temporary objects"),
+                  errdetail("The owner's code reads the relation with the owner's rights in this session, where "
+                            "the temporary object \"%s\" could take the place of one it names.",
+                            name ? name : "?"),
+                  errhint("Drop them first (DISCARD TEMP), or train from a new session.")));
+}
+
 }  // namespace
 
 void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*), void* arg) {
@@ -75,6 +118,7 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
     body(arg);
     return;
   }
+  refuse_callers_temp_objects(ids);
   forget_statement_refusal();
   ErrorData* failure = run_catching(body, arg);
   if (failure == nullptr) return;

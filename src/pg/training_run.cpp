@@ -6,6 +6,7 @@
 #include "core/training/defaults.h"
 #include "core/training/intercept.h"
 #include "distributed_source.h"
+#include "shard_guard.h"
 #include "encoded_features.h"
 #include "feature_encodings.h"
 #include "local_source.h"
@@ -286,7 +287,13 @@ dptrain::distributed::Source distributed_source(const PreparedData& prep) {
   // ONLY, so that a child attached during the run (ALTER TABLE ... INHERIT
   // needs no lock the run holds against it) is not read (the passes are
   // checked to read the table ONLY: statement_checks.h).
-  return {psprintf("ONLY %s", prep.source_name), prep.x_expr, prep.y_expr, prep.row_key};
+  // A distributed source: under the alias its shard guard names
+  // (shard_guard.h; a bare tableoid is not visible through the CROSS JOIN
+  // of the local passes).
+  if (prep.distributed)
+    return {psprintf("ONLY %s AS %s", prep.source_name, kShardGuardAlias), prep.x_expr, prep.y_expr, prep.row_key,
+            prep.shard_guard};
+  return {psprintf("ONLY %s", prep.source_name), prep.x_expr, prep.y_expr, prep.row_key, ""};
 }
 
 void drop_run_tables(const char* prepared, const DriveScratch& scratch) {

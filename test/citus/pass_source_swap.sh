@@ -2,17 +2,22 @@
 # The passes of a run read in place name their source as schema.table, and
 # PostgreSQL resolves that name again on every pass, as dp_train's owner
 # (the extension owner), while the run holds a lock on the table but not on
-# its schema. A schema owner who renames the schema during the run and puts
-# an impostor (a view calling a function of theirs) at the old name must get
-# an error, not their function run with the extension owner's rights
-# (src/pg/statement_checks.h; docs/distributed.md
-# section 9.6). Checked for both sources read in place:
-#  * a Citus hash-distributed table (bolt-on: pushed-down SGD epochs);
-#  * a plain local table (AMP: gradient sums read in place).
+# its schema; on a Citus table each worker resolves the shard's name again
+# too, with no lock held between passes. Whoever can put another object at
+# such a name during the run (a schema's owner; on the workers, the table's
+# owner, who owns the shards) must get an error, not their function run with
+# the extension owner's rights (src/pg/statement_checks.h on the coordinator,
+# src/pg/shard_guard.h on the workers; docs/distributed.md section 9.6):
+#  * a distributed table's schema renamed, an impostor table at the old name
+#    whose label type casts through the owner's function;
+#  * on the workers, every shard's label changed to such a type; one shard
+#    replaced by a view calling the owner's function;
+#  * a plain local table read in place (AMP), its schema renamed, a view at
+#    the old name.
 # The swap is made deterministic, without sleeps: a second session holds the
 # advisory lock that serializes the charges on the source (dptrain.lock_source),
-# so the run stops in its charge -- after it inspected the table, before its
-# first pass -- until the swap is committed.
+# so the run stops in its charge -- after it inspected the table and checked
+# its shards, before its first pass -- until the swap is committed.
 set -euo pipefail
 source "$(dirname "$0")/lib/cluster.sh"
 
@@ -35,12 +40,13 @@ wait_until() {
   fail "timed out waiting until $2"
 }
 
-# swap_during_run SCHEMA TABLE ARGS: dp_train on SCHEMA.TABLE, with the schema
-# renamed and an impostor view created by reg_mallory_$$ (the schema's owner)
-# while the run waits for its charge. Prints the run's output.
-swap_during_run() {
-  local schema=$1 table=$2 args=$3 key fifo out holder runner
-  key=$(charge_lock "$schema.$table")
+# paused_run TABLE ARGS SWAP: dp_train on TABLE while a second session holds
+# its charge lock; once the run waits for its charge (after it inspected the
+# table and checked its shards, before its first pass), the shell function
+# SWAP runs, then the lock is released. Prints the run's output.
+paused_run() {
+  local table=$1 args=$2 swap=$3 key fifo out holder runner
+  key=$(charge_lock "$table")
   out=$(mktemp) fifo=$(mktemp -u)
   mkfifo "$fifo"
   # Session 1 holds the charge lock of the source in an open transaction.
@@ -51,29 +57,50 @@ swap_during_run() {
   wait_until "SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND granted
                 AND ((classid::bigint << 32) | objid::bigint) = $key)" "the charge lock is held"
   # Session 2: the run, stopped in its charge.
-  citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT model_id FROM dp_train('$schema.$table', 'y', 'x', $args)" \
+  citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT model_id FROM dp_train('$table', 'y', 'x', $args)" \
     >"$out" 2>&1 &
   runner=$!
   wait_until "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'dptrain charge' AND datname = current_database()
                 AND wait_event_type = 'Lock' AND wait_event = 'advisory')" "the run waits for its charge"
-  # Session 3: the schema owner swaps the source.
-  citus_psql coordinator -At -c "SET ROLE reg_mallory_$$" -c "SET lock_timeout = '60s'" -c "ALTER SCHEMA $schema RENAME TO ${schema}_real" \
-    -c "CREATE SCHEMA $schema" \
-    -c "CREATE FUNCTION $schema.spy() RETURNS boolean LANGUAGE plpgsql AS
-          \$\$ BEGIN RAISE WARNING 'spy ran as %', current_user;
-             INSERT INTO public.spied VALUES (current_user); RETURN true; END \$\$" \
-    -c "CREATE VIEW $schema.$table AS SELECT 1::bigint AS id, ARRAY[0.5, 0.5, 0.25]::float8[] AS x, $schema.spy() AS y" \
-    >/dev/null 2>&1
+  local swapped=ok
+  "$swap" >/dev/null 2>&1 || swapped=failed
   echo "COMMIT;" >&7
   exec 7>&-
   wait "$holder" || true
   wait "$runner" || true
   rm -f "$fifo"
   cat "$out"
+  [ "$swapped" = ok ] || echo "(the swap failed)"
   rm -f "$out"
 }
 
+# The schema's owner renames the schema $SWAP_SCHEMA and puts a view calling
+# its function at the old name of $SWAP_TABLE.
+swap_schema() {
+  local schema=$SWAP_SCHEMA table=$SWAP_TABLE
+  citus_psql coordinator -At -c "SET ROLE reg_mallory_$$" -c "SET lock_timeout = '60s'" -c "ALTER SCHEMA $schema RENAME TO ${schema}_real" \
+    -c "CREATE SCHEMA $schema" \
+    -c "CREATE FUNCTION $schema.spy() RETURNS boolean LANGUAGE plpgsql AS
+          \$\$ BEGIN RAISE WARNING 'spy ran as %', current_user;
+             INSERT INTO public.spied VALUES (current_user); RETURN true; END \$\$" \
+    -c "$(impostor "$schema" "$table")"
+}
+# The impostor: a view calling spy(), or (SWAP_IMPOSTOR=table) a table whose
+# label has a type whose cast to text is spy's.
+impostor() {
+  if [ "${SWAP_IMPOSTOR:-view}" = view ]; then
+    echo "CREATE VIEW $1.$2 AS SELECT 1::bigint AS id, ARRAY[0.5, 0.5, 0.25]::float8[] AS x, $1.spy() AS y"
+  else
+    echo "CREATE TYPE $1.lbl AS ENUM ('false', 'true');
+          CREATE FUNCTION $1.spy_cast($1.lbl) RETURNS text LANGUAGE sql AS \$\$ SELECT CASE WHEN $1.spy() THEN 'true' END \$\$;
+          CREATE CAST ($1.lbl AS text) WITH FUNCTION $1.spy_cast($1.lbl);
+          CREATE TABLE $1.$2 AS SELECT 1::bigint AS id, ARRAY[0.5, 0.5, 0.25]::float8[] AS x, 'true'::$1.lbl AS y"
+  fi
+}
+swap_during_run() { SWAP_SCHEMA=$1 SWAP_TABLE=$2 paused_run "$1.$2" "$3" swap_schema; }
+
 check_refused() {  # check_refused WHAT OUTPUT
+  ! echo "$2" | grep -q "(the swap failed)" || fail "$1: the swap itself failed: $2"
   ! echo "$2" | grep -q "spy ran" || fail "$1: the impostor's function ran: $2"
   echo "$2" | grep -q "55000" && echo "$2" | grep -q "now finds another object" ||
     fail "$1: the swapped source was not refused: $2"
@@ -90,11 +117,80 @@ sql "ALTER TABLE dist.pts ADD PRIMARY KEY (id)" >/dev/null
 # Positive control: the run itself works and is charged (so it waits for the lock below).
 id=$(sql "SELECT model_id FROM dp_train('dist.pts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)")
 [[ "$id" =~ ^[0-9]+$ ]] || fail "dp_train on dist.pts failed: $id"
-out=$(swap_during_run dist pts "algorithm => 'bolton', epsilon => 1, epochs => 1")
+out=$(SWAP_IMPOSTOR=table swap_during_run dist pts "algorithm => 'bolton', epsilon => 1, epochs => 1")
 check_refused "distributed bolt-on" "$out"
 [ "$(sql "SELECT count(*) FROM pg_namespace WHERE nspname = 'dist_real'")" = 1 ] ||
   fail "the schema was not renamed during the run: the test did not swap anything"
-echo "ok: a distributed table's schema renamed and replaced during the run: refused (55000), no impostor code ran"
+echo "ok: a distributed table's schema renamed and replaced by a table with a cast of its owner's during the run: refused (55000), no impostor code ran"
+
+# --- the workers: a shard changed after the check, before the first pass ----------
+# The shards belong to the table's owner, who may change them on the workers
+# (run_command_on_shards, citus.enable_manual_changes_to_shards; done here on
+# the workers directly, under SET ROLE). Evidence of code run on a worker:
+# public.spied_w there.
+for node in worker1 worker2; do
+  citus_psql "$node" -At -c "SET citus.enable_ddl_propagation = off" -c "CREATE TABLE public.spied_w (who name)" \
+    -c "GRANT INSERT ON public.spied_w TO PUBLIC" -c "CREATE SCHEMA mw AUTHORIZATION reg_mallory_$$" >/dev/null
+done
+spied_on_workers() {
+  echo "$(on worker1 "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied_w")$(on worker2 "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied_w")"
+}
+as_mallory_on() {  # as_mallory_on NODE "statements": on a worker, with the table owner's rights only
+  citus_psql "$1" -At -c "SET ROLE reg_mallory_$$" -c "SET citus.enable_ddl_propagation = off" \
+    -c "SET citus.enable_manual_changes_to_shards = on" -c "$2"
+}
+shards_on() {  # shards_on TABLE NODE: the shard names of TABLE on worker NODE
+  sql "SELECT shard_name FROM citus_shards WHERE table_name = '$1'::regclass AND nodeport = ${CITUS_PORT[$2]} ORDER BY shardid"
+}
+sql "CREATE SCHEMA ws AUTHORIZATION reg_mallory_$$" >/dev/null
+for t in ws.pts1 ws.pts2; do
+  points ws_src 400
+  distributed_copy ws_src $t 4
+  sql "DROP TABLE ws_src" >/dev/null
+  sql "ALTER TABLE $t ADD PRIMARY KEY (id)" >/dev/null
+  sql "ALTER TABLE $t OWNER TO reg_mallory_$$" >/dev/null
+done
+id=$(sql "SELECT model_id FROM dp_train('ws.pts1', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)")
+[[ "$id" =~ ^[0-9]+$ ]] || fail "dp_train on ws.pts1 failed: $id"
+
+# 1. Every shard's label becomes an enum whose cast to text is the owner's function.
+swap_types() {
+  local node shard
+  for node in worker1 worker2; do
+    as_mallory_on "$node" "CREATE TYPE mw.lbl AS ENUM ('false', 'true');
+      CREATE FUNCTION mw.spy_cast(mw.lbl) RETURNS text LANGUAGE plpgsql AS
+        \$\$ BEGIN INSERT INTO public.spied_w VALUES (current_user);
+                 RETURN CASE WHEN \$1 = 'true' THEN 'true' ELSE 'false' END; END \$\$;
+      CREATE CAST (mw.lbl AS text) WITH FUNCTION mw.spy_cast(mw.lbl)" || return 1
+    for shard in $(shards_on ws.pts1 "$node"); do
+      as_mallory_on "$node" "ALTER TABLE $shard ALTER COLUMN y TYPE mw.lbl USING y::text::mw.lbl" || return 1
+    done
+  done
+}
+out=$(paused_run ws.pts1 "algorithm => 'bolton', epsilon => 1, epochs => 1" swap_types)
+! echo "$out" | grep -q "(the swap failed)" || fail "the shard column types could not be changed: $out"
+spied=$(spied_on_workers)
+[ -z "$spied" ] || fail "a shard's column cast ran the owner's function on a worker as: $spied ($out)"
+echo "$out" | grep -q "55000" && echo "$out" | grep -q "no longer the plain table the run checked" ||
+  fail "a shard whose label type was changed during the run was not refused: $out"
+echo "ok: shards whose label type was changed on the workers during the run: refused (55000), no owner's cast ran"
+
+# 2. One shard is replaced by a view calling the owner's function.
+swap_view() {
+  local shard
+  shard=$(shards_on ws.pts2 worker1 | head -1)
+  [ -n "$shard" ] || return 1
+  as_mallory_on worker1 "CREATE FUNCTION mw.spy_view() RETURNS boolean LANGUAGE plpgsql AS
+      \$\$ BEGIN INSERT INTO public.spied_w VALUES (current_user); RETURN true; END \$\$;
+    ALTER TABLE $shard RENAME TO ${shard#*.}_moved;
+    CREATE VIEW $shard AS SELECT id, x, mw.spy_view() AS y FROM ${shard}_moved"
+}
+out=$(paused_run ws.pts2 "algorithm => 'amp', epsilon => 1, delta => 1e-6" swap_view)
+! echo "$out" | grep -q "(the swap failed)" || fail "the shard could not be replaced: $out"
+spied=$(spied_on_workers)
+[ -z "$spied" ] || fail "a view in a shard's place ran the owner's function on a worker as: $spied ($out)"
+echo "$out" | grep -q "ERROR" || fail "a shard replaced by a view during the run was read: $out"
+echo "ok: a shard replaced by a view on its worker during the run: refused, no owner's code ran"
 
 # --- a plain local table read in place --------------------------------------------
 sql "CREATE SCHEMA loc AUTHORIZATION reg_mallory_$$" >/dev/null

@@ -49,6 +49,12 @@ pd::ShardedShape shape_of(const TrainingConfig& c, int passes) {
 
 }  // namespace
 
+namespace {
+// The source's guard as a WHERE clause (it refers to the source's columns
+// only, so PostgreSQL evaluates it in the scan, before the projection).
+std::string where(const Source& src) { return src.guard.empty() ? std::string() : " WHERE " + src.guard; }
+}  // namespace
+
 std::string pass_sql(const Pass& pass, const Source& src) {
   switch (pass.kind) {
     case PassKind::SgdEpoch: {
@@ -63,15 +69,16 @@ std::string pass_sql(const Pass& pass, const Source& src) {
       return "SELECT dptrain.sgd_epoch(s.x, s.y, $1::pg_catalog.float8[]) FROM (SELECT " + src.x + " AS x, " + src.y +
              " AS y FROM " + src.relation +
              (passes ? " CROSS JOIN pg_catalog.generate_series(1, " + std::to_string(pass.local_passes) +
-                           ") AS dptrain_pass(p) ORDER BY dptrain_pass.p, " + order
-                     : " ORDER BY " + order) +
+                           ") AS dptrain_pass(p)" + where(src) + " ORDER BY dptrain_pass.p, " + order
+                     : where(src) + " ORDER BY " + order) +
              ") s";
     }
     case PassKind::GradientLoss:
-      return "SELECT dptrain.gradient_sum(" + src.x + ", " + src.y + ", $1::pg_catalog.float8[]) FROM " + src.relation;
+      return "SELECT dptrain.gradient_sum(" + src.x + ", " + src.y + ", $1::pg_catalog.float8[]) FROM " + src.relation +
+             where(src);
     case PassKind::Evaluate:
       return "SELECT dptrain.evaluate_agg(" + src.x + ", (" + src.y + ")::pg_catalog.int4, $1::pg_catalog.float8[]) FROM " +
-             src.relation;
+             src.relation + where(src);
     default: break;
   }
   refuse(std::string("a pass of kind \"") + pass_kind_name(pass.kind) + "\"",

@@ -124,7 +124,7 @@ TEST(DistributedCheck, RefusesNoisePerBatchSampledRowsAveragingAndTolerance) {
 }
 
 TEST(DistributedPassSql, EpochsAreShuffledOnTheShardsAndSumsRunAsOnAPlainTable) {
-  const distributed::Source src{"public.t", "X", "Y", "id::pg_catalog.int8"};
+  const distributed::Source src{"public.t", "X", "Y", "id::pg_catalog.int8", ""};
   Pass p;
   p.kind = PassKind::SgdEpoch;
   p.shuffle_key = {1, 2, 3, 4294967295.0};
@@ -139,6 +139,24 @@ TEST(DistributedPassSql, EpochsAreShuffledOnTheShardsAndSumsRunAsOnAPlainTable) 
             "ORDER BY dptrain.shuffle_key(id::pg_catalog.int8, '{1,2,3,4294967295}'::pg_catalog.float8[])) s");
   p.kind = PassKind::GradientLoss;
   EXPECT_EQ(distributed::pass_sql(p, src), "SELECT dptrain.gradient_sum(X, Y, $1::pg_catalog.float8[]) FROM public.t");
+  // The shard guard is a scan qualifier of the source in every pass (before
+  // the ORDER BY, after the CROSS JOIN of the local passes).
+  distributed::Source guarded = src;
+  guarded.guard = "G(tableoid)";
+  EXPECT_EQ(distributed::pass_sql(p, guarded),
+            "SELECT dptrain.gradient_sum(X, Y, $1::pg_catalog.float8[]) FROM public.t WHERE G(tableoid)");
+  p.kind = PassKind::Evaluate;
+  EXPECT_EQ(distributed::pass_sql(p, guarded),
+            "SELECT dptrain.evaluate_agg(X, (Y)::pg_catalog.int4, $1::pg_catalog.float8[]) FROM public.t WHERE G(tableoid)");
+  p.kind = PassKind::SgdEpoch;
+  EXPECT_EQ(distributed::pass_sql(p, guarded),
+            "SELECT dptrain.sgd_epoch(s.x, s.y, $1::pg_catalog.float8[]) FROM (SELECT X AS x, Y AS y FROM public.t "
+            "WHERE G(tableoid) ORDER BY dptrain.shuffle_key(id::pg_catalog.int8, '{1,2,3,4294967295}'::pg_catalog.float8[])) s");
+  p.local_passes = 2;
+  EXPECT_EQ(distributed::pass_sql(p, guarded),
+            "SELECT dptrain.sgd_epoch(s.x, s.y, $1::pg_catalog.float8[]) FROM (SELECT X AS x, Y AS y FROM public.t "
+            "CROSS JOIN pg_catalog.generate_series(1, 2) AS dptrain_pass(p) WHERE G(tableoid) ORDER BY dptrain_pass.p, "
+            "dptrain.shuffle_key(id::pg_catalog.int8, '{1,2,3,4294967295}'::pg_catalog.float8[])) s");
   p.kind = PassKind::Split;
   EXPECT_THROW(distributed::pass_sql(p, src), Error);
   p.kind = PassKind::SgdEpoch;
