@@ -22,6 +22,7 @@
 // and the second refuses. Everything runs with the caller's own rights, as
 // dptrain.training_prepare does (the controller needs SELECT on the data and
 // EXECUTE on the aggregates anyway).
+#include "models.h"
 #include "core/algorithms/algorithm.h"
 #include "distributed_source.h"
 #include "local_source.h"
@@ -114,6 +115,7 @@ Datum dptrain_training_prepare_run(PG_FUNCTION_ARGS) {
   HeapTuple tuple = heap_form_tuple(tupdesc, values, nulls);
   MemoryContextSwitchTo(old);
   SPI_finish();
+  dptrain::pg::remember_prepared_source(relid);  // checked again by store_model
   PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
 }
 

@@ -282,6 +282,13 @@ void load_model(const char* reference, MemoryContext context, StoredModel* out) 
                                  : "See SELECT id, name FROM dptrain.models.")));
 }
 
+namespace {
+// Per backend: the controller prepares and stores on one connection.
+Oid prepared_source = InvalidOid;
+}  // namespace
+
+void remember_prepared_source(Oid relid) { prepared_source = relid; }
+
 }  // namespace dptrain::pg
 
 extern "C" {
@@ -315,6 +322,12 @@ Datum dptrain_store_model(PG_FUNCTION_ARGS) {
                     errdetail("details.data.source is missing."),
                     errhint("Store models produced by the dptrain controller (dptrain train).")));
   const Oid relid = DatumGetObjectId(DirectFunctionCall1(regclassin, CStringGetDatum(source)));
+  if (OidIsValid(dptrain::pg::prepared_source) && relid != dptrain::pg::prepared_source)
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("the model's source %s is not the relation this session prepared", source),
+                    errdetail("The name resolved to relation %u when the run was prepared and to %u now.",
+                              dptrain::pg::prepared_source, relid),
+                    errhint("Was a schema renamed during the call? Train again.")));
   dptrain::pg::RunIdentities ids;
   ids.caller = ids.reader = GetUserId();
   ids.runner = dptrain::pg::function_owner(fcinfo);

@@ -23,6 +23,12 @@ void check_model_name(const char* name, const RunIdentities& ids);
 // `encoding` (optional, JSON text): the encoding the run applied to the
 // columns of `relid` itself (dp_train's features => ARRAY[...]), stored
 // instead of a registered view's.
+// The controller's runs: training_prepare / training_prepare_run remember
+// the relation they resolved, and dptrain.store_model refuses a model whose
+// source name now resolves to another relation (a schema renamed between the
+// two calls; docs/governance.md, "Names resolved again").
+void remember_prepared_source(Oid relid);
+
 int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name,
                        char** stored_details = nullptr, const char* encoding = nullptr);
 

@@ -1,3 +1,4 @@
+#include "models.h"
 #include "training_data.h"
 
 #include <cmath>
@@ -731,6 +732,7 @@ Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
   HeapTuple tuple = heap_form_tuple(tupdesc, values, nulls);
   MemoryContextSwitchTo(old);
   SPI_finish();
+  dptrain::pg::remember_prepared_source(PG_GETARG_OID(0));  // checked again by store_model
   PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
 }
 

@@ -74,5 +74,28 @@ REVOKE EXECUTE ON FUNCTION dptrain.check_source_statement(text, regclass, boolea
 SET ROLE regress_sc_reader;
 SELECT dptrain.check_source_statement('SELECT 1', 'pg_class');
 RESET ROLE;
+
+-- The controller stores what it prepared: store_model refuses a model whose
+-- source name now finds another relation (the schema renamed in between).
+CREATE SCHEMA sm;
+CREATE TABLE sm.t (x float8[], y boolean);
+INSERT INTO sm.t SELECT ARRAY[i / 10.0, 0.1], i % 2 = 0 FROM generate_series(1, 10) i;
+SELECT rows FROM dptrain.training_prepare('sm.t', 'y', 'x');
+ALTER SCHEMA sm RENAME TO sm_old;
+CREATE SCHEMA sm;
+CREATE TABLE sm.t (x float8[], y boolean);
+CREATE FUNCTION pg_temp.model(source text) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT jsonb_build_object('format', 'dptrain-model', 'version', 1, 'algorithm', 'bolton', 'loss', 'logistic',
+         'huber_h', 0.1, 'feature_bound', 1.0, 'classes', ARRAY['false', 'true'], 'weights', '[[0.5, -0.5]]'::jsonb,
+         'epsilon', 0.5, 'delta', 0, 'seeded', false,
+         'details', jsonb_build_object('data', jsonb_build_object('source', source)))
+$$;
+\set VERBOSITY terse
+SELECT dptrain.store_model(pg_temp.model('sm.t'));
+\set VERBOSITY default
+SELECT count(*) AS stored FROM dptrain.models WHERE source IN ('sm.t', 'sm_old.t');
+-- The relation prepared, under its name now: stored.
+SELECT dptrain.store_model(pg_temp.model('sm_old.t')) > 0 AS stored;
+DROP SCHEMA sm, sm_old CASCADE;
 DROP SCHEMA sc CASCADE;
 DROP ROLE regress_sc_reader;
