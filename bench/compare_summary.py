@@ -27,8 +27,8 @@ DATASET_NAMES = {
     "mnist": "MNIST-10k, projected to 50 (10 classes)",
     "fashion": "Fashion-MNIST, projected to 50 (10 classes)",
     "reuters": "Reuters money-fx (8,315 features)",
-    "adult_paper": "UCI Adult, the AMP paper's own rows and preprocessing (36,176 / 9,044)",
-    "kdd_paper": "KDD Cup 99 10%, the AMP paper's own rows (56,000 / 14,000, numeric unscaled)",
+    "adult_paper": "Adult, the AMP paper's rows",
+    "kdd_paper": "KDD Cup 99, the AMP paper's rows",
 }
 REGIME_NOTE = {
     "nonprivate": "not private",
