@@ -1,7 +1,7 @@
 // bench/amp_prototype: test accuracy of AMP (Iyengar et al. 2019) and of the
 // non-private optimum, run in memory (bench/lib/amp_in_memory.h) on the
-// AMP paper's Adult split, the official Adult split (rows of unit norm, as
-// `make demo` loads it) and KDD Cup 99's seeded split. Noise is seeded per
+// AMP paper's Adult split and KDD Cup 99 rows, the official Adult split
+// (rows of unit norm, as `make demo` loads it) and KDD Cup 99's seeded split. Noise is seeded per
 // run (seed, run) so the numbers can be regenerated: these are measurements,
 // not private releases.
 //
@@ -55,6 +55,7 @@ void dump_csv(const db::LabeledRows& rows, const std::string& path) {
 
 db::TrainTest load(const Args& a) {
   if (a.dataset == "adult-paper") return db::adult_amp_paper(a.data);
+  if (a.dataset == "kdd-paper") return db::kdd_amp_paper(a.data);
   dptrain::loader::LoadOptions o;
   o.csv.header = false;
   if (a.dataset == "adult-official") {
@@ -76,7 +77,7 @@ db::TrainTest load(const Args& a) {
     return db::load_set(o, "mnist10k, seeded split (8,000 / 2,000), pixels / 255, rows of unit norm, 10 classes");
   }
   dptrain::fail(dptrain::ErrorKind::InvalidParameter, "unknown dataset " + a.dataset, {},
-                "adult-paper | adult-official | kdd | mnist10k");
+                "adult-paper | kdd-paper | adult-official | kdd | mnist10k");
 }
 
 TrainingConfig config(const Args& a, const db::TrainTest& t, const nlohmann::json& options) {
@@ -191,7 +192,7 @@ int main(int argc, char** argv) {
   const char* env = std::getenv("DPTRAIN_DATA");
   a.data = env ? env : "../shared/data";
   app.add_option("--data", a.data, "shared/data directory")->capture_default_str();
-  app.add_option("--dataset", a.dataset, "adult-paper | adult-official | kdd | mnist10k")->capture_default_str();
+  app.add_option("--dataset", a.dataset, "adult-paper | kdd-paper | adult-official | kdd | mnist10k")->capture_default_str();
   app.add_option("--algorithm", a.algorithm, "amp | optimum")->capture_default_str();
   app.add_option("--loss", a.loss, "logistic | huber_svm")->capture_default_str();
   app.add_option("--epsilon", a.epsilon, "total epsilon")->capture_default_str();

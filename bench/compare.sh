@@ -16,6 +16,10 @@
 #   BENCH_FULL=1 bash bench/compare.sh      # the grid: Adult, KDD (all 395,217 rows),
 #                                           # MNIST-10k/50, Reuters (+ Fashion-MNIST/50 if installed),
 #                                           # logistic and Huber SVM, 7 epsilon, 10 runs (hours)
+#   DATASETS='adult_paper kdd_paper' bash bench/compare.sh
+#                                           # the AMP paper's own rows and preprocessing (its Fig. 1
+#                                           # beside ours on the same rows; docs/comparison.md
+#                                           # "On the AMP paper's own rows")
 # Overrides: DATASETS, LOSSES, EPSILONS (a SQL array, e.g. '{0.1,1}'), RUNS, OUT, COMPARE_DOCS=0|1,
 # INTERCEPT=false (default: as the papers) | default | true.
 #

@@ -66,8 +66,16 @@ accuracy_cluster() {
 #   fashion  Fashion-MNIST, official split, projected the same way (FASHION_DIR)
 #   kdd      KDD Cup 99 10%, seeded 80/20 split, +1 = normal (395,217 + 98,804 rows, 118 features)
 #   reuters  Reuters money-fx, official split (7,770 + 3,299 rows, 8,315 features)
+#   adult_paper  the AMP paper's own Adult rows and preprocessing (36,176 + 9,044 rows, 104 features,
+#                numeric / max over all rows, NO row normalization: every row has norm 2.8-3.4)
+#   kdd_paper    the AMP paper's own KDD Cup 99 rows (56,000 + 14,000 drawn with replacement, 113
+#                features, numeric UNSCALED: every row has norm > 1, up to 5.1e6)
+#   (the two *_paper sets: ../shared/data/README.md "The AMP paper's own splits"; the training
+#   algorithms clip each row to their feature bound, see docs/comparison.md)
 accuracy_load() {
   case $1 in
+    adult_paper) accuracy_load_paper adult_paper adult-paper ;;
+    kdd_paper) accuracy_load_paper kdd_paper kdd-paper ;;
     adult) "$CLI" load --db "$DB" --table adult --no-header --drop-missing --positive '>50K' \
              --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" 2>/dev/null ;;
     mnist) "$CLI" load --db "$DB" --table mnist --project 50 --projection-seed 1 \
@@ -81,6 +89,24 @@ accuracy_load() {
                --test-file "$DATA/reuters_moneyfx/reuters.tst.gz" "$DATA/reuters_moneyfx/reuters.trn.gz" 2>/dev/null ;;
     *) echo "accuracy_load: unknown dataset $1" >&2; return 1 ;;
   esac
+}
+
+# accuracy_load_paper TABLE DATASET: the rows bench/amp_prototype --dataset DATASET builds in memory
+# (bench/lib/amp_data.cpp), written with 17 significant digits (exact doubles) and copied into
+# TABLE and TABLE_test (y boolean, x float8[]) as `dptrain load` would create them.
+accuracy_load_paper() {
+  local table=$1 prefix
+  prefix=$(mktemp -d)/$1
+  "${AMP_PROTOTYPE:-build/bench/amp_prototype}" --data "$DATA" --dataset "$2" --dump "$prefix" >/dev/null
+  local part name
+  for part in train test; do
+    name=$table; [ "$part" = test ] && name=${table}_test
+    sql "CREATE TABLE $name (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, x float8[] NOT NULL, y boolean NOT NULL)"
+    awk -F, -v OFS='\t' '{ y = $1 == "1" ? "t" : "f"; sub(/^[^,]*,/, ""); print y, "{" $0 "}" }' \
+      "$prefix.$part.csv" | psql -X -q -v ON_ERROR_STOP=1 -c "\\copy $name (y, x) FROM pstdin"
+    sql "ANALYZE $name"
+  done
+  rm -r "$(dirname "$prefix")"
 }
 
 sql() { psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "$1"; }

@@ -47,7 +47,75 @@ std::vector<std::size_t> read_order(const std::string& path) {
   return order;
 }
 
+// KDD Cup 99: 41 fields and the label; fields 1-3 (protocol, service, flag) are symbolic.
+constexpr int kKddFields = 41;
+bool kdd_symbolic(int c) { return c >= 1 && c <= 3; }
+
+// The fields of the 0-based `wanted` lines of a KDD file, by line number.
+std::map<std::size_t, Record> kdd_lines(const std::string& path, const std::set<std::size_t>& wanted) {
+  loader::LineReader in(path);
+  loader::CsvDialect dialect;
+  std::string line;
+  std::vector<std::string_view> fields;
+  std::deque<std::string> scratch;
+  std::map<std::size_t, Record> out;
+  while (in.next(line)) {
+    const std::size_t k = static_cast<std::size_t>(in.line_number() - 1);
+    if (!wanted.count(k)) continue;
+    loader::split_fields(line, dialect, fields, scratch, path);
+    if (fields.size() != kKddFields + 1)
+      fail(ErrorKind::InvalidData, "kddcup99: expected 42 fields", loader::file_line(path, in.line_number()));
+    out.emplace(k, Record(fields.begin(), fields.end()));
+  }
+  if (out.size() != wanted.size()) fail(ErrorKind::InvalidData, "kddcup99: the row file names lines past the end");
+  return out;
+}
+
 }  // namespace
+
+TrainTest kdd_amp_paper(const std::string& data_dir) {
+  const std::vector<std::size_t> rows = read_order(data_dir + "/splits/kddcup99_amp_paper_rows.txt.gz");
+  if (rows.size() != 70000) fail(ErrorKind::InvalidData, "kddcup99: the row file must list 70,000 lines");
+  const std::map<std::size_t, Record> line =
+      kdd_lines(data_dir + "/kddcup99/kddcup.data_10_percent.gz", std::set<std::size_t>(rows.begin(), rows.end()));
+
+  // One-hot over the categories of the 70,000 drawn rows (sorted, as a label
+  // encoder does), symbolic columns first, then the numeric ones, as the
+  // paper's code stacks them (the order does not change a linear model).
+  std::vector<std::map<std::string, int>> slot(kKddFields);
+  for (std::size_t k : rows)
+    for (int c = 0; c < kKddFields; ++c)
+      if (kdd_symbolic(c)) slot[c][line.at(k)[c]] = 0;
+  std::vector<int> offset(kKddFields);
+  int dim = 0;
+  for (int c = 0; c < kKddFields; ++c)
+    if (kdd_symbolic(c)) {
+      offset[c] = dim;
+      for (auto& [value, index] : slot[c]) index = dim++ - offset[c];
+    }
+  for (int c = 0; c < kKddFields; ++c)
+    if (!kdd_symbolic(c)) offset[c] = dim++;
+
+  const std::size_t n_train = 56000;
+  TrainTest t;
+  t.description = "kddcup99 10%, the AMP paper's 70,000 rows drawn with replacement (56,000 / 14,000), "
+                  "numeric unscaled, no row normalization";
+  t.train.x = optim::RowMatrix::Zero(static_cast<Eigen::Index>(n_train), dim);
+  t.test.x = optim::RowMatrix::Zero(static_cast<Eigen::Index>(rows.size() - n_train), dim);
+  t.train.classes.resize(n_train);
+  t.test.classes.resize(rows.size() - n_train);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const Record& r = line.at(rows[k]);
+    LabeledRows& part = k < n_train ? t.train : t.test;
+    const Eigen::Index i = static_cast<Eigen::Index>(k < n_train ? k : k - n_train);
+    for (int c = 0; c < kKddFields; ++c) {
+      if (kdd_symbolic(c)) part.x(i, offset[c] + slot[c].at(r[c])) = 1.0;
+      else part.x(i, offset[c]) = std::stod(r[c]);
+    }
+    part.classes[static_cast<std::size_t>(i)] = loader::normalize_label(r[kKddFields]) == "normal" ? 1 : 0;
+  }
+  return t;
+}
 
 TrainTest adult_amp_paper(const std::string& data_dir) {
   // The pool P: each file's complete records minus the last one (the paper's code drops it).

@@ -30,6 +30,15 @@ struct TrainTest {
 // categories one-hot (104 features), no row normalization.
 TrainTest adult_amp_paper(const std::string& data_dir);
 
+// shared/data/README.md "The AMP paper's own splits": the 70,000 lines of
+// kddcup.data_10_percent.gz listed by splits/kddcup99_amp_paper_rows.txt.gz
+// (drawn with replacement, in the paper's shuffled order), first 56,000 rows
+// train; the three symbolic columns one-hot over the categories present in
+// the 70,000 rows (first, as the paper's code), then the 38 numeric columns
+// unscaled (113 features); label 1 = "normal.". No row normalization: rows
+// have norms up to millions, the paper clips them to L inside training.
+TrainTest kdd_amp_paper(const std::string& data_dir);
+
 // A set through the loader pipeline (dataset.h): boolean labels give a
 // binary task, integer or text labels K >= 3 one-vs-all classes (in the
 // order of LabelEncoder::classes()).
