@@ -110,11 +110,14 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   DPT_CORE({ s->run = dptrain::start_run(s->config); });
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
-  // 5. The passes the run asks for; only public progress is reported.
+  // 5. The passes the run asks for; only public progress is reported. Over
+  // the source itself (read in place, a Citus table's shards) always as a
+  // security-restricted operation, like every other read of the source
+  // (docs/governance.md): planning runs code of the table's owner (index
+  // predicates), which must not leave temp objects in the caller's session.
   const TimestampTz start = GetCurrentTimestamp();
   dptrain::pg::IdentitySwitch as_pass_role;
-  dptrain::pg::switch_identity(&as_pass_role, dptrain::pg::pass_role(ids, prep),
-                               dptrain::pg::pass_role(ids, prep) != ids.caller);
+  dptrain::pg::switch_identity(&as_pass_role, dptrain::pg::pass_role(ids, prep), prep.in_place || prep.distributed);
   dptrain::pg::drive_run(s->run.get(), prep.shuffled, &s->scratch, ids.caller_reads, "");
   dptrain::pg::restore_identity(&as_pass_role);
   dptrain::pg::PhaseClock clock;

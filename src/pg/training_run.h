@@ -93,8 +93,8 @@ struct DriveScratch {
 // Whose rights the passes run with. Over dptrain's own temp copy: the runner
 // (the extension owner). Over the source itself (read in place, or a Citus
 // table's shards): the reader -- the caller, or the table's owner for a
-// caller with a budget only (then as a security-restricted operation) --
-// never the extension owner: planning a statement over a table runs code of
+// caller with a budget only -- always as a security-restricted operation
+// (train.cpp), never the extension owner: planning a statement over a table runs code of
 // the table's owner (its index expressions and partial-index predicates are
 // const-simplified by the planning role), which must not get the extension
 // owner's rights (docs/governance.md, "Code the planner runs").

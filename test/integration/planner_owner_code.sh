@@ -23,8 +23,16 @@ as_owner() { PGUSER=$owner psql -X -At -d "$db" "$@"; }
 as_owner -q -c "CREATE SCHEMA po;
   CREATE TABLE po.pts AS SELECT i AS id, ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x,
                                 (sin(i * 0.7) + 0.5 * cos(i * 1.3) > 0) AS y FROM generate_series(1, 400) i;
+  -- A temp object left in the training session would shadow its later
+  -- unqualified names: the passes over the source must refuse it (a
+  -- security-restricted operation, as every other read of the source).
+  CREATE FUNCTION po.leave() RETURNS void LANGUAGE plpgsql VOLATILE AS
+    \$\$ BEGIN CREATE TEMP TABLE IF NOT EXISTS po_left_behind (i int); END \$\$;
   CREATE FUNCTION po.who(int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS
-    \$\$ BEGIN RAISE WARNING 'owner code ran as %', current_user; RETURN \$1; END \$\$;"
+    \$\$ BEGIN RAISE WARNING 'owner code ran as %', current_user;
+      BEGIN PERFORM po.leave(); RAISE WARNING 'owner code left a temp table';
+      EXCEPTION WHEN insufficient_privilege THEN RAISE WARNING 'owner code restricted: %', SQLERRM; END;
+      RETURN \$1; END \$\$;"
 
 # Positive control: AMP on this table is read in place.
 id=$(as_owner -c "SELECT model_id FROM dp_train('po.pts', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-6)")
@@ -63,5 +71,9 @@ echo "$result" | grep -Eq '^[0-9]+$' || fail "the run failed: $result"
   fail "the planner ran the table owner's function as the extension owner ($extension_owner): $result"
 echo "$result" | grep -q "owner code ran as $owner" ||
   fail "the passes' planning did not load the new index (the test shows nothing): $result"
-echo "ok: an index created during an in-place run: its owner's function ran as $owner, never as $extension_owner"
+! echo "$result" | grep -q "owner code left a temp table" ||
+  fail "the passes over the source ran the owner's code outside a security-restricted operation: $result"
+echo "$result" | grep -q "owner code restricted: cannot create temporary table within security-restricted operation" ||
+  fail "the owner's code did not report the restriction: $result"
+echo "ok: an index created during an in-place run: its owner's function ran as $owner, never as $extension_owner, restricted"
 echo "planner_owner_code: all ok"
