@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 ROWS=${1:-1000000} DIM=${2:-54} REPEAT=${3:-3}
 make -s -j2 >/dev/null
 source scripts/lib/pgtmp.sh
+source bench/lib/big_table.sh
 pgtmp_init
 pgtmp_private_install
 pgtmp_start bench "shared_buffers = 1GB" "jit = off"
@@ -26,11 +27,7 @@ cp "$LIBDIR/dptrain.so" "$PGTMP_DIR/after.so"
 [ -n "${BEFORE_SO:-}" ] && cp "$BEFORE_SO" "$PGTMP_DIR/before.so"
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 CREATE EXTENSION dptrain;
-SELECT setseed(0.42);
-CREATE TABLE big AS SELECT i AS id, x, ((x[1] + x[2] - x[3] > 0) <> (random() < 0.1)) AS y FROM (
-  SELECT i, ARRAY(SELECT (2 * random() - 1) / sqrt($DIM / 3.0) FROM generate_series(1, $DIM + 0 * i)) AS x
-  FROM generate_series(1, $ROWS) i) s;
-VACUUM ANALYZE big;
+$(big_table_sql "$ROWS" "$DIM")
 CREATE ROLE bench_analyst;
 GRANT CREATE ON SCHEMA public TO bench_analyst;
 SELECT dp_grant_budget('big', 'bench_analyst', 1000.0, 1e-6);
