@@ -62,11 +62,16 @@ SELECT dptrain.gradient_sum(NULL::float8[], 1, dptrain.gradient_request('{0,0,0}
 SELECT dptrain.gradient_sum(x, y, '{1,2,3}'::float8[]) FROM g;
 SELECT dptrain.gradient_request('{0,"NaN"}');
 
--- 5. The aggregate returns noiseless sums: not for PUBLIC.
+-- 5. The aggregate returns noiseless sums, open to PUBLIC (the passes run
+-- with the reader's rights: src/pg/training_run.h, pass_role): a role gets
+-- the sums of rows it may select itself, and nothing from a table it may not.
 CREATE ROLE regress_gradient_reader;
+CREATE ROLE regress_gradient_nobody;
 GRANT SELECT ON g TO regress_gradient_reader;
 SET ROLE regress_gradient_reader;
+SELECT array_length(dptrain.gradient_sum(x, y, dptrain.gradient_request('{0,0,0}')), 1) AS state_length FROM g;
+SET ROLE regress_gradient_nobody;
 SELECT dptrain.gradient_sum(x, y, dptrain.gradient_request('{0,0,0}')) FROM g;
 RESET ROLE;
 DROP TABLE g, parallel_result;
-DROP ROLE regress_gradient_reader;
+DROP ROLE regress_gradient_reader, regress_gradient_nobody;
