@@ -226,7 +226,15 @@ Datum dptrain_sgd_combine(PG_FUNCTION_ARGS) {
 Datum dptrain_sgd_final(PG_FUNCTION_ARGS) {
   require_aggregate(fcinfo, "dptrain.sgd_final", "dptrain.sgd_epoch");
   if (PG_ARGISNULL(0)) PG_RETURN_NULL();
-  ArrayType* state = trusted_state(fcinfo);
+  // Validated in full, never from the call-site cache: once per group, and
+  // in a role's own aggregate (the function is PUBLIC) the state may come
+  // from the role's own transition function, and a crafted state of the
+  // next group can sit at the address of the last validated one (the
+  // group's memory is reset) with the same layout (bad_input_states.sql).
+  ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
+  int state_len = 0;
+  const double* data = float8_array_data(state, &state_len, "training state");
+  DPT_CORE({ es::validate(data, static_cast<std::size_t>(state_len)); });
   std::size_t len;
   double* s = state_data(state, &len);
   DPT_CORE({ es::flush(s); });

@@ -61,8 +61,9 @@ SELECT c.ord, c.what, r.* FROM cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
 \x off
 
 -- Hand-written aggregates reusing dptrain's state functions with a crafted
--- INITCOND (creating them needs EXECUTE on the functions, which only
--- trusted roles have): the state is validated like any other.
+-- INITCOND (any role may create them: the functions are PUBLIC so that the
+-- passes can run with the reader's rights): the state is validated like any
+-- other.
 CREATE AGGREGATE pg_temp.evil_epoch(float8[], float8, float8[]) (
     SFUNC = dptrain.sgd_transition, STYPE = float8[], INITCOND = '{1146115188,1,100000,1,0,0.1}');
 CREATE AGGREGATE pg_temp.evil_final(float8[], float8, float8[]) (
@@ -73,6 +74,22 @@ SELECT * FROM pg_temp.try($$SELECT pg_temp.evil_epoch(x, y, NULL) FROM st$$);
 -- no rows: the final function gets the INITCOND itself
 SELECT * FROM pg_temp.try($$SELECT pg_temp.evil_final(x, y, NULL) FROM st WHERE false$$);
 \x off
+-- The final function fed by the role's own transition function, group by
+-- group: group 1's state is valid, group 2's (batch size 0, a NaN weight
+-- scale and noise scale) is crafted with the same layout and lands where
+-- group 1's was (the group's memory is reset): it is validated all the same.
+CREATE FUNCTION pg_temp.pick(s float8[], v float8[]) RETURNS float8[] LANGUAGE sql IMMUTABLE AS 'SELECT v';
+CREATE AGGREGATE pg_temp.evil_groups(float8[]) (SFUNC = pg_temp.pick, STYPE = float8[], FINALFUNC = dptrain.sgd_final);
+CREATE TEMP TABLE crafted AS SELECT 1 AS g, dptrain.sgd_state(3) AS v;
+INSERT INTO crafted
+SELECT 2, array_agg(CASE i WHEN 10 THEN 0 WHEN 18 THEN 1 WHEN 21 THEN 'NaN' WHEN 25 THEN 1 WHEN 26 THEN 'NaN'
+                           ELSE s[i] END ORDER BY i)
+FROM (SELECT dptrain.sgd_state(3) AS s) q, generate_series(1, 54) i;
+SET enable_hashagg = off;
+\x on
+SELECT * FROM pg_temp.try($$SELECT g, pg_temp.evil_groups(v) FROM crafted GROUP BY g ORDER BY g$$);
+\x off
+RESET enable_hashagg;
 
 -- The evaluation aggregate (PUBLIC): a packed model per row, crafted ones
 -- among them (this crashed the backend when the check was cached by pointer).
