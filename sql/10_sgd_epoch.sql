@@ -38,6 +38,14 @@ CREATE AGGREGATE dptrain.sgd_epoch(x real[], y boolean, init float8[]) (
     FINALFUNC = dptrain.sgd_final, FINALFUNC_MODIFY = READ_WRITE,
     COMBINEFUNC = dptrain.sgd_combine, PARALLEL = SAFE);
 
+COMMENT ON AGGREGATE dptrain.sgd_epoch(float8[], float8, float8[]) IS
+'internal: one noiseless SGD epoch over the rows in scan order (the state of dptrain.sgd_state); a pass of dp_train';
+COMMENT ON AGGREGATE dptrain.sgd_epoch(float8[], boolean, float8[]) IS
+'internal: one noiseless SGD epoch over the rows in scan order (the state of dptrain.sgd_state); a pass of dp_train';
+COMMENT ON AGGREGATE dptrain.sgd_epoch(real[], float8, float8[]) IS
+'internal: one noiseless SGD epoch over the rows in scan order (the state of dptrain.sgd_state); a pass of dp_train';
+COMMENT ON AGGREGATE dptrain.sgd_epoch(real[], boolean, float8[]) IS
+'internal: one noiseless SGD epoch over the rows in scan order (the state of dptrain.sgd_state); a pass of dp_train';
 -- Open to PUBLIC, the aggregate and its support functions (these refuse to
 -- run outside an aggregate and validate every state they are given): the
 -- epochs pushed down to a Citus table's shards run with the reader's rights,

@@ -26,6 +26,10 @@ CREATE AGGREGATE dptrain.gradient_sum(x real[], y float8, request float8[]) (
     SFUNC = dptrain.gradient_transition, STYPE = float8[],
     COMBINEFUNC = dptrain.gradient_combine, PARALLEL = SAFE);
 
+COMMENT ON AGGREGATE dptrain.gradient_sum(float8[], float8, float8[]) IS
+'internal: exact sums of the losses and gradients at the requested points (dptrain.gradient_request); a pass of dp_train';
+COMMENT ON AGGREGATE dptrain.gradient_sum(real[], float8, float8[]) IS
+'internal: exact sums of the losses and gradients at the requested points (dptrain.gradient_request); a pass of dp_train';
 -- Open to PUBLIC, the aggregate and its support functions (these refuse to
 -- run outside an aggregate and validate every state they are given): the
 -- passes over a table read in place or a Citus table's shards run with the

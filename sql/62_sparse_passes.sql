@@ -6,4 +6,6 @@ RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_gradient_sparse_transition' LANG
 CREATE AGGREGATE dptrain.gradient_sum(x dptrain.sparsevec, y float8, request float8[]) (
     SFUNC = dptrain.gradient_transition, STYPE = float8[],
     COMBINEFUNC = dptrain.gradient_combine, PARALLEL = SAFE);
+COMMENT ON AGGREGATE dptrain.gradient_sum(dptrain.sparsevec, float8, float8[]) IS
+'internal: exact sums of the losses and gradients at the requested points (dptrain.gradient_request); a pass of dp_train';
 -- Open to PUBLIC like its dense forms (sql/60_engine.sql).
