@@ -13,12 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${1:-1000000} DIM=${2:-54} REPEAT=${3:-3}
-make -s -j2 >/dev/null
-source scripts/lib/pgtmp.sh
-source bench/lib/big_table.sh
-pgtmp_init
-pgtmp_private_install
-pgtmp_start bench "shared_buffers = 1GB" "max_worker_processes = 8" "max_parallel_workers = 4" "jit = off"
+source bench/lib/speed_cluster.sh
+speed_cluster "shared_buffers = 1GB" "max_worker_processes = 8" "max_parallel_workers = 4" "jit = off"
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 CREATE EXTENSION dptrain;
 $(big_table_sql "$ROWS" "$DIM")

@@ -16,12 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${1:-1000000} DIM=${2:-54} REPEAT=${3:-3}
-make -s -j2 >/dev/null
-source scripts/lib/pgtmp.sh
-source bench/lib/big_table.sh
-pgtmp_init
-pgtmp_private_install
-pgtmp_start bench "shared_buffers = 1GB" "jit = off"
+source bench/lib/speed_cluster.sh
+speed_cluster "shared_buffers = 1GB" "jit = off"
 LIBDIR=$("$PGTMP_PG_CONFIG" --pkglibdir)
 cp "$LIBDIR/dptrain.so" "$PGTMP_DIR/after.so"
 [ -n "${BEFORE_SO:-}" ] && cp "$BEFORE_SO" "$PGTMP_DIR/before.so"
