@@ -13,6 +13,9 @@ namespace dptrain::pg {
 struct PreparedData {
   char* shuffled;         // pg_temp.dptrain_shuffled_N (quoted, ready for SQL); after the copy
   char* source_name;      // schema.table, for the record
+  // What the statements read after FROM: source_name, or a Citus table's
+  // guarded read of its shards (shard_guard.h).
+  const char* source_from = nullptr;
   Oid relid = InvalidOid;  // the source
   int64 rows;
   int dim;
