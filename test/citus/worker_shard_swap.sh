@@ -177,4 +177,31 @@ rm -f "$outf"
 refused "view after the counts: the passes of a superuser's dp_train" "$out" "$W1_PTS"
 unswap
 echo "ok: the view put in place after the counts, before the first pass: the passes refused it (55000), the function never ran"
+# The coordinator may hold shards too (a one-node cluster does): Citus runs
+# their part of a statement in the coordinator's own backend (local
+# execution), and the guard checks that part there. The table's owner
+# replaces a local shard by a view (its manual changes to shards are open to it).
+sql "SELECT citus_set_node_property('$(citus_node_dir coordinator)', ${CITUS_PORT[coordinator]}, 'shouldhaveshards', true)" >/dev/null
+sql "SET ROLE $O; CREATE TABLE sw.local_pts (id bigint, x float8[], y boolean)" >/dev/null
+sql "SET citus.shard_count = 6; SELECT create_distributed_table('sw.local_pts', 'id')" >/dev/null
+sql "INSERT INTO sw.local_pts SELECT * FROM sw_src" >/dev/null
+sql "ALTER TABLE sw.local_pts ADD PRIMARY KEY (id)" >/dev/null
+local_shard=$(sql "SELECT shard_name FROM citus_shards WHERE table_name = 'sw.local_pts'::regclass
+                   AND nodeport = ${CITUS_PORT[coordinator]} ORDER BY shardid LIMIT 1")
+[ -n "$local_shard" ] || fail "no shard of sw.local_pts on the coordinator"
+m=$(train "'sw.local_pts', 'y', 'x'")
+[[ "$m" =~ ^[0-9]+$ ]] || fail "dp_train with shards on the coordinator failed: $m"
+sql "CREATE TABLE public.spied_c (who name); GRANT INSERT ON public.spied_c TO PUBLIC" >/dev/null
+citus_psql coordinator -At -c "SET ROLE $O" -c "SET citus.enable_ddl_propagation = off" \
+  -c "SET citus.enable_manual_changes_to_shards = on" \
+  -c "CREATE FUNCTION sw.spy_c() RETURNS boolean LANGUAGE plpgsql AS
+        \$\$ BEGIN INSERT INTO public.spied_c VALUES (current_user); RETURN true; END \$\$" \
+  -c "ALTER TABLE $local_shard RENAME TO ${local_shard#sw.}_moved" \
+  -c "CREATE VIEW $local_shard AS SELECT m.tableoid AS tableoid, m.id, m.x, (m.y AND sw.spy_c()) AS y
+        FROM ${local_shard}_moved m" >/dev/null
+out=$(super "SELECT model_id FROM dp_train('sw.local_pts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)")
+[ "$(sql "SELECT count(*) FROM public.spied_c")" = 0 ] || fail "a view at a coordinator shard's name ran its function: $out"
+echo "$out" | grep -q "55000" && echo "$out" | grep -q "$local_shard, which is a view" ||
+  fail "a view at a coordinator shard's name was not refused by the guard: $out"
+echo "ok: a shard on the coordinator (local execution) replaced by a view: refused (55000), its function never ran"
 echo "worker_shard_swap: all ok"
