@@ -1,5 +1,7 @@
 #include "executing_statement.h"
 
+#include "shard_guard.h"
+
 extern "C" {
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
@@ -70,6 +72,9 @@ extern "C" {
 // Loaded by the first call of one of the library's functions in a backend
 // (or, for a statement calling the shard guard, in that statement's
 // ExecutorStart), before any ExecutorRun that could evaluate the guard.
-void _PG_init(void) { dptrain::pg::install_executing_statement_hook(); }
+void _PG_init(void) {
+  dptrain::pg::install_executing_statement_hook();
+  dptrain::pg::install_shard_guard_planner_hook();
+}
 
 }  // extern "C"

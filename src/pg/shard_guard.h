@@ -56,4 +56,24 @@ char* shard_guard_sql(Oid relid);
 // as well (a plain table read in place).
 const char* guarded_source_sql(Oid relid, bool only = false);
 
+// The guard's check of one relation a guarded statement reads on this node
+// (ERROR 55000 naming it): a plain or partitioned table of role `owner`,
+// without row security unless `row_security`, whose `columns` have built-in
+// types.
+void check_guarded_relation(Oid relid, Datum* columns, int ncolumns, bool row_security, Oid owner);
+
+// The same check, before planning, of every relation (views and the
+// relations they read included) of a statement that calls the guard with
+// constant arguments. Planning runs code: an IMMUTABLE function with
+// constant arguments in a view's definition, an index predicate or a policy
+// is evaluated then. Called by the planner hook below.
+void check_guarded_query(Query* parse);
+
+// Installs the planner hook that calls check_guarded_query for a statement
+// whose text names the guard (once, from _PG_init: the library is loaded
+// while a guarded statement is parsed, by the input function of its
+// dptrain.role_ref literal, so even a node's first guarded statement is
+// checked before it is planned).
+void install_shard_guard_planner_hook();
+
 }  // namespace dptrain::pg

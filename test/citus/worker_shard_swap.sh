@@ -14,6 +14,9 @@
 #    own: a view may define one), calling the schema owner's function;
 #  * a table at those names whose label is an enum with the owner's cast to
 #    text, and a table with a row-security policy calling the function;
+#  * code the worker's planner runs (an IMMUTABLE function with constant
+#    arguments): in a view's definition, in a plain table's partial-index
+#    predicate (the table belongs to the schema's owner, not the table's);
 # a superuser's dp_train and dp_evaluate, a budget-only role's dp_train (read
 # as the table's owner, not a superuser) and a reader's dp_encoding categories
 # must fail with 55000 naming a shard, and the function must never run (its
@@ -82,12 +85,20 @@ swap() {
                       ALTER TABLE sw.$shard ENABLE ROW LEVEL SECURITY;
                       CREATE POLICY p ON sw.$shard USING (sw.spy());
                       GRANT SELECT ON sw.$shard TO PUBLIC;" ;;
+      # Code the worker's planner runs (IMMUTABLE, constant arguments): in a
+      # view's definition, in a plain table's partial-index predicate.
+      immutable) stmts+="CREATE VIEW sw.$shard AS SELECT d.id, d.x, (d.y AND sw.imm(1) = 1) AS y FROM sw.decoy d;
+                         GRANT SELECT ON sw.$shard TO PUBLIC;" ;;
+      index) stmts+="CREATE TABLE sw.$shard AS $rows; CREATE INDEX ON sw.$shard (id) WHERE id > sw.imm(0);
+                     GRANT SELECT ON sw.$shard TO PUBLIC;" ;;
     esac
   done
   citus_psql worker1 -At -c "SET ROLE $M" -c "SET citus.enable_ddl_propagation = off" \
     -c "ALTER SCHEMA sw RENAME TO sw_real" -c "CREATE SCHEMA sw" -c "GRANT USAGE ON SCHEMA sw TO PUBLIC" \
     -c "CREATE FUNCTION sw.spy() RETURNS boolean LANGUAGE plpgsql AS
           \$\$ BEGIN INSERT INTO public.spied_w VALUES (current_user, '$kind'); RETURN false; END \$\$" \
+    -c "CREATE FUNCTION sw.imm(int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS
+          \$\$ BEGIN RAISE WARNING 'imm ran as %', current_user; RETURN \$1; END \$\$" \
     -c "CREATE TYPE sw.lbl AS ENUM ('false', 'true')" \
     -c "CREATE FUNCTION sw.lbl_text(sw.lbl) RETURNS text LANGUAGE plpgsql AS
           \$\$ BEGIN PERFORM sw.spy(); RETURN CASE WHEN \$1 = 'true' THEN 'true' ELSE 'false' END; END \$\$" \
@@ -106,6 +117,7 @@ refused() {
   local who
   who=$(spied)
   [ -z "$who" ] || fail "$1: the impostor's function ran on worker1 as: $who ($2)"
+  ! grep -q "imm ran" <<<"$2" || fail "$1: the worker's planning ran the impostor's function: $2"
   echo "$2" | grep -q "55000" || fail "$1: not refused with 55000: $2"
   echo "$2" | grep -q "not the plain table the run checked" || fail "$1: not refused by the shard guard: $2"
   local shard named=no
@@ -116,7 +128,7 @@ as() { citus_psql coordinator -At -v VERBOSITY=verbose -c "SET ROLE $1" -c "$2" 
 super() { citus_psql coordinator -At -v VERBOSITY=verbose -c "$1" 2>&1 || true; }
 
 # (SWAP_KINDS: a subset, to look at one case)
-for kind in ${SWAP_KINDS-view enum policy}; do
+for kind in ${SWAP_KINDS-view enum policy immutable index}; do
   swap "$kind"
   # The impostors work: read directly on worker1 as a role its policy
   # applies to, they run the function (the view and the policy, when read;
@@ -125,6 +137,10 @@ for kind in ${SWAP_KINDS-view enum policy}; do
     view) on worker1 "SELECT count(*) FROM sw.$(echo "$W1_PTS" | head -1)" >/dev/null ;;
     enum) on worker1 "SELECT y::text FROM sw.$(echo "$W1_PTS" | head -1) LIMIT 1" >/dev/null ;;
     policy) citus_psql worker1 -At -c "SET ROLE $O" -c "SELECT count(*) FROM sw.$(echo "$W1_PTS" | head -1)" >/dev/null ;;
+    immutable | index)
+      direct=$(citus_psql worker1 -At -c "SELECT y FROM sw.$(echo "$W1_PTS" | head -1) WHERE id > 0" 2>&1)
+      grep -q "imm ran as postgres" <<<"$direct" || fail "$kind: planning a read of the impostor does not run its function: $direct"
+      on worker1 "INSERT INTO public.spied_w VALUES ('(planned)', '$kind')" ;;
   esac
   [ -n "$(spied)" ] || fail "$kind: the impostor does not run its function when read directly"
   on worker1 "TRUNCATE public.spied_w" >/dev/null
