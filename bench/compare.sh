@@ -10,7 +10,7 @@
 # and, in quick and full mode, copies them into docs/comparison/ and the
 # generated part of docs/comparison.md.
 #
-#   COMPARE_SMOKE=1 bash bench/compare.sh   # smoke: Adult, eps = 1, 1 run, 4 lines (~1-2 min)
+#   COMPARE_SMOKE=1 bash bench/compare.sh   # smoke: Adult, eps = 1, 1 run, 4 lines (< 1 min)
 #   bash bench/compare.sh                   # quick: Adult + KDD Cup 99 (56,000 training rows),
 #                                           # logistic, eps in {0.1, 1}, 3 runs (<= 15 min)
 #   BENCH_FULL=1 bash bench/compare.sh      # the issue's grid: Adult, KDD (all 395,217 rows),
@@ -72,31 +72,48 @@ load_dataset() {
 
 echo "dataset,loss,label,regime,algorithm,epsilon,delta,arguments,run,accuracy,majority_rate,seconds,chosen" > "$OUT/runs.csv"
 declare -A SKIP=()
+# Runs by (dataset, loss, function, algorithm, privacy, arguments): a line that repeats another's
+# configuration (a public grid point that is also a fixed line) reuses its runs, which with the
+# same seeds are the same models, instead of training them again.
+declare -A DONE=()
+RUNS_DIR=$(mktemp -d)
 trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
 failures=0
+
+# csv_runs DATASET LOSS LABEL REGIME ALGORITHM < RUNS: the lines of runs.csv (the label quoted for CSV).
+csv_runs() {
+  local prefix="$1,$2,\"${3//\"/\"\"}\",$4,$5,"
+  while IFS= read -r line; do printf '%s%s\n' "$prefix" "$line"; done
+}
 
 # run_line DATASET LOSS N CLASSES LABEL REGIME FUNCTION ALGORITHM PRIVACY ARGS
 run_line() {
   local dataset=$1 loss=$2 n=$3 classes=$4 label=$5 regime=$6 function=$7 algorithm=$8 privacy=$9 args=${10}
-  local epsilons=$EPSILONS delta=NULL runs=$RUNS err csv
+  local epsilons=$EPSILONS delta=NULL runs=$RUNS err csv key
   case $privacy in
     none) epsilons='{NULL}' runs=1 ;;  # references: one run (the optimum is deterministic)
     approx) delta="1.0/($n::float8 * $n)" ;;
   esac
   args=${args//INV_N/(1.0\/$n)}
   [ "$INTERCEPT" = default ] || args="${args:+$args, }intercept => $INTERCEPT"
+  key="$dataset|$loss|$function|$algorithm|$privacy|$args"
+  if [ -n "${DONE[$key]:-}" ]; then
+    log "$dataset $loss: $label: the runs of ${DONE[$key]%%|*} ($function $algorithm${args:+, $args})"
+    csv_runs "$dataset" "$loss" "$label" "$regime" "$algorithm" < "${DONE[$key]#*|}" >> "$OUT/runs.csv"
+    return
+  fi
   log "$dataset $loss: $label ($function $algorithm${args:+, $args})"
-  err=$(mktemp) csv=$(mktemp)
-  if psql -X -q -v ON_ERROR_STOP=1 -v args="$args" -v label="$label" -v regime="$regime" \
+  err=$(mktemp) csv=$(mktemp -p "$RUNS_DIR")
+  if psql -X -q -v ON_ERROR_STOP=1 -v args="$args" \
        -v loss="$loss" -v algorithm="$algorithm" -v function="$function" >"$csv" 2>"$err" <<SQL
 SET client_min_messages = warning;
-COPY (SELECT '$dataset', :'loss', :'label', :'regime', :'algorithm', r.epsilon, r.delta, :'args', r.run,
-             r.accuracy, r.majority_rate, r.seconds, r.chosen
+COPY (SELECT r.epsilon, r.delta, :'args', r.run, r.accuracy, r.majority_rate, r.seconds, r.chosen
       FROM cmp_runs('$dataset', '${dataset}_test', :'function', :'algorithm', :'loss', '$epsilons', $delta,
                     :'args', $runs, $classes) r) TO STDOUT CSV
 SQL
   then
-    cat "$csv" >> "$OUT/runs.csv"
+    csv_runs "$dataset" "$loss" "$label" "$regime" "$algorithm" < "$csv" >> "$OUT/runs.csv"
+    DONE[$key]="$label|$csv"
   elif grep -qiE 'not implemented|unknown algorithm' "$err"; then
     SKIP[$algorithm]=1
     log "skip: algorithm $algorithm is not in this build ($(grep -m1 ERROR "$err" | cut -c1-160))"
@@ -104,7 +121,7 @@ SQL
     failures=$((failures + 1))
     log "FAILED: $dataset $loss $label: $(grep -m1 ERROR "$err" | cut -c1-300)"
   fi
-  rm -f "$err" "$csv"
+  rm -f "$err"
 }
 
 for dataset in $DATASETS; do
@@ -127,6 +144,7 @@ for dataset in $DATASETS; do
   sql "DROP TABLE $dataset, ${dataset}_test"
 done
 
+rm -r "$RUNS_DIR"
 log "done: $(($(wc -l < "$OUT/runs.csv") - 1)) runs, $failures failed configurations, skipped: ${!SKIP[*]}"
 python3 bench/compare_summary.py "$OUT" "$MODE" "$(date -u '+%Y-%m-%d %H:%M UTC')" \
   "$(cut -d' ' -f1-3 /proc/loadavg)" "$(elapsed)" "${overrides:+$overrides }bash bench/compare.sh"

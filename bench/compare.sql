@@ -8,9 +8,18 @@
 --
 -- One row per (epsilon, run): test accuracy, the majority-class rate of the
 -- test table, the seconds of the training call and, for dp_tune, the chosen
--- (lambda, epochs). Seeds are the run numbers 1..runs (common random numbers
+-- hyperparameters (cmp_chosen). Seeds are the run numbers 1..runs (common random numbers
 -- across configurations, as acc_grid). epsilon NULL = a non-private
 -- algorithm (no epsilon or delta passed). Models are deleted after evaluation.
+-- What dp_tune chose, as text: the grid point of a liu_talwar search
+-- ("f 0.01, f1 0.9"), or lambda, epochs and batch size of a holdout search.
+CREATE FUNCTION cmp_chosen(t dptrain.tuned_model) RETURNS text LANGUAGE sql AS $$
+  SELECT CASE WHEN t.details->'tuning'->'chosen' ? 'point'
+              THEN (SELECT string_agg(p.key || ' ' || p.value, ', ')
+                    FROM jsonb_each_text(t.details->'tuning'->'chosen'->'point') p)
+              ELSE format('lambda %s, epochs %s, batch %s', t.lambda, t.epochs, t.batch_size) END
+$$;
+
 CREATE FUNCTION cmp_runs(p_train regclass, p_test regclass, p_function text, p_algorithm text, p_loss text,
                          p_epsilons float8[], p_delta float8, p_args text, p_runs int, p_classes text[])
 RETURNS TABLE (epsilon float8, delta float8, run int, accuracy float8, majority_rate float8, seconds float8,
@@ -29,8 +38,7 @@ BEGIN
     FOR i IN 1..p_runs LOOP
       call := format('SELECT t.model_id, %s FROM %I(%L, ''y'', ''x'', algorithm => %L, loss => %L, seed => %s, '
                      'classes => %L::text[]%s%s) t',
-                     CASE WHEN p_function = 'dp_tune' THEN 'format(''lambda %s, epochs %s'', t.lambda, t.epochs)'
-                          ELSE 'NULL::text' END,
+                     CASE WHEN p_function = 'dp_tune' THEN 'cmp_chosen(t)' ELSE 'NULL::text' END,
                      p_function, p_train, p_algorithm, p_loss, i, p_classes, privacy, extra);
       t0 := clock_timestamp();
       EXECUTE call INTO mid, picked;

@@ -6,7 +6,8 @@
 Cells: mean ± standard deviation (over the runs) of the test accuracy in %.
 "public" labels: the best mean over the label's grid points at each epsilon,
 chosen on the test set (NOT private); the other regimes have one
-configuration per label.
+configuration per label. The label "<X>, dp_tune" is the private search over
+the grid of "<X>, public grid": the gap between the two is printed.
 """
 import collections
 import csv
@@ -55,16 +56,17 @@ PAPER = {
 # paper's numbers of the data set they reproduce.
 PAPER_ROWS_OF = {"adult_paper": "adult", "kdd_paper": "kdd"}
 # Our labels (bench/compare/algorithms.txt) for each paper column: first the
-# private one (fixed hyperparameters), then the public grid (as the paper).
+# private one (fixed hyperparameters), then the public grid (as the paper),
+# then the private search over that grid.
 OURS = {
     "NP baseline": ["non-private optimum (lambda = 1/n)", "non-private SGD"],
-    "AMP": ["AMP, public grid"],
+    "AMP": ["AMP, public grid", "AMP, dp_tune"],
     "H-F AMP": ["H-F AMP"],
-    "P-SGD": ["P-SGD"],
-    "P-PSGD": ["bolt-on convex (P-PSGD)", "bolt-on convex, public grid"],
+    "P-SGD": ["P-SGD", "P-SGD, public grid", "P-SGD, dp_tune"],
+    "P-PSGD": ["bolt-on convex (P-PSGD)", "bolt-on convex, public grid", "bolt-on convex, dp_tune"],
     "P-SCPSGD": ["bolt-on strongly convex (P-SCPSGD)", "bolt-on strongly convex, public grid",
                  "bolt-on strongly convex, dp_tune"],
-    "P-FW": ["P-FW (C = 10, T = 10)", "P-FW, public grid"],
+    "P-FW": ["P-FW (C = 10, T = 10)", "P-FW, public grid", "P-FW, dp_tune"],
 }
 
 
@@ -87,6 +89,52 @@ def group(rows):
 def best(configs):
     """(arguments, accuracies) with the best mean: public tuning on the test set."""
     return max(configs.items(), key=lambda kv: statistics.mean(kv[1]))
+
+
+PUBLIC_SUFFIX, PRIVATE_SUFFIX = ", public grid", ", dp_tune"
+
+
+def tuning_gaps(grouped):
+    """[(algorithm, dataset, loss, {epsilon: (public mean, private mean)})] for every pair of labels
+    "<X>, public grid" (best grid point, chosen on the test set) and "<X>, dp_tune"."""
+    out = []
+    for (dataset, loss), labels in grouped.items():
+        for label in labels:
+            if not label.endswith(PUBLIC_SUFFIX):
+                continue
+            name = label[:-len(PUBLIC_SUFFIX)]
+            private = labels.get(name + PRIVATE_SUFFIX)
+            if not private:
+                continue
+            cells = {e: (statistics.mean(best(labels[label][e])[1]), statistics.mean(best(private[e])[1]))
+                     for e in labels[label] if e is not None and e in private}
+            out.append((name, dataset, loss, cells))
+    return out
+
+
+def gap_table(gaps):
+    """Markdown: public best minus private, in points, per algorithm, data set, loss and epsilon."""
+    if not gaps:
+        return []
+    eps_values = sorted({e for *_, cells in gaps for e in cells})
+    lines = ["\n### Public grid vs private tuning: the gap\n",
+             "Each algorithm's public grid (the best mean test accuracy over its grid, chosen on the test set: "
+             "NOT private) against `dp_tune` over the same grid (the whole search inside the same (ε, δ): "
+             "private), both with the same seeds; cells: public − private = gap, in points of test accuracy "
+             "(means over the runs; which points each grid holds: `bench/compare/algorithms.txt`).\n",
+             "| algorithm | data set, loss | " + " | ".join(f"ε = {fmt_eps(e)}" for e in eps_values) + " |",
+             "|---|---|" + "---|" * len(eps_values)]
+    for name, dataset, loss, cells in sorted(gaps, key=lambda g: (g[0], g[1], g[2])):
+        row = []
+        for e in eps_values:
+            if e not in cells:
+                row.append("")
+                continue
+            pub, priv = cells[e]
+            row.append(f"{100 * pub:.1f} − {100 * priv:.1f} = **{100 * (pub - priv):+.1f}**")
+        lines.append(f"| {name} | {dataset}, {loss} | " + " | ".join(row) + " |")
+    lines.append("")
+    return lines
 
 
 def cell(accs):
@@ -139,10 +187,12 @@ def table(dataset, loss, labels, regimes, rows_of, mode_runs):
     if details:
         lines.append("\nBest grid points of the public grids (chosen on the test set):\n")
         lines.extend(f"* {d}" for d in details)
-    chosen = collections.Counter(r["chosen"] for r in rows_of if r["chosen"])
-    if chosen:
-        lines.append("\nChoices of dp_tune (all epsilon and runs): "
-                     + ", ".join(f"{c} × {k}" for k, c in sorted(chosen.items())))
+    tuned = [lb for lb in labels if regimes[lb] == "dp_tune"]
+    if tuned:
+        lines.append("\nChoices of dp_tune (all ε and runs; private outputs of the searches):\n")
+    for label in tuned:
+        chosen = collections.Counter(r["chosen"] for r in rows_of if r["label"] == label and r["chosen"])
+        lines.append(f"* {label}: " + ", ".join(f"{c} × {k}" for k, c in sorted(chosen.items())))
     lines.append("")
     lines.extend(paper_table(dataset, loss, labels, mode_runs))
     return lines
@@ -178,6 +228,10 @@ def gnuplot_quoted(text):
     return text.replace("'", "''")
 
 
+# Line styles of the plots by regime: public grids dotted, private searches dash-dotted.
+DASHES = {"public": " dt 4", "dp_tune": " dt 5"}
+
+
 def plot(out, dataset, loss, labels, regimes, rows_of):
     """One PNG: test accuracy vs epsilon (log scale), one curve per private label, error bars of one sd."""
     name = f"{dataset}_{loss}"
@@ -191,7 +245,7 @@ def plot(out, dataset, loss, labels, regimes, rows_of):
             for e in sorted(by_eps):
                 m, sd = mean_sd(best(by_eps[e])[1])
                 f.write(f"{e} {100 * m} {100 * sd}\n")
-        curves.append((path, label + (" [not private]" if regimes[label] == "public" else "")))
+        curves.append((path, label + (" [not private]" if regimes[label] == "public" else ""), regimes[label]))
     if not curves:
         return
     eps_values = sorted({e for by_eps in labels.values() for e in by_eps if e is not None})
@@ -206,18 +260,19 @@ def plot(out, dataset, loss, labels, regimes, rows_of):
         "set termoption noenhanced", "set offsets 0, 0, graph 0.05, graph 0.05",
         "set xtics (" + ", ".join(f"'{fmt_eps(e)}' {e}" for e in eps_values) + ")",
     ]
-    # gnuplot's default cycle has 8 colours: give each of up to 16 curves its own.
+    # gnuplot's default cycle has 8 colours: give each of up to 20 curves its own.
     palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-               "#bcbd22", "#17becf", "#000080", "#808000", "#ff1493", "#00ced1", "#a0522d", "#4b0082"]
+               "#bcbd22", "#17becf", "#000080", "#808000", "#ff1493", "#00ced1", "#a0522d", "#4b0082",
+               "#006400", "#b8860b", "#4682b4", "#dc143c"]
     plots = [f"'{p}' using 1:2:3 with yerrorlines lw 2 pt {i % 13 + 1} lc rgb '{palette[i % len(palette)]}'"
-             f"{' dt 4' if '[not private]' in t else ''} title '{gnuplot_quoted(t)}'" for i, (p, t) in enumerate(curves)]
+             f"{DASHES.get(r, '')} title '{gnuplot_quoted(t)}'" for i, (p, t, r) in enumerate(curves)]
     if nonpriv:
         plots.append(f"{nonpriv[1]} with lines dt 2 lw 2 lc rgb 'black' title 'non-private ({nonpriv[1]:.1f}%)'")
     if majority is not None:
         plots.append(f"{majority} with lines dt 3 lw 2 lc rgb 'gray40' title 'majority class ({majority:.1f}%)'")
     script.append("plot " + ", \\\n     ".join(plots))
     subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, check=True)
-    for p, _ in curves:
+    for p, *_ in curves:
         os.remove(p)
 
 
@@ -225,7 +280,9 @@ def summarize(out, mode, date, load, wall, command="bash bench/compare.sh"):
     rows = read_runs(f"{out}/runs.csv")
     grouped, regimes = group(rows)
     runs = collections.Counter(r["run"] for r in rows)
-    lines = [f"Generated by `{command}` ({mode} mode) on {date}: {len(rows)} training runs, "
+    # A configuration listed under two labels (a public grid point that is also a fixed line) ran once.
+    trained = len({(r["dataset"], r["loss"], r["algorithm"], r["arguments"], r["epsilon"], r["run"]) for r in rows})
+    lines = [f"Generated by `{command}` ({mode} mode) on {date}: {trained} training runs, "
              f"wall time {wall}, load average at the end {load} on {os.cpu_count()} shared cores. "
              f"Runs per configuration: up to {len(runs)} (seeds 1..{len(runs)}); every run in "
              "`docs/comparison/runs.csv`, the log (skipped algorithms, failures) in `docs/comparison/log.txt`."]
@@ -233,6 +290,7 @@ def summarize(out, mode, date, load, wall, command="bash bench/compare.sh"):
     if skipped:
         lines.append("\nNot measured in this run:\n")
         lines.extend(f"* `{s}`" for s in skipped)
+    lines.extend(gap_table(tuning_gaps(grouped)))
     for (dataset, loss), labels in grouped.items():
         rows_of = [r for r in rows if r["dataset"] == dataset and r["loss"] == loss]
         lines.extend(table(dataset, loss, labels, regimes, rows_of, len(runs)))

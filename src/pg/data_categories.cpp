@@ -9,6 +9,7 @@
 // schema renamed meanwhile could put someone's view under the name, whose
 // functions would run as the caller).
 #include "pg_glue.h"
+#include "shard_guard.h"
 #include "statement_checks.h"
 
 extern "C" {
@@ -29,16 +30,18 @@ Datum dptrain_distinct_text_values(PG_FUNCTION_ARGS) {
   if (max_values < 0)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("max_values must not be negative")));
   const char* col = quote_identifier(column);
+  SPI_connect();
+  // The relation's name, or a Citus table's guarded read of its shards
+  // (shard_guard.h).
   const char* sql = psprintf(
       "SELECT pg_catalog.array_agg(v ORDER BY v) FROM (SELECT DISTINCT %s::pg_catalog.text AS v FROM %s "
       "WHERE %s IS NOT NULL LIMIT $1) d",
-      col, quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), relname), col);
+      col, dptrain::pg::guarded_source_sql(relid), col);
   Oid types[1] = {INT4OID};
   Datum values[1] = {Int32GetDatum(max_values)};
   dptrain::pg::SourceRead source;
   source.source = relid;
   source.what = "the relation to encode";
-  SPI_connect();
   if (dptrain::pg::execute_checked(sql, 1, types, values, true, 0, source) != SPI_OK_SELECT || SPI_processed != 1)
     elog(ERROR, "dptrain: could not read the values of column \"%s\"", column);
   bool isnull;

@@ -32,31 +32,74 @@ char* hash_distribution_column(Oid relid) {
   return column ? pstrdup(column) : nullptr;
 }
 
-// n_s of every shard, in shard id order, counted with the reader's rights
-// (as n itself). Public by the assumption of docs/distributed.md section 2.
-void count_shard_rows(Oid relid, const RunIdentities& ids, PreparedData* prep) {
+// The shard ids of `relid`, ascending.
+List* shard_ids(Oid relid) {
   Oid type[1] = {REGCLASSOID};
   Datum value[1] = {ObjectIdGetDatum(relid)};
+  exec_or_fail("SELECT s.shardid FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid OPERATOR(pg_catalog.=) $1 "
+               "ORDER BY s.shardid",
+               1, type, value, SPI_OK_SELECT);
+  List* ids = NIL;
+  bool isnull;
+  for (uint64 i = 0; i < SPI_processed; ++i) {
+    int64* id = static_cast<int64*>(palloc(sizeof(int64)));
+    *id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+    ids = lappend(ids, id);
+  }
+  return ids;
+}
+
+// The shard id at the end of a shard's name as its worker prints it
+// (schema.table_102008, quoted or not), or -1.
+int64 shard_id_of_name(const char* name) {
+  const char* end = name + strlen(name);
+  if (end > name && end[-1] == '"') --end;
+  const char* digits = end;
+  while (digits > name && digits[-1] >= '0' && digits[-1] <= '9') --digits;
+  if (digits == end || digits == name || digits[-1] != '_' || end - digits > 18) return -1;
+  return pg_strtoint64(pnstrdup(digits, end - digits));
+}
+
+// n_s of every shard, in shard id order, counted with the reader's rights
+// (as n itself), in one statement checked on the coordinator and guarded on
+// every worker (shard_guard.h): each shard's rows grouped by the name of the
+// relation they come from there. Public by the assumption of
+// docs/distributed.md section 2. An empty shard has no group: 0.
+void count_shard_rows(Oid relid, const RunIdentities& ids, PreparedData* prep) {
+  List* shards = shard_ids(relid);
+  const int S = list_length(shards);
+  if (S < 1) elog(ERROR, "dptrain: the distributed table \"%s\" has no shards", prep->source_name);
+  const char* sql = psprintf(
+      "SELECT %s.tableoid::pg_catalog.regclass::pg_catalog.text, pg_catalog.count(*)::pg_catalog.int8 "
+      "FROM ONLY %s AS %s WHERE %s GROUP BY 1",
+      kShardGuardAlias, prep->source_name, kShardGuardAlias, shard_guard_sql(relid));
+  SourceRead source;
+  source.source = relid;
+  source.only = true;
   IdentitySwitch sw;
   switch_identity(&sw, ids.reader, true);
-  exec_or_fail("SELECT r.success, r.result FROM pg_catalog.run_command_on_shards($1, "
-               "'SELECT pg_catalog.count(*) FROM %s') r ORDER BY r.shardid",
-               1, type, value, SPI_OK_SELECT);
+  const int rc = execute_checked(sql, 0, nullptr, nullptr, true, 0, source);
   restore_identity(&sw);
-  const int S = static_cast<int>(SPI_processed);
-  if (S < 1) elog(ERROR, "dptrain: the distributed table \"%s\" has no shards", prep->source_name);
+  if (rc != SPI_OK_SELECT) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
   prep->nshards = S;
-  prep->shard_rows = static_cast<int64*>(palloc(sizeof(int64) * S));
+  prep->shard_rows = static_cast<int64*>(palloc0(sizeof(int64) * S));
+  bool* seen = static_cast<bool*>(palloc0(sizeof(bool) * S));
   int64 total = 0;
-  for (int s = 0; s < S; ++s) {
-    const char* ok = SPI_getvalue(SPI_tuptable->vals[s], SPI_tuptable->tupdesc, 1);
-    const char* result = SPI_getvalue(SPI_tuptable->vals[s], SPI_tuptable->tupdesc, 2);
-    if (ok == nullptr || strcmp(ok, "t") != 0 || result == nullptr)
-      ereport(ERROR, (errcode(ERRCODE_CONNECTION_FAILURE),
-                      errmsg("could not count the rows of a shard of \"%s\"", prep->source_name),
-                      errdetail("%s", result ? result : "no result")));
-    prep->shard_rows[s] = pg_strtoint64(result);
-    total += prep->shard_rows[s];
+  bool isnull;
+  for (uint64 r = 0; r < SPI_processed; ++r) {
+    const char* name = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
+    const int64 rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull));
+    const int64 id = name ? shard_id_of_name(name) : -1;
+    int s = 0;
+    while (s < S && *static_cast<int64*>(list_nth(shards, s)) != id) ++s;
+    if (s == S || seen[s])
+      ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                      errmsg("the rows of \"%s\" come from a relation that is not one of its shards", prep->source_name),
+                      errdetail("A node read them from %s.", name ? name : "a relation without a name"),
+                      errhint("Was a shard renamed on a worker?")));
+    seen[s] = true;
+    prep->shard_rows[s] = rows;
+    total += rows;
   }
   if (total != prep->rows)
     ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
@@ -64,34 +107,6 @@ void count_shard_rows(Oid relid, const RunIdentities& ids, PreparedData* prep) {
                            (long long) total, (long long) prep->rows),
                     errhint("Was the table modified during training? Try again.")));
 }
-
-// The passes read the shards with the rights of dp_train's owner (the
-// coordinator checked the distributed table only): every shard must be a
-// plain table without row security, so that reading it runs nobody's code
-// (a shard replaced by a view, by hand on a worker, would run its owner's
-// functions with those rights).
-void require_plain_shards(Oid relid, const RunIdentities& ids, const PreparedData* prep) {
-  Oid type[1] = {REGCLASSOID};
-  Datum value[1] = {ObjectIdGetDatum(relid)};
-  IdentitySwitch sw;
-  switch_identity(&sw, ids.reader, true);
-  exec_or_fail("SELECT r.success, r.result FROM pg_catalog.run_command_on_shards($1, "
-               "'SELECT c.relkind::pg_catalog.text || c.relrowsecurity::pg_catalog.text "
-               "FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) ''%s''::pg_catalog.regclass') r",
-               1, type, value, SPI_OK_SELECT);
-  restore_identity(&sw);
-  for (uint64 s = 0; s < SPI_processed; ++s) {
-    const char* ok = SPI_getvalue(SPI_tuptable->vals[s], SPI_tuptable->tupdesc, 1);
-    const char* kind = SPI_getvalue(SPI_tuptable->vals[s], SPI_tuptable->tupdesc, 2);
-    if (ok == nullptr || strcmp(ok, "t") != 0 || kind == nullptr || strcmp(kind, "rfalse") != 0)
-      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                      errmsg("a shard of \"%s\" is not a plain table without row security", prep->source_name),
-                      errdetail("Shard check: %s.", kind ? kind : "no result"),
-                      errhint("Training in place reads every shard directly; repair the shard, or train on a "
-                              "local copy.")));
-  }
-}
-
 
 bool has_row_security(Oid relid) {
   HeapTuple t = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
@@ -172,9 +187,9 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
                     errmsg("\"%s\" is distributed by \"%s\", which is not an integer column", prep->source_name, column),
                     errdetail("Training in place shuffles every shard by a keyed hash of an integer row key."),
                     errhint("Distribute the table by an integer surrogate key (e.g. a bigint id), or train on a local copy.")));
-  // The passes read these columns as dp_train's owner (shard_guard.h): on
-  // the workers a type whose casts may be a role's code is refused at the
-  // first row; refused here, before the charge, for the table itself.
+  // The passes read and cast these columns (as the reader): on the workers
+  // the guard refuses a type whose casts may be a role's code (shard_guard.h);
+  // refused here, before the charge, for the table itself.
   const char* columns[3] = {label, features, column};
   for (const char* c : columns)
     if (!builtin_column_type(get_atttype(relid, get_attnum(relid, c))))
@@ -217,12 +232,13 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
                                 "to another shard and change the shard sizes the guarantee treats as public.",
                                 column),
                       errhint("Distribute the table by a unique id (e.g. a bigint primary key).")));
+  // The shards' kind and row security are checked by the guard of every
+  // statement that reads them (shard_guard.h), this one included.
   count_shard_rows(relid, ids, prep);
-  require_plain_shards(relid, ids, prep);
   prep->distributed = true;
   prep->distribution_column = column;
   prep->row_key = psprintf("%s::pg_catalog.int8", quote_identifier(column));
-  prep->shard_guard = shard_guard_sql(label, features, column);
+  prep->shard_guard = shard_guard_sql(relid);
   source_row_expressions(ids, prep);
   prep->shuffled = nullptr;
 }

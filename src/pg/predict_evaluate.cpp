@@ -9,6 +9,7 @@
 #include "core/packed_model.h"
 #include "encoded_features.h"
 #include "models.h"
+#include "shard_guard.h"
 #include "sparsevec.h"
 #include "statement_checks.h"
 
@@ -312,10 +313,12 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                       errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
                       errhint("Pass the label and feature column names as they are spelled in the table.")));
-  const char* qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), relname);
 
   MemoryContext caller = CurrentMemoryContext;
   SPI_connect();
+  // The table's name, or a Citus table's guarded read of its shards
+  // (shard_guard.h): every node checks what it reads under the shard names.
+  const char* qualified = dptrain::pg::guarded_source_sql(relid);
   dptrain::pg::StoredModel model;
   if (by_id) dptrain::pg::load_model_by_id(PG_GETARG_INT64(0), caller, &model);
   else dptrain::pg::load_model(text_to_cstring(PG_GETARG_TEXT_PP(0)), caller, &model);

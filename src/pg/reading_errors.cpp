@@ -7,6 +7,7 @@ extern "C" {
 }
 
 #include "ledger.h"
+#include "shard_guard.h"
 #include "statement_checks.h"
 
 namespace dptrain::pg {
@@ -125,7 +126,11 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   // A cancel (or statement_timeout) says nothing about the rows; nor does a
   // statement refused before it ran because the relation's name now finds
   // another object (statement_checks.h): both pass as they are, uncharged.
-  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED || take_statement_refusal()) ReThrowError(failure);
+  // So does a node's shard guard (shard_guard.h): the catalog of a worker.
+  const bool shard_refused = failure->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE &&
+                             failure->message != nullptr && strcmp(failure->message, kShardGuardRefusal) == 0;
+  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED || take_statement_refusal() || shard_refused)
+    ReThrowError(failure);
   const char* relation =
       quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
   // For the DBA only: LOG_SERVER_ONLY never reaches the client, whatever its

@@ -1,40 +1,79 @@
-// The guard of the passes pushed down to a Citus table's shards
-// (docs/distributed.md section 9.6).
+// The guard of every statement that reads a Citus table's shards
+// (docs/distributed.md section 9.6, docs/governance.md "Names resolved
+// again").
 //
-// The coordinator checks every pass statement against the distributed
-// table's OID (statement_checks.h), but each worker resolves the shard's
-// name (schema.table_shardid) again, as dp_train's owner, and nothing there
-// holds a lock between two passes: the table's owner (who owns the shards)
-// or a schema's owner can put another relation at that name meanwhile. So
-// every pass reads the shard under a scan qualifier
+// The coordinator checks each such statement against the table's OID
+// (statement_checks.h), but each worker resolves a shard's name
+// (schema.table_shardid) again when it parses its part, with nothing held
+// between two statements: the table's owner (who owns the shards) or a
+// schema's owner can put another relation at that name meanwhile, by hand
+// on one worker (citus.enable_ddl_propagation is open to every role). So
+// every statement reads the table through
 //
-//   FROM ONLY t AS dptrain_source
-//   WHERE dptrain.shard_guard(dptrain_source.tableoid, ARRAY[label, features, row key])
+//   (SELECT * FROM ONLY t AS dptrain_source
+//    WHERE dptrain.shard_guard(ARRAY[columns], row_security)) AS dptrain_source
 //
-// which PostgreSQL evaluates on each row before the projection (the casts
-// and functions the pass applies to the columns). It refuses (55000) the
-// first row of a relation that is not a plain table, has row security, or
-// whose columns read have a type whose casts may be someone's code. A view
-// at the name has no tableoid: the worker refuses the statement when it
-// parses it, before anything runs.
+// The guard has only constant arguments: Citus deparses it into every
+// shard's query, and each node's planner makes it a one-time filter (a
+// gating Result above the scan), evaluated once before the first row of any
+// relation is fetched -- before the scan's quals, its row-security policies,
+// a view's expressions or the pass's casts. It looks at the statement it is
+// part of (executing_statement.h): every relation that statement reads on
+// this node must be a plain (or partitioned) table, with no row security
+// unless the table on the coordinator has it, and the named columns of
+// built-in types; otherwise 55000, naming the relation. A view at a shard's
+// name is a relation of kind view in that list, whatever columns (tableoid
+// included: a view may define one) it shows.
 #pragma once
 
 #include "pg_glue.h"
 
 namespace dptrain::pg {
 
-// A column type reading and casting which (to the built-in types the passes
-// cast to) runs no role's code: a built-in type, a type owned by a superuser
-// (only the owner of a cast's source or target type may create the cast), or
-// a domain over one of those (PostgreSQL ignores casts from domains). An
-// enum, composite or array type a role made may have casts of its own.
+// A column type reading and casting which (to the built-in types the
+// statements cast to) runs no role's code: a built-in type, a type owned by a
+// superuser (only the owner of a cast's source or target type may create the
+// cast), or a domain over one of those (PostgreSQL ignores casts from
+// domains). An enum, composite or array type a role made may have casts of
+// its own.
 bool builtin_column_type(Oid type);
 
-// The alias the passes give the distributed source, which the guard names.
+// The guard's refusal (SQLSTATE 55000), as a worker's error reaches the
+// coordinator: reading_errors.cpp passes it on as it is to a role without
+// read access (it is about the catalog of a node, never about a row).
+inline constexpr const char* kShardGuardRefusal = "a shard of the source is not the plain table the run checked";
+
+// The alias the guarded reads give the source.
 inline constexpr const char* kShardGuardAlias = "dptrain_source";
 
-// The guard expression for the passes over a distributed source whose
-// passes read the columns `label`, `features` and `row_key` (unquoted names).
-char* shard_guard_sql(const char* label, const char* features, const char* row_key);
+// The guard for reads of `relid` (a Citus table): its columns of built-in
+// types, and whether it has row security on the coordinator.
+char* shard_guard_sql(Oid relid);
+
+// What a statement puts after FROM to read `relid`: its quoted name, or for
+// a Citus table (Citus installed, SPI connected) the guarded subquery above
+// (ONLY, but for a partitioned table). With `only`, the name is read ONLY
+// as well (a plain table read in place).
+const char* guarded_source_sql(Oid relid, bool only = false);
+
+// The guard's check of one relation a guarded statement reads on this node
+// (ERROR 55000 naming it): a plain or partitioned table of role `owner`,
+// without row security unless `row_security`, whose `columns` have built-in
+// types.
+void check_guarded_relation(Oid relid, Datum* columns, int ncolumns, bool row_security, Oid owner);
+
+// The same check, before planning, of every relation (views and the
+// relations they read included) of a statement that calls the guard with
+// constant arguments. Planning runs code: an IMMUTABLE function with
+// constant arguments in a view's definition, an index predicate or a policy
+// is evaluated then. Called by the planner hook below.
+void check_guarded_query(Query* parse);
+
+// Installs the planner hook that calls check_guarded_query for a statement
+// whose text names the guard (once, from _PG_init: the library is loaded
+// while a guarded statement is parsed, by the input function of its
+// dptrain.role_ref literal, so even a node's first guarded statement is
+// checked before it is planned).
+void install_shard_guard_planner_hook();
 
 }  // namespace dptrain::pg

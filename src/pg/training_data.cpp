@@ -16,6 +16,7 @@ extern "C" {
 #include "core/training/intercept.h"
 #include "core/preprocessing/feature_encoding.h"
 #include "reading_errors.h"
+#include "shard_guard.h"
 #include "sparsevec.h"
 #include "statement_checks.h"
 
@@ -141,7 +142,7 @@ char** declared_class_names(ArrayType* declared, int* nclasses) {
 
 // A reader's run: n and d, every row checked; the first problem is an
 // ERROR with a hint (refuse, never skip: the caller repairs its data).
-void count_and_check_rows(Oid relid, const char* relname, const char* qualified, const char* x, const char* y,
+void count_and_check_rows(Oid relid, const char* relname, const char* from, const char* x, const char* y,
                           const char* features, const char* label, Oid feature_elem, LabelKind label_kind,
                           bool encoded, Oid reader, int64* rows, int64* dim) {
   // A sparse row's length is its declared dimension; the type has no NULL
@@ -163,7 +164,7 @@ void count_and_check_rows(Oid relid, const char* relname, const char* qualified,
                        ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v "
                                   "WHERE abs(v) > 1.7976931348623157e308))::int8", x)
                        : "0::int8",
-                   qualified);
+                   from);
   spi_exec_as_reader(reader, source_read(relid), sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),
@@ -221,8 +222,8 @@ void count_and_check_rows(Oid relid, const char* relname, const char* qualified,
 // Sorting whole rows (the former unseeded copy, ordered by a keyed SipHash of
 // i) cost an external sort; sorting narrow (ctid, i) rows and fetching each
 // row by ctid was slower still (docs/performance.md).
-const char* shuffled_rows_sql(const char* qualified, const char* select, CopyOrder order) {
-  return psprintf("SELECT row_number() OVER () AS i, %s FROM %s%s", select, qualified,
+const char* shuffled_rows_sql(const char* from, const char* select, CopyOrder order) {
+  return psprintf("SELECT row_number() OVER () AS i, %s FROM %s%s", select, from,
                   order == CopyOrder::Query ? " ORDER BY random()" : "");
 }
 
@@ -299,7 +300,7 @@ const char* with_intercept(const char* features, const PreparedData* out) {
 // Mapping each row by a fixed function keeps neighbouring tables
 // neighbouring, so the run stays (epsilon, delta)-DP; and nothing about the
 // replaced rows is reported.
-void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, const char* x, const char* y,
+void copy_replacing_unusable_rows(const char* shuffled, const char* from, const char* x, const char* y,
                                   Oid feature_elem, ArrayType* classes, int dim, const RunIdentities& ids,
                                   CopyOrder order, const PreparedData* out) {
   // numeric values beyond float8, or too close to 0 for it (below the
@@ -319,7 +320,7 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* qualified, c
                    "SELECT i, %s, CASE WHEN u THEN ys ELSE 0 END "
                    "FROM (SELECT i, xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM (%s) r) s",
                    with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
-                   shuffled_rows_sql(qualified,
+                   shuffled_rows_sql(from,
                                      psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
                                      order));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
@@ -362,6 +363,9 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   char* relname = require_training_relation(relid);
   const char* nspname = get_namespace_name(get_rel_namespace(relid));
   const char* qualified = quote_qualified_identifier(nspname, relname);
+  // What the statements read: the name, or a Citus table's guarded read of
+  // its shards (shard_guard.h).
+  const char* from = guarded_source_sql(relid);
 
   // Encoded columns (encoded_features.h): the expression replaces the
   // features column; it gives float8[] of the encoding's dimension or NULL.
@@ -391,14 +395,14 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   if (ids.caller_reads && encoded) {
     // Each row encoded once (OFFSET 0 keeps the planner from copying the
     // expression into every aggregate), then checked like a features column.
-    count_and_check_rows(relid, relname, psprintf("(SELECT %s AS x, %s AS y FROM %s OFFSET 0) r", x, y, qualified), "x", "y",
+    count_and_check_rows(relid, relname, psprintf("(SELECT %s AS x, %s AS y FROM %s OFFSET 0) r", x, y, from), "x", "y",
                          "features", label, feature_elem, label_kind, true, ids.reader, &n, &dmin);
   } else if (ids.caller_reads) {
-    count_and_check_rows(relid, relname, qualified, x, y, features, label, feature_elem, label_kind, false, ids.reader, &n,
+    count_and_check_rows(relid, relname, from, x, y, features, label, feature_elem, label_kind, false, ids.reader, &n,
                          &dmin);
   } else if (encoded) {
     // d is the encoding's (public); only n is counted.
-    appendStringInfo(&sql, "SELECT count(*)::int8 FROM %s", qualified);
+    appendStringInfo(&sql, "SELECT count(*)::int8 FROM %s", from);
     spi_exec_hiding_errors(ids, relid, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
     DPT_CORE({ dmin = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(out->encoding)).dim(); });
@@ -408,12 +412,12 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   } else {
     if (feature_elem == sparsevec_type_oid())
       appendStringInfo(&sql, "SELECT count(*)::int8, coalesce(max(dptrain.sparsevec_dims(%s)), 0)::int8 FROM %s", x,
-                       qualified);
+                       from);
     else
       appendStringInfo(&sql,
                        "SELECT count(*)::int8, "
                        "coalesce(max(cardinality(%s)) FILTER (WHERE array_ndims(%s) = 1), 0)::int8 FROM %s",
-                       x, x, qualified);
+                       x, x, from);
     spi_exec_hiding_errors(ids, relid, sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     n = datum_int64(0, 1);
     dmin = datum_int64(0, 2);
@@ -440,7 +444,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
     class_names = declared_class_names(classes, &nclasses);
   } else {
     resetStringInfo(&sql);
-    appendStringInfo(&sql, "SELECT %s::text FROM (SELECT DISTINCT %s FROM %s ORDER BY 1 LIMIT %d) c", y, y, qualified,
+    appendStringInfo(&sql, "SELECT %s::text FROM (SELECT DISTINCT %s FROM %s ORDER BY 1 LIMIT %d) c", y, y, from,
                      kMaxClasses + 1);
     spi_exec_as_reader(ids.reader, source_read(relid), sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
     const int k = static_cast<int>(SPI_processed);
@@ -475,7 +479,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   if (declared != nullptr && ids.caller_reads) {
     resetStringInfo(&sql);
     appendStringInfo(&sql, "SELECT count(*) FILTER (WHERE array_position($1, %s::text) IS NULL)::int8 FROM %s", y,
-                     qualified);
+                     from);
     spi_exec_as_reader(ids.reader, source_read(relid), sql.data, 1, class_type, class_value, SPI_OK_SELECT);
     if (datum_int64(0, 1) > 0)
       ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
@@ -484,6 +488,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   }
 
   out->source_name = pstrdup(qualified);
+  out->source_from = from;
   out->relid = relid;
   out->rows = n;
   out->dim = static_cast<int>(dmin);
@@ -498,7 +503,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
 }
 
 void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, PreparedData* out) {
-  const char* qualified = out->source_name;
+  const char* from = out->source_from;
   const char* x = out->x;
   const char* y = out->y;
   StringInfoData sql;
@@ -551,13 +556,13 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     appendStringInfo(&sql,
                      "SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
                      with_intercept(out->sparse ? "x" : "x::float8[]", out),
-                     shuffled_rows_sql(qualified, psprintf("%s AS x, %s AS y", x, y), order));
+                     shuffled_rows_sql(from, psprintf("%s AS x, %s AS y", x, y), order));
     Oid types[1] = {TEXTARRAYOID};
     Datum values[1] = {PointerGetDatum(out->classes_array)};
     fill_copy(shuffled, sql.data, 1, types, values, order, ids, out->relid, out->rows,
               copy_row_bytes(out->dim, out->sparse));
   } else {
-    copy_replacing_unusable_rows(shuffled, qualified, x, y, out->feature_elem, out->classes_array, out->dim, ids,
+    copy_replacing_unusable_rows(shuffled, from, x, y, out->feature_elem, out->classes_array, out->dim, ids,
                                  order, out);
   }
   if (report)

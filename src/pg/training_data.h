@@ -13,6 +13,9 @@ namespace dptrain::pg {
 struct PreparedData {
   char* shuffled;         // pg_temp.dptrain_shuffled_N (quoted, ready for SQL); after the copy
   char* source_name;      // schema.table, for the record
+  // What the statements read after FROM: source_name, or a Citus table's
+  // guarded read of its shards (shard_guard.h).
+  const char* source_from = nullptr;
   Oid relid = InvalidOid;  // the source
   int64 rows;
   int dim;
@@ -47,7 +50,7 @@ struct PreparedData {
   char* x_expr;           // SQL over the source: features as float8[], class index as float8, row key as int8
   char* y_expr;
   char* row_key;
-  char* shard_guard = nullptr;  // distributed: the scan qualifier of every pass (shard_guard.h)
+  char* shard_guard = nullptr;  // distributed: the guard (a one-time filter) of every pass (shard_guard.h)
   // A plain local table read in place (local_source.h): no copy either
   // (shuffled stays NULL); the passes read x_expr / y_expr over the source.
   bool in_place = false;

@@ -291,9 +291,8 @@ dptrain::distributed::Source distributed_source(const PreparedData& prep) {
   // ONLY, so that a child attached during the run (ALTER TABLE ... INHERIT
   // needs no lock the run holds against it) is not read (the passes are
   // checked to read the table ONLY: statement_checks.h).
-  // A distributed source: under the alias its shard guard names
-  // (shard_guard.h; a bare tableoid is not visible through the CROSS JOIN
-  // of the local passes).
+  // A distributed source: under the alias of every guarded read
+  // (shard_guard.h), with its guard.
   if (prep.distributed)
     return {psprintf("ONLY %s AS %s", prep.source_name, kShardGuardAlias), prep.x_expr, prep.y_expr, prep.row_key,
             prep.shard_guard};

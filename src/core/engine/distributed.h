@@ -33,9 +33,10 @@ struct Source {
   std::string x;         // the features as float8[] (rows a run cannot use already replaced)
   std::string y;         // the class index as float8
   std::string row_key;   // the distribution column as int8 (the shuffle's row key)
-  // A condition on the source's rows, evaluated on each shard before any of
-  // its columns is read (a scan qualifier): dptrain.shard_guard(tableoid, ...)
-  // (src/pg/shard_guard.h). Empty: none (a local table read in place).
+  // A condition with constant arguments, evaluated on each shard once,
+  // before any of its rows is fetched (a one-time filter):
+  // dptrain.shard_guard(columns, row_security) (src/pg/shard_guard.h).
+  // Empty: none (a local table read in place).
   std::string guard;
 };
 

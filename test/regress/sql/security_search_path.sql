@@ -42,7 +42,7 @@ WHERE d.refclassid = 'pg_extension'::regclass
                     'dptrain.shuffle_epoch_key(float8[], bigint)'::regprocedure,
                     'dptrain.shuffle_run_key(bigint)'::regprocedure,
                     -- the shard guard of the distributed passes reads the catalog caches only
-                    'dptrain.shard_guard(oid, text[])'::regprocedure,
+                    'dptrain.shard_guard(text[], boolean, dptrain.role_ref)'::regprocedure,
                     'dptrain.encode_row(jsonb, text[])'::regprocedure,
                     'dptrain.encode_json_row(jsonb, jsonb)'::regprocedure,
                     'dptrain.encoding_check(jsonb)'::regprocedure,
