@@ -21,7 +21,7 @@
 #                                           # beside ours on the same rows; docs/comparison.md
 #                                           # "On the AMP paper's own rows")
 # Overrides: DATASETS, LOSSES, EPSILONS (a SQL array, e.g. '{0.1,1}'), RUNS, OUT, COMPARE_DOCS=0|1,
-# INTERCEPT=false (default: as the papers) | default | true.
+# INTERCEPT=false (default: as the papers) | default | true, COMPARE_CONFIG (another configuration file).
 #
 # delta = 1/n^2 (n = training rows) for every (eps, delta) algorithm, as both
 # papers. Seeds are the run numbers (reproducible; the models are "seeded, not
@@ -51,7 +51,7 @@ for i in 0 1 2 3; do
   [ "${!names[i]}" = "${defaults[i]}" ] || overrides+="${overrides:+ }${names[i]}='${!names[i]}'"
 done
 [ "$INTERCEPT" = false ] || overrides+="${overrides:+ }INTERCEPT=$INTERCEPT"
-CONFIG=bench/compare/algorithms.txt
+CONFIG=${COMPARE_CONFIG:-bench/compare/algorithms.txt}
 source bench/lib/accuracy.sh
 accuracy_cluster
 psql -X -q -v ON_ERROR_STOP=1 -f bench/compare.sql

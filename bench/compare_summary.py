@@ -130,8 +130,8 @@ def gap_table(gaps):
             if e not in cells:
                 row.append("")
                 continue
-            pub, priv = cells[e]
-            row.append(f"{100 * pub:.1f} − {100 * priv:.1f} = **{100 * (pub - priv):+.1f}**")
+            pub, priv = (round(100 * x, 1) for x in cells[e])
+            row.append(f"{pub:.1f} − {priv:.1f} = **{pub - priv:+.1f}**".replace("+0.0", "0.0").replace("-", "−"))
         lines.append(f"| {name} | {dataset}, {loss} | " + " | ".join(row) + " |")
     lines.append("")
     return lines
@@ -228,8 +228,19 @@ def gnuplot_quoted(text):
     return text.replace("'", "''")
 
 
-# Line styles of the plots by regime: public grids dotted, private searches dash-dotted.
-DASHES = {"public": " dt 4", "dp_tune": " dt 5"}
+# Curves of the plots: one colour per algorithm (its fixed row, public grid and private search
+# share it), the regime in the line and point style: fixed solid with filled circles, public grid
+# dotted with open squares, dp_tune dash-dotted with filled triangles.
+STYLE = {"fixed": "pt 7", "public": "dt 3 pt 4", "dp_tune": "dt 5 pt 9"}
+REGIME_ORDER = {"fixed": 0, "public": 1, "dp_tune": 2}
+
+
+def algorithm_of(label):
+    """The algorithm a label belongs to: without its regime suffix or a trailing parenthesis."""
+    for suffix in (PUBLIC_SUFFIX, PRIVATE_SUFFIX):
+        if label.endswith(suffix):
+            label = label[:-len(suffix)]
+    return label.split(" (")[0]
 
 
 def plot(out, dataset, loss, labels, regimes, rows_of):
@@ -237,35 +248,36 @@ def plot(out, dataset, loss, labels, regimes, rows_of):
     name = f"{dataset}_{loss}"
     nonpriv, majority = reference_lines(labels, rows_of)
     curves = []
-    for label, by_eps in labels.items():
-        if regimes[label] == "nonprivate":
-            continue
+    algorithms = list(dict.fromkeys(algorithm_of(lb) for lb in labels if regimes[lb] != "nonprivate"))
+    for label in sorted((lb for lb in labels if regimes[lb] != "nonprivate"),
+                        key=lambda lb: (algorithms.index(algorithm_of(lb)), REGIME_ORDER[regimes[lb]])):
+        by_eps = labels[label]
         path = f"{out}/{name}.{len(curves)}.dat"
         with open(path, "w") as f:
             for e in sorted(by_eps):
                 m, sd = mean_sd(best(by_eps[e])[1])
                 f.write(f"{e} {100 * m} {100 * sd}\n")
-        curves.append((path, label + (" [not private]" if regimes[label] == "public" else ""), regimes[label]))
+        curves.append((path, label + (" [not private]" if regimes[label] == "public" else ""), regimes[label],
+                       algorithms.index(algorithm_of(label))))
     if not curves:
         return
     eps_values = sorted({e for by_eps in labels.values() for e in by_eps if e is not None})
     lo, hi = eps_values[0] / 1.5, eps_values[-1] * 1.5
     script = [
-        "set terminal pngcairo size 1100,700 font 'DejaVu Sans,11'",
+        "set terminal pngcairo size 1400,800 font 'DejaVu Sans,11'",
         f"set output '{out}/{name}.png'",
         f"set title '{gnuplot_quoted(DATASET_NAMES.get(dataset, dataset))}, {loss}: test accuracy vs ε "
         "(δ = 1/n², mean ± 1 sd over runs)'",
         "set logscale x", f"set xrange [{lo}:{hi}]", "set xlabel 'ε (log scale)'",
-        "set ylabel 'test accuracy (%)'", "set key outside right top font ',10'", "set grid",
+        "set ylabel 'test accuracy (%)'", "set key outside right top Left reverse font ',10'", "set grid",
         "set termoption noenhanced", "set offsets 0, 0, graph 0.05, graph 0.05",
         "set xtics (" + ", ".join(f"'{fmt_eps(e)}' {e}" for e in eps_values) + ")",
     ]
-    # gnuplot's default cycle has 8 colours: give each of up to 20 curves its own.
+    # gnuplot's default cycle has 8 colours: give each of up to 16 algorithms its own.
     palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-               "#bcbd22", "#17becf", "#000080", "#808000", "#ff1493", "#00ced1", "#a0522d", "#4b0082",
-               "#006400", "#b8860b", "#4682b4", "#dc143c"]
-    plots = [f"'{p}' using 1:2:3 with yerrorlines lw 2 pt {i % 13 + 1} lc rgb '{palette[i % len(palette)]}'"
-             f"{DASHES.get(r, '')} title '{gnuplot_quoted(t)}'" for i, (p, t, r) in enumerate(curves)]
+               "#bcbd22", "#17becf", "#000080", "#808000", "#ff1493", "#00ced1", "#a0522d", "#4b0082"]
+    plots = [f"'{p}' using 1:2:3 with yerrorlines lw 2 ps 1.3 {STYLE[r]} lc rgb '{palette[a % len(palette)]}'"
+             f" title '{gnuplot_quoted(t)}'" for p, t, r, a in curves]
     if nonpriv:
         plots.append(f"{nonpriv[1]} with lines dt 2 lw 2 lc rgb 'black' title 'non-private ({nonpriv[1]:.1f}%)'")
     if majority is not None:

@@ -57,15 +57,35 @@ int bin(double v, const std::vector<double>& upper) {  // index of the first upp
 // The feature sets (public cut points; one-hot widths in brackets).
 //   a23: age [5: <25, 25-34, 35-44, 45-54, 55+], education-num [5: <=8, 9, 10-12, 13, 14+],
 //        hours [4: <35, 35-40, 41-50, 51+], relationship [6], Male, capital-gain > 0, White: d = 23
+//   a20d: a23's attributes and bins in dummy coding (first category of each one-hot block
+//        dropped) plus a constant feature 1: d = 20
 //   a17: age [3: <30, 30-49, 50+], education-num [4: <=9, 10-12, 13, 14+], hours > 40 [2],
 //        married-civ-spouse [2], sex [2], capital-gain > 0 [2], White [2]: d = 17
 //   a8:  married-civ-spouse, Male, education-num >= 13, education-num <= 9, age < 30, age >= 50,
 //        hours > 40, capital-gain > 0: d = 8 (no one-hot: no implicit intercept)
 std::string g_features = "a17";
 
-int dims() { return g_features == "a23" ? 23 : g_features == "a17" ? 17 : 8; }
+int dims() { return g_features == "a23" ? 23 : g_features == "a20d" ? 20 : g_features == "a17" ? 17 : 8; }
+
+// a20d: the attributes and bins of a23 in dummy coding (each one-hot block
+// without its first category) plus a constant feature 1. The same rows
+// group into the same distinct vectors, but the classifiers lose a23's
+// symmetry (adding c to one one-hot block and subtracting it from another
+// leaves every score unchanged), which the MIP's search otherwise explores.
+std::vector<double> dummy_coded(const std::vector<double>& a23) {
+  std::vector<double> x{1.0};
+  for (std::size_t j = 0; j < a23.size(); ++j)
+    if (j != 0 && j != 5 && j != 10 && j != 14) x.push_back(a23[j]);
+  return x;
+}
 
 std::vector<double> features(const std::vector<std::string>& f) {
+  if (g_features == "a20d") {
+    g_features = "a23";
+    const std::vector<double> x = features(f);
+    g_features = "a20d";
+    return dummy_coded(x);
+  }
   const double age = std::stod(f[0]), ed = std::stod(f[4]), hours = std::stod(f[12]), gain = std::stod(f[10]);
   const bool married = f[5] == "Married-civ-spouse", male = f[9] == "Male", white = f[8] == "White";
   std::vector<double> x(static_cast<std::size_t>(dims()), 0.0);
@@ -174,7 +194,7 @@ int main(int argc, char** argv) {
   app.add_option("--runs", runs);
   app.add_option("--epsilons", epsilons)->delimiter(',');
   app.add_option("--time-limit", time_limit);
-  app.add_option("--features", g_features, "a23 | a17 | a8")->check(CLI::IsMember({"a23", "a17", "a8"}));
+  app.add_option("--features", g_features, "a23 | a20d | a17 | a8")->check(CLI::IsMember({"a23", "a20d", "a17", "a8"}));
   CLI11_PARSE(app, argc, argv);
 
   const InMemoryData data = balanced_adult(dir);

@@ -66,7 +66,8 @@ RemoteRows prepare_remote_run(PgConnection& conn, const TrainingTarget& target, 
   config.unordered_copy = read == "unordered copy";
   RemoteRows rows;
   rows.source_oid = prep.get(0, 2);
-  if (config.read_in_place) rows.in_place = distributed::Source{prep.get(0, 1), prep.get(0, 3), prep.get(0, 4), ""};
+  // A local table read in place: no row key (no shuffle) and no shard guard (no shards).
+  if (config.read_in_place) rows.in_place = distributed::Source{prep.get(0, 1), prep.get(0, 3), prep.get(0, 4), "", ""};
   else rows.shuffled = prep.get(0, 0);
   return rows;
 }
