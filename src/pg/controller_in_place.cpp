@@ -84,9 +84,7 @@ Datum dptrain_training_prepare_run(PG_FUNCTION_ARGS) {
   const char* read = "shuffled copy";
   if (IsolationUsesXactSnapshot() && dptrain::pg::can_read_in_place(relid, label, features, config, ids, prep)) {
     dptrain::pg::read_in_place(ids, &prep);
-    if (prep.intercept > 0)
-      prep.x_expr = psprintf("dptrain.intercept_row(%s, %.17g::pg_catalog.float8, %.17g::pg_catalog.float8)",
-                             prep.x_expr, prep.intercept_bound, prep.intercept);
+    prep.x_expr = dptrain::pg::with_intercept(prep.x_expr, &prep);
     // ONLY: a child attached during the run is not read (as dp_train's
     // distributed_source; the pass function checks it).
     source_sql = psprintf("ONLY %s", prep.source_name);

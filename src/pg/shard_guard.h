@@ -66,11 +66,15 @@ void check_guarded_relation(Oid relid, Datum* columns, int ncolumns, bool row_se
 // relations they read included) of a statement that calls the guard with
 // constant arguments. Planning runs code: an IMMUTABLE function with
 // constant arguments in a view's definition, an index predicate or a policy
-// is evaluated then. Called by the planner hook below.
+// is evaluated then. And the code of the statement's own expressions (not a
+// view's or a policy's) must be a superuser's: each node looks its
+// functions and types up again under its session's search_path. Called by
+// the planner hook below.
 void check_guarded_query(Query* parse);
 
 // Installs the planner hook that calls check_guarded_query for a statement
-// whose text names the guard (once, from _PG_init: the library is loaded
+// whose text names the guard, or that is planned without a text (Citus's
+// local execution) (once, from _PG_init: the library is loaded
 // while a guarded statement is parsed, by the input function of its
 // dptrain.role_ref literal, so even a node's first guarded statement is
 // checked before it is planned).

@@ -99,7 +99,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   if (on_columns) prep.columns = &columns;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep, /*in_place=*/true);
-  if (prep.distributed || prep.in_place) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
+  if (prep.reads_source()) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
   s->scratch.local = prep.in_place;
   s->scratch.relid = relid;
 
@@ -117,7 +117,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   // predicates), which must not leave temp objects in the caller's session.
   const TimestampTz start = GetCurrentTimestamp();
   dptrain::pg::IdentitySwitch as_pass_role;
-  dptrain::pg::switch_identity(&as_pass_role, dptrain::pg::pass_role(ids, prep), prep.in_place || prep.distributed);
+  dptrain::pg::switch_identity(&as_pass_role, dptrain::pg::pass_role(ids, prep), prep.reads_source());
   dptrain::pg::drive_run(s->run.get(), prep.shuffled, &s->scratch, ids.caller_reads, "");
   dptrain::pg::restore_identity(&as_pass_role);
   dptrain::pg::PhaseClock clock;

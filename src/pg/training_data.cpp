@@ -284,15 +284,6 @@ int64 copy_row_bytes(int dim, bool sparse) {
   return sparse ? 12 * (static_cast<int64>(dim) + 1) + 88 : 8 * (static_cast<int64>(dim) + 1) + 96;
 }
 
-// The features expression `features` as the run sees it: with an intercept,
-// dptrain.intercept_row(features, R, b) (training/intercept.h); the numbers
-// are printed exactly (%.17g round-trips a double).
-const char* with_intercept(const char* features, const PreparedData* out) {
-  if (!(out->intercept > 0)) return features;
-  return psprintf("dptrain.intercept_row(%s, %.17g::float8, %.17g::float8)", features, out->intercept_bound,
-                  out->intercept);
-}
-
 // The copy of a run without read access: a row that the training could not
 // use as it is -- NULL or non-finite features, another length than d, NULL
 // elements, a value beyond float8, a label that is NULL, NaN or not a
@@ -334,6 +325,12 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* from, const 
 }
 
 }  // namespace
+
+char* with_intercept(const char* features, const PreparedData* out) {
+  if (!(out->intercept > 0)) return pstrdup(features);
+  return psprintf("dptrain.intercept_row(%s, %.17g::pg_catalog.float8, %.17g::pg_catalog.float8)", features,
+                  out->intercept_bound, out->intercept);
+}
 
 AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role) {
   if (column == nullptr || column[0] == '\0')

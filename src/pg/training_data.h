@@ -58,7 +58,17 @@ struct PreparedData {
   // the rows (Algorithm::order_free), so the copy keeps the source's scan
   // order, without the shuffle (docs/performance.md, "Order-free copies").
   bool unordered_copy = false;
+
+  // The run reads the source itself (in place or a Citus table's shards),
+  // not dptrain's temporary copy of it.
+  bool reads_source() const { return in_place || distributed; }
 };
+
+// The features expression `features` as the run sees it: with an intercept
+// (out->intercept > 0), dptrain.intercept_row(features, R, b)
+// (training/intercept.h), the numbers printed exactly (%.17g round-trips a
+// double); otherwise a copy of `features`.
+char* with_intercept(const char* features, const PreparedData* out);
 
 // Requires SPI_connect(). `features` is ignored when out->encoded_x is set
 // (then d is the encoding's, a public fact). `declared_classes` may be NULL (then the classes

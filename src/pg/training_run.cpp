@@ -211,12 +211,10 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   if (c->intercept) {
     prep->intercept_bound = c->feature_bound;
     DPT_CORE({ prep->intercept = dptrain::intercept::constant_feature(*c); });
-    if (prep->distributed || prep->in_place)
-      prep->x_expr = psprintf("dptrain.intercept_row(%s, %.17g::pg_catalog.float8, %.17g::pg_catalog.float8)",
-                              prep->x_expr, prep->intercept_bound, prep->intercept);
+    if (prep->reads_source()) prep->x_expr = with_intercept(prep->x_expr, prep);
   }
   clock.mark("charge");
-  if (!prep->distributed && !prep->in_place) copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
+  if (!prep->reads_source()) copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
   clock.mark("shuffle");
   if (prep->classes_from_data && c->algorithm != "none")
     ereport(NOTICE, (errmsg("the classes were read from the data"),
@@ -230,7 +228,7 @@ ArrayType* weights_array(const dptrain::Model& m) {
 }
 
 Oid pass_role(const RunIdentities& ids, const PreparedData& prep) {
-  return prep.in_place || prep.distributed ? ids.reader : ids.runner;
+  return prep.reads_source() ? ids.reader : ids.runner;
 }
 
 void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, bool show_data_dependent,

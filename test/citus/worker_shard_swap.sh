@@ -162,6 +162,39 @@ for kind in ${SWAP_KINDS-view enum policy immutable index}; do
   echo "ok: $kind impostors at worker1's shard names: dp_train (superuser, budget-only), dp_evaluate, categories, dp_tune refused (55000, naming the shard); the function never ran"
 done
 
+# A schema of the workers' search_path in which a role may create (public:
+# its database owner's; every role's where PUBLIC kept CREATE on it, as
+# before PostgreSQL 15): the shard queries name pg_catalog's functions
+# unqualified (cardinality(x)), and a better match there --
+# public.cardinality(float8[]) beats pg_catalog.cardinality(anyarray) -- ran
+# as the reader on the worker once the guard had passed (measured before the
+# fix: as postgres, in a superuser's dp_train). Refused before planning now.
+citus_psql worker1 -At -c "SET citus.enable_ddl_propagation = off" -c "GRANT CREATE ON SCHEMA public TO $M" >/dev/null
+citus_psql worker1 -At -c "SET ROLE $M" -c "SET citus.enable_ddl_propagation = off" \
+  -c "CREATE FUNCTION public.cardinality(float8[]) RETURNS int LANGUAGE plpgsql AS
+        \$\$ BEGIN INSERT INTO public.spied_w VALUES (current_user, 'search_path'); RETURN pg_catalog.cardinality(\$1); END \$\$" >/dev/null
+for who in super analyst; do
+  if [ $who = super ]; then out=$(super "SELECT model_id FROM dp_train('sw.pts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)")
+  else out=$(as "$A" "SELECT model_id FROM dp_train('sw.opts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)"); fi
+  [ -z "$(spied)" ] || fail "$who: a function of the workers' search_path ran as: $(spied) ($out)"
+  grep -q "55000" <<<"$out" && grep -q "calls function public.cardinality" <<<"$out" ||
+    fail "$who: a function of the workers' search_path was not refused: $out"
+done
+citus_psql worker1 -At -c "SET citus.enable_ddl_propagation = off" -c "DROP FUNCTION public.cardinality(float8[])" \
+  -c "REVOKE CREATE ON SCHEMA public FROM $M" >/dev/null
+echo "ok: a better match for an unqualified function in the workers' search_path: refused (55000), it never ran"
+
+# A table owner whose name needs quoting (the guard names the owner as an
+# identifier: "Reg Owner" is not reg, nor invalid name syntax).
+Q="Reg Owner $$"
+sql "CREATE ROLE \"$Q\"; GRANT CREATE ON SCHEMA sw TO \"$Q\"" >/dev/null
+sql "CREATE TABLE sw.qpts (LIKE sw_src); ALTER TABLE sw.qpts OWNER TO \"$Q\"" >/dev/null
+sql "SET citus.shard_count = 4; SELECT create_distributed_table('sw.qpts', 'id')" >/dev/null
+sql "INSERT INTO sw.qpts SELECT * FROM sw_src" >/dev/null
+m=$(super "SELECT model_id FROM dp_train('sw.qpts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)")
+[[ "$(tail -1 <<<"$m")" =~ ^[0-9]+$ ]] || fail "dp_train on a table of a role whose name needs quoting failed: $m"
+echo "ok: a distributed table of a role whose name needs quoting trains"
+
 # The same view put in place after the counts, before the first pass (the
 # run waits for its charge while a second session holds the charge lock).
 key=$(sql "SELECT (x'4450546D'::bigint << 32) + 'sw.pts'::regclass::oid::bigint")
@@ -212,11 +245,16 @@ citus_psql coordinator -At -c "SET ROLE $O" -c "SET citus.enable_ddl_propagation
   -c "SET citus.enable_manual_changes_to_shards = on" \
   -c "CREATE FUNCTION sw.spy_c() RETURNS boolean LANGUAGE plpgsql AS
         \$\$ BEGIN INSERT INTO public.spied_c VALUES (current_user); RETURN true; END \$\$" \
+  -c "CREATE FUNCTION sw.imm_c(int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS
+        \$\$ BEGIN RAISE WARNING 'imm ran as %', current_user; RETURN \$1; END \$\$" \
   -c "ALTER TABLE $local_shard RENAME TO ${local_shard#sw.}_moved" \
-  -c "CREATE VIEW $local_shard AS SELECT m.tableoid AS tableoid, m.id, m.x, (m.y AND sw.spy_c()) AS y
+  -c "CREATE VIEW $local_shard AS SELECT m.tableoid AS tableoid, m.id, m.x, (m.y AND sw.spy_c() AND sw.imm_c(1) = 1) AS y
         FROM ${local_shard}_moved m" >/dev/null
 out=$(super "SELECT model_id FROM dp_train('sw.local_pts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)")
 [ "$(sql "SELECT count(*) FROM public.spied_c")" = 0 ] || fail "a view at a coordinator shard's name ran its function: $out"
+# Citus plans a local shard query without its text (planner(query, NULL, ...)):
+# planning it ran the view's IMMUTABLE function before the fix.
+! grep -q "imm ran" <<<"$out" || fail "planning a local shard query ran the view's IMMUTABLE function: $out"
 echo "$out" | grep -q "55000" && echo "$out" | grep -q "$local_shard, which is a view" ||
   fail "a view at a coordinator shard's name was not refused by the guard: $out"
 echo "ok: a shard on the coordinator (local execution) replaced by a view: refused (55000), its function never ran"

@@ -104,6 +104,9 @@ CREATE TABLE sg.indexed (id bigint, x float8[], y boolean);
 CREATE INDEX ON sg.indexed (id) WHERE id > sg.imm(0);
 RESET ROLE;
 SELECT y FROM sg.vi WHERE dptrain.shard_guard(ARRAY['y'], false, 'regress_sg_owner');
+-- also as the second statement of one query string (the hook searches each
+-- statement's own part of the string for the guard)
+SELECT 1 AS first \; SELECT y FROM sg.vi WHERE dptrain.shard_guard(ARRAY['y'], false, 'regress_sg_owner');
 -- the index of another role than the expected owner: refused before planning
 SELECT count(*) FROM sg.indexed WHERE dptrain.shard_guard(ARRAY['y'], false, 'regress_sg_reader');
 -- the expected owner's own index is planned as any reader of its table plans it
@@ -119,6 +122,34 @@ SET ROLE regress_sg_reader;
 SELECT count(*) FROM sg.secured;
 RESET ROLE;
 SELECT what, count(*) > 0 AS ran FROM sg.called GROUP BY what ORDER BY what;
+-- the statement's own code is looked up again on each node, under that
+-- session's search_path (Citus names pg_catalog's functions unqualified in
+-- the shard queries): a role's better match in a schema of the path
+-- (cardinality(float8[]) beats pg_catalog's cardinality(anyarray)), or a
+-- role's domain named text where the path puts pg_catalog last, is refused
+-- before planning, and never runs
+CREATE SCHEMA sg_path;
+GRANT USAGE, CREATE ON SCHEMA sg_path TO regress_sg_owner;
+SET ROLE regress_sg_owner;
+CREATE FUNCTION sg_path.cardinality(float8[]) RETURNS int LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO sg.called VALUES ('search_path'); RETURN 2; END $$;
+CREATE FUNCTION sg_path.text_check(pg_catalog.text) RETURNS boolean LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO sg.called VALUES ('domain'); RETURN true; END $$;
+CREATE DOMAIN sg_path.text AS pg_catalog.text CHECK (sg_path.text_check(VALUE));
+RESET ROLE;
+SET search_path = sg_path;
+SELECT count(*) FROM sg.plain WHERE cardinality(x) = 2 AND dptrain.shard_guard(ARRAY['x'], false, 'regress_sg_owner');
+SET search_path = sg_path, pg_catalog;
+SELECT y::text FROM sg.plain WHERE dptrain.shard_guard(ARRAY['y'], false, 'regress_sg_owner');
+SELECT count(*) AS ran FROM sg.called WHERE what IN ('search_path', 'domain');
+-- (without the guard the path's function runs)
+SET search_path = sg_path;
+SELECT count(*) FROM sg.plain WHERE cardinality(x) = 2;
+SET search_path = sg_path, pg_catalog;
+SELECT y::text FROM sg.plain WHERE id = 1;
+RESET search_path;
+SELECT what, count(*) FROM sg.called WHERE what IN ('search_path', 'domain') GROUP BY what;
+DROP SCHEMA sg_path CASCADE;
 -- open to PUBLIC: the reads run with the reader's rights (training_run.h, pass_role)
 SELECT has_function_privilege('public', 'dptrain.shard_guard(text[], boolean, dptrain.role_ref)', 'EXECUTE') AS public_may_call;
 DROP SCHEMA sg CASCADE;
