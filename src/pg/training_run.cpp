@@ -145,8 +145,10 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   const bool may_skip_shuffle = in_place;
   *ids = decide_access(fcinfo, relid, label, features, *c, prep->columns);
   // Unknown / not implemented / arguments the plan would refuse: fail now,
-  // before the charge below.
-  DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
+  // before the charge below. dp_tune (before_charge) has checked every
+  // candidate already: its grid may set what the shared arguments lack
+  // (pfw's radius), so the shared arguments alone need not pass.
+  if (before_charge == nullptr) DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
   check_model_name(name, *ids);
   if (prep->columns != nullptr) {
     // Bad declarations, and undeclared categories without read access, fail

@@ -62,7 +62,9 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // checked for it (core/engine/distributed.h: refused with 0A000 before
 // the charge), and prep->distributed is set (prep->shuffled stays NULL).
 // `before_charge(arg)`, if given, runs once the facts are in *config and
-// before the charge (dp_tune plans its candidates there; it may ereport).
+// before the charge (dp_tune plans its candidates there; it may ereport);
+// without it, the algorithm's check of *config runs first (dp_tune checks
+// each candidate itself).
 // With prep->columns set (dp_train's features => ARRAY[...]), the encoding
 // is built before the data is inspected (encoded_features.h) and the run
 // is never in place.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithms/algorithm.h"
 #include "core/algorithms/dpsgd.h"
 #include "core/training/intercept.h"
 #include "core/tuning/liu_talwar_tuner.h"
@@ -188,6 +189,9 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
                       "Drop gamma, or pass method => 'liu_talwar'.");
       if (grid_text) holdout_grid(nlohmann::json::parse(grid_text), &g);
       dptrain::tuning::check_tunable(c);
+      // Algorithm 3's grid varies lambda, epochs and batch size only: the
+      // shared arguments are every candidate's (liu_talwar checks each point).
+      dptrain::make_algorithm(c.algorithm)->check_arguments(c);
       dptrain::tuning::expand(g);
     }
     s = session.release();

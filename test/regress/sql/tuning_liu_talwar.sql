@@ -66,6 +66,14 @@ SELECT algorithm, epsilon, delta, candidates,
 FROM dp_tune('lt_sep', 'y', 'x', algorithm => 'bolton', epsilon => 1, delta => 1e-6, method => 'liu_talwar',
              gamma => 1, grid => '{"lambda": [0.001, 0.01], "epochs": [1, 2]}', classes => ARRAY['false', 'true'],
              seed => 3);
+-- A grid may set an argument the algorithm needs and the shared arguments lack
+-- (pfw's radius): every candidate is checked, not the shared arguments alone.
+SELECT algorithm, candidates, jsonb_path_query_first(details, '$.**.l1_radius')::float8 IN (1, 10) AS radius_from_grid
+FROM dp_tune('lt_sep', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-6, method => 'liu_talwar',
+             gamma => 1, grid => '{"radius": [1, 10]}', classes => ARRAY['false', 'true'], seed => 4);
+-- ... and a grid without it is still refused before anything is read, naming the point.
+SELECT * FROM pg_temp.try($$SELECT dp_tune('lt_sep', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-6,
+  method => 'liu_talwar', grid => '{"epochs": [5, 10]}', classes => ARRAY['false', 'true'])$$);
 
 -- 4. The budget: an analyst who may not read the table tunes on a budget; the
 --    search is charged its total (epsilon, delta) once, before anything runs,
