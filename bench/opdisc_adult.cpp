@@ -244,6 +244,9 @@ int main(int argc, char** argv) {
       try {
         const Model m = train_in_memory(c, data, static_cast<std::uint64_t>(r));
         acc.push_back(accuracy(m, data));
+        // One line per run as it ends (a long sweep keeps what it measured).
+        std::fprintf(stderr, "eps %g run %d: accuracy %.4f, %.1f s\n", eps, r, acc.back(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       } catch (const std::exception& e) {
         ++failed;
         std::fprintf(stderr, "eps %g run %d: %s\n", eps, r, e.what());
