@@ -4,6 +4,7 @@
 // (epsilon, delta), with the solve times. docs/opdisc.md reports the numbers.
 //
 //   build/bench/opdisc_adult [--data DIR] [--features a17] [--runs 15] [--epsilons 0.1,0.3,1,3] [--time-limit 600]
+//                            [--first-run 5]   (OPDisc's runs 5.. only: extends an earlier sweep)
 //
 // Data: adult.data (32,561 rows; '?' rows kept, as the paper): all 7,841
 // positives and 7,841 negatives drawn at random (seed 1), n = 15,682. Seven
@@ -192,6 +193,8 @@ int main(int argc, char** argv) {
   app.add_flag("--skip-opdisc", skip_opdisc, "the baselines only");
   app.add_option("--data", dir);
   app.add_option("--runs", runs);
+  int first_run = 0;  // OPDisc's runs are first_run .. first_run + runs - 1 (to extend an earlier sweep)
+  app.add_option("--first-run", first_run);
   app.add_option("--epsilons", epsilons)->delimiter(',');
   app.add_option("--time-limit", time_limit);
   app.add_option("--features", g_features, "a23 | a20d | a17 | a8")->check(CLI::IsMember({"a23", "a20d", "a17", "a8"}));
@@ -234,7 +237,7 @@ int main(int argc, char** argv) {
   for (double eps : epsilons) {
     std::vector<double> acc, secs;
     int failed = 0;
-    for (int r = 0; r < runs && !skip_opdisc; ++r) {
+    for (int r = first_run; r < first_run + runs && !skip_opdisc; ++r) {
       TrainingConfig c = base("opdisc");
       c.epsilon = eps;
       c.delta = delta;
