@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/algorithms/opdisc_groups.h"
+#include "core/error.h"
 #include "core/algorithms/opdisc_mip.h"
 #include "core/engine/in_memory.h"
 
@@ -252,7 +253,8 @@ int main(int argc, char** argv) {
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       } catch (const std::exception& e) {
         ++failed;
-        std::fprintf(stderr, "eps %g run %d: %s\n", eps, r, e.what());
+        const auto* error = dynamic_cast<const Error*>(&e);
+        std::fprintf(stderr, "eps %g run %d: %s %s\n", eps, r, e.what(), error ? error->detail().c_str() : "");
       }
       secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }

@@ -205,7 +205,7 @@ struct ChildReport {
 
 // The solve itself (runs in the child process). Fills `k` when proven optimal.
 ChildReport run_cbc(const GroupedRows& data, const Layout& L, const std::vector<double>& eta, double time_limit,
-                    std::vector<int>* k) {
+                    bool cuts, std::vector<int>* k) {
   Problem P = formulate(data, L, eta);
   OsiClpSolverInterface solver;
   solver.messageHandler()->setLogLevel(0);
@@ -219,9 +219,11 @@ ChildReport run_cbc(const GroupedRows& data, const Layout& L, const std::vector<
   CbcMain0(model, settings);
   silence(solver, model);
   const std::string seconds = std::to_string(time_limit);
-  const char* argv[] = {"dptrain-opdisc", "-log", "0", "-slog", "0", "-timeMode", "elapsed", "-sec", seconds.c_str(),
-                        "-ratioGap", "0", "-allowableGap", kAbsoluteGap, "-solve", "-quit"};
-  CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, model, no_callback, settings);
+  std::vector<const char*> argv = {"dptrain-opdisc", "-log", "0", "-slog", "0", "-timeMode", "elapsed",
+                                   "-sec", seconds.c_str(), "-ratioGap", "0", "-allowableGap", kAbsoluteGap};
+  if (!cuts) argv.insert(argv.end(), {"-cuts", "off"});
+  argv.insert(argv.end(), {"-solve", "-quit"});
+  CbcMain1(static_cast<int>(argv.size()), argv.data(), model, no_callback, settings);
   ChildReport r;
   r.status = model.status();
   r.secondary = model.secondaryStatus();
@@ -252,7 +254,7 @@ bool write_all(int fd, const void* p, std::size_t n) {
 // with its parent; it reports and leaves with _exit (no atexit handlers of
 // the host process run).
 [[noreturn]] void child_main(int fd, const GroupedRows& data, const Layout& L, const std::vector<double>& eta,
-                             double time_limit) {
+                             double time_limit, bool cuts) {
   signal(SIGINT, SIG_IGN);
 #ifdef __linux__
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -265,7 +267,7 @@ bool write_all(int fd, const void* p, std::size_t n) {
   ChildReport r;
   std::vector<int> k;
   try {
-    r = run_cbc(data, L, eta, time_limit, &k);
+    r = run_cbc(data, L, eta, time_limit, cuts, &k);
   } catch (...) {
     r.outcome = kFailed;
   }
@@ -299,17 +301,27 @@ bool read_report(int fd, pid_t child, const MipOptions& options, std::chrono::st
   }
 }
 
-}  // namespace
+// The child's end, for the error detail (a crash of CBC is a signal).
+std::string how_it_ended(int wstatus) {
+  if (WIFSIGNALED(wstatus)) return "The solver process was ended by signal " + std::to_string(WTERMSIG(wstatus)) + ".";
+  if (WIFEXITED(wstatus)) return "The solver process exited with status " + std::to_string(WEXITSTATUS(wstatus)) + ".";
+  return {};
+}
 
-MipSolution solve_exact(const GroupedRows& data, int bound, int norm_squared, const std::vector<double>& eta,
-                        const MipOptions& options) {
-  const Layout L{data.dim, bound, norm_squared};
-  if (eta.size() != static_cast<std::size_t>(L.dim) + 1) fail(ErrorKind::Internal, "opdisc: eta needs d + 1 values");
-  const auto start = std::chrono::steady_clock::now();
-  // CBC runs in a child process: a cancel or the time limit stops it within
-  // kPollMilliseconds whatever CBC is doing (its own event handler is only
-  // called between nodes, which can be minutes apart at the root), and its
-  // output can be discarded at the file-descriptor level.
+// One solve in a child process: a cancel or the time limit stops it within
+// kPollMilliseconds whatever CBC is doing (its own event handler is only
+// called between nodes, which can be minutes apart at the root), and its
+// output can be discarded at the file-descriptor level.
+struct Attempt {
+  std::vector<char> bytes;
+  bool complete = false, interrupted = false, killed = false;
+  int wstatus = 0;
+  // Ended by a signal it was not sent by us: CBC crashed.
+  bool crashed() const { return !killed && !interrupted && WIFSIGNALED(wstatus); }
+};
+
+Attempt attempt(const GroupedRows& data, const Layout& L, const std::vector<double>& eta, const MipOptions& options,
+                std::chrono::steady_clock::time_point start, double time_limit, bool cuts) {
   int fds[2];
   if (pipe(fds) != 0) fail(ErrorKind::Internal, "opdisc: cannot create a pipe for the solver");
   const pid_t child = fork();
@@ -320,16 +332,35 @@ MipSolution solve_exact(const GroupedRows& data, int bound, int norm_squared, co
   }
   if (child == 0) {
     close(fds[0]);
-    child_main(fds[1], data, L, eta, options.time_limit);
+    child_main(fds[1], data, L, eta, time_limit, cuts);
   }
   close(fds[1]);
-  std::vector<char> bytes;
-  bool interrupted = false, killed = false;
-  const bool complete = read_report(fds[0], child, options, start, &bytes, &interrupted, &killed);
+  Attempt a;
+  a.complete = read_report(fds[0], child, options, start, &a.bytes, &a.interrupted, &a.killed);
   close(fds[0]);
-  int wstatus = 0;
-  while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
+  while (waitpid(child, &a.wstatus, 0) < 0 && errno == EINTR) {
   }
+  return a;
+}
+
+}  // namespace
+
+MipSolution solve_exact(const GroupedRows& data, int bound, int norm_squared, const std::vector<double>& eta,
+                        const MipOptions& options) {
+  const Layout L{data.dim, bound, norm_squared};
+  if (eta.size() != static_cast<std::size_t>(L.dim) + 1) fail(ErrorKind::Internal, "opdisc: eta needs d + 1 values");
+  const auto start = std::chrono::steady_clock::now();
+  Attempt a = attempt(data, L, eta, options, start, options.time_limit, /*cuts=*/true);
+  // CBC 2.10 crashes (SIGSEGV) on some of these MIPs inside its cut
+  // generators (measured: balanced Adult, d = 17, one noise draw in 40; the
+  // same MIP solves with cuts off). The argmin does not depend on how it is
+  // found (exact, unique with probability 1), so a crash is retried once
+  // without cuts, within what is left of the time limit.
+  const double left = options.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (a.crashed() && left > 1) a = attempt(data, L, eta, options, start, left, /*cuts=*/false);
+  const std::vector<char>& bytes = a.bytes;
+  const bool complete = a.complete, interrupted = a.interrupted, killed = a.killed;
+  const int wstatus = a.wstatus;
   MipSolution out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (interrupted)
@@ -338,7 +369,8 @@ MipSolution solve_exact(const GroupedRows& data, int bound, int norm_squared, co
   ChildReport r;
   const std::size_t expected = sizeof(r) + static_cast<std::size_t>(L.dim) * sizeof(int);
   if (!killed && complete && bytes.size() == expected) std::memcpy(&r, bytes.data(), sizeof(r));
-  else if (!killed) fail(ErrorKind::Internal, "the opdisc solver process failed: nothing is released");
+  else if (!killed)
+    fail(ErrorKind::Internal, "the opdisc solver process failed: nothing is released", how_it_ended(wstatus));
   if (killed || r.outcome == kTimeLimit)
     fail(ErrorKind::ProgramLimit,
          "the opdisc MIP was not solved to optimality within " + limit + " seconds: nothing is released",
