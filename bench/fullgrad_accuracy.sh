@@ -2,7 +2,7 @@
 # Test accuracy of private Frank-Wolfe and DP-AGD on UCI Adult in the database
 # (issue 12; the AMP paper's Figure 1 and the DP-AGD paper's Figure 2): the
 # official split as `make demo` loads it (one-hot + min-max, rows scaled to
-# norm 1), logistic loss, dp_train, mean test accuracy over RUNS runs (seeds
+# norm 1), logistic loss (LOSS=huber_svm for the Huber SVM), dp_train, mean test accuracy over RUNS runs (seeds
 # 1..RUNS; seeded noise, for measurement only).
 #
 #   bash bench/fullgrad_accuracy.sh                               # defaults below
@@ -32,6 +32,8 @@ BOLTON_GRID=${BOLTON_GRID:-"0.03:5:50 0.1:5:100 0.1:10:300 1:5:100 1:10:300 1:10
 DPSGD_GRID=${DPSGD_GRID:-"0.5:1:10:50 1:0.5:10:50 0.5:1:2:50 1:0.5:2:50 1:1:2:50 0.5:0.5:10:50"}
 ALGORITHMS=${ALGORITHMS:-"pfw dpagd"}
 DPAGD_OPTIONS=${DPAGD_OPTIONS:-}  # DP-AGD's options (JSON) instead of its defaults, e.g. {"alpha_max": 0.5}
+DPAGD_DELTA=${DPAGD_DELTA:-1e-8}  # DP-AGD's delta (SQL), e.g. '1.0/30162^2' as bench/compare.sh
+LOSS=${LOSS:-logistic}            # every algorithm's loss, e.g. huber_svm
 OUT=${OUT:-bench/out/fullgrad_accuracy}
 DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
 mkdir -p "$OUT"
@@ -47,14 +49,14 @@ build/dptrain load --db dbname=fullgrad --table adult --no-header --drop-missing
   --columns age,workclass,fnlwgt,education,education_num,marital_status,occupation,relationship,race,sex,capital_gain,capital_loss,hours_per_week,native_country,income \
   --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1
 n=$(psql -X -At -c "SELECT count(*) FROM adult")
-echo "algorithm,epsilon,delta,config,run,accuracy,seconds,iterations,gradient_measurements,gradient_refinements,noise" > "$OUT/results.csv"
+echo "algorithm,epsilon,delta,config,run,accuracy,seconds,iterations,gradient_measurements,gradient_refinements,noise,loss,rho_spent,rho,weights_norm" > "$OUT/results.csv"
 
 run() {  # algorithm epsilon delta config-label seed sql-args (the name is the last argument's)
   # Two statements: the outer query of dp_train's statement would not see the stored model.
   local id
   # A failed run is logged and skipped: a long sweep keeps its other cells.
   if ! id=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT model_id FROM dp_train('adult', 'y', 'x', epsilon => $2,
-        delta => $3, seed => $5, $6)" 2>"$OUT/last_error.txt"); then
+        delta => $3, seed => $5, loss => '$LOSS', $6)" 2>"$OUT/last_error.txt"); then
     echo "FAILED: $1 eps=$2 $4 seed $5: $(head -c 300 "$OUT/last_error.txt")" >&2
     return 0
   fi
@@ -62,7 +64,9 @@ run() {  # algorithm epsilon delta config-label seed sql-args (the name is the l
     SELECT '$1', $2, $3, '$4', $5, round(e.accuracy::numeric, 5), round((d.details->>'seconds')::numeric, 2),
            coalesce(d.details->'privacy'->>'iterations', d.details->'hyperparameters'->>'iterations'),
            d.details->'privacy'->>'gradient_measurements', d.details->'privacy'->>'gradient_refinements',
-           coalesce(d.details->'privacy'->>'sigma_first', d.details->'privacy'->>'noise_multiplier')
+           coalesce(d.details->'privacy'->>'sigma_first', d.details->'privacy'->>'noise_multiplier'), '$LOSS',
+           d.details->'privacy'->>'rho_spent', d.details->'privacy'->>'rho',
+           round((SELECT sqrt(sum(v * v)) FROM unnest(d.weights) v)::numeric, 4)
     FROM dptrain.models d, LATERAL dp_evaluate(d.name, 'adult_test', 'y', 'x') e WHERE d.id = $id" \
     | tr '|' ',' >> "$OUT/results.csv"
 }
@@ -82,10 +86,10 @@ for eps in $EPSILONS; do
       dpagd)
         for seed in $SEEDS; do
           if [ -z "$DPAGD_OPTIONS" ]; then
-            run dpagd "$eps" 1e-8 "defaults lambda=0.001" "$seed" \
+            run dpagd "$eps" "$DPAGD_DELTA" "defaults lambda=0.001" "$seed" \
               "algorithm => 'dpagd', lambda => 0.001, name => 'dpagd_${eps}_$seed'"
           else
-            run dpagd "$eps" 1e-8 "lambda=0.001 $DPAGD_OPTIONS" "$seed" \
+            run dpagd "$eps" "$DPAGD_DELTA" "lambda=0.001 $DPAGD_OPTIONS" "$seed" \
               "algorithm => 'dpagd', lambda => 0.001, options => '$DPAGD_OPTIONS', name => 'dpagd_${eps}_$seed'"
           fi
         done
