@@ -135,6 +135,13 @@ done
 spied_on_workers() {
   echo "$(on worker1 "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied_w")$(on worker2 "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied_w")"
 }
+check_worker_refused() {  # check_worker_refused WHAT OUTPUT MESSAGE: the guard refused a worker's swap
+  ! echo "$2" | grep -q "(the swap failed)" || fail "$1: the swap itself failed: $2"
+  local spied
+  spied=$(spied_on_workers)
+  [ -z "$spied" ] || fail "$1: the owner's function ran on a worker as: $spied ($2)"
+  echo "$2" | grep -q "55000" && echo "$2" | grep -q "$3" || fail "$1 during the run: not refused: $2"
+}
 as_mallory_on() {  # as_mallory_on NODE "statements": on a worker, with the table owner's rights only
   citus_psql "$1" -At -c "SET ROLE reg_mallory_$$" -c "SET citus.enable_ddl_propagation = off" \
     -c "SET citus.enable_manual_changes_to_shards = on" -c "$2"
@@ -168,11 +175,7 @@ swap_types() {
   done
 }
 out=$(paused_run ws.pts1 "algorithm => 'bolton', epsilon => 1, epochs => 1" swap_types)
-! echo "$out" | grep -q "(the swap failed)" || fail "the shard column types could not be changed: $out"
-spied=$(spied_on_workers)
-[ -z "$spied" ] || fail "a shard's column cast ran the owner's function on a worker as: $spied ($out)"
-echo "$out" | grep -q "55000" && echo "$out" | grep -q "not the plain table the run checked" ||
-  fail "a shard whose label type was changed during the run was not refused: $out"
+check_worker_refused "shards whose label type was changed" "$out" "not the plain table the run checked"
 echo "ok: shards whose label type was changed on the workers during the run: refused (55000), no owner's cast ran"
 
 # 2. One shard is replaced by a view calling the owner's function.
@@ -186,11 +189,7 @@ swap_view() {
     CREATE VIEW $shard AS SELECT id, x, mw.spy_view() AS y FROM ${shard}_moved"
 }
 out=$(paused_run ws.pts2 "algorithm => 'amp', epsilon => 1, delta => 1e-6" swap_view)
-! echo "$out" | grep -q "(the swap failed)" || fail "the shard could not be replaced: $out"
-spied=$(spied_on_workers)
-[ -z "$spied" ] || fail "a view in a shard's place ran the owner's function on a worker as: $spied ($out)"
-echo "$out" | grep -q "55000" && echo "$out" | grep -q "which is a view" ||
-  fail "a shard replaced by a view during the run was not refused by the guard: $out"
+check_worker_refused "a shard replaced by a view" "$out" "which is a view"
 echo "ok: a shard replaced by a view on its worker during the run: refused, no owner's code ran"
 
 # --- a plain local table read in place --------------------------------------------

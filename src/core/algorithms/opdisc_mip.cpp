@@ -358,20 +358,17 @@ MipSolution solve_exact(const GroupedRows& data, int bound, int norm_squared, co
   // without cuts, within what is left of the time limit.
   const double left = options.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (a.crashed() && left > 1) a = attempt(data, L, eta, options, start, left, /*cuts=*/false);
-  const std::vector<char>& bytes = a.bytes;
-  const bool complete = a.complete, interrupted = a.interrupted, killed = a.killed;
-  const int wstatus = a.wstatus;
   MipSolution out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (interrupted)
+  if (a.interrupted)
     throw Error(ErrorKind::Internal, "the opdisc solve was interrupted: nothing is released", {}, {}, "57014");
   const std::string limit = std::to_string(options.time_limit);
   ChildReport r;
   const std::size_t expected = sizeof(r) + static_cast<std::size_t>(L.dim) * sizeof(int);
-  if (!killed && complete && bytes.size() == expected) std::memcpy(&r, bytes.data(), sizeof(r));
-  else if (!killed)
-    fail(ErrorKind::Internal, "the opdisc solver process failed: nothing is released", how_it_ended(wstatus));
-  if (killed || r.outcome == kTimeLimit)
+  if (!a.killed && a.complete && a.bytes.size() == expected) std::memcpy(&r, a.bytes.data(), sizeof(r));
+  else if (!a.killed)
+    fail(ErrorKind::Internal, "the opdisc solver process failed: nothing is released", how_it_ended(a.wstatus));
+  if (a.killed || r.outcome == kTimeLimit)
     fail(ErrorKind::ProgramLimit,
          "the opdisc MIP was not solved to optimality within " + limit + " seconds: nothing is released",
          "Privacy needs the exact argmin; a time-out releases nothing.",
@@ -381,7 +378,7 @@ MipSolution solve_exact(const GroupedRows& data, int bound, int norm_squared, co
          "CBC status " + std::to_string(r.status) + ", secondary status " + std::to_string(r.secondary) + ".");
   out.nodes = r.nodes;
   out.k.resize(static_cast<std::size_t>(L.dim));
-  std::memcpy(out.k.data(), bytes.data() + sizeof(r), out.k.size() * sizeof(int));
+  std::memcpy(out.k.data(), a.bytes.data() + sizeof(r), out.k.size() * sizeof(int));
   long squared = 0;
   for (int v : out.k) {
     if (v < -bound || v > bound) fail(ErrorKind::Internal, "the opdisc MIP solution is off the grid");
