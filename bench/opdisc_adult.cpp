@@ -5,9 +5,10 @@
 //
 //   build/bench/opdisc_adult [--data DIR] [--features a17] [--runs 15] [--epsilons 0.1,0.3,1,3] [--time-limit 600]
 //                            [--first-run 5]   (OPDisc's runs 5.. only: extends an earlier sweep)
+//                            [--sample-seed 1] (which random negatives) [--reference-only] (no private runs)
 //
 // Data: adult.data (32,561 rows; '?' rows kept, as the paper): all 7,841
-// positives and 7,841 negatives drawn at random (seed 1), n = 15,682. Seven
+// positives and 7,841 negatives drawn at random (seed 1; --sample-seed), n = 15,682. Seven
 // attributes, one-hot / binned by public cut points (the paper's subset of
 // d = 23 is unpublished; --features picks one of the sets below).
 // delta = 1/n^2. Accuracy = training accuracy (as the
@@ -63,11 +64,26 @@ int bin(double v, const std::vector<double>& upper) {  // index of the first upp
 //        dropped) plus a constant feature 1: d = 20
 //   a17: age [3: <30, 30-49, 50+], education-num [4: <=9, 10-12, 13, 14+], hours > 40 [2],
 //        married-civ-spouse [2], sex [2], capital-gain > 0 [2], White [2]: d = 17
+//   a20r: age [3: <30, 30-49, 50+], education-num [3: <=9, 10-12, 13+], hours > 40 [2],
+//        relationship [6], sex [2], capital-gain > 0 [2], White [2]: d = 20
+//   a21c: every categorical attribute one-hot in full, every numeric one cut once at a8's
+//        points: age >= 30 [2], education-num >= 13 [2], hours > 40 [2], capital-gain > 0 [2],
+//        relationship [6], sex [2], race [5]: d = 21
+//   (a20r and a21c spend the dimensions on categories that are rare or implied by one another,
+//   e.g. Husband => Male, so that d >= 20 with about 420-520 distinct vectors instead of a23's
+//   1,623: the oracle's cost grows with the distinct vectors, docs/opdisc.md §8.)
 //   a8:  married-civ-spouse, Male, education-num >= 13, education-num <= 9, age < 30, age >= 50,
 //        hours > 40, capital-gain > 0: d = 8 (no one-hot: no implicit intercept)
 std::string g_features = "a17";
 
-int dims() { return g_features == "a23" ? 23 : g_features == "a20d" ? 20 : g_features == "a17" ? 17 : 8; }
+int dims() {
+  return g_features == "a23"    ? 23
+         : g_features == "a21c" ? 21
+         : g_features == "a20d" ? 20
+         : g_features == "a20r" ? 20
+         : g_features == "a17"  ? 17
+                                : 8;
+}
 
 // a20d: the attributes and bins of a23 in dummy coding (each one-hot block
 // without its first category) plus a constant feature 1. The same rows
@@ -92,13 +108,34 @@ std::vector<double> features(const std::vector<std::string>& f) {
   const bool married = f[5] == "Married-civ-spouse", male = f[9] == "Male", white = f[8] == "White";
   std::vector<double> x(static_cast<std::size_t>(dims()), 0.0);
   auto at = [&](int i) -> double& { return x[static_cast<std::size_t>(i)]; };
-  if (g_features == "a23") {
+  // One-hot of a categorical attribute over its categories in adult.names (a value outside them,
+  // e.g. '?', gets an all-zero block).
+  auto one_hot = [&](int first, const std::string& value, const std::vector<std::string>& categories) {
+    for (std::size_t i = 0; i < categories.size(); ++i) at(first + static_cast<int>(i)) = value == categories[i];
+  };
+  const std::vector<std::string> rel = {"Husband", "Wife", "Own-child", "Not-in-family", "Unmarried",
+                                        "Other-relative"};
+  if (g_features == "a20r") {
+    at(bin(age, {29, 49})) = 1;
+    at(3 + bin(ed, {9, 12})) = 1;
+    at(6 + (hours > 40)) = 1;
+    one_hot(8, f[7], rel);
+    at(14 + male) = 1;
+    at(16 + (gain > 0)) = 1;
+    at(18 + white) = 1;
+  } else if (g_features == "a21c") {
+    at(age >= 30) = 1;
+    at(2 + (ed >= 13)) = 1;
+    at(4 + (hours > 40)) = 1;
+    at(6 + (gain > 0)) = 1;
+    one_hot(8, f[7], rel);
+    at(14 + male) = 1;
+    one_hot(16, f[8], {"White", "Black", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other"});
+  } else if (g_features == "a23") {
     at(bin(age, {24, 34, 44, 54})) = 1;
     at(5 + bin(ed, {8, 9, 12, 13})) = 1;
     at(10 + bin(hours, {34, 40, 50})) = 1;
-    const std::vector<std::string> rel = {"Husband", "Wife", "Own-child", "Not-in-family", "Unmarried",
-                                          "Other-relative"};
-    for (std::size_t i = 0; i < rel.size(); ++i) at(14 + static_cast<int>(i)) = f[7] == rel[i] ? 1 : 0;
+    one_hot(14, f[7], rel);
     at(20) = male;
     at(21) = gain > 0;
     at(22) = white;
@@ -123,7 +160,7 @@ std::vector<double> features(const std::vector<std::string>& f) {
   return x;
 }
 
-InMemoryData balanced_adult(const std::string& dir) {
+InMemoryData balanced_adult(const std::string& dir, std::uint64_t sample_seed) {
   const std::string cmd = "zcat " + dir + "/adult/adult.data.gz";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("cannot read " + dir);
@@ -141,7 +178,7 @@ InMemoryData balanced_adult(const std::string& dir) {
   pclose(p);
   std::vector<std::size_t> idx(neg.x.size());
   std::iota(idx.begin(), idx.end(), 0);
-  std::mt19937_64 gen(1);
+  std::mt19937_64 gen(sample_seed);
   std::shuffle(idx.begin(), idx.end(), gen);
   InMemoryData out = pos;
   for (std::size_t i = 0; i < pos.x.size(); ++i) {
@@ -198,10 +235,15 @@ int main(int argc, char** argv) {
   app.add_option("--first-run", first_run);
   app.add_option("--epsilons", epsilons)->delimiter(',');
   app.add_option("--time-limit", time_limit);
-  app.add_option("--features", g_features, "a23 | a20d | a17 | a8")->check(CLI::IsMember({"a23", "a20d", "a17", "a8"}));
+  app.add_option("--features", g_features, "a23 | a21c | a20r | a20d | a17 | a8")
+      ->check(CLI::IsMember({"a23", "a21c", "a20r", "a20d", "a17", "a8"}));
+  std::uint64_t sample_seed = 1;  // which 7,841 negatives (the tables of docs/opdisc.md use 1)
+  app.add_option("--sample-seed", sample_seed);
+  bool reference_only = false;
+  app.add_flag("--reference-only", reference_only, "the non-private references only (the 0/1 optimum's solve time)");
   CLI11_PARSE(app, argc, argv);
 
-  const InMemoryData data = balanced_adult(dir);
+  const InMemoryData data = balanced_adult(dir, sample_seed);
   const double n = static_cast<double>(data.rows());
   const double delta = 1 / (n * n);
   const std::vector<double> grouped = opdisc::group_rows(data.x, data.y, 1000000);
@@ -231,6 +273,7 @@ int main(int argc, char** argv) {
       std::printf("non-private 0/1 optimum on the grid: not solved (%s)\n", e.what());
     }
   }
+  if (reference_only) return 0;
 
   std::printf("\n| epsilon | OPDisc accuracy (mean +- sd) | solve s (median, max) | failed | bolt-on best lambda: accuracy "
               "| DP-SGD defaults: accuracy (mean +- sd) |\n");
