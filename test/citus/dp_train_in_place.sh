@@ -18,6 +18,8 @@
 #    charge (a role without read access, whose model shows only the number
 #    of shards and the largest);
 #  * AMP (exact gradient sums) gives the plain table's model up to rounding;
+#  * a view over the distributed table (read unguarded) is refused with
+#    0A000 before the charge; a materialized view of it (local rows) trains;
 #  * the non-private run reaches the plain table's accuracy.
 set -euo pipefail
 source "$(dirname "$0")/lib/cluster.sh"
@@ -195,6 +197,25 @@ dist=$(sql "SELECT details->'data'->'distribution' FROM dptrain.models WHERE id 
 echo "$dist" | grep -q '"largest_shard_rows"' && ! echo "$dist" | grep -q '"shard_rows"' ||
   fail "the analyst's model shows the shard sizes: $dist"
 echo "ok: governance on the distributed table (no read access, refusals free, one charge of 0.5)"
+# --- a view over the distributed table is refused, not read unguarded ----------
+# (The guard goes into statements that name the Citus table; a view's reads
+# would reach the shards without it: src/pg/shard_guard.h,
+# guarded_source_sql. A materialized view's rows are local: trained.)
+sql "CREATE VIEW pts_view AS SELECT * FROM pts; CREATE VIEW pts_view2 AS SELECT * FROM pts_view WHERE id > 0;
+     CREATE MATERIALIZED VIEW pts_matview AS SELECT * FROM pts" >/dev/null
+before=$(ledger)
+for call in "dp_train('pts_view', 'y', 'x', algorithm => 'bolton', epsilon => 1)" \
+            "dp_train('pts_view2', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-6)" \
+            "dp_tune('pts_view', 'y', 'x', epsilon => 1)" \
+            "dp_evaluate($id, 'pts_view2', 'y', 'x')"; do
+  err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT * FROM $call" 2>&1 || true)
+  echo "$err" | grep -q "0A000" && echo "$err" | grep -q 'reads the Citus table "pts"' && echo "$err" | grep -q "HINT" ||
+    fail "$call over a distributed table: expected 0A000 naming pts, got: $err"
+done
+[ "$(ledger)" = "$before" ] || fail "a refused run on a view was charged: ledger $before -> $(ledger)"
+mv_id=$(train pts_matview "algorithm => 'bolton', epsilon => 1, epochs => 1" | tail -1)
+[[ "$mv_id" =~ ^[0-9]+$ ]] || fail "a materialized view of the distributed table (local rows) was refused: $mv_id"
+echo "ok: views over the distributed table refused (0A000, nothing charged); its materialized view trains"
 # --- a shard that is not a plain table is refused before anything runs -------------
 # (a shard replaced by a view, by hand on its worker, would run the view's
 # code: the guard of the run's first statement, the count, refuses it;
