@@ -23,6 +23,17 @@
 # Overrides: DATASETS, LOSSES, EPSILONS (a SQL array, e.g. '{0.1,1}'), RUNS, OUT, COMPARE_DOCS=0|1,
 # INTERCEPT=false (default: as the papers) | default | true, COMPARE_CONFIG (another configuration file).
 #
+# A second result set beside the main one (e.g. full-mode data sets at a reduced grid), each data set
+# with its own grid, published without touching the main set's files:
+#   COMPARE_SET=NAME    publish into docs/comparison/NAME/ (runs.csv, log.txt, tables.md, PNGs) and
+#                       between the markers of NAME in docs/comparison.md (add them by hand once)
+#   COMPARE_APPEND=1    add to the runs, log and commands of an earlier run in the same OUT instead
+#                       of starting anew (runs of other data sets; two at once may share an OUT)
+#   COMPARE_SUMMARY_ONLY=1  train nothing: tables, plots and (COMPARE_DOCS=1) docs from OUT
+# e.g. BENCH_FULL=1 DATASETS=mnist EPSILONS='{0.1,1,10}' RUNS=3 COMPARE_DOCS=0 OUT=o bash bench/compare.sh;
+#      BENCH_FULL=1 DATASETS=reuters ... COMPARE_APPEND=1 OUT=o bash bench/compare.sh;
+#      COMPARE_SUMMARY_ONLY=1 COMPARE_SET=full_partial BENCH_FULL=1 OUT=o bash bench/compare.sh
+#
 # delta = 1/n^2 (n = training rows) for every (eps, delta) algorithm, as both
 # papers. Seeds are the run numbers (reproducible; the models are "seeded, not
 # private" in their metadata, as every benchmark here). Regimes and what is
@@ -52,12 +63,11 @@ for i in 0 1 2 3; do
 done
 [ "$INTERCEPT" = false ] || overrides+="${overrides:+ }INTERCEPT=$INTERCEPT"
 CONFIG=${COMPARE_CONFIG:-bench/compare/algorithms.txt}
+case $MODE in full) overrides="BENCH_FULL=1${FASHION:+ FASHION=1} $overrides" ;; smoke) overrides="COMPARE_SMOKE=1 $overrides" ;; esac
+[ -z "${COMPARE_CONFIG:-}" ] || overrides+=" COMPARE_CONFIG=$COMPARE_CONFIG"
+COMMAND="${overrides:+${overrides% } }bash bench/compare.sh"
 source bench/lib/accuracy.sh
-accuracy_cluster
-psql -X -q -v ON_ERROR_STOP=1 -f bench/compare.sql
-: > "$OUT/log.txt"
 log() { echo "[$(elapsed)] $*" | tee -a "$OUT/log.txt" >&2; }
-log "mode $MODE: datasets '$DATASETS', losses '$LOSSES', epsilons $EPSILONS, runs $RUNS ($(git rev-parse --short HEAD))"
 
 # KDD Cup 99 in quick mode: the first 56,000 training rows in the order of
 # md5(id) (a choice that depends on the row ids only, not on the data; the AMP
@@ -70,15 +80,12 @@ load_dataset() {
   fi
 }
 
-echo "dataset,loss,label,regime,algorithm,epsilon,delta,arguments,run,accuracy,majority_rate,seconds,chosen" > "$OUT/runs.csv"
 declare -A SKIP=()
 # Runs by (dataset, loss, function, algorithm, privacy, arguments): a line that repeats another's
 # configuration (a public grid point that is also a fixed line) reuses its runs, which with the
 # same seeds are the same models, instead of training them again.
 declare -A DONE=()
-RUNS_DIR=$(mktemp -d)
 trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
-failures=0
 
 # csv_runs DATASET LOSS LABEL REGIME ALGORITHM < RUNS: the lines of runs.csv (the label quoted for CSV).
 csv_runs() {
@@ -124,33 +131,54 @@ SQL
   rm -f "$err"
 }
 
-for dataset in $DATASETS; do
-  log "loading $dataset"
-  load_dataset "$dataset"
-  n=$(dataset_rows "$dataset")
-  classes=NULL
-  case $dataset in mnist|fashion) classes=$MNIST_CLASSES ;; esac
-  for loss in $LOSSES; do
-    while IFS= read -r line; do
-      [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
-      IFS='|' read -r modes label regime function algorithm privacy args <<<"$line"
-      [[ ",$(trim "$modes")," == *",$MODE,"* ]] || continue
-      label=$(trim "$label") regime=$(trim "$regime") function=$(trim "$function")
-      algorithm=$(trim "$algorithm") privacy=$(trim "$privacy") args=$(trim "$args")
-      [ -n "${SKIP[$algorithm]:-}" ] && continue
-      run_line "$dataset" "$loss" "$n" "$classes" "$label" "$regime" "$function" "$algorithm" "$privacy" "$args"
-    done < "$CONFIG"
+# Every data set x loss x configuration line of CONFIG, appended to $OUT/runs.csv.
+train_all() {
+  for dataset in $DATASETS; do
+    log "loading $dataset"
+    load_dataset "$dataset"
+    n=$(dataset_rows "$dataset")
+    classes=NULL
+    case $dataset in mnist|fashion) classes=$MNIST_CLASSES ;; esac
+    for loss in $LOSSES; do
+      while IFS= read -r line; do
+        [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+        IFS='|' read -r modes label regime function algorithm privacy args <<<"$line"
+        [[ ",$(trim "$modes")," == *",$MODE,"* ]] || continue
+        label=$(trim "$label") regime=$(trim "$regime") function=$(trim "$function")
+        algorithm=$(trim "$algorithm") privacy=$(trim "$privacy") args=$(trim "$args")
+        [ -n "${SKIP[$algorithm]:-}" ] && continue
+        run_line "$dataset" "$loss" "$n" "$classes" "$label" "$regime" "$function" "$algorithm" "$privacy" "$args"
+      done < "$CONFIG"
+    done
+    sql "DROP TABLE $dataset, ${dataset}_test"
   done
-  sql "DROP TABLE $dataset, ${dataset}_test"
-done
+}
 
-rm -r "$RUNS_DIR"
-log "done: $(($(wc -l < "$OUT/runs.csv") - 1)) runs, $failures failed configurations, skipped: ${!SKIP[*]}"
-python3 bench/compare_summary.py "$OUT" "$MODE" "$(date -u '+%Y-%m-%d %H:%M UTC')" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)" "$(elapsed)" "${overrides:+$overrides }bash bench/compare.sh"
+if [ -z "${COMPARE_SUMMARY_ONLY:-}" ]; then
+  accuracy_cluster
+  psql -X -q -v ON_ERROR_STOP=1 -f bench/compare.sql
+  if [ -z "${COMPARE_APPEND:-}" ] || [ ! -s "$OUT/runs.csv" ]; then
+    : > "$OUT/log.txt"
+    : > "$OUT/commands.txt"
+    echo "dataset,loss,label,regime,algorithm,epsilon,delta,arguments,run,accuracy,majority_rate,seconds,chosen" \
+      > "$OUT/runs.csv"
+  fi
+  log "mode $MODE: datasets '$DATASETS', losses '$LOSSES', epsilons $EPSILONS, runs $RUNS ($(git rev-parse --short HEAD))"
+  RUNS_DIR=$(mktemp -d) failures=0
+  train_all
+  rm -r "$RUNS_DIR"
+  log "done: $DATASETS: $failures failed configurations, skipped: ${!SKIP[*]}; $OUT/runs.csv holds $(($(wc -l < "$OUT/runs.csv") - 1)) runs"
+  # One line per training command (several with COMPARE_APPEND): the generated docs print them.
+  printf '%s|%s|%s|%s\n' "$COMMAND" "$(elapsed)" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(git rev-parse --short HEAD)" \
+    >> "$OUT/commands.txt"
+fi
+python3 bench/compare_summary.py "$OUT" "$MODE" "$(cut -d' ' -f1-3 /proc/loadavg)" "${COMPARE_SET:-}"
 if [ "$COMPARE_DOCS" = 1 ]; then
-  mkdir -p docs/comparison
-  cp "$OUT/runs.csv" "$OUT/log.txt" "$OUT"/*.png docs/comparison/
-  python3 bench/compare_summary.py --splice "$OUT/tables.md" docs/comparison.md
-  log "wrote docs/comparison.md and docs/comparison/"
+  # The main set in docs/comparison/, a named set in its own directory: one never overwrites the other.
+  dir=docs/comparison${COMPARE_SET:+/$COMPARE_SET}
+  mkdir -p "$dir"
+  cp "$OUT/runs.csv" "$OUT/log.txt" "$OUT/commands.txt" "$OUT"/*.png "$dir/"
+  [ -z "${COMPARE_SET:-}" ] || cp "$OUT/tables.md" "$dir/"
+  python3 bench/compare_summary.py --splice "$OUT/tables.md" docs/comparison.md "${COMPARE_SET:-}"
+  echo "wrote docs/comparison.md and $dir/" >&2
 fi

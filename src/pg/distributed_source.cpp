@@ -138,6 +138,40 @@ bool is_citus_table(Oid relid) {
   return SPI_processed > 0;
 }
 
+Oid citus_table_behind(Oid relid) {
+  if (!citus_installed()) return InvalidOid;
+  // What reading `relid` reads as well: the relations a view's rule (not a
+  // materialized view's: its rows are stored locally) or a row-security
+  // policy refers to, and inheritance children and partitions, transitively.
+  Oid type[1] = {OIDOID};
+  Datum value[1] = {ObjectIdGetDatum(relid)};
+  exec_or_fail(
+      "WITH RECURSIVE reached(relid) AS ("
+      " SELECT $1"
+      " UNION"
+      " SELECT next.relid FROM reached r CROSS JOIN LATERAL ("
+      "  SELECT d.refobjid FROM pg_catalog.pg_depend d"
+      "  WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass"
+      "   AND ((d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass"
+      "         AND d.objid IN (SELECT w.oid FROM pg_catalog.pg_rewrite w"
+      "                         JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) w.ev_class"
+      "                         WHERE w.ev_class OPERATOR(pg_catalog.=) r.relid"
+      "                           AND c.relkind OPERATOR(pg_catalog.=) 'v'))"
+      "     OR (d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass"
+      "         AND d.objid IN (SELECT p.oid FROM pg_catalog.pg_policy p"
+      "                         WHERE p.polrelid OPERATOR(pg_catalog.=) r.relid)))"
+      "  UNION ALL"
+      "  SELECT i.inhrelid FROM pg_catalog.pg_inherits i WHERE i.inhparent OPERATOR(pg_catalog.=) r.relid"
+      " ) AS next(relid))"
+      " SELECT r.relid FROM reached r JOIN pg_catalog.pg_dist_partition p"
+      "  ON p.logicalrelid OPERATOR(pg_catalog.=) r.relid::pg_catalog.regclass"
+      " WHERE r.relid OPERATOR(pg_catalog.<>) $1 LIMIT 1",
+      1, type, value, SPI_OK_SELECT);
+  if (SPI_processed == 0) return InvalidOid;
+  bool isnull = false;
+  return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
 // The rows as the copy of a plain table would hold them (training_data.cpp):
 // for a reader, the features cast to float8[] and the class index; for a
 // role without read access, every row a run cannot use replaced by the

@@ -30,6 +30,12 @@ void source_row_expressions(const RunIdentities& ids, PreparedData* prep);
 // reference or Citus-local): Citus plans every query on it.
 bool is_citus_table(Oid relid);
 
+// A Citus table that reading `relid` (not itself one) reads too -- through a
+// view, a row-security policy, an inheritance child or a partition, at any
+// depth -- or InvalidOid (also without Citus). Such a read would reach the
+// shards without the guard (shard_guard.h). Requires SPI_connect().
+Oid citus_table_behind(Oid relid);
+
 // SET LOCAL citus.propagate_set_commands = 'local' and
 // max_parallel_workers_per_gather = 0 (one sequential scan per shard, so a
 // shard is one PSGD run, not several averaged by timing-dependent sizes),

@@ -75,9 +75,34 @@ char* shard_guard_sql(Oid relid) {
                   quote_literal_cstr(quote_identifier(GetUserNameFromId(owner, false))));
 }
 
+namespace {
+
+// The guard goes into statements that name the Citus table itself; a
+// statement naming a view over it (or a table whose policy reads it) would
+// reach its shards unguarded, and Citus may run such a view's part as a
+// query of its own, before the statement.
+void refuse_unguarded_citus_read(Oid relid) {
+  const Oid behind = citus_table_behind(relid);
+  if (!OidIsValid(behind)) return;
+  const char* source = get_rel_name(relid);
+  const char* table = get_rel_name(behind);
+  ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                  errmsg("\"%s\" reads the Citus table \"%s\"", source ? source : "?", table ? table : "?"),
+                  errdetail("dptrain reads a Citus table only as the source itself, where each worker checks "
+                            "the shards before any row is read; through a view, a policy or a child table it "
+                            "would not."),
+                  errhint("Train on (or evaluate) the distributed table itself; pass features => ARRAY[...] "
+                          "to encode its columns in the run.")));
+}
+
+}  // namespace
+
 const char* guarded_source_sql(Oid relid, bool only) {
   const char* name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
-  if (!is_citus_table(relid)) return only ? psprintf("ONLY %s", name) : name;
+  if (!is_citus_table(relid)) {
+    refuse_unguarded_citus_read(relid);
+    return only ? psprintf("ONLY %s", name) : name;
+  }
   const bool partitioned = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE;
   return psprintf("(SELECT * FROM %s%s AS %s WHERE %s) AS %s", partitioned ? "" : "ONLY ", name, kShardGuardAlias,
                   shard_guard_sql(relid), kShardGuardAlias);

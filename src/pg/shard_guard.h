@@ -53,7 +53,9 @@ char* shard_guard_sql(Oid relid);
 // What a statement puts after FROM to read `relid`: its quoted name, or for
 // a Citus table (Citus installed, SPI connected) the guarded subquery above
 // (ONLY, but for a partitioned table). With `only`, the name is read ONLY
-// as well (a plain table read in place).
+// as well (a plain table read in place). A relation that is not a Citus
+// table but reads one (a view over it, say: distributed_source.h,
+// citus_table_behind) is refused (0A000): its reads could not be guarded.
 const char* guarded_source_sql(Oid relid, bool only = false);
 
 // The guard's check of one relation a guarded statement reads on this node

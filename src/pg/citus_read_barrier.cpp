@@ -1,0 +1,123 @@
+#include "citus_read_barrier.h"
+
+extern "C" {
+#include "access/genam.h"
+#include "catalog/namespace.h"
+#include "executor/executor.h"
+}
+
+namespace dptrain::pg {
+namespace {
+
+ExecutorStart_hook_type previous_start = nullptr;
+
+// Inside the barrier: how deep (a read within a read), the source of the
+// outermost read, and the Citus tables (their OIDs, ascending), read once
+// when it was entered.
+int depth = 0;
+Oid reading = InvalidOid;
+Oid* citus_tables = nullptr;
+int ncitus_tables = 0;
+
+int compare_oids(const void* a, const void* b) {
+  const Oid x = *static_cast<const Oid*>(a), y = *static_cast<const Oid*>(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+// Every logicalrelid of pg_dist_partition (Citus's catalog of its tables:
+// distributed, reference, Citus-local, their partitions), in TopMemoryContext;
+// false if Citus is not installed in this database. Read directly (no SPI:
+// the caller is between preparing and executing its statement).
+bool load_citus_tables() {
+  const Oid catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+  if (!OidIsValid(catalog)) return false;
+  Relation rel = table_open(catalog, AccessShareLock);
+  const TupleDesc desc = RelationGetDescr(rel);
+  const int column = 1;  // logicalrelid
+  if (desc->natts < column || TupleDescAttr(desc, column - 1)->atttypid != REGCLASSOID)
+    elog(ERROR, "dptrain: pg_dist_partition has no logicalrelid column first");
+  int capacity = 16, n = 0;
+  Oid* oids = static_cast<Oid*>(MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * capacity));
+  SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, nullptr, 0, nullptr);
+  HeapTuple t;
+  while (HeapTupleIsValid(t = systable_getnext(scan))) {
+    bool isnull;
+    const Datum d = heap_getattr(t, column, desc, &isnull);
+    if (isnull) continue;
+    if (n == capacity) {
+      capacity *= 2;
+      oids = static_cast<Oid*>(repalloc(oids, sizeof(Oid) * capacity));
+    }
+    oids[n++] = DatumGetObjectId(d);
+  }
+  systable_endscan(scan);
+  table_close(rel, AccessShareLock);
+  qsort(oids, n, sizeof(Oid), compare_oids);
+  citus_tables = oids;
+  ncitus_tables = n;
+  return true;
+}
+
+bool is_listed(Oid relid) {
+  return bsearch(&relid, citus_tables, ncitus_tables, sizeof(Oid), compare_oids) != nullptr;
+}
+
+void forget_citus_tables() {
+  if (citus_tables) pfree(citus_tables);
+  citus_tables = nullptr;
+  ncitus_tables = 0;
+}
+
+void refuse_citus_reads(const PlannedStmt* statement) {
+  ListCell* lc;
+  foreach (lc, statement->rtable) {
+    const RangeTblEntry* rte = lfirst_node(RangeTblEntry, lc);
+    if (rte->rtekind != RTE_RELATION || !is_listed(rte->relid)) continue;
+    const char* source = get_rel_name(reading);
+    const char* table = get_rel_name(rte->relid);
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("\"%s\" reads the Citus table \"%s\"", source ? source : "?", table ? table : "?"),
+                    errdetail("A statement run while dptrain read it (in a function its view or a policy calls, "
+                              "say) reads the Citus table, whose shards it would read without the check each "
+                              "worker makes for dptrain's own reads."),
+                    errhint("Train on (or evaluate) the distributed table itself; pass features => ARRAY[...] "
+                            "to encode its columns in the run.")));
+  }
+}
+
+void start(QueryDesc* desc, int eflags) {
+  if (depth > 0 && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0) refuse_citus_reads(desc->plannedstmt);
+  if (previous_start) previous_start(desc, eflags);
+  else standard_ExecutorStart(desc, eflags);
+}
+
+}  // namespace
+
+bool enter_citus_read_barrier(Oid source) {
+  if (depth > 0) {
+    ++depth;
+    return true;
+  }
+  if (!load_citus_tables()) return false;
+  if (is_listed(source)) {  // guarded (shard_guard.h)
+    forget_citus_tables();
+    return false;
+  }
+  reading = source;
+  depth = 1;
+  return true;
+}
+
+void leave_citus_read_barrier() {
+  if (--depth > 0) return;
+  depth = 0;
+  reading = InvalidOid;
+  forget_citus_tables();
+}
+
+void install_citus_read_barrier_hook() {
+  previous_start = ExecutorStart_hook;
+  ExecutorStart_hook = start;
+}
+
+}  // namespace dptrain::pg

@@ -1,0 +1,61 @@
+// No unguarded read of a Citus table while dptrain reads a source that is
+// not one (docs/governance.md, "A view over a Citus table is refused").
+//
+// Every read of a Citus table's shards carries the guard (shard_guard.h),
+// which each worker checks before any row. That holds for the statements
+// dptrain writes, which name the Citus table itself. A source that is not a
+// Citus table may still read one through code the catalog does not show: a
+// function its view's FROM or a policy calls (a PL/pgSQL body, or a SQL
+// body PostgreSQL inlines into the statement), whose statements name the
+// Citus table with no guard. Measured before this barrier: a superuser's
+// dp_train on `CREATE VIEW v AS SELECT * FROM f()`, f reading a distributed
+// table, ran a worker's impostor at a shard's name as the superuser
+// (test/citus/dp_train_in_place.sh). citus_table_behind refuses what the
+// catalog shows before the charge; this refuses the rest when it runs.
+//
+// So while dptrain executes a statement reading such a source, every
+// statement whose executor starts in this backend (the statement itself, a
+// function's statement within it, a Citus subplan) is refused (0A000)
+// before it starts if its range table holds a Citus table: Citus keeps the
+// original range table in the plans it makes (for permission checks), and
+// an inlined SQL function's relations are in the flattened one. A cached
+// plan is checked too: the check is at ExecutorStart, not in the planner.
+//
+// Not covered: a function that runs SQL on the workers by text
+// (run_command_on_shards, dblink, a loopback foreign table) -- no relation
+// in a range table; and a parallel worker's statements (a function the
+// owner marked PARALLEL SAFE; Citus does not plan distributed queries in
+// a parallel worker).
+#pragma once
+
+#include "pg_glue.h"
+
+namespace dptrain::pg {
+
+// Enters the barrier for a statement that reads `source`, unless Citus is
+// not installed or `source` is a Citus table itself (its reads are guarded).
+// Returns whether it entered; the caller leaves it (below) if so, also on
+// error (see run_reading).
+bool enter_citus_read_barrier(Oid source);
+void leave_citus_read_barrier();
+
+// execute() -- the execution of a statement that reads `source` -- inside
+// the barrier. F must own no resource (the longjmp of an ERROR crosses it).
+template <typename F>
+int run_reading(Oid source, F execute) {
+  const bool entered = enter_citus_read_barrier(source);
+  int rc = 0;
+  PG_TRY();
+  { rc = execute(); }
+  PG_FINALLY();
+  {
+    if (entered) leave_citus_read_barrier();
+  }
+  PG_END_TRY();
+  return rc;
+}
+
+// Installs the ExecutorStart hook (once, from _PG_init).
+void install_citus_read_barrier_hook();
+
+}  // namespace dptrain::pg
