@@ -19,13 +19,21 @@
 // before it starts if its range table holds a Citus table: Citus keeps the
 // original range table in the plans it makes (for permission checks), and
 // an inlined SQL function's relations are in the flattened one. A cached
-// plan is checked too: the check is at ExecutorStart, not in the planner.
+// plan is checked too: the check is at ExecutorStart, not in the planner;
+// so is EXPLAIN without ANALYZE (Citus runs EXPLAIN on a worker, whose
+// planning of the shard's query runs code). And every command (utility
+// statement) but those whose reads reach the executor (EXPLAIN, DO, CALL,
+// cursors, prepared statements, CREATE TABLE AS) or that read no table
+// (SET, SHOW, NOTIFY, a temporary table's CREATE TABLE) is refused too:
+// Citus runs TRUNCATE, ALTER TABLE, ANALYZE, COPY, ... on the shards or on
+// the workers' copies of the table, where a relation put at that name runs
+// its code (a TRUNCATE trigger, measured) as the caller.
 //
 // Not covered: a function that runs SQL on the workers by text
-// (run_command_on_shards, dblink, a loopback foreign table) -- no relation
-// in a range table; and a parallel worker's statements (a function the
-// owner marked PARALLEL SAFE; Citus does not plan distributed queries in
-// a parallel worker).
+// (run_command_on_shards with a computed table name, dblink, a loopback
+// foreign table) -- no relation in a range table; and a parallel worker's
+// statements (a function the owner marked PARALLEL SAFE; Citus cannot run
+// a distributed query in a parallel worker: measured, it fails).
 #pragma once
 
 #include "pg_glue.h"

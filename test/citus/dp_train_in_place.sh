@@ -20,8 +20,9 @@
 #  * AMP (exact gradient sums) gives the plain table's model up to rounding;
 #  * a view over the distributed table (read unguarded) is refused with
 #    0A000 before the charge; a materialized view of it (local rows) trains;
-#  * so is a view or a policy calling a function that reads it, when the
-#    function's statement starts (src/pg/citus_read_barrier.h);
+#  * so is a view or a policy calling a function that reads it (or
+#    EXPLAINs it, or runs a command such as TRUNCATE), when the function's
+#    statement starts (src/pg/citus_read_barrier.h);
 #  * the non-private run reaches the plain table's accuracy.
 set -euo pipefail
 source "$(dirname "$0")/lib/cluster.sh"
@@ -269,11 +270,36 @@ echo "$err" | grep -q 'reading "public.gov_local" for the run failed' ||
   fail "a policy's function reading the distributed table, for the analyst: $err"
 left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('gov_local')" | tail -1)
 sql "SELECT abs($left - 0.5) < 1e-12" | grep -q t || fail "the failed run on gov_local: budget left $left, expected 0.5"
-for table in pts_plain_view pts_policed; do
+# Two other ways such a function reaches the shards: EXPLAIN (Citus runs it
+# on a worker, which plans the shard's query: code of a relation there runs)
+# and a command Citus runs on the shards (TRUNCATE: a worker's TRUNCATE
+# trigger runs). Measured before the barrier covered them: both trained,
+# and pts_victim was emptied. A SET the function makes reads no table: that
+# view trains.
+distributed_copy pts_plain pts_victim 2
+sql "CREATE FUNCTION pts_explained() RETURNS TABLE(id bigint, x float8[], y boolean) LANGUAGE plpgsql AS
+       \$\$ DECLARE r record; BEGIN FOR r IN EXECUTE 'EXPLAIN SELECT * FROM public.pts' LOOP END LOOP;
+             RETURN QUERY SELECT p.id, p.x, p.y FROM public.pts_plain p; END \$\$;
+     CREATE FUNCTION pts_truncating() RETURNS TABLE(id bigint, x float8[], y boolean) LANGUAGE plpgsql AS
+       \$\$ BEGIN TRUNCATE public.pts_victim; RETURN QUERY SELECT p.id, p.x, p.y FROM public.pts_plain p; END \$\$;
+     CREATE FUNCTION pts_setting() RETURNS TABLE(id bigint, x float8[], y boolean) LANGUAGE plpgsql AS
+       \$\$ BEGIN SET LOCAL work_mem = '8MB';
+             RETURN QUERY SELECT p.id, p.x, p.y FROM public.pts_plain p; END \$\$;
+     CREATE VIEW pts_xview AS SELECT * FROM pts_explained();
+     CREATE VIEW pts_tview AS SELECT * FROM pts_truncating();
+     CREATE VIEW pts_setview AS SELECT * FROM pts_setting()" >/dev/null 2>&1
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_xview', 'y', 'x', algorithm => 'bolton', epsilon => 1)" 2>&1 || true)
+echo "$err" | grep -q "0A000" && echo "$err" | grep -q 'reads the Citus table "pts"' ||
+  fail "a view whose function EXPLAINs the distributed table: expected 0A000, got: $err"
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_tview', 'y', 'x', algorithm => 'bolton', epsilon => 1)" 2>&1 || true)
+echo "$err" | grep -q "0A000" && echo "$err" | grep -q 'runs the command TRUNCATE TABLE' ||
+  fail "a view whose function truncates a distributed table: expected 0A000, got: $err"
+[ "$(sql "SELECT count(*) FROM pts_victim")" = 3001 ] || fail "the refused run truncated pts_victim"
+for table in pts_plain_view pts_policed pts_setview; do
   ok_id=$(train $table "algorithm => 'bolton', epsilon => 1, epochs => 1" | tail -1)
   [[ "$ok_id" =~ ^[0-9]+$ ]] || fail "$table (no Citus table read) was refused: $ok_id"
 done
-echo "ok: functions reading the distributed table, in a view or a policy, refused when they run (0A000; nothing charged for a reader; the analyst's failed read charged); local views and policies train"
+echo "ok: functions reading the distributed table, in a view or a policy, refused when they run (0A000; nothing charged for a reader; the analyst's failed read charged), with EXPLAIN or TRUNCATE too; local views and policies train"
 # --- a shard that is not a plain table is refused before anything runs -------------
 # (a shard replaced by a view, by hand on its worker, would run the view's
 # code: the guard of the run's first statement, the count, refuses it;
