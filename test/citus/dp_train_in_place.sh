@@ -205,12 +205,15 @@ echo "ok: governance on the distributed table (no read access, refusals free, on
 # would reach the shards without it: src/pg/shard_guard.h,
 # guarded_source_sql. A materialized view's rows are local: trained.)
 sql "CREATE VIEW pts_view AS SELECT * FROM pts; CREATE VIEW pts_view2 AS SELECT * FROM pts_view WHERE id > 0;
-     CREATE MATERIALIZED VIEW pts_matview AS SELECT * FROM pts" >/dev/null
+     CREATE MATERIALIZED VIEW pts_matview AS SELECT * FROM pts;
+     CREATE TABLE pts_polsrc AS SELECT * FROM pts_plain; ALTER TABLE pts_polsrc ENABLE ROW LEVEL SECURITY;
+     CREATE POLICY p ON pts_polsrc USING (EXISTS (SELECT 1 FROM pts WHERE pts.id = pts_polsrc.id))" >/dev/null
 before=$(ledger)
 for call in "dp_train('pts_view', 'y', 'x', algorithm => 'bolton', epsilon => 1)" \
             "dp_train('pts_view2', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-6)" \
             "dp_tune('pts_view', 'y', 'x', epsilon => 1)" \
-            "dp_evaluate($id, 'pts_view2', 'y', 'x')"; do
+            "dp_evaluate($id, 'pts_view2', 'y', 'x')" \
+            "dp_train('pts_polsrc', 'y', 'x', algorithm => 'bolton', epsilon => 1)"; do
   err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT * FROM $call" 2>&1 || true)
   echo "$err" | grep -q "0A000" && echo "$err" | grep -q 'reads the Citus table "pts"' && echo "$err" | grep -q "HINT" ||
     fail "$call over a distributed table: expected 0A000 naming pts, got: $err"
@@ -218,7 +221,7 @@ done
 [ "$(ledger)" = "$before" ] || fail "a refused run on a view was charged: ledger $before -> $(ledger)"
 mv_id=$(train pts_matview "algorithm => 'bolton', epsilon => 1, epochs => 1" | tail -1)
 [[ "$mv_id" =~ ^[0-9]+$ ]] || fail "a materialized view of the distributed table (local rows) was refused: $mv_id"
-echo "ok: views over the distributed table refused (0A000, nothing charged); its materialized view trains"
+echo "ok: views over the distributed table and a policy reading it refused (0A000, nothing charged); its materialized view trains"
 # --- a function that reads it, called by a view or a policy: refused when it runs --
 # (A function's body is not in pg_depend: citus_table_behind cannot see it.
 # Its statement names the Citus table without the guard; measured before
