@@ -3,6 +3,7 @@
 extern "C" {
 #include "access/genam.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_inherits.h"
 #include "executor/executor.h"
 #include "tcop/cmdtag.h"
 #include "tcop/utility.h"
@@ -19,6 +20,7 @@ ProcessUtility_hook_type previous_utility = nullptr;
 // when it was entered.
 int depth = 0;
 Oid reading = InvalidOid;
+List* exempt = NIL;  // a Citus source and its partitions (TopMemoryContext)
 Oid* citus_tables = nullptr;
 int ncitus_tables = 0;
 
@@ -75,7 +77,7 @@ void refuse_citus_reads(const PlannedStmt* statement) {
   ListCell* lc;
   foreach (lc, statement->rtable) {
     const RangeTblEntry* rte = lfirst_node(RangeTblEntry, lc);
-    if (rte->rtekind != RTE_RELATION || !is_listed(rte->relid)) continue;
+    if (rte->rtekind != RTE_RELATION || !is_listed(rte->relid) || list_member_oid(exempt, rte->relid)) continue;
     const char* source = get_rel_name(reading);
     const char* table = get_rel_name(rte->relid);
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -159,9 +161,14 @@ bool enter_citus_read_barrier(Oid source) {
     return true;
   }
   if (!load_citus_tables()) return false;
-  if (is_listed(source)) {  // guarded (shard_guard.h)
-    forget_citus_tables();
-    return false;
+  // A Citus source's reads carry the guard (shard_guard.h): the source, and
+  // its partitions, are read; any other Citus table read meanwhile (by a
+  // function its row-security policy calls, run here by Citus's local
+  // execution of a reference table's placement, say) is not guarded.
+  if (is_listed(source)) {
+    MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+    exempt = find_all_inheritors(source, NoLock, nullptr);
+    MemoryContextSwitchTo(old);
   }
   reading = source;
   depth = 1;
@@ -172,6 +179,8 @@ void leave_citus_read_barrier() {
   if (--depth > 0) return;
   depth = 0;
   reading = InvalidOid;
+  list_free(exempt);
+  exempt = NIL;
   forget_citus_tables();
 }
 

@@ -13,7 +13,13 @@
 // (test/citus/dp_train_in_place.sh). citus_table_behind refuses what the
 // catalog shows before the charge; this refuses the rest when it runs.
 //
-// So while dptrain executes a statement reading such a source, every
+// A Citus source's own code may too: a reference table's policy calling
+// such a function runs in this session when Citus reads the coordinator's
+// placement (measured: a reader's dp_train read another distributed
+// table's shards unguarded). So the barrier holds for a Citus source as
+// well, the source and its partitions excepted (read guarded).
+//
+// So while dptrain executes a statement reading a source, every
 // statement whose executor starts in this backend (the statement itself, a
 // function's statement within it, a Citus subplan) is refused (0A000)
 // before it starts if its range table holds a Citus table: Citus keeps the
@@ -33,7 +39,9 @@
 // (run_command_on_shards with a computed table name, dblink, a loopback
 // foreign table) -- no relation in a range table; and a parallel worker's
 // statements (a function the owner marked PARALLEL SAFE; Citus cannot run
-// a distributed query in a parallel worker: measured, it fails).
+// a distributed query in a parallel worker: measured, it fails); and a
+// Citus source's policy run on a worker (its placement read there), whose
+// function's distributed query that worker plans itself.
 #pragma once
 
 #include "pg_glue.h"
@@ -41,7 +49,7 @@
 namespace dptrain::pg {
 
 // Enters the barrier for a statement that reads `source`, unless Citus is
-// not installed or `source` is a Citus table itself (its reads are guarded).
+// not installed (a Citus source and its partitions may be read: guarded).
 // Returns whether it entered; the caller leaves it (below) if so, also on
 // error (see run_reading).
 bool enter_citus_read_barrier(Oid source);
