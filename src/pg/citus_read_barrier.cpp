@@ -80,6 +80,12 @@ void refuse_citus_reads(const PlannedStmt* statement) {
     if (rte->rtekind != RTE_RELATION || !is_listed(rte->relid) || list_member_oid(exempt, rte->relid)) continue;
     const char* source = get_rel_name(reading);
     const char* table = get_rel_name(rte->relid);
+    if (rte->relid == reading)
+      ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("\"%s\" became a Citus table during the run", source ? source : "?"),
+                      errdetail("dptrain's statements read it as the table it was when the run began, without the "
+                                "check each worker makes for dptrain's reads of a Citus table."),
+                      errhint("Call again: a new run reads it as a Citus table.")));
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("\"%s\" reads the Citus table \"%s\"", source ? source : "?", table ? table : "?"),
                     errdetail("A statement run while dptrain read it (in a function its view or a policy calls, "
@@ -155,17 +161,19 @@ void utility(PlannedStmt* statement, const char* text, bool read_only_tree, Proc
 
 }  // namespace
 
-bool enter_citus_read_barrier(Oid source) {
+bool enter_citus_read_barrier(Oid source, bool guarded) {
   if (depth > 0) {
     ++depth;
     return true;
   }
   if (!load_citus_tables()) return false;
-  // A Citus source's reads carry the guard (shard_guard.h): the source, and
-  // its partitions, are read; any other Citus table read meanwhile (by a
-  // function its row-security policy calls, run here by Citus's local
-  // execution of a reference table's placement, say) is not guarded.
-  if (is_listed(source)) {
+  // A guarded read of a Citus source (shard_guard.h) reads the source and
+  // its partitions; any other Citus table read meanwhile (by a function its
+  // row-security policy calls, run here by Citus's local execution of a
+  // reference table's placement, say) is not guarded. A statement without
+  // the guard was written for a table that was not a Citus table then (its
+  // owner distributed it during the run): reading it is refused.
+  if (guarded && is_listed(source)) {
     MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
     exempt = find_all_inheritors(source, NoLock, nullptr);
     MemoryContextSwitchTo(old);

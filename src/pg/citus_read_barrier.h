@@ -17,7 +17,13 @@
 // such a function runs in this session when Citus reads the coordinator's
 // placement (measured: a reader's dp_train read another distributed
 // table's shards unguarded). So the barrier holds for a Citus source as
-// well, the source and its partitions excepted (read guarded).
+// well, the source and its partitions excepted -- only in a statement that
+// carries the guard (shard_guard.h). A statement written for a local table
+// reads it unguarded if its owner distributes it during the run
+// (create_distributed_table takes no lock the run's conflicts with;
+// measured: the in-place passes of a superuser's AMP run then read a shard
+// its owner had replaced by a view on a worker, whose function ran as the
+// superuser): refused.
 //
 // So while dptrain executes a statement reading a source, every
 // statement whose executor starts in this backend (the statement itself, a
@@ -49,17 +55,18 @@
 namespace dptrain::pg {
 
 // Enters the barrier for a statement that reads `source`, unless Citus is
-// not installed (a Citus source and its partitions may be read: guarded).
+// not installed; a Citus source and its partitions may be read if the
+// statement is `guarded` (plan_calls_shard_guard).
 // Returns whether it entered; the caller leaves it (below) if so, also on
 // error (see run_reading).
-bool enter_citus_read_barrier(Oid source);
+bool enter_citus_read_barrier(Oid source, bool guarded);
 void leave_citus_read_barrier();
 
-// execute() -- the execution of a statement that reads `source` -- inside
-// the barrier. F must own no resource (the longjmp of an ERROR crosses it).
+// execute() -- the execution of a statement that reads `source`, `guarded`
+// or not -- inside the barrier. F must own no resource (the longjmp of an ERROR crosses it).
 template <typename F>
-int run_reading(Oid source, F execute) {
-  const bool entered = enter_citus_read_barrier(source);
+int run_reading(Oid source, bool guarded, F execute) {
+  const bool entered = enter_citus_read_barrier(source, guarded);
   int rc = 0;
   PG_TRY();
   { rc = execute(); }
