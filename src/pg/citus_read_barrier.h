@@ -47,7 +47,9 @@
 // statements (a function the owner marked PARALLEL SAFE; Citus cannot run
 // a distributed query in a parallel worker: measured, it fails); and a
 // Citus source's policy run on a worker (its placement read there), whose
-// function's distributed query that worker plans itself.
+// function's distributed query that worker plans itself (Citus refuses it
+// unless the function sets citus.allow_nested_distributed_execution,
+// measured).
 #pragma once
 
 #include "pg_glue.h"
