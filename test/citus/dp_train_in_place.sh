@@ -140,8 +140,18 @@ echo "$err" | grep -q "22023" || fail "distributed by the label: expected 22023,
 echo "ok: a table distributed by its label is refused (22023)"
 
 # --- exact sums: AMP equals the plain table's run up to rounding ----------------
-amp() { train "$1" "algorithm => 'amp', epsilon => 1, delta => 1e-6, seed => 3" | tail -1; }
-a_dist=$(amp pts); a_plain=$(amp pts_plain)
+amp_out=$(train pts "algorithm => 'amp', epsilon => 1, delta => 1e-6, seed => 3")
+a_dist=$(tail -1 <<<"$amp_out")
+a_plain=$(train pts_plain "algorithm => 'amp', epsilon => 1, delta => 1e-6, seed => 3" | tail -1)
+# Each shard gets the gradient request alone (16 header values and the d
+# weights), not the zero sums of the state (with the Hessian: 2 + 2d + d^2
+# more values, which Citus would copy into a record for every row).
+dim=$(sql "SELECT jsonb_array_length(to_jsonb(weights)) FROM dptrain.models WHERE id = $a_dist")
+request=$(grep "worker_partial_agg('dptrain.gradient_sum" <<<"$amp_out" | head -1 | grep -o "'{1146115175[^}]*}'" || true)
+[ -n "$request" ] || fail "no gradient pass sent to the shards: $amp_out"
+values=$(tr -cd ',' <<<"$request" | wc -c)
+[ $((values + 1)) = $((16 + dim)) ] ||
+  fail "the shards got $((values + 1)) values per gradient request, expected 16 + d = $((16 + dim))"
 gap=$(sql "SELECT max(abs(a.v - b.v)) FROM
              unnest((SELECT weights FROM dptrain.models WHERE id = $a_dist)) WITH ORDINALITY a(v, j)
              JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $a_plain)) WITH ORDINALITY b(v, j) USING (j)")
