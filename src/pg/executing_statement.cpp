@@ -1,5 +1,6 @@
 #include "executing_statement.h"
 
+#include "citus_read_barrier.h"
 #include "shard_guard.h"
 
 extern "C" {
@@ -75,6 +76,7 @@ extern "C" {
 void _PG_init(void) {
   dptrain::pg::install_executing_statement_hook();
   dptrain::pg::install_shard_guard_planner_hook();
+  dptrain::pg::install_citus_read_barrier_hook();
 }
 
 }  // extern "C"

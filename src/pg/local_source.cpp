@@ -4,6 +4,8 @@ extern "C" {
 #include "catalog/pg_inherits.h"
 }
 #include "core/algorithms/algorithm.h"
+#include "citus_read_barrier.h"
+#include "shard_guard.h"
 #include "distributed_source.h"
 #include "statement_checks.h"
 
@@ -74,7 +76,8 @@ int execute_in_place_pass(const char* sql, Datum input, Snapshot snapshot, Oid r
   // No row limit (tcount 0): with one, the executor runs the plan without
   // its parallel workers (measured: "Workers Launched: 0"); the pass returns
   // one row anyway.
-  const int rc = SPI_execute_snapshot(plan, values, nullptr, snapshot, InvalidSnapshot, true, false, 0);
+  const int rc = run_reading(
+      relid, plan_calls_shard_guard(plan), [&] { return SPI_execute_snapshot(plan, values, nullptr, snapshot, InvalidSnapshot, true, false, 0); });
   SPI_freeplan(plan);
   return rc;
 }
