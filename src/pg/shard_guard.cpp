@@ -12,6 +12,7 @@ extern "C" {
 #include "optimizer/planner.h"
 #include "parser/parsetree.h"
 #include "utils/array.h"
+#include "utils/plancache.h"
 }
 
 #include "distributed_source.h"
@@ -313,6 +314,22 @@ void refuse_own_code(Node* expression, Query* query) {
 }
 
 }  // namespace
+
+bool plan_calls_shard_guard(SPIPlanPtr plan) {
+  const Oid dptrain = get_namespace_oid("dptrain", true);
+  if (!OidIsValid(dptrain)) return false;
+  ListCell* s;
+  foreach (s, SPI_plan_get_plan_sources(plan)) {
+    const CachedPlanSource* source = static_cast<const CachedPlanSource*>(lfirst(s));
+    ListCell* q;
+    foreach (q, source->query_list) {
+      GuardedQuery g = {dptrain, nullptr, NIL};
+      find_guard_and_relations(static_cast<Node*>(lfirst(q)), &g);
+      if (g.call != nullptr) return true;
+    }
+  }
+  return false;
+}
 
 void check_guarded_query(Query* parse) {
   GuardedQuery g = {get_namespace_oid("dptrain", true), nullptr, NIL};

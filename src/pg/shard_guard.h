@@ -74,6 +74,11 @@ void check_guarded_relation(Oid relid, Datum* columns, int ncolumns, bool row_se
 // the planner hook below.
 void check_guarded_query(Query* parse);
 
+// Whether a prepared (not yet executed) statement calls dptrain.shard_guard:
+// it is one of dptrain's guarded reads of a Citus table
+// (citus_read_barrier.h lets it read that table).
+bool plan_calls_shard_guard(SPIPlanPtr plan);
+
 // Installs the planner hook that calls check_guarded_query for a statement
 // whose text names the guard, or that is planned without a text (Citus's
 // local execution) (once, from _PG_init: the library is loaded

@@ -1,6 +1,7 @@
 #include "statement_checks.h"
 
 #include "citus_read_barrier.h"
+#include "shard_guard.h"
 
 extern "C" {
 #include "catalog/dependency.h"
@@ -193,7 +194,7 @@ int execute_checked(const char* sql, int nargs, Oid* types, Datum* values, bool 
                     const SourceRead& r) {
   // Parallel workers allowed, as SPI_execute_with_args allows them.
   SPIPlanPtr plan = prepare_checked(sql, nargs, types, CURSOR_OPT_PARALLEL_OK, r);
-  const int rc = run_reading(r.source, [&] { return SPI_execute_plan(plan, values, nullptr, read_only, tcount); });
+  const int rc = run_reading(r.source, plan_calls_shard_guard(plan), [&] { return SPI_execute_plan(plan, values, nullptr, read_only, tcount); });
   SPI_freeplan(plan);
   return rc;
 }

@@ -256,7 +256,7 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
       if (more) {
         scratch->sql = in_place ? dptrain::distributed::pass_sql(*p, *scratch->source)
                                 : dptrain::pass_sql(*p, dptrain::pass_table_name(*p, prepared));
-        scratch->input = std::move(p->input);
+        scratch->input = in_place ? dptrain::distributed::pass_input(*p) : std::move(p->input);
         if (p->kind == dptrain::PassKind::Split) scratch->parts = p->parts;
         scratch->kind = static_cast<int>(p->kind);
       }

@@ -20,8 +20,9 @@
 #  * AMP (exact gradient sums) gives the plain table's model up to rounding;
 #  * a view over the distributed table (read unguarded) is refused with
 #    0A000 before the charge; a materialized view of it (local rows) trains;
-#  * so is a view or a policy calling a function that reads it, when the
-#    function's statement starts (src/pg/citus_read_barrier.h);
+#  * so is a view or a policy calling a function that reads it (or
+#    EXPLAINs it, or runs a command such as TRUNCATE), when the function's
+#    statement starts (src/pg/citus_read_barrier.h);
 #  * the non-private run reaches the plain table's accuracy.
 set -euo pipefail
 source "$(dirname "$0")/lib/cluster.sh"
@@ -139,8 +140,18 @@ echo "$err" | grep -q "22023" || fail "distributed by the label: expected 22023,
 echo "ok: a table distributed by its label is refused (22023)"
 
 # --- exact sums: AMP equals the plain table's run up to rounding ----------------
-amp() { train "$1" "algorithm => 'amp', epsilon => 1, delta => 1e-6, seed => 3" | tail -1; }
-a_dist=$(amp pts); a_plain=$(amp pts_plain)
+amp_out=$(train pts "algorithm => 'amp', epsilon => 1, delta => 1e-6, seed => 3")
+a_dist=$(tail -1 <<<"$amp_out")
+a_plain=$(train pts_plain "algorithm => 'amp', epsilon => 1, delta => 1e-6, seed => 3" | tail -1)
+# Each shard gets the gradient request alone (16 header values and the d
+# weights), not the zero sums of the state (with the Hessian: 2 + 2d + d^2
+# more values, which Citus would copy into a record for every row).
+dim=$(sql "SELECT jsonb_array_length(to_jsonb(weights)) FROM dptrain.models WHERE id = $a_dist")
+request=$(grep "worker_partial_agg('dptrain.gradient_sum" <<<"$amp_out" | head -1 | grep -o "'{1146115175[^}]*}'" || true)
+[ -n "$request" ] || fail "no gradient pass sent to the shards: $amp_out"
+values=$(tr -cd ',' <<<"$request" | wc -c)
+[ $((values + 1)) = $((16 + dim)) ] ||
+  fail "the shards got $((values + 1)) values per gradient request, expected 16 + d = $((16 + dim))"
 gap=$(sql "SELECT max(abs(a.v - b.v)) FROM
              unnest((SELECT weights FROM dptrain.models WHERE id = $a_dist)) WITH ORDINALITY a(v, j)
              JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $a_plain)) WITH ORDINALITY b(v, j) USING (j)")
@@ -204,20 +215,23 @@ echo "ok: governance on the distributed table (no read access, refusals free, on
 # would reach the shards without it: src/pg/shard_guard.h,
 # guarded_source_sql. A materialized view's rows are local: trained.)
 sql "CREATE VIEW pts_view AS SELECT * FROM pts; CREATE VIEW pts_view2 AS SELECT * FROM pts_view WHERE id > 0;
-     CREATE MATERIALIZED VIEW pts_matview AS SELECT * FROM pts" >/dev/null
+     CREATE MATERIALIZED VIEW pts_matview AS SELECT * FROM pts;
+     CREATE TABLE pts_polsrc AS SELECT * FROM pts_plain; ALTER TABLE pts_polsrc ENABLE ROW LEVEL SECURITY;
+     CREATE POLICY p ON pts_polsrc USING (EXISTS (SELECT 1 FROM pts WHERE pts.id = pts_polsrc.id))" >/dev/null
 before=$(ledger)
 for call in "dp_train('pts_view', 'y', 'x', algorithm => 'bolton', epsilon => 1)" \
             "dp_train('pts_view2', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-6)" \
             "dp_tune('pts_view', 'y', 'x', epsilon => 1)" \
-            "dp_evaluate($id, 'pts_view2', 'y', 'x')"; do
+            "dp_evaluate($id, 'pts_view2', 'y', 'x')" \
+            "dp_train('pts_polsrc', 'y', 'x', algorithm => 'bolton', epsilon => 1)"; do
   err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT * FROM $call" 2>&1 || true)
-  echo "$err" | grep -q "0A000" && echo "$err" | grep -q 'reads the Citus table "pts"' && echo "$err" | grep -q "HINT" ||
+  grep -q "0A000" <<<"$err" && grep -q 'reads the Citus table "pts"' <<<"$err" && grep -q "HINT" <<<"$err" ||
     fail "$call over a distributed table: expected 0A000 naming pts, got: $err"
 done
 [ "$(ledger)" = "$before" ] || fail "a refused run on a view was charged: ledger $before -> $(ledger)"
 mv_id=$(train pts_matview "algorithm => 'bolton', epsilon => 1, epochs => 1" | tail -1)
 [[ "$mv_id" =~ ^[0-9]+$ ]] || fail "a materialized view of the distributed table (local rows) was refused: $mv_id"
-echo "ok: views over the distributed table refused (0A000, nothing charged); its materialized view trains"
+echo "ok: views over the distributed table and a policy reading it refused (0A000, nothing charged); its materialized view trains"
 # --- a function that reads it, called by a view or a policy: refused when it runs --
 # (A function's body is not in pg_depend: citus_table_behind cannot see it.
 # Its statement names the Citus table without the guard; measured before
@@ -247,8 +261,8 @@ for call in "dp_train('pts_fview', 'y', 'x', algorithm => 'bolton', epsilon => 1
             "dptrain.distinct_text_values('pts_fview', 'y', 10)"; do
   # (the first statement caches the function's plan in the session)
   err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT count(*) FROM pts_fview" -c "SELECT * FROM $call" 2>&1 || true)
-  echo "$err" | grep -q "0A000" && echo "$err" | grep -q 'reads the Citus table "pts"' &&
-    echo "$err" | grep -q "citus_read_barrier" ||
+  grep -q "0A000" <<<"$err" && grep -q 'reads the Citus table "pts"' <<<"$err" &&
+    grep -q "citus_read_barrier" <<<"$err" ||
     fail "$call, a function reading the distributed table: expected 0A000 from the barrier, got: $err"
 done
 [ "$(ledger)" = "$before" ] || fail "a refused run on a function's view was charged: ledger $before -> $(ledger)"
@@ -269,11 +283,54 @@ echo "$err" | grep -q 'reading "public.gov_local" for the run failed' ||
   fail "a policy's function reading the distributed table, for the analyst: $err"
 left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('gov_local')" | tail -1)
 sql "SELECT abs($left - 0.5) < 1e-12" | grep -q t || fail "the failed run on gov_local: budget left $left, expected 0.5"
-for table in pts_plain_view pts_policed; do
+# Two other ways such a function reaches the shards: EXPLAIN (Citus runs it
+# on a worker, which plans the shard's query: code of a relation there runs)
+# and a command Citus runs on the shards (TRUNCATE: a worker's TRUNCATE
+# trigger runs). Measured before the barrier covered them: both trained,
+# and pts_victim was emptied. A SET the function makes reads no table: that
+# view trains.
+distributed_copy pts_plain pts_victim 2
+sql "CREATE FUNCTION pts_explained() RETURNS TABLE(id bigint, x float8[], y boolean) LANGUAGE plpgsql AS
+       \$\$ DECLARE r record; BEGIN FOR r IN EXECUTE 'EXPLAIN SELECT * FROM public.pts' LOOP END LOOP;
+             RETURN QUERY SELECT p.id, p.x, p.y FROM public.pts_plain p; END \$\$;
+     CREATE FUNCTION pts_truncating() RETURNS TABLE(id bigint, x float8[], y boolean) LANGUAGE plpgsql AS
+       \$\$ BEGIN TRUNCATE public.pts_victim; RETURN QUERY SELECT p.id, p.x, p.y FROM public.pts_plain p; END \$\$;
+     CREATE FUNCTION pts_setting() RETURNS TABLE(id bigint, x float8[], y boolean) LANGUAGE plpgsql AS
+       \$\$ BEGIN SET LOCAL work_mem = '8MB';
+             RETURN QUERY SELECT p.id, p.x, p.y FROM public.pts_plain p; END \$\$;
+     CREATE VIEW pts_xview AS SELECT * FROM pts_explained();
+     CREATE VIEW pts_tview AS SELECT * FROM pts_truncating();
+     CREATE VIEW pts_setview AS SELECT * FROM pts_setting()" >/dev/null 2>&1
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_xview', 'y', 'x', algorithm => 'bolton', epsilon => 1)" 2>&1 || true)
+grep -q "0A000" <<<"$err" && grep -q 'reads the Citus table "pts"' <<<"$err" ||
+  fail "a view whose function EXPLAINs the distributed table: expected 0A000, got: $err"
+err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_tview', 'y', 'x', algorithm => 'bolton', epsilon => 1)" 2>&1 || true)
+grep -q "0A000" <<<"$err" && grep -q 'runs the command TRUNCATE TABLE' <<<"$err" ||
+  fail "a view whose function truncates a distributed table: expected 0A000, got: $err"
+[ "$(sql "SELECT count(*) FROM pts_victim")" = 3001 ] || fail "the refused run truncated pts_victim"
+# A Citus source of its own (a reference table, read guarded) whose policy
+# calls a function reading another Citus table: Citus runs the reference
+# table's placement on the coordinator in this session, the policy with it.
+# Measured before the barrier covered Citus sources: a reader's dp_train
+# read pts's shards unguarded from that function. (Run on a worker's
+# placement, the policy would run there: not seen; docs/governance.md.)
+sql "CREATE ROLE reg_reader_$$ LOGIN" >/dev/null
+sql "CREATE TABLE pts_ref AS SELECT * FROM pts_plain" >/dev/null
+sql "SELECT create_reference_table('pts_ref')" >/dev/null
+sql "CREATE FUNCTION pts_ref_visible() RETURNS boolean LANGUAGE plpgsql AS
+       \$\$ BEGIN RETURN (SELECT count(*) >= 0 FROM public.pts); END \$\$" >/dev/null
+sql "ALTER TABLE pts_ref ENABLE ROW LEVEL SECURITY" >/dev/null
+sql "CREATE POLICY p ON pts_ref USING (pts_ref_visible())" >/dev/null
+sql "GRANT SELECT ON pts_ref, pts TO reg_reader_$$" >/dev/null
+n=$(as reg_reader_$$ "SELECT count(*) FROM pts_ref") && [ "$n" = 3001 ] || fail "the reader does not see pts_ref: $n"
+err=$(as reg_reader_$$ "SELECT dp_train('pts_ref', 'y', 'x', algorithm => 'bolton', epsilon => 1)" || true)
+grep -q "0A000" <<<"$err" && grep -q 'reads the Citus table "pts"' <<<"$err" && grep -q "citus_read_barrier" <<<"$err" ||
+  fail "a reference table whose policy's function reads the distributed table: expected 0A000, got: $err"
+for table in pts_plain_view pts_policed pts_setview; do
   ok_id=$(train $table "algorithm => 'bolton', epsilon => 1, epochs => 1" | tail -1)
   [[ "$ok_id" =~ ^[0-9]+$ ]] || fail "$table (no Citus table read) was refused: $ok_id"
 done
-echo "ok: functions reading the distributed table, in a view or a policy, refused when they run (0A000; nothing charged for a reader; the analyst's failed read charged); local views and policies train"
+echo "ok: functions reading the distributed table, in a view or a policy, refused when they run (0A000; nothing charged for a reader; the analyst's failed read charged), with EXPLAIN or TRUNCATE too, from a reference table's policy too; local views and policies train"
 # --- a shard that is not a plain table is refused before anything runs -------------
 # (a shard replaced by a view, by hand on its worker, would run the view's
 # code: the guard of the run's first statement, the count, refuses it;

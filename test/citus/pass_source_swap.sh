@@ -12,6 +12,8 @@
 #    whose label type casts through the owner's function;
 #  * on the workers, every shard's label changed to such a type; one shard
 #    replaced by a view calling the owner's function;
+#  * a plain local table read in place (AMP) distributed by its owner, a
+#    shard replaced by a view (src/pg/citus_read_barrier.h);
 #  * a plain local table read in place (AMP), its schema renamed, a view at
 #    the old name.
 # The swap is made deterministic, without sleeps: a second session holds the
@@ -201,6 +203,37 @@ id=$(sql "SELECT model_id FROM dp_train('loc.pts', 'y', 'x', algorithm => 'amp',
 out=$(swap_during_run loc pts "algorithm => 'amp', epsilon => 1, delta => 1e-6")
 check_refused "local AMP read in place" "$out"
 echo "ok: a local table read in place, its schema renamed and replaced during the run: refused, no impostor code ran"
+
+# --- a local table distributed by its owner during the run ----------------------------
+# The passes of a run read in place were written for a local table: no
+# guard. Its owner may distribute it meanwhile (create_distributed_table
+# takes no lock the run's conflicts with) and, owning the new shards, put a
+# view at one of their names on a worker. Measured before
+# src/pg/citus_read_barrier.h refused unguarded statements on a Citus table:
+# the superuser's AMP passes read the shards, the view's function ran as the
+# superuser on worker1.
+sql "CREATE SCHEMA dl AUTHORIZATION reg_mallory_$$" >/dev/null
+points dl.pts 400
+sql "ALTER TABLE dl.pts ADD PRIMARY KEY (id); ALTER TABLE dl.pts OWNER TO reg_mallory_$$" >/dev/null
+distribute_and_swap() {
+  citus_psql coordinator -At -c "SET ROLE reg_mallory_$$" -c "SET lock_timeout = '60s'" \
+    -c "SELECT create_distributed_table('dl.pts', 'id', shard_count => 2)" || return 1
+  local shard
+  shard=$(shards_on dl.pts worker1 | head -1)
+  [ -n "$shard" ] || return 1
+  as_mallory_on worker1 "CREATE FUNCTION mw.spy_dist() RETURNS boolean LANGUAGE plpgsql AS
+      \$\$ BEGIN INSERT INTO public.spied_w VALUES (current_user); RETURN true; END \$\$;
+    ALTER TABLE $shard RENAME TO ${shard#*.}_moved;
+    CREATE VIEW $shard AS SELECT id, x, mw.spy_dist() AS y FROM ${shard}_moved"
+}
+out=$(paused_run dl.pts "algorithm => 'amp', epsilon => 1, delta => 1e-6" distribute_and_swap)
+! grep -q "(the swap failed)" <<<"$out" || fail "distributing dl.pts during the run failed: $out"
+[ "$(sql "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = 'dl.pts'::regclass")" = 1 ] ||
+  fail "dl.pts was not distributed during the run"
+[ -z "$(spied_on_workers)" ] || fail "a local table distributed during the run: the view's function ran as: $(spied_on_workers)"
+grep -q "0A000" <<<"$out" && grep -q 'became a Citus table during the run' <<<"$out" ||
+  fail "a local table distributed during the run: not refused: $out"
+echo "ok: a local table read in place, distributed by its owner during the run (a shard replaced by a view): refused (0A000), no owner's code ran"
 
 # The impostor itself works: read directly, it runs its function.
 sql "SELECT count(*) FROM loc.pts" >/dev/null

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/algorithms/algorithm.h"
+#include "core/engine/gradient_state.h"
 #include "core/engine/run.h"
 #include "core/error.h"
 #include "core/privacy/distributed_sensitivity.h"
@@ -83,6 +84,11 @@ std::string pass_sql(const Pass& pass, const Source& src) {
   }
   refuse(std::string("a pass of kind \"") + pass_kind_name(pass.kind) + "\"",
          "Only SGD epochs and exact sums (gradients, losses, evaluations) are pushed down to the shards.");
+}
+
+std::vector<double> pass_input(Pass& pass) {
+  if (pass.kind != PassKind::GradientLoss) return std::move(pass.input);
+  return gradient_state::request_only(pass.input.data(), pass.input.size());
 }
 
 void check(const TrainingConfig& c) {

@@ -241,7 +241,9 @@ std::vector<double> make_state(const Request& r, const double* pts) {
   return s;
 }
 
-void validate(const double* s, std::size_t len) {
+namespace {
+
+void validate_header(const double* s, std::size_t len) {
   if (s == nullptr || len < kHeaderSize) bad_state("too short");
   if (s[kMagic] != kMagicValue) bad_state("not a gradient state");
   if (s[kVersion] != kVersionValue) bad_state("unknown version");
@@ -249,6 +251,45 @@ void validate(const double* s, std::size_t len) {
     if (!(s[f] >= 0) || s[f] != std::floor(s[f]) || s[f] > 1e15) bad_state("a header field is not a count");
   if (s[kLoss] != static_cast<int>(LossKind::Logistic) && s[kLoss] != static_cast<int>(LossKind::HuberSvm))
     bad_state("unknown loss");
+}
+
+// P * K * d, the number of point values a valid header announces.
+std::size_t point_values(const double* s) {
+  return static_cast<std::size_t>(s[kPoints]) * static_cast<std::size_t>(s[kModels]) *
+         static_cast<std::size_t>(s[kDim]);
+}
+
+}  // namespace
+
+std::vector<double> request_only(const double* s, std::size_t len) {
+  validate(s, len);
+  std::vector<double> r(s, s + kHeaderSize + point_values(s));
+  r[kRows] = 0;
+  return r;
+}
+
+bool is_request_only(const double* r, std::size_t len) {
+  validate_header(r, len);
+  // Never ambiguous: a state holds at least its two loss sums after the points.
+  return len == kHeaderSize + point_values(r);
+}
+
+std::vector<double> state_from_request(const double* r, std::size_t len) {
+  if (!is_request_only(r, len)) {
+    validate(r, len);
+    std::vector<double> s(r, r + len);
+    return s;
+  }
+  if (r[kRows] != 0) bad_state("a request has counted rows");
+  try {
+    return make_state(request_of(r), r + kHeaderSize);
+  } catch (const Error& e) {
+    bad_state(e.what());
+  }
+}
+
+void validate(const double* s, std::size_t len) {
+  validate_header(s, len);
   Request r = request_of(s);
   try {
     if (state_length(r) != len) bad_state("its length does not match its header");

@@ -85,6 +85,18 @@ struct Request {
 std::vector<double> make_state(const Request& r, const double* points);
 std::size_t state_length(const Request& r);
 
+// The request of the valid state `s` alone: its header (rows 0) and its
+// points, without the zero sums. A pass over a Citus table sends this (Citus
+// copies the aggregate's arguments into a record for every row it reads, so
+// a Hessian's K*d*d zeros would be copied once per row: docs/distributed.md).
+std::vector<double> request_only(const double* s, std::size_t len);
+// True if `r` (a valid header, else Error(InvalidState)) is a request_only
+// array, false if it is as long as a state.
+bool is_request_only(const double* r, std::size_t len);
+// The zero-sum state of a request_only array, or a copy of a full state;
+// either is validated (Error(InvalidState)).
+std::vector<double> state_from_request(const double* r, std::size_t len);
+
 // Throws Error(InvalidState) unless `s` is a well-formed state of `len` values.
 void validate(const double* s, std::size_t len);
 Request request_of(const double* s);

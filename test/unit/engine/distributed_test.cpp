@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/engine/epoch_run.h"
+#include "core/engine/gradient_state.h"
 #include "core/error.h"
 #include "core/sgd/sharded_epoch.h"
 #include "core/sgd/shuffle_key.h"
@@ -162,6 +163,26 @@ TEST(DistributedPassSql, EpochsAreShuffledOnTheShardsAndSumsRunAsOnAPlainTable) 
   p.kind = PassKind::SgdEpoch;
   p.shuffle_key.clear();
   EXPECT_THROW(distributed::pass_sql(p, src), Error);
+}
+
+TEST(DistributedPassInput, AGradientPassSendsItsRequestAloneOtherPassesTheirInput) {
+  gradient_state::Request r;
+  r.dim = 4;
+  r.want = gradient_state::kLossSums | gradient_state::kGradient | gradient_state::kHessian;
+  const std::vector<double> w{1, 2, 3, 4};
+  Pass p;
+  p.kind = PassKind::GradientLoss;
+  p.input = gradient_state::make_state(r, w.data());
+  const std::vector<double> full = p.input;
+  const std::vector<double> sent = distributed::pass_input(p);
+  // 16 + d = 20 values instead of 16 + d + 2 + 2d + d^2 = 46.
+  EXPECT_EQ(full.size(), 46u);
+  EXPECT_EQ(sent.size(), 20u);
+  EXPECT_EQ(sent, gradient_state::request_only(full.data(), full.size()));
+  EXPECT_EQ(gradient_state::state_from_request(sent.data(), sent.size()), full);
+  p.kind = PassKind::SgdEpoch;
+  p.input = {1, 2, 3};
+  EXPECT_EQ(distributed::pass_input(p), (std::vector<double>{1, 2, 3}));
 }
 
 // A whole distributed run in memory: every epoch pass is executed as Citus

@@ -316,6 +316,68 @@ TEST(GradientState, ValidationRejectsMalformedStatesAndRows) {
   EXPECT_THROW(make_state(binary_request(2), std::vector<double>{0, NAN}.data()), Error);
 }
 
+TEST(GradientState, ARequestAloneExpandsToTheZeroStateAndSumsTheSame) {
+  // K = 2 one-vs-all models, d = 3, with the Hessian: the state is
+  // 16 + 6 points + 2 + 2 loss sums + 6 + 6 gradient sums + 2 * 9 Hessian = 56
+  // values, the request alone 16 + 6 = 22.
+  Request r = binary_request(3);
+  r.models = 2;
+  r.want = kLossSums | kGradient | kHessian;
+  const std::vector<double> w{0.5, -1, 0.25, 0.1, 0.2, -0.3};
+  std::vector<double> full = make_state(r, w.data());
+  ASSERT_EQ(full.size(), 56u);
+  const double x[3] = {0.6, -0.8, 0.1};
+  add_row(full.data(), x, 3, 1.0);  // a state that has counted a row
+  const std::vector<double> request = request_only(full.data(), full.size());
+  ASSERT_EQ(request.size(), 22u);
+  EXPECT_TRUE(is_request_only(request.data(), request.size()));
+  EXPECT_FALSE(is_request_only(full.data(), full.size()));
+  EXPECT_EQ(request[kRows], 0);
+  for (int f = 0; f < kHeaderSize + 6; ++f)
+    if (f != kRows) EXPECT_EQ(request[f], full[f]) << "value " << f;
+  // Expanded: exactly the zero-sum state of the same request and points.
+  std::vector<double> expanded = state_from_request(request.data(), request.size());
+  EXPECT_EQ(expanded, make_state(r, w.data()));
+  // Rows summed into it give the same bits as into the state made directly.
+  std::vector<double> direct = make_state(r, w.data());
+  const double x2[3] = {1, 0.5, -0.25};
+  for (std::vector<double>* s : {&expanded, &direct}) {
+    add_row(s->data(), x, 3, 1.0);
+    add_row(s->data(), x2, 3, 0.0);
+  }
+  EXPECT_EQ(expanded, direct);
+  // A whole state is taken as it is (as dptrain.gradient_request makes them).
+  EXPECT_EQ(state_from_request(full.data(), full.size()), full);
+}
+
+TEST(GradientState, MalformedRequestsAreRefused) {
+  const std::vector<double> w{0.5, -1};
+  const std::vector<double> full = make_state(binary_request(2), w.data());
+  const std::vector<double> request = request_only(full.data(), full.size());
+  std::vector<double> bad = request;
+  bad[kRows] = 1;  // a request counts no rows
+  EXPECT_THROW(state_from_request(bad.data(), bad.size()), Error);
+  bad = request;
+  bad.back() = std::nan("");
+  EXPECT_THROW(state_from_request(bad.data(), bad.size()), Error);
+  bad = request;
+  bad[kMagic] = 0;
+  EXPECT_THROW(state_from_request(bad.data(), bad.size()), Error);
+  // Neither a request's length nor a state's.
+  EXPECT_THROW(state_from_request(request.data(), request.size() - 1), Error);
+  EXPECT_THROW(state_from_request(full.data(), full.size() + 1), Error);
+  EXPECT_THROW(request_only(request.data(), request.size()), Error);  // not a whole state
+  // A line request's points must stay equally spaced.
+  Request line = binary_request(1);
+  line.points = 3;
+  line.want = kLossSums | kLine;
+  const std::vector<double> pts{0, 1, 2};
+  std::vector<double> lr = make_state(line, pts.data());
+  std::vector<double> lo = request_only(lr.data(), lr.size());
+  lo[kHeaderSize + 2] = 5;
+  EXPECT_THROW(state_from_request(lo.data(), lo.size()), Error);
+}
+
 TEST(GradientState, FloatRowsGiveTheSameSumsAsDoubleRows) {
   std::vector<double> a = make_state(binary_request(2), std::vector<double>{0.25, -0.5}.data()), b = a;
   const double xd[2] = {0.5, 0.25};
