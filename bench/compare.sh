@@ -155,6 +155,7 @@ train_all() {
 }
 
 if [ -z "${COMPARE_SUMMARY_ONLY:-}" ]; then
+  commit=$(git rev-parse --short HEAD)  # the code this run builds and trains with
   accuracy_cluster
   psql -X -q -v ON_ERROR_STOP=1 -f bench/compare.sql
   if [ -z "${COMPARE_APPEND:-}" ] || [ ! -s "$OUT/runs.csv" ]; then
@@ -163,13 +164,13 @@ if [ -z "${COMPARE_SUMMARY_ONLY:-}" ]; then
     echo "dataset,loss,label,regime,algorithm,epsilon,delta,arguments,run,accuracy,majority_rate,seconds,chosen" \
       > "$OUT/runs.csv"
   fi
-  log "mode $MODE: datasets '$DATASETS', losses '$LOSSES', epsilons $EPSILONS, runs $RUNS ($(git rev-parse --short HEAD))"
+  log "mode $MODE: datasets '$DATASETS', losses '$LOSSES', epsilons $EPSILONS, runs $RUNS ($commit)"
   RUNS_DIR=$(mktemp -d) failures=0
   train_all
   rm -r "$RUNS_DIR"
   log "done: $DATASETS: $failures failed configurations, skipped: ${!SKIP[*]}; $OUT/runs.csv holds $(($(wc -l < "$OUT/runs.csv") - 1)) runs"
   # One line per training command (several with COMPARE_APPEND): the generated docs print them.
-  printf '%s|%s|%s|%s\n' "$COMMAND" "$(elapsed)" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(git rev-parse --short HEAD)" \
+  printf '%s|%s|%s|%s\n' "$COMMAND" "$(elapsed)" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$commit" \
     >> "$OUT/commands.txt"
 fi
 python3 bench/compare_summary.py "$OUT" "$MODE" "$(cut -d' ' -f1-3 /proc/loadavg)" "${COMPARE_SET:-}"

@@ -281,7 +281,9 @@ def plot(out, dataset, loss, labels, regimes, rows_of):
         f"set title '{gnuplot_quoted(DATASET_NAMES.get(dataset, dataset))}, {loss}: test accuracy vs ε "
         "(δ = 1/n², mean ± 1 sd over runs)'",
         "set logscale x", f"set xrange [{lo}:{hi}]", "set xlabel 'ε (log scale)'",
-        "set ylabel 'test accuracy (%)'", "set key outside right top Left reverse font ',10'", "set grid",
+        # Accuracy is a percentage: autoscale, but never beyond 0 and 100 (the offsets would reach 120).
+        "set ylabel 'test accuracy (%)'", "set yrange [0<*:*<100]",
+        "set key outside right top Left reverse font ',10'", "set grid",
         "set termoption noenhanced", "set offsets 0, 0, graph 0.05, graph 0.05",
         "set xtics (" + ", ".join(f"'{fmt_eps(e)}' {e}" for e in eps_values) + ")",
     ]
