@@ -26,12 +26,8 @@ struct CallSite {
 };
 
 CallSite* call_site(FunctionCallInfo fcinfo) {
-  auto* site = static_cast<CallSite*>(fcinfo->flinfo->fn_extra);
-  if (site == nullptr) {
-    site = static_cast<CallSite*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
-    fcinfo->flinfo->fn_extra = site;
-  }
-  return site;
+  bool created;
+  return static_cast<CallSite*>(dptrain::pg::transition_call_site(fcinfo, sizeof(CallSite), &created));
 }
 
 void remember(FunctionCallInfo fcinfo, ArrayType* state, const double* data, int len) {

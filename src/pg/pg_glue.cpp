@@ -70,6 +70,56 @@ MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn, const c
   return aggcontext;
 }
 
+namespace {
+
+// The call sites of transition functions run without an FmgrInfo of their
+// own (Citus's worker_partial_agg), each in its aggregate's memory context;
+// a reset callback of that context unlinks it before its memory goes.
+struct ContextCallSite {
+  MemoryContext context;
+  Oid function;
+  void* site;
+  ContextCallSite* next;
+  MemoryContextCallback on_reset;
+};
+ContextCallSite* context_call_sites = nullptr;
+
+void unlink_context_call_site(void* arg) {
+  for (ContextCallSite** p = &context_call_sites; *p != nullptr; p = &(*p)->next)
+    if (*p == arg) {
+      *p = (*p)->next;
+      return;
+    }
+}
+
+void* context_call_site(MemoryContext context, Oid function, Size size, bool* created) {
+  for (ContextCallSite* e = context_call_sites; e != nullptr; e = e->next)
+    if (e->context == context && e->function == function) return e->site;
+  auto* e = static_cast<ContextCallSite*>(MemoryContextAllocZero(context, sizeof(ContextCallSite)));
+  e->context = context;
+  e->function = function;
+  e->site = MemoryContextAllocZero(context, size);
+  e->on_reset.func = unlink_context_call_site;
+  e->on_reset.arg = e;
+  MemoryContextRegisterResetCallback(context, &e->on_reset);
+  e->next = context_call_sites;
+  context_call_sites = e;
+  *created = true;
+  return e->site;
+}
+
+}  // namespace
+
+void* transition_call_site(FunctionCallInfo fcinfo, Size size, bool* created) {
+  *created = false;
+  if (fcinfo->flinfo->fn_extra != nullptr) return fcinfo->flinfo->fn_extra;
+  MemoryContext aggcontext;
+  if (fcinfo->flinfo->fn_expr == nullptr && AggCheckCallContext(fcinfo, &aggcontext))
+    return fcinfo->flinfo->fn_extra = context_call_site(aggcontext, fcinfo->flinfo->fn_oid, size, created);
+  *created = true;
+  return fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, size);
+}
+
 double* state_data(ArrayType* state, std::size_t* len) {
   *len = static_cast<std::size_t>(ARR_DIMS(state)[0]);
   return reinterpret_cast<double*>(ARR_DATA_PTR(state));

@@ -105,6 +105,14 @@ const double* float8_array_data(ArrayType* a, int* length, const char* what);
 // The aggregate memory context of a support function `fn` of `aggregate`,
 // or an ERROR (with a hint) when it is called outside an aggregate.
 MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* fn, const char* aggregate);
+// The call-site cache (`size` bytes, zeroed when *created) of an aggregate's
+// transition function: fn_extra, as for any function. But Citus runs a
+// pushed-down user aggregate's transition function through
+// worker_partial_agg, with a new FmgrInfo for every row (no fn_expr, and
+// fn_extra always empty): there the cache is kept per aggregate memory
+// context and function, until that context is reset. Without it every row
+// paid the full validation of its state (a Hessian state: O(d^2) per row).
+void* transition_call_site(FunctionCallInfo fcinfo, Size size, bool* created);
 // The elements of an aggregate's own float8[] state (validated when it was
 // made: one dimension, no NULLs), updated in place.
 double* state_data(ArrayType* state, std::size_t* len);

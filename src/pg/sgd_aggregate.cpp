@@ -50,12 +50,9 @@ bool declared_label_is_bool(FunctionCallInfo fcinfo) {
 }
 
 CallSite* call_site(FunctionCallInfo fcinfo) {
-  auto* site = static_cast<CallSite*>(fcinfo->flinfo->fn_extra);
-  if (site == nullptr) {
-    site = static_cast<CallSite*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
-    site->label_is_bool = declared_label_is_bool(fcinfo);
-    fcinfo->flinfo->fn_extra = site;
-  }
+  bool created;
+  auto* site = static_cast<CallSite*>(dptrain::pg::transition_call_site(fcinfo, sizeof(CallSite), &created));
+  if (created) site->label_is_bool = declared_label_is_bool(fcinfo);
   return site;
 }
 
