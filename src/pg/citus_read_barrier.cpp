@@ -9,6 +9,8 @@ extern "C" {
 #include "tcop/utility.h"
 }
 
+#include "shard_guard.h"
+
 namespace dptrain::pg {
 namespace {
 
@@ -78,21 +80,18 @@ void refuse_citus_reads(const PlannedStmt* statement) {
   foreach (lc, statement->rtable) {
     const RangeTblEntry* rte = lfirst_node(RangeTblEntry, lc);
     if (rte->rtekind != RTE_RELATION || !is_listed(rte->relid) || list_member_oid(exempt, rte->relid)) continue;
-    const char* source = get_rel_name(reading);
-    const char* table = get_rel_name(rte->relid);
-    if (rte->relid == reading)
+    if (rte->relid == reading) {
+      const char* source = get_rel_name(reading);
       ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                       errmsg("\"%s\" became a Citus table during the run", source ? source : "?"),
                       errdetail("dptrain's statements read it as the table it was when the run began, without the "
                                 "check each worker makes for dptrain's reads of a Citus table."),
                       errhint("Call again: a new run reads it as a Citus table.")));
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("\"%s\" reads the Citus table \"%s\"", source ? source : "?", table ? table : "?"),
-                    errdetail("A statement run while dptrain read it (in a function its view or a policy calls, "
-                              "say) reads the Citus table, whose shards it would read without the check each "
-                              "worker makes for dptrain's own reads."),
-                    errhint("Train on (or evaluate) the distributed table itself; pass features => ARRAY[...] "
-                            "to encode its columns in the run.")));
+    }
+    refuse_citus_read(reading, rte->relid,
+                      "A statement run while dptrain read it (in a function its view or a policy calls, say) reads "
+                      "the Citus table, whose shards it would read without the check each worker makes for "
+                      "dptrain's own reads.");
   }
 }
 

@@ -85,18 +85,23 @@ namespace {
 void refuse_unguarded_citus_read(Oid relid) {
   const Oid behind = citus_table_behind(relid);
   if (!OidIsValid(behind)) return;
-  const char* source = get_rel_name(relid);
-  const char* table = get_rel_name(behind);
-  ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                  errmsg("\"%s\" reads the Citus table \"%s\"", source ? source : "?", table ? table : "?"),
-                  errdetail("dptrain reads a Citus table only as the source itself, where each worker checks "
-                            "the shards before any row is read; through a view, a policy or a child table it "
-                            "would not."),
-                  errhint("Train on (or evaluate) the distributed table itself; pass features => ARRAY[...] "
-                          "to encode its columns in the run.")));
+  refuse_citus_read(relid, behind,
+                    "dptrain reads a Citus table only as the source itself, where each worker checks the shards "
+                    "before any row is read; through a view, a policy or a child table it would not.");
 }
 
 }  // namespace
+
+void refuse_citus_read(Oid source, Oid table, const char* detail) {
+  const char* source_name = get_rel_name(source);
+  const char* table_name = get_rel_name(table);
+  ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                  errmsg("\"%s\" reads the Citus table \"%s\"", source_name ? source_name : "?",
+                         table_name ? table_name : "?"),
+                  errdetail("%s", detail),
+                  errhint("Train on (or evaluate) the distributed table itself; pass features => ARRAY[...] "
+                          "to encode its columns in the run.")));
+}
 
 const char* guarded_source_sql(Oid relid, bool only) {
   const char* name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));

@@ -46,6 +46,11 @@ inline constexpr const char* kShardGuardRefusal = "a shard of the source is not 
 // The alias the guarded reads give the source.
 inline constexpr const char* kShardGuardAlias = "dptrain_source";
 
+// 0A000 "<source> reads the Citus table <table>", with `detail` and the
+// hint to train on the Citus table itself (by relation OIDs; "?" for one
+// that is gone).
+pg_attribute_noreturn() void refuse_citus_read(Oid source, Oid table, const char* detail);
+
 // The guard for reads of `relid` (a Citus table): its columns of built-in
 // types, and whether it has row security on the coordinator.
 char* shard_guard_sql(Oid relid);

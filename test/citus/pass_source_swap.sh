@@ -180,15 +180,22 @@ out=$(paused_run ws.pts1 "algorithm => 'bolton', epsilon => 1, epochs => 1" swap
 check_worker_refused "shards whose label type was changed" "$out" "not the plain table the run checked"
 echo "ok: shards whose label type was changed on the workers during the run: refused (55000), no owner's cast ran"
 
+# spy_view_at SHARD FUNCTION: on worker 1, as the owner, the shard moved
+# aside and a view at its name whose label calls mw.FUNCTION, which records
+# the role it runs as in public.spied_w.
+spy_view_at() {
+  [ -n "$1" ] || return 1
+  as_mallory_on worker1 "CREATE FUNCTION mw.$2() RETURNS boolean LANGUAGE plpgsql AS
+      \$\$ BEGIN INSERT INTO public.spied_w VALUES (current_user); RETURN true; END \$\$;
+    ALTER TABLE $1 RENAME TO ${1#*.}_moved;
+    CREATE VIEW $1 AS SELECT id, x, mw.$2() AS y FROM ${1}_moved"
+}
+
 # 2. One shard is replaced by a view calling the owner's function.
 swap_view() {
   local shard
   shard=$(shards_on ws.pts2 worker1 | head -1)
-  [ -n "$shard" ] || return 1
-  as_mallory_on worker1 "CREATE FUNCTION mw.spy_view() RETURNS boolean LANGUAGE plpgsql AS
-      \$\$ BEGIN INSERT INTO public.spied_w VALUES (current_user); RETURN true; END \$\$;
-    ALTER TABLE $shard RENAME TO ${shard#*.}_moved;
-    CREATE VIEW $shard AS SELECT id, x, mw.spy_view() AS y FROM ${shard}_moved"
+  spy_view_at "$shard" spy_view
 }
 out=$(paused_run ws.pts2 "algorithm => 'amp', epsilon => 1, delta => 1e-6" swap_view)
 check_worker_refused "a shard replaced by a view" "$out" "which is a view"
@@ -220,11 +227,7 @@ distribute_and_swap() {
     -c "SELECT create_distributed_table('dl.pts', 'id', shard_count => 2)" || return 1
   local shard
   shard=$(shards_on dl.pts worker1 | head -1)
-  [ -n "$shard" ] || return 1
-  as_mallory_on worker1 "CREATE FUNCTION mw.spy_dist() RETURNS boolean LANGUAGE plpgsql AS
-      \$\$ BEGIN INSERT INTO public.spied_w VALUES (current_user); RETURN true; END \$\$;
-    ALTER TABLE $shard RENAME TO ${shard#*.}_moved;
-    CREATE VIEW $shard AS SELECT id, x, mw.spy_dist() AS y FROM ${shard}_moved"
+  spy_view_at "$shard" spy_dist
 }
 out=$(paused_run dl.pts "algorithm => 'amp', epsilon => 1, delta => 1e-6" distribute_and_swap)
 ! grep -q "(the swap failed)" <<<"$out" || fail "distributing dl.pts during the run failed: $out"
