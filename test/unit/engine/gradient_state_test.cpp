@@ -333,8 +333,11 @@ TEST(GradientState, ARequestAloneExpandsToTheZeroStateAndSumsTheSame) {
   EXPECT_TRUE(is_request_only(request.data(), request.size()));
   EXPECT_FALSE(is_request_only(full.data(), full.size()));
   EXPECT_EQ(request[kRows], 0);
-  for (int f = 0; f < kHeaderSize + 6; ++f)
-    if (f != kRows) EXPECT_EQ(request[f], full[f]) << "value " << f;
+  for (int f = 0; f < kHeaderSize + 6; ++f) {
+    if (f != kRows) {
+      EXPECT_EQ(request[f], full[f]) << "value " << f;
+    }
+  }
   // Expanded: exactly the zero-sum state of the same request and points.
   std::vector<double> expanded = state_from_request(request.data(), request.size());
   EXPECT_EQ(expanded, make_state(r, w.data()));
