@@ -15,6 +15,8 @@
 #  * a part too small for a candidate's batch, an algorithm that cannot
 #    train shard by shard and a table distributed by its label are refused
 #    before anything is charged to the ledger;
+#  * `dptrain tune` runs dp_tune there (the same model for the same seed);
+#    --controller is refused;
 #  * a role with a budget and no read access tunes in place, is charged the
 #    total once, and its model shows the number of shards and parts, the
 #    largest shard and the smallest part only (docs/distributed.md 9.3).
@@ -121,6 +123,17 @@ other=$(sql "SELECT (SELECT details->'tuning'->'part_shard_rows' FROM dptrain.mo
                     (SELECT details->'tuning'->'part_shard_rows' FROM dptrain.models WHERE id = $id3)")
 [ "$other" = t ] || fail "seeds 7 and 8 gave the same split"
 echo "ok: the same seed reproduces the split and the tuned model, another seed splits differently"
+
+# --- dptrain tune: in place, inside the server ---------------------------------
+cli=$("${DPTRAIN_CLI:-build/dptrain}" tune --table pts --label y --features x --lambdas 0,0.001 --epochs 1,2 \
+        --batch-sizes 50 --learning-rate 0.2 --epsilon 1 --seed 7 --json 2>&1) ||
+  fail "dptrain tune on the distributed table failed: $cli"
+id_cli=$(tail -1 <<<"$cli" | sed -E 's/.*"model_id":([0-9]+).*/\1/')
+tail -1 <<<"$cli" | grep -q '"mode":"server"' || fail "dptrain tune did not run in the server: $cli"
+sql "SELECT $(weights_gap "$id" "$id_cli") <= 1e-12" | grep -q t || fail "dptrain tune --seed 7 and dp_tune seed 7 differ ($id_cli, $id)"
+err=$("${DPTRAIN_CLI:-build/dptrain}" tune --table pts --label y --features x --epsilon 1 --controller 2>&1 || true)
+grep -q "cannot tune on the distributed table" <<<"$err" || fail "--controller on a distributed table: $err"
+echo "ok: dptrain tune tunes the distributed table in place (same model as dp_tune for the same seed)"
 
 # --- refused before any charge -------------------------------------------------
 before=$(ledger)
