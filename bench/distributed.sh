@@ -210,15 +210,19 @@ if [ "$ADULT" = 1 ]; then
     dist=$(accuracy adult_dist "$args" | summary); t2=$(date +%s.%N)
     printf "   %-16s plain %s [%.1f s], distributed %s [%.1f s]\n" "$label" "$plain" "$(echo "$t1 - $t0" | bc)" "$dist" "$(echo "$t2 - $t1" | bc)"
   done
-  tuned() {  # TABLE -> accuracies of dp_tune's model for RUNS seeds, one per line
+  tuned() {  # TABLE GRID -> accuracies of dp_tune's model for RUNS seeds, one per line
     local r
     for r in $(seq "$RUNS"); do
       sql "SELECT accuracy FROM dp_evaluate((SELECT model_id FROM dp_tune('$1', 'y', 'x', epsilon => 1,
-             learning_rate => 0.1, seed => $r)), 'adult_test', 'y', 'x')"
+             learning_rate => 0.1, seed => $r $2)), 'adult_test', 'y', 'x')" 2>/dev/null
     done
   }
-  t0=$(date +%s.%N); plain=$(tuned adult | summary); t1=$(date +%s.%N)
-  dist=$(tuned adult_dist | summary); t2=$(date +%s.%N)
-  printf "   %-16s plain %s [%.1f s], distributed %s [%.1f s]\n" "dp_tune eps=1" "$plain" "$(echo "$t1 - $t0" | bc)" "$dist" "$(echo "$t2 - $t1" | bc)"
+  # The default grid (lambda > 0: strongly convex candidates) and a convex one (lambda = 0).
+  for spec in "dp_tune default|" "dp_tune lambda=0|, lambdas => '{0}'"; do
+    label=${spec%%|*} grid=${spec#*|}
+    t0=$(date +%s.%N); plain=$(tuned adult "$grid" | summary); t1=$(date +%s.%N)
+    dist=$(tuned adult_dist "$grid" | summary); t2=$(date +%s.%N)
+    printf "   %-16s plain %s [%.1f s], distributed %s [%.1f s]\n" "$label" "$plain" "$(echo "$t1 - $t0" | bc)" "$dist" "$(echo "$t2 - $t1" | bc)"
+  done
   echo "   distributed bolt-on metadata: $(sql "SELECT ((details->'privacy'->'distributed') - 'sensitivity_rule'::text - 'note'::text - 'remedy'::text) FROM dptrain.models WHERE algorithm = 'bolton' AND source = 'public.adult_dist' ORDER BY id DESC LIMIT 1")"
 fi
