@@ -20,7 +20,11 @@
 #      bytes reaching the coordinator;
 #   6. (ADULT=1, the default) UCI Adult distributed over SHARDS shards against the plain
 #      table: test accuracy of bolt-on at epsilon = 1 (constant step 0.1, 10 epochs) and
-#      of AMP at epsilon = 1, delta = 1/n^2, RUNS seeds each.
+#      of AMP at epsilon = 1, delta = 1/n^2, RUNS seeds each; and of dp_tune (bolt-on,
+#      epsilon = 1, the default grid, step 0.1): keyed split in place vs the copy's split;
+#   7. dp_tune (Bolt-on Algorithm 3, the default grid of 9 candidates, epsilon = 1): wall
+#      time plain (shuffled copy, Split) vs distributed (keyed split in place,
+#      docs/tuning.md section 5), and the bytes reaching the coordinator.
 # Since phase 2 dp_train trains a distributed table in place (docs/distributed.md section 9),
 # so item 2's "dp_train" line is the whole in-place run.
 # Prints a small report; nothing is kept.
@@ -167,6 +171,18 @@ done
 echo "   distributed: $(received_by_coordinator "$(printf "$AMP" t_dist)") bytes received by the coordinator"
 fi
 
+TUNE="SELECT model_id FROM dp_tune('%s', 'y', 'x', epsilon => 1, classes => ARRAY['false', 'true'], seed => 1)"
+if want 7; then
+echo
+echo "7. dp_tune (9 candidates), wall seconds and bytes reaching the coordinator"
+for i in $(seq "$REPEAT"); do
+  # shellcheck disable=SC2059
+  echo "   plain $(timed "$(printf "$TUNE" t_plain)") s, distributed $(timed "$(printf "$TUNE" t_dist)") s"
+done
+# shellcheck disable=SC2059
+echo "   distributed: $(received_by_coordinator "$(printf "$TUNE" t_dist)") bytes received by the coordinator"
+fi
+
 if [ "$ADULT" = 1 ]; then
   echo
   echo "6. UCI Adult, $SHARDS shards vs plain: test accuracy (mean over $RUNS seeds; min-max)"
@@ -192,6 +208,20 @@ if [ "$ADULT" = 1 ]; then
     label=${spec%%|*} args=${spec#*|}
     t0=$(date +%s.%N); plain=$(accuracy adult "$args" | summary); t1=$(date +%s.%N)
     dist=$(accuracy adult_dist "$args" | summary); t2=$(date +%s.%N)
+    printf "   %-16s plain %s [%.1f s], distributed %s [%.1f s]\n" "$label" "$plain" "$(echo "$t1 - $t0" | bc)" "$dist" "$(echo "$t2 - $t1" | bc)"
+  done
+  tuned() {  # TABLE GRID -> accuracies of dp_tune's model for RUNS seeds, one per line
+    local r
+    for r in $(seq "$RUNS"); do
+      sql "SELECT accuracy FROM dp_evaluate((SELECT model_id FROM dp_tune('$1', 'y', 'x', epsilon => 1,
+             learning_rate => 0.1, seed => $r $2)), 'adult_test', 'y', 'x')" 2>/dev/null
+    done
+  }
+  # The default grid (lambda > 0: strongly convex candidates) and a convex one (lambda = 0).
+  for spec in "dp_tune default|" "dp_tune lambda=0|, lambdas => '{0}'"; do
+    label=${spec%%|*} grid=${spec#*|}
+    t0=$(date +%s.%N); plain=$(tuned adult "$grid" | summary); t1=$(date +%s.%N)
+    dist=$(tuned adult_dist "$grid" | summary); t2=$(date +%s.%N)
     printf "   %-16s plain %s [%.1f s], distributed %s [%.1f s]\n" "$label" "$plain" "$(echo "$t1 - $t0" | bc)" "$dist" "$(echo "$t2 - $t1" | bc)"
   done
   echo "   distributed bolt-on metadata: $(sql "SELECT ((details->'privacy'->'distributed') - 'sensitivity_rule'::text - 'note'::text - 'remedy'::text) FROM dptrain.models WHERE algorithm = 'bolton' AND source = 'public.adult_dist' ORDER BY id DESC LIMIT 1")"
