@@ -12,7 +12,9 @@
 //   citus.log_remote_commands / citus.log_local_commands (NOTICE: "issuing"
 //     every shard query, the parameter inlined), citus.multi_task_query_log_level.
 // For a client that may not read the table, the passes run with these off
-// (docs/governance.md, "What a role without read access sees").
+// (docs/governance.md, "What is visible to whom"), and so does dp_tune's count
+// of the parts of a distributed table, which carries the split key kappa
+// (distributed_source.h, count_part_rows).
 #pragma once
 
 namespace dptrain::pg {

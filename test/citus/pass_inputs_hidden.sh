@@ -8,7 +8,9 @@
 # before any noise (measured before the fix: the analyst's dp_tune showed
 # "issuing ... '{..., 1.177..., 0.354..., ...}'" the noiseless weights after
 # epoch 1). For such a client the passes run with all of it off
-# (src/pg/pass_messages.h):
+# (src/pg/pass_messages.h), and so does dp_tune's count of the parts, which
+# carries the split key kappa (without which the part sizes a refusal names
+# depend on n alone; docs/tuning.md section 5):
 #  * its dp_train / dp_tune on a distributed table, a local table read in place
 #    (AMP) and a copied local table print one plan (its own statement's), no
 #    remote command and no distributed statement;
@@ -48,6 +50,10 @@ names=$(sql "SELECT string_agg(p.proname, '|') FROM pg_proc p JOIN pg_namespace 
 [ -n "$aggs" ] || fail "no aggregate in schema dptrain"
 pass_trees() { grep -Ec ":aggfnoid ($aggs)( |$)" <<<"$1" || true; }
 pass_shard_statements() { grep -E "issuing|distributed statement:" <<<"$1" | grep -Ec "dptrain\.($names)\(" || true; }
+# dp_tune's count of the parts carries kappa: dptrain.tuning_part in a tree
+# (":funcid <oid>") or a shard statement.
+split=$(sql "SELECT 'dptrain.tuning_part(bigint, float8[], int)'::regprocedure::oid")
+split_statements() { grep -Ec ":funcid $split( |\$)|tuning_part\(" <<<"$1" || true; }
 plans() { grep -c "^LOG:  00000: plan:" <<<"$1" || true; }
 
 for t in pts pts_plain; do
@@ -69,11 +75,15 @@ for r in "${runs[@]}"; do
   [ "$(pass_trees "$out")" = 0 ] || fail "the analyst saw $(pass_trees "$out") parse trees or plans of passes: $call"
   [ "$(pass_shard_statements "$out")" = 0 ] ||
     fail "the analyst saw shard statements of passes: $call: $(grep -m2 'issuing' <<<"$out" | cut -c1-400)"
+  [ "$(split_statements "$out")" = 0 ] || fail "the analyst saw the split key: $call: $(grep -m1 'tuning_part' <<<"$out" | cut -c1-300)"
   [ "$(tail -3 <<<"$res" | tr '\n' ' ')" = "debug5 on on " ] || fail "the analyst's settings after the run: $res"
   # Positive control: the owner reads the table, and sees what the same settings print.
   login "$owner" "$call" >/dev/null || fail "the owner's run failed: $call: $(cat "$msgs")"
   own=$(cat "$msgs")
   [ "$(pass_trees "$own")" -gt 0 ] || fail "the owner's run printed no pass: $call"
+  if [[ "$table" = pts && "$call" == *dp_tune* ]]; then
+    [ "$(split_statements "$own")" -gt 0 ] || fail "the owner's dp_tune on the distributed table printed no split: $call"
+  fi
   if [ "$table" = pts ]; then
     [ "$(pass_shard_statements "$own")" -gt 0 ] || fail "the owner's run on the distributed table printed no shard statement: $call"
   fi
