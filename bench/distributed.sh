@@ -7,7 +7,7 @@
 # Measures, on a synthetic table (E||x||^2 = 1, label from a fixed hyperplane, as
 # bench/lib/synthetic_table.cpp makes it):
 #   1. dp_train (bolt-on, EPOCHS epochs) on the plain and on the distributed table: wall
-#      time (alternating, REPEAT times);
+#      time (alternating, REPEAT times) and the CPU time of all three nodes (items 5 and 7 too);
 #   2. the bytes that reach the coordinator: the sizes returned by the recvfrom() calls
 #      of the coordinator backend (strace, as root), for dp_train today and for one
 #      pushed-down epoch, calibrated against Citus's own "Tuple data received from
@@ -20,7 +20,11 @@
 #      bytes reaching the coordinator;
 #   6. (ADULT=1, the default) UCI Adult distributed over SHARDS shards against the plain
 #      table: test accuracy of bolt-on at epsilon = 1 (constant step 0.1, 10 epochs) and
-#      of AMP at epsilon = 1, delta = 1/n^2, RUNS seeds each.
+#      of AMP at epsilon = 1, delta = 1/n^2, RUNS seeds each; and of dp_tune (bolt-on,
+#      epsilon = 1, the default grid, step 0.1): keyed split in place vs the copy's split;
+#   7. dp_tune (Bolt-on Algorithm 3, the default grid of 9 candidates, epsilon = 1): wall
+#      time plain (shuffled copy, Split) vs distributed (keyed split in place,
+#      docs/tuning.md section 5), and the bytes reaching the coordinator.
 # Since phase 2 dp_train trains a distributed table in place (docs/distributed.md section 9),
 # so item 2's "dp_train" line is the whole in-place run.
 # Prints a small report; nothing is kept.
@@ -87,6 +91,30 @@ timed() {
     awk 'NR == 1 { t0 = $1 } END { printf "%.2f\n", $1 - t0 }'
 }
 
+# CPU seconds of every process of the nodes: each postmaster with its live
+# children and those it has reaped (a backend's or parallel worker's time
+# moves into its postmaster's cutime when it exits). Unlike wall time it does
+# not depend on what else runs on the machine, whose two cores the workers
+# and the coordinator share.
+cluster_cpu() {
+  local node pm p ticks=0
+  for node in "${CITUS_NODES[@]}"; do
+    pm=$(head -1 "$(citus_node_dir "$node")/data/postmaster.pid")
+    for p in $pm $(pgrep -P "$pm"); do
+      ticks=$(awk -v t="$ticks" -v own="$([ "$p" = "$pm" ] && echo 1 || echo 0)" \
+                '{ print t + $14 + $15 + (own ? $16 + $17 : 0) }' "/proc/$p/stat" 2>/dev/null || echo "$ticks")
+    done
+  done
+  echo "$ticks"
+}
+# "<wall> s (CPU <cluster CPU> s)" of the statements given.
+timed_cpu() {
+  local c0 wall
+  c0=$(cluster_cpu)
+  wall=$(timed "$@")
+  echo "$wall s (CPU $(awk -v a="$c0" -v b="$(cluster_cpu)" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) / hz }') s)"
+}
+
 # Bytes the coordinator backend receives while the statements run.
 received_by_coordinator() {
   local args=() s
@@ -100,10 +128,10 @@ TRAIN="SELECT model_id FROM dp_train('%s', 'y', 'x', algorithm => 'bolton', epsi
 want() { [[ " $ITEMS " == *" $1 "* ]]; }
 if want 1; then
 echo
-echo "1. dp_train bolt-on, $EPOCHS epochs, wall seconds"
+echo "1. dp_train bolt-on, $EPOCHS epochs, wall seconds (CPU seconds of all three nodes)"
 for i in $(seq "$REPEAT"); do
   # shellcheck disable=SC2059
-  echo "   plain $(timed "$(printf "$TRAIN" t_plain)") s, distributed $(timed "$(printf "$TRAIN" t_dist)") s"
+  echo "   plain $(timed_cpu "$(printf "$TRAIN" t_plain)"), distributed $(timed_cpu "$(printf "$TRAIN" t_dist)")"
 done
 
 fi
@@ -158,13 +186,25 @@ AMP="SELECT model_id FROM dp_train('%s', 'y', 'x', algorithm => 'amp', epsilon =
      classes => ARRAY['false', 'true'], seed => 1)"
 if want 5; then
 echo
-echo "5. dp_train AMP (gradient passes), wall seconds and bytes reaching the coordinator"
+echo "5. dp_train AMP (gradient passes), wall seconds (CPU of all nodes) and bytes reaching the coordinator"
 for i in $(seq "$REPEAT"); do
   # shellcheck disable=SC2059
-  echo "   plain $(timed "$(printf "$AMP" t_plain)") s, distributed $(timed "$(printf "$AMP" t_dist)") s"
+  echo "   plain $(timed_cpu "$(printf "$AMP" t_plain)"), distributed $(timed_cpu "$(printf "$AMP" t_dist)")"
 done
 # shellcheck disable=SC2059
 echo "   distributed: $(received_by_coordinator "$(printf "$AMP" t_dist)") bytes received by the coordinator"
+fi
+
+TUNE="SELECT model_id FROM dp_tune('%s', 'y', 'x', epsilon => 1, classes => ARRAY['false', 'true'], seed => 1)"
+if want 7; then
+echo
+echo "7. dp_tune (9 candidates), wall seconds (CPU of all nodes) and bytes reaching the coordinator"
+for i in $(seq "$REPEAT"); do
+  # shellcheck disable=SC2059
+  echo "   plain $(timed_cpu "$(printf "$TUNE" t_plain)"), distributed $(timed_cpu "$(printf "$TUNE" t_dist)")"
+done
+# shellcheck disable=SC2059
+echo "   distributed: $(received_by_coordinator "$(printf "$TUNE" t_dist)") bytes received by the coordinator"
 fi
 
 if [ "$ADULT" = 1 ]; then
@@ -192,6 +232,20 @@ if [ "$ADULT" = 1 ]; then
     label=${spec%%|*} args=${spec#*|}
     t0=$(date +%s.%N); plain=$(accuracy adult "$args" | summary); t1=$(date +%s.%N)
     dist=$(accuracy adult_dist "$args" | summary); t2=$(date +%s.%N)
+    printf "   %-16s plain %s [%.1f s], distributed %s [%.1f s]\n" "$label" "$plain" "$(echo "$t1 - $t0" | bc)" "$dist" "$(echo "$t2 - $t1" | bc)"
+  done
+  tuned() {  # TABLE GRID -> accuracies of dp_tune's model for RUNS seeds, one per line
+    local r
+    for r in $(seq "$RUNS"); do
+      sql "SELECT accuracy FROM dp_evaluate((SELECT model_id FROM dp_tune('$1', 'y', 'x', epsilon => 1,
+             learning_rate => 0.1, seed => $r $2)), 'adult_test', 'y', 'x')" 2>/dev/null
+    done
+  }
+  # The default grid (lambda > 0: strongly convex candidates) and a convex one (lambda = 0).
+  for spec in "dp_tune default|" "dp_tune lambda=0|, lambdas => '{0}'"; do
+    label=${spec%%|*} grid=${spec#*|}
+    t0=$(date +%s.%N); plain=$(tuned adult "$grid" | summary); t1=$(date +%s.%N)
+    dist=$(tuned adult_dist "$grid" | summary); t2=$(date +%s.%N)
     printf "   %-16s plain %s [%.1f s], distributed %s [%.1f s]\n" "$label" "$plain" "$(echo "$t1 - $t0" | bc)" "$dist" "$(echo "$t2 - $t1" | bc)"
   done
   echo "   distributed bolt-on metadata: $(sql "SELECT ((details->'privacy'->'distributed') - 'sensitivity_rule'::text - 'note'::text - 'remedy'::text) FROM dptrain.models WHERE algorithm = 'bolton' AND source = 'public.adult_dist' ORDER BY id DESC LIMIT 1")"

@@ -77,7 +77,16 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
   o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
-  const bool server = use_server(
+  // A Citus hash-distributed table is tuned in place, inside the server
+  // (docs/tuning.md section 5): the controller would copy every row.
+  const bool distributed = client::is_distributed_table(conn, o.target.table);
+  if (distributed && o.controller)
+    throw client::PgError("controller mode cannot tune on the distributed table " + o.target.table, "0A000", {},
+                          "Drop --controller: dp_tune tunes it in place, its parts read on the shards.");
+  if (distributed && !o.json)
+    std::cerr << "NOTICE:  " << o.target.table << " is a distributed table: tuning in place inside the server "
+              << "(dp_tune)\n";
+  const bool server = distributed || use_server(
       o, [&] { return client::tuning_controller_missing_privileges(conn, o.target, c); }, "tuning", "dp_tune");
   const client::TuningOutcome r = server ? client::tune_in_server(conn, o.target, c, o.grid)
                                          : client::tune_with_controller(conn, o.target, c, o.grid, !o.json);

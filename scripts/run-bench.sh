@@ -16,6 +16,8 @@ run bash bench/runtime.sh $quick
 # issue 18, item 5: the per-batch noise and what a faster keystream would gain
 run build/bench/noise_speed
 [ -x build/bench/keystream_speed ] && run build/bench/keystream_speed
+# AMP's Hessian passes: the gradient state's block of rows vs the per-row rank-one update
+run build/bench/hessian_block
 # issue 18: a whole dp_train by phase vs scans and the Python path; the shuffle alone; sparse rows
 run bash bench/end_to_end.sh
 if [ -n "${BENCH_FULL:-}" ]; then run bash bench/shuffle.sh; else run bash bench/shuffle.sh 1000000 54 3; fi

@@ -20,6 +20,17 @@ RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_shuffle_epoch_key' LANGUAGE C IM
 CREATE FUNCTION dptrain.shuffle_key(row_key bigint, epoch_key float8[])
 RETURNS bigint AS 'MODULE_PATHNAME', 'dptrain_shuffle_key' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- The keyed split of private tuning on a distributed table (docs/tuning.md
+-- section 5): the part 1..parts of a row, SipHash-2-4 of its key under the
+-- run's 128-bit split key, mod parts. Every pass of a candidate filters its
+-- part with it on the shards, as the reader: executable by PUBLIC like
+-- shuffle_key (a keyed hash of the key it is given, nothing from the data).
+CREATE FUNCTION dptrain.tuning_part(row_key bigint, split_key float8[], parts int)
+RETURNS int AS 'MODULE_PATHNAME', 'dptrain_tuning_part' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION dptrain.tuning_part IS
+'internal: the part (1..parts) of a row in the keyed split of private tuning on a distributed table (SipHash-2-4 of row_key under a 128-bit split key, mod parts)';
+
 COMMENT ON FUNCTION dptrain.shuffle_key IS
 'internal: the sort key of a row in a keyed random permutation (SipHash-2-4 of row_key under a 128-bit epoch key)';
 

@@ -60,6 +60,26 @@ int64 shard_id_of_name(const char* name) {
   return pg_strtoint64(pnstrdup(digits, end - digits));
 }
 
+// Rows from a relation that is not one of the table's shards (or one
+// shard's rows in two groups).
+void refuse_foreign_rows(const char* source_name, const char* name) {
+  ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                  errmsg("the rows of \"%s\" come from a relation that is not one of its shards", source_name),
+                  errdetail("A node read them from %s.", name ? name : "a relation without a name"),
+                  errhint("Was a shard renamed on a worker?")));
+}
+
+// The index in `shards` of the shard a worker named `name` (NULL: none), or
+// an error: a name that is not one of the table's shards.
+int shard_index(List* shards, const char* name, const char* source_name) {
+  const int64 id = name ? shard_id_of_name(name) : -1;
+  const int S = list_length(shards);
+  int s = 0;
+  while (s < S && *static_cast<int64*>(list_nth(shards, s)) != id) ++s;
+  if (s == S) refuse_foreign_rows(source_name, name);
+  return s;
+}
+
 // n_s of every shard, in shard id order, counted with the reader's rights
 // (as n itself), in one statement checked on the coordinator and guarded on
 // every worker (shard_guard.h): each shard's rows grouped by the name of the
@@ -89,14 +109,8 @@ void count_shard_rows(Oid relid, const RunIdentities& ids, PreparedData* prep) {
   for (uint64 r = 0; r < SPI_processed; ++r) {
     const char* name = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
     const int64 rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull));
-    const int64 id = name ? shard_id_of_name(name) : -1;
-    int s = 0;
-    while (s < S && *static_cast<int64*>(list_nth(shards, s)) != id) ++s;
-    if (s == S || seen[s])
-      ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                      errmsg("the rows of \"%s\" come from a relation that is not one of its shards", prep->source_name),
-                      errdetail("A node read them from %s.", name ? name : "a relation without a name"),
-                      errhint("Was a shard renamed on a worker?")));
+    const int s = shard_index(shards, name, prep->source_name);
+    if (seen[s]) refuse_foreign_rows(prep->source_name, name);
     seen[s] = true;
     prep->shard_rows[s] = rows;
     total += rows;
@@ -282,6 +296,44 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
   prep->shard_guard = shard_guard_sql(relid);
   source_row_expressions(ids, prep);
   prep->shuffled = nullptr;
+}
+
+int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& prep, const double* split_key,
+                       int parts) {
+  if (!prep.distributed) elog(ERROR, "dptrain: count_part_rows on a table that is not distributed");
+  List* shards = shard_ids(relid);
+  const int S = list_length(shards);
+  if (S != prep.nshards) elog(ERROR, "dptrain: the shards of \"%s\" changed during the run", prep.source_name);
+  // kappa's words are integers below 2^32: exact as %.0f.
+  const char* sql = psprintf(
+      "SELECT %s.tableoid::pg_catalog.regclass::pg_catalog.text, "
+      "dptrain.tuning_part(%s, '{%.0f,%.0f,%.0f,%.0f}'::pg_catalog.float8[], %d), "
+      "pg_catalog.count(*)::pg_catalog.int8 FROM ONLY %s AS %s WHERE %s GROUP BY 1, 2",
+      kShardGuardAlias, prep.row_key, split_key[0], split_key[1], split_key[2], split_key[3], parts,
+      prep.source_name, kShardGuardAlias, prep.shard_guard);
+  SourceRead source;
+  source.source = relid;
+  source.only = true;
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.reader, true);
+  const int rc = execute_checked(sql, 0, nullptr, nullptr, true, 0, source);
+  restore_identity(&sw);
+  if (rc != SPI_OK_SELECT) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
+  int64* rows = static_cast<int64*>(palloc0(sizeof(int64) * S * parts));
+  bool* seen = static_cast<bool*>(palloc0(sizeof(bool) * S * parts));
+  bool isnull;
+  for (uint64 r = 0; r < SPI_processed; ++r) {
+    const char* name = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
+    const int32 part = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull));
+    const int64 n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 3, &isnull));
+    const int s = shard_index(shards, name, prep.source_name);
+    if (isnull || part < 1 || part > parts) elog(ERROR, "dptrain: a row of \"%s\" in no tuning part", prep.source_name);
+    const int at = (part - 1) * S + s;
+    if (seen[at]) refuse_foreign_rows(prep.source_name, name);
+    seen[at] = true;
+    rows[at] = n;
+  }
+  return rows;
 }
 
 int begin_distributed_passes() {

@@ -19,6 +19,16 @@ namespace dptrain::pg {
 void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
                                PreparedData* prep);
 
+// The keyed split of private tuning (docs/tuning.md section 5): the rows of
+// every (part, shard), rows[p * prep.nshards + s] for part p + 1 and shard s
+// (shard id order), counted like the n_s with the reader's rights, in one
+// statement checked on the coordinator and guarded on every worker, grouping
+// each shard's rows by the part dptrain.tuning_part(row key, split_key,
+// parts) gives them. `split_key`: kappa's 4 words. Only the counts reach the
+// coordinator. Call after detect_distributed_source, before the charge.
+int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& prep, const double* split_key,
+                       int parts);
+
 // prep->x_expr and prep->y_expr: the rows over the source as the copy of a
 // plain table would hold them (training_data.cpp): for a reader, the features
 // as float8[] and the class index; for a role without read access, every row a

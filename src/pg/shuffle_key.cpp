@@ -2,6 +2,7 @@
 //   dptrain.shuffle_run_key(seed)            the run's 256-bit key (8 words): CSPRNG, or from a test seed
 //   dptrain.shuffle_epoch_key(run_key, e)    the 128-bit key of epoch e (4 words)
 //   dptrain.shuffle_key(row_key, epoch_key)  the row's sort key (bigint)
+//   dptrain.tuning_part(row_key, split_key, parts)  the row's part of a tuning split (1..parts)
 // `ORDER BY dptrain.shuffle_key(id, <epoch key>)` in the subquery under the
 // epoch aggregate is pushed down to every shard and gives the same
 // permutation on every run with the same key.
@@ -15,13 +16,14 @@
 
 namespace {
 
-const double* key_words(ArrayType* a, int expected, const char* what) {
+const double* key_words(ArrayType* a, int expected, const char* what,
+                        const char* hint = "Use dptrain.shuffle_run_key() and dptrain.shuffle_epoch_key() to make keys.") {
   int len = 0;
   const double* w = dptrain::pg::float8_array_data(a, &len, what);
   if (len != expected)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s must have %d elements", what, expected),
                     errdetail("Got %d.", len),
-                    errhint("Use dptrain.shuffle_run_key() and dptrain.shuffle_epoch_key() to make keys.")));
+                    errhint("%s", hint)));
   return w;
 }
 
@@ -32,6 +34,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_shuffle_run_key);
 PG_FUNCTION_INFO_V1(dptrain_shuffle_epoch_key);
 PG_FUNCTION_INFO_V1(dptrain_shuffle_key);
+PG_FUNCTION_INFO_V1(dptrain_tuning_part);
 
 Datum dptrain_shuffle_run_key(PG_FUNCTION_ARGS) {
   const bool seeded = !PG_ARGISNULL(0);
@@ -74,6 +77,18 @@ Datum dptrain_shuffle_key(PG_FUNCTION_ARGS) {
   int64 out = 0;
   DPT_CORE({ out = dptrain::sgd::shuffle_key(row, dptrain::sgd::epoch_key_from_words(words, 4)); });
   PG_RETURN_INT64(out);
+}
+
+// Called once per row of every pass over a part of a distributed table
+// (docs/tuning.md section 5): one SipHash-2-4 of 8 bytes, as shuffle_key.
+Datum dptrain_tuning_part(PG_FUNCTION_ARGS) {
+  const int64 row = PG_GETARG_INT64(0);
+  const double* words = key_words(PG_GETARG_ARRAYTYPE_P(1), 4, "a tuning split key",
+                                   "dp_tune draws the split key of its run (docs/tuning.md section 5).");
+  const int32 parts = PG_GETARG_INT32(2);
+  int out = 0;
+  DPT_CORE({ out = dptrain::sgd::tuning_part(row, dptrain::sgd::epoch_key_from_words(words, 4), parts); });
+  PG_RETURN_INT32(out);
 }
 
 }  // extern "C"

@@ -98,7 +98,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   dptrain::pg::PreparedData prep;
   if (on_columns) prep.columns = &columns;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
-                         args.name, &s->config, &ids, &prep, /*in_place=*/true);
+                         args.name, &s->config, &ids, &prep, dptrain::pg::InPlace::Any);
   if (prep.reads_source()) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
   s->scratch.local = prep.in_place;
   s->scratch.relid = relid;

@@ -136,13 +136,14 @@ const char* qualified_name(Oid relid) {
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* c, RunIdentities* ids,
-               PreparedData* prep, bool in_place, void (*before_charge)(void*), void* before_charge_arg) {
+               PreparedData* prep, InPlace where, void (*before_charge)(void*), void* before_charge_arg) {
   PhaseClock clock;
   clock.start();
-  // dp_train (in_place) may drop the random order for a run that does not
+  // dp_train (Any) may drop the random order for a run that does not
   // depend on it; dp_tune may not: its split deals out the rows of the
-  // random order.
-  const bool may_skip_shuffle = in_place;
+  // random order (on a distributed table it reads keyed parts in place).
+  const bool may_skip_shuffle = where == InPlace::Any;
+  bool in_place = where != InPlace::No;
   *ids = decide_access(fcinfo, relid, label, features, *c, prep->columns);
   // Unknown / not implemented / arguments the plan would refuse: fail now,
   // before the charge below. dp_tune (before_charge) has checked every
@@ -172,7 +173,8 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   prep->distributed = false;
   prep->shuffled = nullptr;
   if (in_place) detect_distributed_source(relid, label, features, *ids, prep);
-  if (in_place && can_read_in_place(relid, label, features, *c, *ids, *prep)) read_in_place(*ids, prep);
+  if (in_place && where == InPlace::Any && can_read_in_place(relid, label, features, *c, *ids, *prep))
+    read_in_place(*ids, prep);
   // A copy all the same (no read access, a view, row security, children,
   // encoded columns): without a shuffle when the order cannot matter.
   prep->unordered_copy =
@@ -190,8 +192,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
       c->shard_rows.assign(prep->shard_rows, prep->shard_rows + prep->nshards);
       c->distribution_column = prep->distribution_column;
       // Algorithms, schedules and options that cannot run shard by shard
-      // are refused here, before the charge below.
-      dptrain::distributed::check(*c);
+      // are refused here, before the charge below (dp_tune's hook checks
+      // every candidate's run instead).
+      if (before_charge == nullptr) dptrain::distributed::check(*c);
     }
   });
   // Sparse features (docs/sparse.md): only runs whose every pass has a

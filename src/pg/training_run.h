@@ -57,10 +57,14 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // which are filled into *config (source, rows, dim, classes). Says so in a
 // NOTICE when the classes were read from the data. `config` must live on the
 // heap (it survives an ERROR here). Requires SPI_connect().
-// With `in_place`, a Citus hash-distributed source is not copied: its
-// shape goes into *config (shard_rows, distribution_column), the run is
-// checked for it (core/engine/distributed.h: refused with 0A000 before
-// the charge), and prep->distributed is set (prep->shuffled stays NULL).
+// With `in_place` other than No, a Citus hash-distributed source is not
+// copied: its shape goes into *config (shard_rows, distribution_column), the
+// run is checked for it (core/engine/distributed.h: refused with 0A000 before
+// the charge; with `before_charge`, the caller checks its runs itself), and
+// prep->distributed is set (prep->shuffled stays NULL). With Any (dp_train),
+// a plain table may also be read in place and copied without a shuffle;
+// Distributed (dp_tune's holdout) keeps the shuffled copy of every other
+// table (its Split deals out the rows of the random order).
 // `before_charge(arg)`, if given, runs once the facts are in *config and
 // before the charge (dp_tune plans its candidates there; it may ereport);
 // without it, the algorithm's check of *config runs first (dp_tune checks
@@ -68,9 +72,10 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // With prep->columns set (dp_train's features => ARRAY[...]), the encoding
 // is built before the data is inspected (encoded_features.h) and the run
 // is never in place.
+enum class InPlace { No, Distributed, Any };
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
                ArrayType* declared_classes, const char* name, dptrain::TrainingConfig* config, RunIdentities* ids,
-               struct PreparedData* prep, bool in_place = false, void (*before_charge)(void*) = nullptr,
+               struct PreparedData* prep, InPlace in_place = InPlace::No, void (*before_charge)(void*) = nullptr,
                void* before_charge_arg = nullptr);
 
 // A released model's weights as SQL: float8[d] (binary) or float8[K][d].

@@ -19,6 +19,7 @@
 #include "core/training/intercept.h"
 #include "core/tuning/liu_talwar_tuner.h"
 #include "core/tuning/private_tuning.h"
+#include "distributed_source.h"
 #include "encoded_features.h"
 #include "models.h"
 #include "training_data.h"
@@ -38,6 +39,11 @@ struct TuneSession {
   dptrain::pg::DriveScratch scratch;
   dptrain::Model model;
   std::string json;
+  // For the hook before the charge (a distributed table's keyed split).
+  Oid relid = InvalidOid;
+  const dptrain::pg::RunIdentities* ids = nullptr;
+  const dptrain::pg::PreparedData* prep = nullptr;
+  std::optional<dptrain::tuning::KeyedSplit> split;
 };
 
 enum Arg {
@@ -105,9 +111,33 @@ void holdout_grid(const nlohmann::json& j, dptrain::tuning::Grid* g) {
   if (lists.contains("batch_size")) g->batch_sizes = lists.at("batch_size").get<std::vector<std::int64_t>>();
 }
 
+// Bolt-on Algorithm 3 on a Citus hash-distributed table (docs/tuning.md
+// section 5): the run's split key kappa, then the rows of every (part,
+// shard) counted where they are, with the reader's rights, before the charge.
+// The counts are a function of the set of keys and kappa only.
+void split_distributed_table(TuneSession* s) {
+  double words[4];
+  int parts = 0;
+  DPT_CORE({
+    s->split.emplace();
+    s->split->key = dptrain::tuning::draw_split_key(s->config);
+    const dptrain::sgd::EpochShuffleWords w = dptrain::sgd::epoch_key_to_words(s->split->key);
+    for (int i = 0; i < 4; ++i) words[i] = w[i];
+    parts = static_cast<int>(dptrain::tuning::expand(s->grid).size()) + 1;
+  });
+  const int64* rows = dptrain::pg::count_part_rows(s->relid, *s->ids, *s->prep, words, parts);
+  const int shards = s->prep->nshards;
+  DPT_CORE({
+    s->split->rows.assign(static_cast<std::size_t>(parts), std::vector<std::int64_t>(static_cast<std::size_t>(shards)));
+    for (int p = 0; p < parts; ++p)
+      for (int sh = 0; sh < shards; ++sh) s->split->rows[p][sh] = rows[p * shards + sh];
+  });
+}
+
 // begin_run's hook: every candidate's plan from the public facts, before the charge.
 void plan_candidates(void* arg) {
   auto* s = static_cast<TuneSession*>(arg);
+  if (!s->liu_talwar && s->config.distributed()) split_distributed_table(s);
   DPT_CORE({
     if (s->liu_talwar) {
       // With an intercept the candidates plan for the augmented rows (training/intercept.h).
@@ -115,7 +145,8 @@ void plan_candidates(void* arg) {
                                                                        *s->parameter_grid, s->gamma);
       s->run = s->lt_tuner.get();
     } else {
-      s->tuner = std::make_unique<dptrain::tuning::Tuner>(dptrain::intercept::planned_config(s->config), s->grid);
+      s->tuner = std::make_unique<dptrain::tuning::Tuner>(dptrain::intercept::planned_config(s->config), s->grid,
+                                                          std::move(s->split));
       s->run = s->tuner.get();
     }
   });
@@ -203,22 +234,38 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   const Oid relid = PG_GETARG_OID(kSource);
   // 3. Public facts of the data, every candidate's plan from them (before the
   // charge), the charge of the total, and one random permutation of the data.
+  // A Citus hash-distributed table (holdout only) is tuned in place: the
+  // parts are a keyed hash of the distribution column, counted before the
+  // charge (plan_candidates) and read on the shards by every pass; liu_talwar
+  // and every other table take the shuffled copy.
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
   if (on_columns) prep.columns = &columns;
+  s->relid = relid;
+  s->ids = &ids;
+  s->prep = &prep;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
-                         args.name, &s->config, &ids, &prep, false, plan_candidates, s);
+                         args.name, &s->config, &ids, &prep,
+                         s->liu_talwar ? dptrain::pg::InPlace::No : dptrain::pg::InPlace::Distributed,
+                         plan_candidates, s);
+  if (prep.reads_source()) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
+  s->scratch.local = prep.in_place;
+  s->scratch.relid = relid;
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
   // 4. holdout: the l + 1 disjoint parts, every candidate on its own part,
   // its released model scored on the held-out part; liu_talwar: random
   // candidates on the whole table, each scored with noise, until the coin
-  // stops the search. As the runner: the temp tables, the passes and the
-  // counts are its.
+  // stops the search. Over the copy as the runner (the temp tables, the
+  // passes and the counts are its); over a distributed table's shards as
+  // the reader, in a security-restricted operation (pass_role, as dp_train).
   const TimestampTz start = GetCurrentTimestamp();
+  dptrain::pg::IdentitySwitch as_pass_role;
+  dptrain::pg::switch_identity(&as_pass_role, dptrain::pg::pass_role(ids, prep), prep.reads_source());
+  dptrain::pg::drive_run(s->run, prep.shuffled, &s->scratch, ids.caller_reads, "");
+  dptrain::pg::restore_identity(&as_pass_role);
   dptrain::pg::IdentitySwitch as_runner;
   dptrain::pg::switch_identity(&as_runner, ids.runner, false);
-  dptrain::pg::drive_run(s->run, prep.shuffled, &s->scratch, ids.caller_reads, "");
   dptrain::pg::drop_run_tables(prep.shuffled, s->scratch);
   dptrain::pg::restore_identity(&as_runner);
 
@@ -231,6 +278,12 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   int64 chosen_batch = 0;
   DPT_CORE({
     s->model = dptrain::intercept::released_model(s->run->release(seconds), s->config);
+    // A role without read access: the number of shards and parts, the largest
+    // shard and the smallest part, not every size (docs/distributed.md 9.3).
+    if (s->config.distributed() && !ids.caller_reads) {
+      dptrain::distributed::redact_shard_rows(s->model);
+      dptrain::tuning::redact_part_rows(s->model);
+    }
     s->json = s->model.to_json().dump();
     if (s->liu_talwar) {
       const dptrain::TrainingConfig& k = s->lt_tuner->candidate_config(s->lt_tuner->chosen_point());

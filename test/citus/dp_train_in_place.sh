@@ -4,7 +4,7 @@
 #  * no row reaches the coordinator: every command the coordinator sends to
 #    the workers during dp_train is a count or a partial aggregate
 #    (worker_partial_agg), checked with citus.log_remote_commands; the copy
-#    path (dp_tune still copies) sends a plain row fetch, which the same
+#    path (dp_tune's liu_talwar still copies) sends a plain row fetch, which the same
 #    check catches;
 #  * bolt-on uses the per-shard PSGD bound with the sequential-equivalent
 #    step (equal to the sequential sensitivity), recorded in the metadata
@@ -54,13 +54,14 @@ rowfetch=$(grep -i "SELECT" <<<"$remote" | grep -v "worker_partial_agg" | grep -
 [ -z "$rowfetch" ] || fail "a command may fetch rows to the coordinator: $rowfetch"
 echo "ok: dp_train sent only counts and partial aggregates to the shards"
 
-# The check above catches the copy path: dp_tune still copies the rows.
+# The check above catches the copy path: dp_tune's liu_talwar method still
+# copies the rows (its holdout method tunes in place: dp_tune_in_place.sh).
 out_copy=$(citus_psql coordinator -At -c "SET citus.log_remote_commands = on" -c "SET client_min_messages = log" \
-  -c "SELECT model_id FROM dp_tune('pts', 'y', 'x', epsilon => 1, seed => 7)" 2>&1)
+  -c "SELECT model_id FROM dp_tune('pts', 'y', 'x', epsilon => 1, delta => 1e-6, method => 'liu_talwar', grid => '{\"epochs\": [1]}', seed => 7)" 2>&1)
 copy_fetch=$(grep "issuing" <<<"$out_copy" | grep -i "SELECT" | grep -v "worker_partial_agg" | grep -v "count(\*)" || true)
 [ -n "$copy_fetch" ] ||
-  fail "the remote-command check does not see the row copy of dp_tune: $out_copy"
-echo "ok: the same check sees the row copy of dp_tune"
+  fail "the remote-command check does not see the row copy of dp_tune's liu_talwar: $out_copy"
+echo "ok: the same check sees the row copy of dp_tune's liu_talwar method"
 
 # --- the bound and its assumption in the metadata -----------------------------
 meta=$(sql "SELECT details->'privacy'->'distributed'->>'sensitivity', details->'privacy'->>'sensitivity',

@@ -157,7 +157,7 @@ for kind in ${SWAP_KINDS-view enum policy immutable index}; do
   out=$(as "$A" "SELECT dptrain.distinct_text_values('sw.pts', 'y', 10)")
   refused "$kind: a reader's categories (dp_encoding)" "$out" "$W1_PTS"
   out=$(as "$A" "SELECT model_id FROM dp_tune('sw.pts', 'y', 'x', epsilon => 1)")
-  refused "$kind: a reader's dp_tune (a copy)" "$out" "$W1_PTS"
+  refused "$kind: a reader's dp_tune (in place: its first read, the count of n)" "$out" "$W1_PTS"
   unswap
   echo "ok: $kind impostors at worker1's shard names: dp_train (superuser, budget-only), dp_evaluate, categories, dp_tune refused (55000, naming the shard); the function never ran"
 done

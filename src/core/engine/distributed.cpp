@@ -51,9 +51,24 @@ pd::ShardedShape shape_of(const TrainingConfig& c, int passes) {
 }  // namespace
 
 namespace {
-// The source's guard as a WHERE clause (it refers to the source's columns
-// only, so PostgreSQL evaluates it in the scan, before the projection).
-std::string where(const Source& src) { return src.guard.empty() ? std::string() : " WHERE " + src.guard; }
+// A part of a keyed split (private tuning, docs/tuning.md section 5): the
+// rows whose key hashes to it, selected on every shard.
+std::string part_filter(const Pass& pass, const Source& src) {
+  if (pass.split_key.size() != 4 || pass.parts < 1 || pass.table < 1 || pass.table > pass.parts || src.row_key.empty())
+    fail(ErrorKind::Internal, "a pass over a part of a distributed table needs its split key and a row key");
+  return "dptrain.tuning_part(" + src.row_key + ", " + words_literal(pass.split_key) + ", " +
+         std::to_string(pass.parts) + ") OPERATOR(pg_catalog.=) " + std::to_string(pass.table);
+}
+
+// The source's guard (it has constant arguments only: a one-time filter
+// evaluated before any row is fetched) and, for a pass over a part, the
+// part filter (it refers to the row key only, so PostgreSQL evaluates it in
+// the scan, before the projection), as a WHERE clause.
+std::string where(const Source& src, const Pass& pass) {
+  std::string conditions = src.guard;
+  if (pass.table != 0) conditions += (conditions.empty() ? "" : " AND ") + part_filter(pass, src);
+  return conditions.empty() ? std::string() : " WHERE " + conditions;
+}
 }  // namespace
 
 std::string pass_sql(const Pass& pass, const Source& src) {
@@ -70,16 +85,16 @@ std::string pass_sql(const Pass& pass, const Source& src) {
       return "SELECT dptrain.sgd_epoch(s.x, s.y, $1::pg_catalog.float8[]) FROM (SELECT " + src.x + " AS x, " + src.y +
              " AS y FROM " + src.relation +
              (passes ? " CROSS JOIN pg_catalog.generate_series(1, " + std::to_string(pass.local_passes) +
-                           ") AS dptrain_pass(p)" + where(src) + " ORDER BY dptrain_pass.p, " + order
-                     : where(src) + " ORDER BY " + order) +
+                           ") AS dptrain_pass(p)" + where(src, pass) + " ORDER BY dptrain_pass.p, " + order
+                     : where(src, pass) + " ORDER BY " + order) +
              ") s";
     }
     case PassKind::GradientLoss:
       return "SELECT dptrain.gradient_sum(" + src.x + ", " + src.y + ", $1::pg_catalog.float8[]) FROM " + src.relation +
-             where(src);
+             where(src, pass);
     case PassKind::Evaluate:
       return "SELECT dptrain.evaluate_agg(" + src.x + ", (" + src.y + ")::pg_catalog.int4, $1::pg_catalog.float8[]) FROM " +
-             src.relation + where(src);
+             src.relation + where(src, pass);
     default: break;
   }
   refuse(std::string("a pass of kind \"") + pass_kind_name(pass.kind) + "\"",

@@ -4,14 +4,19 @@
 #include <cmath>
 #include <string>
 
+#include <Eigen/Core>
+
 #include "core/error.h"
 
 namespace dptrain::gradient_state {
 namespace {
 
 struct Layout {
-  std::size_t points, loss, loss_comp, grad, grad_comp, hessian, length;
+  std::size_t points, loss, loss_comp, grad, grad_comp, hessian, block, length;
+  bool has_block() const { return length > block; }
 };
+
+bool blocks_hessian(std::int64_t d, int want) { return (want & kHessian) && d >= kHessianBlockMinDim; }
 
 Layout layout(std::int64_t d, std::int64_t K, std::int64_t P, int want) {
   Layout l{};
@@ -22,7 +27,8 @@ Layout layout(std::int64_t d, std::int64_t K, std::int64_t P, int want) {
   l.grad = l.loss_comp + pk;
   l.grad_comp = l.grad + ((want & kGradient) ? pkd : 0);
   l.hessian = l.grad_comp + ((want & kGradient) ? pkd : 0);
-  l.length = l.hessian + ((want & kHessian) ? static_cast<std::size_t>(K * d * d) : 0);
+  l.block = l.hessian + ((want & kHessian) ? static_cast<std::size_t>(K * d * d) : 0);
+  l.length = l.block + (blocks_hessian(d, want) ? 1 + static_cast<std::size_t>(kHessianBlockRows * (d + K)) : 0);
   return l;
 }
 
@@ -134,6 +140,69 @@ double* dot_buffer(std::size_t n) {
   return dots.data();
 }
 
+// --- the Hessian block (gradient_state.h) ------------------------------------
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+std::size_t block_rows(const double* block) { return static_cast<std::size_t>(block[0]); }
+double* block_row(double* block, std::size_t r, int d) { return block + 1 + r * d; }
+double* block_curvatures(double* block, std::size_t r, int d, int K) {
+  return block + 1 + static_cast<std::size_t>(kHessianBlockRows) * d + r * K;
+}
+const double* block_curvatures(const double* block, int d) {
+  return block + 1 + static_cast<std::size_t>(kHessianBlockRows) * d;
+}
+
+// H (the d x d upper triangle of model k, row-major) += sum over the block's
+// rows r of c_rk v_r v_r^T: one product V^T diag(c_k) V instead of n rank-one
+// updates (Eigen computes the upper triangle only).
+void add_block_terms(double* H, const double* block, int d, int K, int k) {
+  const auto n = static_cast<Eigen::Index>(block_rows(block));
+  if (n == 0) return;
+  const Eigen::Map<const RowMajor> V(block + 1, n, d);
+  const Eigen::Map<const RowMajor> C(block_curvatures(block, d), n, K);
+  Eigen::Map<RowMajor> Hk(H, d, d);
+  Hk.triangularView<Eigen::Upper>() += V.transpose() * (C.col(k).asDiagonal() * V);
+}
+
+// Adds the block's rows to the hessian region and empties the block.
+void flush_block(double* s, const Layout& l) {
+  if (!l.has_block() || block_rows(s + l.block) == 0) return;
+  const int d = dim(s), K = models(s);
+  for (int k = 0; k < K; ++k) add_block_terms(s + l.hessian + static_cast<std::size_t>(k) * d * d, s + l.block, d, K, k);
+  std::fill(s + l.block, s + l.length, 0.0);
+}
+
+// The row's Hessian terms (curvature c_k of model k): into the block when
+// the state has one, else one rank-one update per model.
+void add_hessian_terms(double* s, const Layout& l, const double* v, const double* curvature) {
+  const int d = dim(s), K = models(s);
+  if (l.has_block()) {
+    double* block = s + l.block;
+    const std::size_t r = block_rows(block);
+    std::copy(v, v + d, block_row(block, r, d));
+    std::copy(curvature, curvature + K, block_curvatures(block, r, d, K));
+    block[0] = static_cast<double>(r + 1);
+    if (r + 1 == kHessianBlockRows) flush_block(s, l);
+    return;
+  }
+  for (int k = 0; k < K; ++k) {
+    const double c = curvature[k];
+    if (c == 0) continue;
+    double* H = s + l.hessian + static_cast<std::size_t>(k) * d * d;
+    for (int i = 0; i < d; ++i) {
+      const double ci = c * v[i];
+      for (int j = i; j < d; ++j) H[static_cast<std::size_t>(i) * d + j] += ci * v[j];  // upper triangle
+    }
+  }
+}
+
+// A buffer for one row's K curvatures, grown once.
+double* curvature_buffer(std::size_t K) {
+  thread_local std::vector<double> c;
+  if (c.size() < K) c.resize(K);
+  return c.data();
+}
+
 template <typename T>
 void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
   const int d = dim(s), K = models(s), P = points(s), want = static_cast<int>(s[kWant]);
@@ -152,6 +221,7 @@ void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
   }
   const std::size_t pk_count = static_cast<std::size_t>(P) * K;
   double* dots = dot_buffer(pk_count);
+  double* curvature = curvature_buffer(static_cast<std::size_t>(K));
   if (want & kLine) {
     dot_products(s + l.points, 2 * static_cast<std::size_t>(K), v, d, dots);
     line_margins(P, K, dots);
@@ -175,18 +245,10 @@ void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
         double* comp = s + l.grad_comp + pk * d;
         for (int j = 0; j < d; ++j) add_compensated(sum[j], comp[j], g * v[j]);
       }
-      if ((want & kHessian) && p == 0) {
-        const double c = loss_second_derivative(kind, z, h);
-        if (c != 0) {
-          double* H = s + l.hessian + static_cast<std::size_t>(k) * d * d;
-          for (int i = 0; i < d; ++i) {
-            const double ci = c * v[i];
-            for (int j = i; j < d; ++j) H[static_cast<std::size_t>(i) * d + j] += ci * v[j];  // upper triangle
-          }
-        }
-      }
+      if ((want & kHessian) && p == 0) curvature[k] = loss_second_derivative(kind, z, h);
     }
   }
+  if (want & kHessian) add_hessian_terms(s, l, v, curvature);
   s[kRows] += 1;
 }
 
@@ -299,6 +361,10 @@ void validate(const double* s, std::size_t len) {
   }
   for (std::size_t i = kHeaderSize; i < len; ++i)
     if (!std::isfinite(s[i])) bad_state("a value is NaN or infinite");
+  if (const Layout l = layout_of(s); l.has_block()) {
+    const double n = s[l.block];
+    if (!(n >= 0 && n < kHessianBlockRows) || n != std::floor(n)) bad_state("the Hessian block's row count is not a count");
+  }
   if ((r.want & kLine) && !equally_spaced(s + kHeaderSize, r.points, r.models, r.dim))
     bad_state("the points of a line request are not equally spaced");
 }
@@ -391,6 +457,7 @@ void combine(double* into, std::size_t into_len, const double* other, std::size_
   if (into_len != other_len || !same_request(into, other))
     fail(ErrorKind::InvalidState, "cannot combine gradient states of different requests");
   const Layout l = layout_of(into);
+  flush_block(into, l);
   const std::size_t pk = static_cast<std::size_t>(points(into)) * models(into);
   const std::size_t pkd = pk * dim(into);
   // Sums: add the other sum compensated, and its compensation term.
@@ -403,7 +470,12 @@ void combine(double* into, std::size_t into_len, const double* other, std::size_
       add_compensated(into[l.grad + i], into[l.grad_comp + i], other[l.grad + i]);
       into[l.grad_comp + i] += other[l.grad_comp + i];
     }
-  for (std::size_t i = l.hessian; i < l.length; ++i) into[i] += other[i];
+  for (std::size_t i = l.hessian; i < l.block; ++i) into[i] += other[i];
+  if (l.has_block()) {
+    const int d = dim(into), K = models(into);
+    for (int k = 0; k < K; ++k)
+      add_block_terms(into + l.hessian + static_cast<std::size_t>(k) * d * d, other + l.block, d, K, k);
+  }
   into[kRows] += other[kRows];
 }
 
@@ -431,8 +503,10 @@ std::vector<double> hessian_sum(const double* s, int k) {
   if (!(static_cast<int>(s[kWant]) & kHessian)) fail(ErrorKind::Internal, "the state has no Hessian sums");
   const Layout l = layout_of(s);
   const int d = dim(s);
-  const double* H = s + l.hessian + static_cast<std::size_t>(k) * d * d;
-  std::vector<double> out(static_cast<std::size_t>(d) * d);
+  const std::size_t dd = static_cast<std::size_t>(d) * d;
+  std::vector<double> H(s + l.hessian + k * dd, s + l.hessian + (k + 1) * dd);
+  if (l.has_block()) add_block_terms(H.data(), s + l.block, d, models(s), k);
+  std::vector<double> out(dd);
   for (int i = 0; i < d; ++i)
     for (int j = i; j < d; ++j)
       out[static_cast<std::size_t>(i) * d + j] = out[static_cast<std::size_t>(j) * d + i] =

@@ -16,6 +16,17 @@
 //   grad               P*K*d   gradient sums      } only if kWant has
 //   grad_comp          P*K*d   their compensation } kGradient
 //   hessian            K*d*d   Hessian sums at point 0 (if kWant has kHessian)
+//   hessian_block      1 + B*(d+K)  dense rows whose Hessian terms wait to be
+//                                    added (if kWant has kHessian and d >= 32):
+//                                    the count n < B, then B clipped rows of
+//                                    d values, then B x K curvatures l''(z_k)
+//
+// The Hessian sum is the hessian region plus the terms of the block's n rows.
+// A dense row's term l''(z) x x^T is not added on its own (a rank-one update
+// of d^2/2 values per row) but with the block's other rows, as one matrix
+// product when the block is full, in combine, and when the sum is read: at
+// d = 54-100 about 1.5 times faster per row (docs/performance.md, "AMP's
+// Hessian"); the sum is the same to rounding, not bit for bit.
 //
 // Per row (x, y): x is clipped to ||x|| <= feature bound (if > 0) and then
 // each coordinate to [-c, c] (if a coordinate bound c > 0, Frank-Wolfe's
@@ -63,7 +74,11 @@ enum Field : int {
 enum Want : int { kLossSums = 1, kGradient = 2, kHessian = 4, kLine = 8 };
 
 constexpr double kMagicValue = 1146115175.0;  // "DPTg"
-constexpr int kVersionValue = 1;
+constexpr int kVersionValue = 2;  // 2: the Hessian block
+// Rows per Hessian block, and the smallest d with a block (below it the
+// rank-one update per row is as fast: measured, docs/performance.md).
+constexpr int kHessianBlockRows = 32;
+constexpr int kHessianBlockMinDim = 32;
 // (P * K * d) and K * d * d above these give a clear error instead of a huge state.
 constexpr std::int64_t kMaxValues = 20'000'000;
 
@@ -108,11 +123,14 @@ bool same_request(const double* a, const double* b);
 void add_row(double* s, const double* x, std::int64_t len, double label);
 void add_row(double* s, const float* x, std::int64_t len, double label);
 // The same sums for a sparse row (docs/sparse.md) in O(P K nnz) (Hessian:
-// O(K nnz^2)): the zeros a sparse row leaves out add exactly 0 to every
-// compensated sum, norm and dot product, so the state is the dense one.
+// O(K nnz^2), straight into the hessian region): the zeros a sparse row leaves
+// out add exactly 0 to every compensated sum, norm and dot product, so the
+// sums are the dense path's bit for bit (the Hessian to rounding when the
+// dense path blocks it, d >= kHessianBlockMinDim).
 void add_sparse_row(double* s, const sparse::RowView& x, double label);
 
-// into += other (both valid, same request); the empty state is the identity.
+// into += other (both valid, same request); the empty state is the identity
+// (of the sums: into's Hessian block is added to its hessian region).
 void combine(double* into, std::size_t into_len, const double* other, std::size_t other_len);
 
 // --- results -------------------------------------------------------------------

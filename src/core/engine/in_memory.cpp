@@ -38,6 +38,7 @@ class InMemoryDriver {
   }
 
   std::vector<double> execute(const Pass& p) {
+    if (!p.split_key.empty()) return execute_on_keyed_part(p);
     if (p.table < 0 || p.table >= static_cast<int>(tables_.size()))
       fail(ErrorKind::Internal, "in-memory driver: no such table");
     Table& t = tables_[static_cast<std::size_t>(p.table)];
@@ -68,15 +69,39 @@ class InMemoryDriver {
     return s;
   }
 
+  // A pass over a part of a keyed split (private tuning on a distributed
+  // table): as engine/distributed.h's filter, the rows whose key (the row's
+  // index) hashes to the part, where they are; no Split made a table.
+  std::vector<double> execute_on_keyed_part(const Pass& p) const {
+    if (data_.shard.size() != data_.x.size()) fail(ErrorKind::Internal, "in-memory driver: a keyed split of a plain table");
+    const sgd::SplitKey key = sgd::epoch_key_from_words(p.split_key.data(), p.split_key.size());
+    std::vector<char> in(data_.x.size(), 0);
+    Table t;
+    for (std::int64_t i : tables_[0].order)
+      if (sgd::tuning_part(i, key, p.parts) == p.table) {
+        in[static_cast<std::size_t>(i)] = 1;
+        t.order.push_back(i);
+      }
+    t.numbered = t.order;
+    switch (p.kind) {
+      case PassKind::SgdEpoch: return sharded_sgd_epoch(p, &in);
+      case PassKind::GradientLoss: return gradient_loss(p.input, t);
+      case PassKind::Evaluate: return evaluate(p.input, t);
+      default: break;
+    }
+    fail(ErrorKind::Internal, "in-memory driver: a pass kind that does not run on a part of a distributed table");
+  }
+
   // As the pushed-down epoch of engine/distributed.h: every shard streams
-  // its rows ordered by shuffle_key(row key, epoch key), P times over,
-  // into its own partial state; the states are combined (n_s/n averaging).
-  std::vector<double> sharded_sgd_epoch(const Pass& p) const {
+  // its rows (of `only`, if given) ordered by shuffle_key(row key, epoch key),
+  // P times over, into its own partial state; the states are combined (n_s/n averaging).
+  std::vector<double> sharded_sgd_epoch(const Pass& p, const std::vector<char>* only = nullptr) const {
     if (data_.shard.size() != data_.x.size()) fail(ErrorKind::Internal, "in-memory driver: a distributed epoch on a plain table");
     const sgd::EpochShuffleKey key = sgd::epoch_key_from_words(p.shuffle_key.data(), p.shuffle_key.size());
     const int shards = *std::max_element(data_.shard.begin(), data_.shard.end()) + 1;
     std::vector<std::vector<int>> rows(static_cast<std::size_t>(shards));
-    for (std::size_t i = 0; i < data_.shard.size(); ++i) rows[static_cast<std::size_t>(data_.shard[i])].push_back(static_cast<int>(i));
+    for (std::size_t i = 0; i < data_.shard.size(); ++i)
+      if (only == nullptr || (*only)[i]) rows[static_cast<std::size_t>(data_.shard[i])].push_back(static_cast<int>(i));
     std::vector<std::vector<int>> streams;
     for (std::vector<int>& r : rows) {
       std::sort(r.begin(), r.end(), [&](int a, int b) { return sgd::shuffle_key(a, key) < sgd::shuffle_key(b, key); });

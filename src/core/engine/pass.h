@@ -66,12 +66,18 @@ struct Pass {
   int table = 0;               // 0 = the prepared table, p >= 1 = part p
   std::vector<double> input;   // $1
   std::int64_t rows = 0;       // rows of that table (public; SampledEpoch, PoissonLots need it)
-  int parts = 0;               // Split only
+  int parts = 0;               // Split; a part of a keyed split (below)
   // SgdEpoch on a distributed source (engine/distributed.h): the epoch's
   // shuffle key (4 words, sgd::epoch_key_to_words) and the local passes P
   // every shard makes over its rows. Empty / 1 on a prepared table.
   std::vector<double> shuffle_key;
   int local_passes = 1;
+  // A part of a keyed split of a distributed source (private tuning,
+  // docs/tuning.md section 5): with `table` = p >= 1 and `parts`, the pass
+  // reads the rows with dptrain.tuning_part(row key, kappa, parts) = p, where
+  // they are (sgd/shuffle_key.h); kappa as 4 words. Empty: no keyed split
+  // (part p of a prepared table is the table the Split pass made).
+  std::vector<double> split_key;
 };
 
 // The prepared table's name is chosen by the driver (training_prepare);

@@ -40,6 +40,27 @@ std::int64_t shuffle_key(std::int64_t row_key, const EpochShuffleKey& key) {
   return static_cast<std::int64_t>(v);
 }
 
+SplitKey split_key_of(const privacy::RandomSource::Key& run_key) {
+  static const unsigned char kMessage[] = {'d', 'p', 't', 'r', 'a', 'i', 'n', '-', 's', 'p', 'l', 'i', 't', ':'};
+  SplitKey key;
+  if (crypto_generichash(key.data(), key.size(), kMessage, sizeof(kMessage), run_key.data(), run_key.size()) != 0)
+    fail(ErrorKind::Internal, "BLAKE2b failed");
+  return key;
+}
+
+SplitKey tuning_split_key(std::optional<std::uint64_t> seed) {
+  auto rng = seed ? privacy::RandomSource::seeded(*seed, kSplitKeyStream) : privacy::RandomSource::secure();
+  return split_key_of(privacy::draw_key(rng));
+}
+
+int tuning_part(std::int64_t row_key, const SplitKey& key, int parts) {
+  if (parts < 1 || parts > kMaxSplitParts)
+    fail(ErrorKind::InvalidParameter, "a tuning split has between 1 and " + std::to_string(kMaxSplitParts) + " parts",
+         "Got " + std::to_string(parts) + ".");
+  const auto h = static_cast<std::uint64_t>(shuffle_key(row_key, key));
+  return static_cast<int>(h % static_cast<std::uint64_t>(parts)) + 1;
+}
+
 EpochShuffleWords epoch_key_to_words(const EpochShuffleKey& key) {
   EpochShuffleWords w{};
   for (int i = 0; i < 4; ++i)

@@ -51,4 +51,34 @@ EpochShuffleWords epoch_key_to_words(const EpochShuffleKey& key);
 // Throws Error(InvalidParameter) unless every value is an integer in [0, 2^32).
 EpochShuffleKey epoch_key_from_words(const double* words, std::size_t count);
 
+// --- The keyed split of private tuning on a distributed table ---------------
+// (docs/tuning.md section 5). Bolt-on Algorithm 3 splits the table into
+// l + 1 disjoint parts; on a distributed table the rows stay on their
+// shards, so every row's part is computed where it is, from its key:
+//
+//   run key   256 bits: RandomSource::secure(), or (tests) the next 32 bytes of
+//             RandomSource::seeded(seed, stream "split"), not the shuffle's stream
+//   kappa     128 bits = BLAKE2b-128(key = run key, "dptrain-split:"): another
+//             message than every epoch key's ("dptrain-shuffle:" || epoch), so
+//             kappa is never an epoch key even under one run key
+//   part(r)   SipHash-2-4(kappa, key(r)) as an unsigned 64-bit integer,
+//             mod parts, plus 1 (parts are numbered 1..parts, as Pass::table)
+//
+// Privacy needs no secrecy of kappa, only that the split does not depend on
+// the rows' contents (the key is a surrogate key the neighbouring table keeps
+// for the replaced row). The modulo's bias is below parts / 2^64.
+using SplitKey = EpochShuffleKey;
+
+constexpr std::uint64_t kSplitKeyStream = 0x73'70'6c'69'74;  // "split" in ASCII
+
+// A fresh kappa: from the OS CSPRNG, or from the test seed.
+SplitKey tuning_split_key(std::optional<std::uint64_t> seed);
+// kappa of a given run key (the derivation above; pinned by the unit test).
+SplitKey split_key_of(const privacy::RandomSource::Key& run_key);
+
+// The part (1..parts) of the row with key `row_key`. Throws
+// Error(InvalidParameter) unless 1 <= parts <= kMaxSplitParts.
+constexpr int kMaxSplitParts = 1001;
+int tuning_part(std::int64_t row_key, const SplitKey& key, int parts);
+
 }  // namespace dptrain::sgd

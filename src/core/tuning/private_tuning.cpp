@@ -7,6 +7,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/algorithms/dpsgd.h"
+#include "core/engine/distributed.h"
 #include "core/engine/model_details.h"
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
@@ -81,6 +82,42 @@ std::vector<std::int64_t> part_sizes(std::int64_t rows, int parts) {
   return sizes;
 }
 
+std::vector<std::int64_t> part_sizes(const KeyedSplit& split, const std::vector<std::int64_t>& shard_rows, int parts) {
+  if (parts < 1 || split.rows.size() != static_cast<std::size_t>(parts))
+    fail(ErrorKind::Internal, "a keyed tuning split has the wrong number of parts");
+  std::vector<std::int64_t> sizes(static_cast<std::size_t>(parts), 0), per_shard(shard_rows.size(), 0);
+  for (int p = 0; p < parts; ++p) {
+    const std::vector<std::int64_t>& r = split.rows[static_cast<std::size_t>(p)];
+    if (r.size() != shard_rows.size()) fail(ErrorKind::Internal, "a keyed tuning split has the wrong number of shards");
+    for (std::size_t s = 0; s < r.size(); ++s) {
+      if (r[s] < 0) fail(ErrorKind::Internal, "a negative row count in a keyed tuning split");
+      sizes[static_cast<std::size_t>(p)] += r[s];
+      per_shard[s] += r[s];
+    }
+  }
+  for (std::size_t s = 0; s < shard_rows.size(); ++s)
+    if (per_shard[s] != shard_rows[s])
+      fail(ErrorKind::InvalidData,
+           "the tuning parts of shard " + std::to_string(s + 1) + " hold " + std::to_string(per_shard[s]) +
+               " rows, the shard " + std::to_string(shard_rows[s]),
+           {}, "Was the table modified during tuning? Try again.");
+  return sizes;
+}
+
+sgd::SplitKey draw_split_key(const TrainingConfig& config) {
+  return sgd::tuning_split_key(config.seed ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*config.seed))
+                                           : std::nullopt);
+}
+
+void redact_part_rows(Model& m) {
+  if (!m.details.contains("tuning") || !m.details["tuning"].contains("part_shard_rows")) return;
+  nlohmann::json& t = m.details["tuning"];
+  const std::vector<std::int64_t> rows = t.at("part_rows").get<std::vector<std::int64_t>>();
+  t.erase("part_shard_rows");
+  t.erase("part_rows");
+  t["smallest_part_rows"] = rows.empty() ? 0 : *std::min_element(rows.begin(), rows.end());
+}
+
 void check_tunable(const TrainingConfig& config) {
   if (config.algorithm == "none")
     bad("private tuning needs a private algorithm; \"none\" is not private",
@@ -93,7 +130,8 @@ void check_tunable(const TrainingConfig& config) {
          "Train with dp_train at hyperparameters fixed in advance (docs/dpsgd.md).");
 }
 
-Tuner::Tuner(TrainingConfig config, Grid grid) : config_(std::move(config)), grid_(std::move(grid)) {
+Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
+    : config_(std::move(config)), grid_(std::move(grid)), split_(std::move(split)) {
   validate_arguments(config_);
   check_tunable(config_);
   if (!config_.epsilon)
@@ -103,8 +141,21 @@ Tuner::Tuner(TrainingConfig config, Grid grid) : config_(std::move(config)), gri
         "Each candidate's number of epochs is a value of the grid, fixed in advance (Bolt-on Algorithm 3).");
   make_algorithm(config_.algorithm);  // unknown / not implemented: fail now
   candidates_ = expand(grid_);
-  part_rows_ = part_sizes(config_.rows, parts());
+  if (config_.distributed() != split_.has_value())
+    fail(ErrorKind::Internal, "a distributed table is split by its row keys, a prepared table by position");
+  if (split_) {
+    part_rows_ = part_sizes(*split_, config_.shard_rows, parts());
+    split_done_ = true;  // the parts are read where the rows are: no Split pass
+  } else {
+    part_rows_ = part_sizes(config_.rows, parts());
+  }
   held_out_rows_ = part_rows_.back();
+  if (held_out_rows_ < 1)
+    fail(ErrorKind::InvalidData,
+         "the held-out part " + std::to_string(parts()) + " of the tuning split has no rows",
+         "The table's " + std::to_string(config_.rows) + " rows were split by a keyed hash of \"" +
+             config_.distribution_column + "\" into " + std::to_string(parts()) + " parts.",
+         "Tune on a larger table or with fewer candidates.");
 
   for (int i = 0; i < candidates(); ++i) {
     const Candidate& k = candidates_[i];
@@ -113,16 +164,25 @@ Tuner::Tuner(TrainingConfig config, Grid grid) : config_(std::move(config)), gri
     c.epochs = k.epochs;
     c.batch_size = k.batch_size;
     c.rows = part_rows_[i];  // every bound for the part the candidate sees (Algorithm 3)
+    // On shards: the per-shard PSGD bound and step for the part's n_{s,i}.
+    if (split_) c.shard_rows = split_->rows[static_cast<std::size_t>(i)];
     c.name.clear();
     if (config_.seed) c.seed = static_cast<std::int64_t>(static_cast<std::uint64_t>(*config_.seed) + 1 + i);
     if (k.batch_size > c.rows)
       bad("batch size " + std::to_string(k.batch_size) + " is larger than the " + std::to_string(c.rows) +
-              " rows of a tuning part",
+              " rows of a tuning part (part " + std::to_string(i + 1) + " of " + std::to_string(parts()) + ")",
           "With " + std::to_string(candidates()) + " candidates the table is split into " +
-              std::to_string(parts()) + " parts; use fewer candidates or smaller batch sizes.");
+              std::to_string(parts()) + " parts; use fewer candidates or smaller batch sizes.",
+          "The candidate " + describe(k) + " trains on part " + std::to_string(i + 1) + "." +
+              (split_ ? " The parts of a distributed table are a keyed hash of \"" + config_.distribution_column +
+                            "\", so their sizes vary (docs/tuning.md section 5)."
+                      : ""));
     TrainingPlan p;
     try {
       p = make_algorithm(c.algorithm)->plan(c);
+      // Algorithms and schedules that cannot train shard by shard, and the
+      // per-shard PSGD plan of epoch runs: refused here, before the charge.
+      if (c.distributed()) distributed::check(c);
     } catch (const Error& e) {
       throw Error(e.kind(), e.what(),
                   "In the tuning candidate " + describe(k) + ", trained on " + std::to_string(c.rows) + " rows." +
@@ -170,11 +230,21 @@ std::optional<Pass> Tuner::next() {
   // Score the released candidate on the held-out part.
   Pass evaluate;
   evaluate.kind = PassKind::Evaluate;
-  evaluate.table = held_out_part();
+  on_part(evaluate, held_out_part());
   evaluate.rows = held_out_rows_;
   evaluate.input = packed_model::pack(*models_[current_]);
   awaiting_ = Awaiting::Evaluation;
   return evaluate;
+}
+
+// `pass` reads part `part` (1..parts()): the table the Split made, or on a
+// distributed table the rows of that part of the keyed split.
+void Tuner::on_part(Pass& pass, int part) const {
+  pass.table = part;
+  if (!split_) return;
+  const sgd::EpochShuffleWords w = sgd::epoch_key_to_words(split_->key);
+  pass.split_key.assign(w.begin(), w.end());
+  pass.parts = parts();
 }
 
 // The candidate's next pass, on its own part; once it is done, its release.
@@ -183,7 +253,7 @@ std::optional<Pass> Tuner::next_of_candidate() {
   if (p) {
     if (p->table != 0 || p->kind == PassKind::Split)
       fail(ErrorKind::Internal, "a tuning candidate asked for a pass outside its part");
-    p->table = current_ + 1;
+    on_part(*p, current_ + 1);
     awaiting_ = Awaiting::Candidate;
     return p;
   }
@@ -285,8 +355,12 @@ Model Tuner::release(double seconds) {
         {"score_sensitivity", 1},
         {"probability", "proportional to exp(-epsilon * errors / 2)"},
         {"held_out_rows", held_out_rows_}}},
-      {"split", "uniformly random partition (independent of the data) into l + 1 parts by position in a random "
-                "permutation; sizes depend on n and l only"},
+      {"split", split_ ? "partition into l + 1 parts by a keyed hash of the row key (the distribution column, a "
+                         "surrogate key): part(r) = SipHash-2-4(kappa, key(r)) mod (l + 1), kappa a fresh 128-bit key "
+                         "per run; independent of the rows' contents; sizes depend on the set of keys and kappa only, "
+                         "the same on neighbouring tables (docs/tuning.md section 5)"
+                       : "uniformly random partition (independent of the data) into l + 1 parts by position in a random "
+                         "permutation; sizes depend on n and l only"},
       {"epochs_fixed_in_advance", true},
       {"candidate", candidate_privacy},
   };
@@ -302,11 +376,27 @@ Model Tuner::release(double seconds) {
       {"part_rows", part_rows_},
       {"chosen", chosen},
   };
+  if (split_) {
+    // The table's distribution (n_s per shard) and every part's n_{s,i}, as
+    // public as the set of keys; redacted for a role without read access.
+    m.details["tuning"]["split"] = split_metadata();
+    m.details["tuning"]["part_shard_rows"] = split_->rows;
+    m.details["data"]["distribution"] = distributed::describe(config_);
+    m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
+  }
   m.details["seconds"] = seconds;
   m.details.erase("seed");
   m.details.erase("warnings");
   add_seed_and_warnings(m, config_, warnings_);  // the search's, not the candidate's
   return m;
+}
+
+nlohmann::json Tuner::split_metadata() const {
+  return {{"kind", "keyed hash of the row key, computed on the shards (no row copied to the coordinator)"},
+          {"key_column", config_.distribution_column},
+          {"rule", "part(r) = SipHash-2-4(kappa, key(r)) mod (l + 1) + 1; kappa a fresh 128-bit key per run"},
+          {"candidate_sensitivity",
+           "each candidate planned for its own part: m_i rows, n_{s,i} on shard s (per-shard PSGD bound)"}};
 }
 
 }  // namespace dptrain::tuning

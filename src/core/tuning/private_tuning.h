@@ -23,6 +23,9 @@
 // passes of the candidate's own run on part i + 1, then an Evaluate pass of
 // its released model on the held-out part l + 1; release() applies the
 // exponential mechanism and returns the chosen model with the metadata.
+// On a Citus-distributed table the parts are a keyed hash of the row key
+// (KeyedSplit below), every pass reads its part where the rows are, and
+// there is no Split pass (docs/tuning.md section 5).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,7 @@
 #include "core/model.h"
 #include "core/training/config.h"
 #include "core/engine/run.h"
+#include "core/sgd/shuffle_key.h"
 
 namespace dptrain::tuning {
 
@@ -75,6 +79,35 @@ std::vector<Candidate> expand(const Grid& grid);
 // Public: a function of n and l only.
 std::vector<std::int64_t> part_sizes(std::int64_t rows, int parts);
 
+// The split of a Citus hash-distributed table (docs/tuning.md section 5):
+// the rows stay on their shards; row r lies in part
+// sgd::tuning_part(key(r), key, l + 1), its key being the distribution column
+// (a surrogate key). rows[p][s] = the rows of shard s in part p + 1, counted
+// before the charge by one statement grouping by shard and part. A function
+// of the set of keys and of kappa only, so the same on neighbouring tables
+// (replace-one keeping the row's key): each candidate's m_i and n_{s,i} are
+// fixed parameters of its mechanism, as n and the n_s are of dp_train's.
+struct KeyedSplit {
+  sgd::SplitKey key{};
+  std::vector<std::vector<std::int64_t>> rows;  // [part][shard]
+};
+
+// A fresh kappa for a tuning run: RandomSource::secure(), or (tests) from
+// the seed's own stream (sgd::tuning_split_key).
+sgd::SplitKey draw_split_key(const TrainingConfig& config);
+
+// The sizes m_p = sum_s rows[p][s] of a keyed split of a table with
+// `shard_rows` rows per shard into `parts` parts. Throws Error(InvalidData)
+// unless the counts have that shape and every shard's parts add up to its
+// rows (a table modified between the counts).
+std::vector<std::int64_t> part_sizes(const KeyedSplit& split, const std::vector<std::int64_t>& shard_rows, int parts);
+
+// For a role that may not read the table: a keyed split's sizes in the
+// model's metadata become the number of parts and the smallest part (as
+// distributed::redact_shard_rows does for the shards; docs/tuning.md
+// section 5). No-op for a split by position (its sizes depend on n only).
+void redact_part_rows(Model& model);
+
 // Seeds (tests only): candidate i's noise uses seed + 1 + i, the selection
 // uses `seed` on stream kSelectionStream (never the stream a run uses).
 constexpr std::uint64_t kSelectionStream = 1;
@@ -84,7 +117,10 @@ class Tuner : public Run {
   // `config`: the user arguments shared by all candidates (algorithm, loss,
   // epsilon, delta, learning_rate, ...; its lambda, epochs and batch_size are
   // ignored) and the public facts of the WHOLE table (rows = n, dim, classes).
-  Tuner(TrainingConfig config, Grid grid);
+  // A distributed table (config.distributed()) needs its keyed split: the
+  // candidates are then planned for their parts' m_i and n_{s,i}, and no
+  // Split pass is asked for (every pass reads its part where the rows are).
+  Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split = std::nullopt);
 
   std::optional<Pass> next() override;
   void accept(const double* result, std::size_t len) override;
@@ -103,6 +139,7 @@ class Tuner : public Run {
   // Parts are numbered 1..parts() as pass tables; the held-out part is the last.
   int held_out_part() const { return parts(); }
   const std::vector<std::int64_t>& part_rows() const { return part_rows_; }
+  const std::optional<KeyedSplit>& keyed_split() const { return split_; }
   const Candidate& candidate(int i) const;
   // Candidate i's configuration: rows = part_rows()[i], its own seed.
   const TrainingConfig& candidate_config(int i) const;
@@ -113,10 +150,13 @@ class Tuner : public Run {
  private:
   enum class Awaiting { Nothing, Split, Candidate, Evaluation };
   std::optional<Pass> next_of_candidate();
+  void on_part(Pass& pass, int part) const;
+  nlohmann::json split_metadata() const;
   void accept_evaluation(const double* totals, std::size_t len);
 
   TrainingConfig config_;
   Grid grid_;
+  std::optional<KeyedSplit> split_;
   std::vector<Candidate> candidates_;
   std::vector<TrainingConfig> configs_;
   std::vector<std::int64_t> part_rows_;

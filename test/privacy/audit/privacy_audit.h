@@ -213,6 +213,16 @@ inline pa::ErrorCounts count(const std::vector<double>& scores_d, const std::vec
 
 }  // namespace detail
 
+// One release of a mechanism on `table` with noise seed `seed`: the released
+// weights (K*d, row-major).
+using Release = std::function<std::vector<double>(const InMemoryData& table, std::int64_t seed)>;
+
+// Steps 1-2 of an audit, for any release: calibration runs choose the
+// direction and the threshold, fresh evaluation runs give the error counts
+// and the bound (r.claimed_delta and the options' alpha). Fills the
+// calibration and evaluation fields of `r`.
+inline void distinguish(const Release& release, const Neighbours& n, const Options& o, Result& r);
+
 inline Result run_audit(const Scenario& s, const Neighbours& n, const Options& o) {
   const TrainingConfig config = detail::with_facts(s.config, n);
   Result r;
@@ -245,13 +255,18 @@ inline Result run_audit(const Scenario& s, const Neighbours& n, const Options& o
     for (std::size_t j = 0; j < a.size(); ++j) sq += (a[j] - b[j]) * (a[j] - b[j]);
     r.noiseless_gap = std::sqrt(sq);
   }
+  distinguish([&](const InMemoryData& table, std::int64_t seed) { return detail::release(planned, config, table, seed, o); },
+              n, o, r);
+  return r;
+}
+
+inline void distinguish(const Release& release, const Neighbours& n, const Options& o, Result& r) {
   // Noise seeds: disjoint blocks per phase and table, derived from o.seed.
   const std::int64_t base = static_cast<std::int64_t>(o.seed % 1000000) * 100000000;
   auto releases = [&](const InMemoryData& table, int runs, std::int64_t block) {
     std::vector<std::vector<double>> out;
     out.reserve(static_cast<std::size_t>(runs));
-    for (int i = 0; i < runs; ++i)
-      out.push_back(detail::release(planned, config, table, base + block * 20000000 + i, o));
+    for (int i = 0; i < runs; ++i) out.push_back(release(table, base + block * 20000000 + i));
     return out;
   };
 
@@ -294,7 +309,6 @@ inline Result run_audit(const Scenario& s, const Neighbours& n, const Options& o
   for (const auto& w : releases(n.d_prime, o.runs, 3)) edp.push_back(detail::dot(w, u));
   r.counts = detail::count(ed, edp, r.threshold);
   r.bound = pa::epsilon_lower_bound(r.counts, r.claimed_delta, o.alpha);
-  return r;
 }
 
 }  // namespace dptrain::test::audit

@@ -40,9 +40,21 @@ SELECT dptrain.shuffle_epoch_key('{1,2,3,4,5,6,7,-1}', 0);
 SELECT dptrain.shuffle_epoch_key('{1,2,3,4,5,6,7,8}', -1);
 SELECT dptrain.shuffle_key(NULL, '{1,2,3,4}') IS NULL AS strict;
 
+-- The keyed split of private tuning on a distributed table (docs/tuning.md
+-- section 5): the part of rows 1, 42, -5 under kappa = BLAKE2b-128(key =
+-- bytes 00..1f, "dptrain-split:"), the values the unit test pins from an
+-- independent implementation (SQL and the in-memory model share the core's
+-- sgd::tuning_part): 7, 6, 10 of 10 and 30, 10, 55 of 101.
+SELECT r, dptrain.tuning_part(r, '{1868802292,741281027,4163011405,3696143168}', 10) AS of_10,
+       dptrain.tuning_part(r, '{1868802292,741281027,4163011405,3696143168}', 101) AS of_101
+FROM unnest(ARRAY[1, 42, -5]::bigint[]) r;
+SELECT dptrain.tuning_part(1, '{1,2,3,4}', 0);
+SELECT dptrain.tuning_part(1, '{1,2,3}', 10);
+
 -- The key makers are internal to training: not executable by PUBLIC;
--- shuffle_key is (every training copy orders its rows by it with the rights
--- of the table's reader, sql/12_shuffle_key.sql).
+-- shuffle_key and tuning_part are (a training copy orders its rows by the
+-- first, a tuning candidate's pass on a distributed table filters its part
+-- by the second, with the rights of the table's reader, sql/12_shuffle_key.sql).
 SELECT p.oid::regprocedure AS function, has_function_privilege('public', p.oid, 'EXECUTE') AS public_execute
-FROM pg_proc p WHERE p.proname LIKE 'shuffle%' AND p.pronamespace = 'dptrain'::regnamespace ORDER BY 1::text;
+FROM pg_proc p WHERE (p.proname LIKE 'shuffle%' OR p.proname = 'tuning_part') AND p.pronamespace = 'dptrain'::regnamespace ORDER BY p.oid::regprocedure::text;
 DROP TABLE shuffled_rows;

@@ -165,6 +165,50 @@ TEST(DistributedPassSql, EpochsAreShuffledOnTheShardsAndSumsRunAsOnAPlainTable) 
   EXPECT_THROW(distributed::pass_sql(p, src), Error);
 }
 
+// A pass over a part of a keyed tuning split (docs/tuning.md section 5)
+// reads the part where the rows are: the part filter joins the guard.
+TEST(DistributedPassSql, APartOfAKeyedSplitIsAFilterOnTheShards) {
+  distributed::Source src{"public.t", "X", "Y", "id::pg_catalog.int8", "G(tableoid)"};
+  Pass p;
+  p.kind = PassKind::Evaluate;
+  p.table = 3;
+  p.parts = 3;
+  p.split_key = {5, 6, 7, 8};
+  const std::string filter =
+      "dptrain.tuning_part(id::pg_catalog.int8, '{5,6,7,8}'::pg_catalog.float8[], 3) OPERATOR(pg_catalog.=) ";
+  EXPECT_EQ(distributed::pass_sql(p, src),
+            "SELECT dptrain.evaluate_agg(X, (Y)::pg_catalog.int4, $1::pg_catalog.float8[]) FROM public.t WHERE "
+            "G(tableoid) AND " + filter + "3");
+  p.kind = PassKind::GradientLoss;
+  p.table = 1;
+  EXPECT_EQ(distributed::pass_sql(p, src),
+            "SELECT dptrain.gradient_sum(X, Y, $1::pg_catalog.float8[]) FROM public.t WHERE G(tableoid) AND " + filter + "1");
+  p.kind = PassKind::SgdEpoch;
+  p.table = 2;
+  p.shuffle_key = {1, 2, 3, 4};
+  p.local_passes = 2;
+  EXPECT_EQ(distributed::pass_sql(p, src),
+            "SELECT dptrain.sgd_epoch(s.x, s.y, $1::pg_catalog.float8[]) FROM (SELECT X AS x, Y AS y FROM public.t "
+            "CROSS JOIN pg_catalog.generate_series(1, 2) AS dptrain_pass(p) WHERE G(tableoid) AND " + filter +
+                "2 ORDER BY dptrain_pass.p, dptrain.shuffle_key(id::pg_catalog.int8, '{1,2,3,4}'::pg_catalog.float8[])) s");
+  // Without a guard (a test source), the filter alone.
+  src.guard.clear();
+  p.local_passes = 1;
+  EXPECT_EQ(distributed::pass_sql(p, src),
+            "SELECT dptrain.sgd_epoch(s.x, s.y, $1::pg_catalog.float8[]) FROM (SELECT X AS x, Y AS y FROM public.t WHERE " +
+                filter + "2 ORDER BY dptrain.shuffle_key(id::pg_catalog.int8, '{1,2,3,4}'::pg_catalog.float8[])) s");
+  // A part without its split key, or outside 1..parts, or without a row key: an internal error.
+  Pass bad = p;
+  bad.split_key.clear();
+  EXPECT_THROW(distributed::pass_sql(bad, src), Error);
+  bad = p;
+  bad.table = 4;
+  EXPECT_THROW(distributed::pass_sql(bad, src), Error);
+  distributed::Source keyless = src;
+  keyless.row_key.clear();
+  EXPECT_THROW(distributed::pass_sql(p, keyless), Error);
+}
+
 TEST(DistributedPassInput, AGradientPassSendsItsRequestAloneOtherPassesTheirInput) {
   gradient_state::Request r;
   r.dim = 4;

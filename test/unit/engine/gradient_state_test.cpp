@@ -164,7 +164,9 @@ TEST(GradientState, LineRequestGivesTheLossSumsOfItsPoints) {
       for (int k = 0; k < K; ++k) {
         const double a = loss_sum(explicit_points.data(), p, k), b = loss_sum(line.data(), p, k);
         EXPECT_NEAR(a, b, 1e-12 * a) << "point " << p << " model " << k << " clip " << clip;
-        if (p < 2) EXPECT_EQ(a, b) << "points 0 and 1 are dot products in both";
+        if (p < 2) {
+          EXPECT_EQ(a, b) << "points 0 and 1 are dot products in both";
+        }
       }
   }
 }

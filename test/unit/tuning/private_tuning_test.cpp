@@ -10,6 +10,7 @@
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
 #include "core/algorithms/algorithm.h"
+#include "core/engine/distributed.h"
 #include "core/engine/in_memory.h"
 #include "core/sgd/epoch_state.h"
 
@@ -148,7 +149,8 @@ TEST(Tuner, RejectsWhatCannotBeTunedPrivately) {
     Tuner(base_config(300), Grid{});
     FAIL() << "accepted parts smaller than the batch size";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("larger than the 30 rows of a tuning part"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("larger than the 30 rows of a tuning part (part 1 of 10)"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(Tuner(base_config(5), Grid{}), Error);  // fewer rows than parts
   // A candidate whose plan fails names the candidate.
@@ -319,6 +321,289 @@ TEST(Tuner, AsksForASplitThenEveryCandidateThenItsEvaluation) {
   EXPECT_EQ(u.progress_total(), 3);
   EXPECT_NO_THROW(u.release(0));
   EXPECT_THROW(u.release(0), Error);  // twice
+}
+
+// --- a Citus-distributed table: the keyed split (docs/tuning.md section 5) ---------
+
+// A distributed table of 550 rows in 3 shards, split into 3 parts with
+// hand-made counts rows[part][shard] (the sizes a keyed hash gave; any split
+// independent of the contents is fine for the argument).
+TrainingConfig distributed_config() {
+  TrainingConfig c = base_config(550);
+  c.shard_rows = {200, 200, 150};
+  c.distribution_column = "id";
+  return c;
+}
+
+KeyedSplit hand_split() {
+  KeyedSplit k;
+  std::iota(k.key.begin(), k.key.end(), 0);
+  k.rows = {{120, 60, 20},   // part 1: m_1 = 200
+            {50, 100, 50},   // part 2: m_2 = 200
+            {30, 40, 80}};   // part 3, held out: m_3 = 150
+  return k;
+}
+
+TEST(KeyedSplitTuner, PartSizesAreTheCountsAndMustCoverEveryShard) {
+  const KeyedSplit k = hand_split();
+  EXPECT_EQ(part_sizes(k, {200, 200, 150}, 3), (std::vector<std::int64_t>{200, 200, 150}));
+  // A shard whose parts do not add up to its rows (the table changed between the counts).
+  try {
+    part_sizes(k, {200, 201, 150}, 3);
+    FAIL() << "accepted counts that do not cover shard 2";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidData);
+    EXPECT_NE(std::string(e.what()).find("parts of shard 2 hold 200 rows, the shard 201"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(part_sizes(k, {200, 200, 150}, 4), Error);  // 3 parts counted
+  EXPECT_THROW(part_sizes(k, {200, 200}, 3), Error);       // 3 shards counted
+  KeyedSplit negative = k;
+  negative.rows[0][0] = -1;
+  EXPECT_THROW(part_sizes(negative, {79, 200, 150}, 3), Error);
+}
+
+TEST(KeyedSplitTuner, EveryCandidateIsPlannedForItsOwnPartAndShardSizes) {
+  // Convex candidates (lambda = 0), logistic loss with feature bound 1 (L = 1,
+  // beta = 1 as this repository bounds it), 2 epochs, b = 10, constant step
+  // eta = 1.5 (docs/distributed.md sections 2-3).
+  TrainingConfig c = distributed_config();
+  c.learning_rate = 1.5;
+  Grid g;
+  g.lambdas = {0.0};
+  g.epochs = {2};
+  g.batch_sizes = {10, 20};
+  Tuner t(c, g, hand_split());
+  EXPECT_EQ(t.part_rows(), (std::vector<std::int64_t>{200, 200, 150}));
+  const TrainingConfig& c0 = t.candidate_config(0);
+  EXPECT_EQ(c0.rows, 200);
+  EXPECT_EQ(c0.shard_rows, (std::vector<std::int64_t>{120, 60, 20}));
+  EXPECT_EQ(t.candidate_config(1).shard_rows, (std::vector<std::int64_t>{50, 100, 50}));
+  // Candidate 0 on part 1 (n_{s,1} = 120, 60, 20; m_1 = 200), b = 10:
+  //   c = m_1 / max_s n_{s,1} = 200/120 = 5/3; c eta = 2.5 > 2/beta = 2, so
+  //   P = ceil(c eta beta / 2) = ceil(1.25) = 2 local passes at eta' = c eta / P = 1.25;
+  //   U = max_s ceil(P n_{s,1} / b) = ceil(240/10) = 24 updates per epoch;
+  //   Delta = k P (2 L eta' / b) max_s n_{s,1}/m_1 = 2 * 2 * (2 * 1.25 / 10) * 0.6 = 0.6
+  //         = the sequential 2 k L eta / b = 2 * 2 * 1.5 / 10 = 0.6 for m_1 rows.
+  // (With the table's shards, c = 550/200 = 2.75: P = 3, eta' = 1.375.)
+  // The candidate's run asks for its epochs with those passes.
+  EXPECT_EQ(t.start_candidate(0)->next()->local_passes, 2);
+  const distributed::EpochPlan e0 = distributed::plan_epochs(c0, start_candidate_plan(t, 0));
+  EXPECT_EQ(e0.local_passes, 2);
+  EXPECT_NEAR(e0.schedule.eta, 1.25, 1e-11);
+  EXPECT_EQ(e0.updates_per_epoch, 24);
+  EXPECT_NEAR(e0.sensitivity, 0.6, 1e-12);
+  EXPECT_NEAR(start_candidate_plan(t, 0).privacy["sensitivity"].get<double>(), 0.6, 1e-15);
+  // Candidate 1 (b = 20) on part 2 (n_{s,2} = 50, 100, 50; m_2 = 200): c = 2,
+  //   c eta = 3 > 2: P = ceil(1.5) = 2 at eta' = 1.5; U = ceil(2 * 100 / 20) = 10;
+  //   Delta = 2 * 2 * (2 * 1.5 / 20) * 0.5 = 0.3 = 2 * 2 * 1.5 / 20.
+  const distributed::EpochPlan e1 = distributed::plan_epochs(t.candidate_config(1), start_candidate_plan(t, 1));
+  EXPECT_EQ(e1.local_passes, 2);
+  EXPECT_NEAR(e1.schedule.eta, 1.5, 1e-11);
+  EXPECT_EQ(e1.updates_per_epoch, 10);
+  EXPECT_NEAR(e1.sensitivity, 0.3, 1e-12);
+}
+
+TEST(KeyedSplitTuner, StronglyConvexCandidatesUseThePerShardBoundOfTheirPart) {
+  // lambda = 1, logistic: R = 1/lambda = 1, L = 1 + lambda R = 2,
+  // beta = 1 + lambda = 2, gamma = 1; step eta_t = min(1/beta, 1/(gamma t)):
+  // 1/2, 1/2, 1/3, 1/4; rho_t = 1 - eta_t gamma: 1/2, 1/2, 2/3, 3/4 (Bolt-on Lemma 8).
+  // Part 1 holds n_{s,1} = 4, 2, 0 rows (m_1 = 6; an empty shard), b = 2, so
+  // U = max_s ceil(n_{s,1}/b) = 2 and 2L/b = 2.
+  // Epoch 0 (t = 1, 2 on shard 1; t = 1 on shard 2), worst position of the row:
+  //   shard 1: max(eta_1 rho_2, eta_2) = max(1/4, 1/2) = 1/2, I = 2 * 1/2 = 1, weight 4/6;
+  //   shard 2: eta_1 = 1/2, I = 1, weight 2/6;
+  //   delta_1 = max(4/6 * 1, 2/6 * 1) = 2/3.
+  // One epoch: Delta = 2/3, the sequential Lemma 8 value for m_1 = 6, U = 3:
+  //   min(2kL/(b beta), 2L/(gamma b U)) = min(1, 4/6) = 2/3: the noise covers it.
+  // Epoch 1 (t = 3, 4 on shard 1; t = 3 on shard 2):
+  //   C_1 = rho_3 rho_4 = 1/2, C_2 = rho_3 = 2/3: sum_s (n_s/m) C_s = 4/6 * 1/2 + 2/6 * 2/3 = 5/9;
+  //   I_1 = 2 max(eta_3 rho_4, eta_4) = 2 * 1/4 = 1/2 (weighted 1/3), I_2 = 2 eta_3 = 2/3 (weighted 2/9);
+  //   delta_2 = 5/9 * 2/3 + 1/3 = 19/27 = 0.7037037 > 2/3 = the sequential bound for k = 2:
+  //   refused before the charge (the noise would not cover it).
+  TrainingConfig c = base_config(14);
+  c.shard_rows = {6, 4, 4};
+  c.distribution_column = "id";
+  Grid g;
+  g.lambdas = {1.0};
+  g.epochs = {1};
+  g.batch_sizes = {2};
+  KeyedSplit k;
+  k.rows = {{4, 2, 0}, {2, 2, 4}};
+  Tuner t(c, g, k);
+  const TrainingConfig& c0 = t.candidate_config(0);
+  EXPECT_EQ(c0.rows, 6);
+  const TrainingPlan plan = start_candidate_plan(t, 0);
+  EXPECT_NEAR(plan.privacy["sensitivity"].get<double>(), 2.0 / 3.0, 1e-12);
+  const distributed::EpochPlan e = distributed::plan_epochs(c0, plan);
+  EXPECT_EQ(e.updates_per_epoch, 2);
+  EXPECT_NEAR(e.sensitivity, 2.0 / 3.0, 1e-12);
+
+  g.epochs = {2};
+  try {
+    Tuner(c, g, k);
+    FAIL() << "accepted a per-shard bound above the noise's";
+  } catch (const Error& e2) {
+    EXPECT_EQ(e2.kind(), ErrorKind::NotImplemented);
+    EXPECT_NE(e2.detail().find("0.7037037037"), std::string::npos) << e2.detail();
+    EXPECT_NE(e2.detail().find("tuning candidate lambda = 1, epochs = 2"), std::string::npos) << e2.detail();
+  }
+}
+
+TEST(KeyedSplitTuner, RefusesPartsTooSmallAndAnEmptyHeldOutPartNamingThem) {
+  TrainingConfig c = distributed_config();
+  Grid g;
+  g.lambdas = {0.0};
+  g.epochs = {1};
+  g.batch_sizes = {50};
+  KeyedSplit k = hand_split();
+  k.rows[1] = {10, 15, 10};  // part 2: 35 rows < b = 50
+  k.rows[2] = {70, 125, 120};
+  g.batch_sizes = {50, 60};
+  try {
+    Tuner(c, g, k);
+    FAIL() << "accepted a part smaller than its candidate's batch";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_NE(std::string(e.what()).find("batch size 60 is larger than the 35 rows of a tuning part (part 2 of 3)"),
+              std::string::npos) << e.what();
+    EXPECT_NE(e.detail().find("keyed hash of \"id\""), std::string::npos) << e.detail();
+  }
+  KeyedSplit empty = hand_split();
+  empty.rows[1] = {80, 140, 130};
+  empty.rows[2] = {0, 0, 0};
+  g.batch_sizes = {50, 60};
+  try {
+    Tuner(c, g, empty);
+    FAIL() << "accepted an empty held-out part";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("held-out part 3 of the tuning split has no rows"), std::string::npos) << e.what();
+  }
+  // A distributed table needs its keyed split, a prepared table must not get one.
+  EXPECT_THROW(Tuner(c, g), Error);
+  EXPECT_THROW(Tuner(base_config(550), g, hand_split()), Error);
+  // What cannot train shard by shard is refused for every candidate (0A000).
+  TrainingConfig scs = distributed_config();
+  scs.algorithm = "scs13";
+  scs.delta = 1e-6;
+  g.batch_sizes = {50};
+  try {
+    Tuner(scs, g, [] { KeyedSplit s = hand_split(); s.rows.pop_back(); s.rows[1] = {80, 140, 130}; return s; }());
+    FAIL() << "accepted scs13 on a distributed table";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotImplemented) << e.what();
+  }
+}
+
+TEST(KeyedSplitTuner, AsksForNoSplitAndReadsEveryPartWhereTheRowsAre) {
+  TrainingConfig c = distributed_config();
+  c.learning_rate = 0.5;
+  Grid g;
+  g.lambdas = {0.0};
+  g.epochs = {1, 2};
+  const KeyedSplit k = hand_split();
+  Tuner t(c, g, k);
+  const sgd::EpochShuffleWords w = sgd::epoch_key_to_words(k.key);
+  const std::vector<double> kappa(w.begin(), w.end());
+  std::vector<std::pair<PassKind, int>> seen;
+  while (std::optional<Pass> p = t.next()) {
+    ASSERT_NE(p->kind, PassKind::Split);
+    seen.emplace_back(p->kind, p->table);
+    EXPECT_EQ(p->split_key, kappa);
+    EXPECT_EQ(p->parts, 3);
+    std::vector<double> r = p->input;
+    if (p->kind == PassKind::SgdEpoch) {
+      const TrainingConfig& ci = t.candidate_config(p->table - 1);
+      EXPECT_EQ(p->shuffle_key.size(), 4u);  // per-shard PSGD over the part
+      r[epoch_state::kRows] = static_cast<double>(ci.rows * p->local_passes);
+      std::int64_t u = 0;
+      for (std::int64_t n_s : ci.shard_rows) u = std::max(u, (n_s * p->local_passes + 49) / 50);
+      r[epoch_state::kUpdates] += static_cast<double>(u);
+    } else {
+      EXPECT_EQ(p->table, 3);  // the held-out part
+      r = {150, 120, 10};
+    }
+    t.accept(r.data(), r.size());
+  }
+  EXPECT_EQ(seen, (std::vector<std::pair<PassKind, int>>{{PassKind::SgdEpoch, 1},
+                                                          {PassKind::Evaluate, 3},
+                                                          {PassKind::SgdEpoch, 2},
+                                                          {PassKind::SgdEpoch, 2},
+                                                          {PassKind::Evaluate, 3}}));
+  const Model m = t.release(0);
+  EXPECT_EQ(m.details["tuning"]["part_rows"], (std::vector<std::int64_t>{200, 200, 150}));
+  EXPECT_EQ(m.details["tuning"]["part_shard_rows"], k.rows);
+  EXPECT_EQ(m.details["data"]["distribution"]["shard_rows"], c.shard_rows);
+  EXPECT_NE(m.details["privacy"]["split"].get<std::string>().find("keyed hash"), std::string::npos);
+  EXPECT_NE(m.details["privacy"]["adjacency"].get<std::string>().find("keeping the row's distribution key"),
+            std::string::npos);
+  // A role without read access sees the number of parts and the smallest (and of shards, the largest).
+  Model redacted = m;
+  redact_part_rows(redacted);
+  distributed::redact_shard_rows(redacted);
+  EXPECT_FALSE(redacted.details["tuning"].contains("part_rows"));
+  EXPECT_FALSE(redacted.details["tuning"].contains("part_shard_rows"));
+  EXPECT_EQ(redacted.details["tuning"]["smallest_part_rows"], 150);
+  EXPECT_EQ(redacted.details["tuning"]["parts"], 3);
+  EXPECT_EQ(redacted.details["data"]["distribution"]["largest_shard_rows"], 200);
+  EXPECT_EQ(redacted.details.dump().find("\"shard_rows\""), std::string::npos);
+}
+
+// The counts dp_tune makes in SQL (one statement grouping by shard and
+// part), made here independently: row i (its key) on shard i mod S.
+KeyedSplit count_parts(const InMemoryData& table, const sgd::SplitKey& key, int parts, int shards) {
+  KeyedSplit k;
+  k.key = key;
+  k.rows.assign(static_cast<std::size_t>(parts), std::vector<std::int64_t>(static_cast<std::size_t>(shards), 0));
+  for (std::int64_t i = 0; i < table.rows(); ++i)
+    ++k.rows[static_cast<std::size_t>(sgd::tuning_part(i, key, parts) - 1)][static_cast<std::size_t>(table.shard[i])];
+  return k;
+}
+
+// Algorithm 3 on shards in memory, driven as dp_tune drives it: the split's
+// key from the seed, the parts read where the rows are.
+Model tune_on_shards(const InMemoryData& table, TrainingConfig c, const Grid& g, int shards) {
+  c.rows = table.rows();
+  c.dim = table.dim();
+  c.shard_rows.assign(static_cast<std::size_t>(shards), 0);
+  for (int s : table.shard) ++c.shard_rows[static_cast<std::size_t>(s)];
+  c.distribution_column = "id";
+  Tuner t(c, g, count_parts(table, draw_split_key(c), static_cast<int>(expand(g).size()) + 1, shards));
+  return drive_in_memory(t, table);
+}
+
+TEST(KeyedSplitTuner, EndToEndOnShardsInMemoryIsReproducibleAndAccurate) {
+  InMemoryData table = separable(3000, 3);
+  for (std::int64_t i = 0; i < table.rows(); ++i) table.shard.push_back(static_cast<int>(i % 4));
+  TrainingConfig c = base_config(0);
+  c.epsilon = 1.0;
+  c.seed = 11;
+  c.learning_rate = 0.5;
+  Grid g;
+  g.lambdas = {0.0, 1e-3};
+  g.epochs = {1, 3};
+  const Model m = tune_on_shards(table, c, g, 4);
+  const KeyedSplit k = count_parts(table, sgd::tuning_split_key(11), 5, 4);
+  std::vector<std::int64_t> sizes;
+  for (const auto& r : k.rows) sizes.push_back(std::accumulate(r.begin(), r.end(), std::int64_t{0}));
+  EXPECT_EQ(m.details["tuning"]["part_rows"], sizes);
+  EXPECT_EQ(m.details["data"]["rows"], 3000);
+  EXPECT_EQ(*m.epsilon, 1.0);
+  EXPECT_TRUE(m.details["privacy"]["candidate"].contains("distributed"));
+  EXPECT_EQ(m.details.dump().find("errors\":"), std::string::npos);
+  // The same seed: the same kappa, parts, shard orders, noise and choice.
+  const Model again = tune_on_shards(table, c, g, 4);
+  EXPECT_EQ(again.weights, m.weights);
+  EXPECT_EQ(again.details["tuning"]["chosen"], m.details["tuning"]["chosen"]);
+  // Another seed: another kappa, hence other parts.
+  c.seed = 12;
+  const Model other = tune_on_shards(table, c, g, 4);
+  EXPECT_NE(other.details["tuning"]["part_rows"], m.details["tuning"]["part_rows"]);
+  // The tuned model classifies the (nearly separable) table well.
+  const std::vector<double> packed = packed_model::pack(m);
+  std::vector<double> totals(evaluation::totals_size(2), 0.0);
+  for (std::int64_t r = 0; r < table.rows(); ++r)
+    packed_model::accumulate(packed.data(), table.x[r].data(), table.dim(), static_cast<int>(table.y[r]), totals.data());
+  EXPECT_GT(totals[1] / table.rows(), 0.8);
 }
 
 }  // namespace
