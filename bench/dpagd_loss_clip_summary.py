@@ -49,3 +49,38 @@ for (dataset, loss, delta), cells in sorted(runs.items()):
                 diff = f"{dm:+.2f} ± {se:.2f}{flag}"
                 lost = f"{sum(x < 0 for x in d)}/{len(d)}"
             print(f"| {eps:g} | {clip} ({c_obj:.3g}) | {len(acc)} | {m:.2f} ± {sd:.2f}% | {it:.0f} | {ref:.0f} | {diff} | {lost} |")
+
+# The same, one line per epsilon and one column per clip (docs/dpagd.md's tables):
+# "mean ± sd (iterations / refinements); paired difference ± standard error".
+for (dataset, loss, delta), cells in sorted(runs.items()):
+    clips = sorted({c for _, c in cells}, key=lambda c: (c != "default", c))
+    names = []
+    for clip in clips:
+        g = next(v for (e, c), v in cells.items() if c == clip)
+        names.append(f"{clip} (C_obj = {float(next(iter(g.values()))['loss_clip']):.3g})")
+    print(f"\n{dataset}, {loss}, delta = {delta} (wide)")
+    print("| ε | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(clips))
+    for eps in sorted({e for e, _ in cells}):
+        base = cells.get((eps, "default"), {})
+        line = [f"{eps:g}"]
+        for clip in clips:
+            g = cells.get((eps, clip))
+            if not g:
+                line.append("")
+                continue
+            m, sd = mean_sd([100 * float(r["accuracy"]) for r in g.values()])
+            it = statistics.mean(int(r["iterations"]) for r in g.values())
+            ref = statistics.mean(int(r["gradient_refinements"]) for r in g.values())
+            cell = f"{m:.2f} ± {sd:.2f} ({it:.0f} / {ref:.0f})"
+            seeds = sorted(set(g) & set(base))
+            if clip != "default" and len(seeds) > 1:
+                d = [100 * (float(g[s]["accuracy"]) - float(base[s]["accuracy"])) for s in seeds]
+                dm, dsd = mean_sd(d)
+                se = dsd / len(d) ** 0.5
+                mark = "**" if abs(dm) > 2 * se else ""
+                cell += f"; {mark}{dm:+.2f} ± {se:.2f}{mark}"
+            if len(g) < 5:
+                cell += f" [{len(g)} runs]"
+            line.append(cell)
+        print("| " + " | ".join(line) + " |")
