@@ -7,7 +7,8 @@
 // sensitivity (core/privacy/distributed_sensitivity.h).
 //
 //   build/bench/distributed_convergence [--data ../shared/data] [--shards 1,2,8,32]
-//       [--epochs 1,2,5,10] [--etas 0.1,1] [--seeds 5] [--draws 20] [--epsilon 1] [--csv FILE]
+//       [--epochs 1,2,5,10] [--etas 0.1,1] [--lambdas 1e-3] [--seeds 5] [--draws 20] [--epsilon 1]
+//       [--csv FILE]
 //
 // Rows: Adult as `dptrain load --no-header --drop-missing --positive '>50K'`
 // loads it (one-hot + min-max, rows scaled to norm 1): 30162 train, 15060
@@ -23,11 +24,14 @@
 //                 over P local passes so that it stays <= 2/beta; exactly the
 //                 sequential run's sensitivity
 //   passes=4      eta, 4 local passes per epoch (4 times the work per shard)
-// and the strongly convex run, lambda = 1e-3, step min(1/beta, 1/(gamma t)) with t
+// and the strongly convex runs, lambda of --lambdas, step min(1/beta, 1/(gamma t)) with t
 // advancing by max_s ceil(n_s/b) per epoch (Lemma 8). One shard = the sequential run.
 // Prints one CSV line per (shards, variant, epochs): the sensitivity, the
 // test accuracy of the noiseless model and of the released private model
-// (mean over seeds x noise draws).
+// (mean over seeds x noise draws); for the strongly convex runs also the
+// accuracy with the noise of the sequential Lemma 8 bound for n rows (the
+// noise the engine added on shards before it calibrated to the per-shard
+// bound, docs/distributed.md section 9.2), from the same noise draws.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -38,6 +42,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/loss/loss.h"
@@ -103,6 +108,7 @@ std::vector<int> parse_list(const std::string& s) {
 
 struct Result {
   double sensitivity = 0, noiseless = 0, released = 0;
+  double sequential = 0, released_sequential = 0;  // strongly convex: noise of the sequential bound
   double step = 0;  // the step the shards used (of the last run)
   int passes = 1, runs = 0, draws = 0;
 };
@@ -171,11 +177,24 @@ void run(const Split& train, const Split& test, int shards, const Variant& v, co
     r.passes = shape.local_passes;
     r.noiseless += accuracy(w, test);
     ++r.runs;
+    if (strongly) {
+      privacy::bolton::RunShape seq;
+      seq.rows = n;
+      seq.batch_size = shape.batch_size;
+      seq.epochs = e;
+      r.sequential = privacy::bolton::sensitivity(c.schedule, lc, seq, privacy::bolton::Output::LastIterate).sensitivity;
+    }
     auto rng = privacy::RandomSource::seeded(seed, static_cast<std::uint64_t>(e));
+    auto rng_sequential = privacy::RandomSource::seeded(seed, static_cast<std::uint64_t>(e));
     for (int k = 0; k < draws; ++k) {
       std::vector<double> noisy = w;
       privacy::add_l2_laplace_noise(rng, noisy.data(), d, r.sensitivity / epsilon, scratch.data());
       r.released += accuracy(noisy, test);
+      if (strongly) {
+        noisy = w;
+        privacy::add_l2_laplace_noise(rng_sequential, noisy.data(), d, r.sequential / epsilon, scratch.data());
+        r.released_sequential += accuracy(noisy, test);
+      }
       ++r.draws;
     }
   }
@@ -185,13 +204,15 @@ void run(const Split& train, const Split& test, int shards, const Variant& v, co
 
 int main(int argc, char** argv) {
   CLI::App app{"distributed (per-shard PSGD + averaging) convergence on Adult, in memory"};
-  std::string data = "../shared/data", shards_arg = "1,2,8,32", epochs_arg = "1,2,5,10", etas_arg = "0.1,1", csv;
+  std::string data = "../shared/data", shards_arg = "1,2,8,32", epochs_arg = "1,2,5,10", etas_arg = "0.1,1",
+              lambdas_arg = "1e-3", csv;
   int seeds = 5, draws = 20;
   double epsilon = 1.0;
   app.add_option("--data", data, "the shared data folder");
   app.add_option("--shards", shards_arg, "shard counts");
   app.add_option("--epochs", epochs_arg, "epoch checkpoints");
   app.add_option("--etas", etas_arg, "constant steps of the convex runs");
+  app.add_option("--lambdas", lambdas_arg, "lambdas of the strongly convex runs");
   app.add_option("--seeds", seeds, "shard assignments x permutation sequences per configuration");
   app.add_option("--draws", draws, "noise draws per run");
   app.add_option("--epsilon", epsilon, "epsilon of the released model (epsilon-DP)");
@@ -206,13 +227,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::vector<int> shard_counts = parse_list(shards_arg), checkpoints = parse_list(epochs_arg);
-  std::vector<double> etas;
-  {
-    std::stringstream in(etas_arg);
-    for (std::string item; std::getline(in, item, ',');) etas.push_back(std::stod(item));
+  std::vector<double> etas, lambdas;
+  for (auto [arg, out] : {std::pair{&etas_arg, &etas}, std::pair{&lambdas_arg, &lambdas}}) {
+    std::stringstream in(*arg);
+    for (std::string item; std::getline(in, item, ',');) out->push_back(std::stod(item));
   }
   std::ostringstream table;
-  table << "shards,variant,eta,step,passes,epochs,sensitivity,accuracy_noiseless,accuracy_eps" << epsilon << "\n";
+  table << "shards,variant,eta,step,passes,epochs,sensitivity,accuracy_noiseless,accuracy_eps" << epsilon
+        << ",sequential_sensitivity,accuracy_eps" << epsilon << "_sequential_noise\n";
   std::fprintf(stderr, "Adult: %zu train, %zu test rows, %zu features\n", train.x.size(), test.x.size(),
                train.x[0].size());
   for (int S : shard_counts) {
@@ -224,17 +246,21 @@ int main(int argc, char** argv) {
       variants.push_back({"equivalent", eta, 1, Step::Equivalent, 0});
       variants.push_back({"passes=4", eta, 4, Step::Given, 0});
     }
-    variants.push_back({"strongly convex lambda=1e-3", 0, 1, Step::Given, 1e-3});
+    for (double lambda : lambdas) {
+      char name[64];
+      std::snprintf(name, sizeof(name), "strongly convex lambda=%g", lambda);
+      variants.push_back({name, 0, 1, Step::Given, lambda});
+    }
     for (const Variant& v : variants) {
       std::vector<Result> results(checkpoints.size());
       for (int seed = 1; seed <= seeds; ++seed)
         run(train, test, S, v, checkpoints, static_cast<std::uint64_t>(seed), draws, epsilon, results);
       for (std::size_t i = 0; i < checkpoints.size(); ++i) {
         const Result& r = results[i];
-        char line[256];
-        std::snprintf(line, sizeof(line), "%d,%s,%g,%.4g,%d,%d,%.6g,%.4f,%.4f\n", S, v.name.c_str(), v.eta, r.step,
-                      r.passes, checkpoints[i], r.sensitivity, r.noiseless / r.runs,
-                      r.released / std::max(1, r.draws));
+        char line[320];
+        std::snprintf(line, sizeof(line), "%d,%s,%g,%.4g,%d,%d,%.6g,%.4f,%.4f,%.6g,%.4f\n", S, v.name.c_str(), v.eta,
+                      r.step, r.passes, checkpoints[i], r.sensitivity, r.noiseless / r.runs,
+                      r.released / std::max(1, r.draws), r.sequential, r.released_sequential / std::max(1, r.draws));
         table << line;
         std::fputs(line, stdout);
         std::fflush(stdout);

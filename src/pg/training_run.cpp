@@ -12,6 +12,7 @@
 #include "local_source.h"
 #include "ledger.h"
 #include "models.h"
+#include "pass_messages.h"
 #include "phase_timing.h"
 #include "training_data.h"
 
@@ -250,6 +251,8 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
   // allowed; a distributed one: one sequential run per shard.
   const Snapshot snapshot = in_place && scratch->local ? begin_in_place_passes() : nullptr;
   const int guc_level = in_place && !scratch->local ? begin_distributed_passes() : 0;
+  // The passes' parameter is the training state before noise (pass_messages.h).
+  const int hidden_level = hide_pass_statements(show_data_dependent) ? hide_pass_statements_from_client() : 0;
   for (;;) {
     CHECK_FOR_INTERRUPTS();
     bool more = false;
@@ -283,6 +286,7 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
         ereport(NOTICE, (errmsg("dptrain: %s%s", prefix, m.message.c_str())));
   }
   if (snapshot) end_in_place_passes(snapshot);
+  if (hidden_level) show_pass_statements_again(hidden_level);
   if (in_place && !scratch->local) end_distributed_passes(guc_level);
   for (int k = 0; k < kPassKinds; ++k)
     if (statements[k] > 0)

@@ -86,6 +86,23 @@ echo "$assumption" | grep -q "surrogate key" || fail "the assumption is not reco
 [ "$column" = id ] && [ "$nshards" = 5 ] || fail "distribution recorded as $column over $nshards shards"
 echo "ok: per-shard PSGD bound $d_dist = sequential $d_seq, $passes local passes, assumption recorded"
 
+# Strongly convex (lambda > 0, step min(1/beta, 1/(gamma t))): the per-shard
+# bound is below the sequential one, and the noise release() adds is
+# calibrated to it (docs/distributed.md section 9.2): the model records the
+# per-shard bound as its sensitivity and as what the noise is calibrated to.
+out=$(train pts "algorithm => 'bolton', epsilon => 1, epochs => 2, lambda => 0.01, seed => 7")
+id_sc=$(echo "$out" | tail -1)
+[[ "$id_sc" =~ ^[0-9]+$ ]] || fail "strongly convex dp_train on the distributed table failed: $out"
+sc=$(sql "SELECT d->>'sensitivity', d->>'noise_calibrated_to', d->>'sequential_sensitivity', p->>'sensitivity',
+                 p->'noise'->>'gamma_scale'
+          FROM (SELECT details->'privacy' AS p, details->'privacy'->'distributed' AS d
+                FROM dptrain.models WHERE id = $id_sc) x")
+IFS='|' read -r sc_shard sc_noise sc_seq sc_recorded sc_scale <<<"$sc"
+sql "SELECT $sc_shard > 0 AND $sc_shard < $sc_seq AND $sc_noise = $sc_shard AND $sc_recorded = $sc_shard
+            AND abs($sc_scale - $sc_shard / 1.0) <= 1e-15 * $sc_scale" | grep -q t ||
+  fail "strongly convex: per-shard $sc_shard, sequential $sc_seq, calibrated to $sc_noise, recorded $sc_recorded, scale $sc_scale"
+echo "ok: strongly convex noise calibrated to the per-shard bound $sc_shard (sequential $sc_seq)"
+
 # --- seeds reproduce -----------------------------------------------------------
 # (With a primary key on the distribution column the warning goes away.)
 sql "ALTER TABLE pts ADD PRIMARY KEY (id)" >/dev/null

@@ -78,9 +78,11 @@ meta=$(sql "SELECT details->'tuning'->'split'->>'kind', details->'tuning'->>'par
                    details->'data'->>'rows', details->'data'->>'training_rows',
                    details->'privacy'->'candidate'->'distributed'->>'sensitivity',
                    details->'privacy'->'candidate'->>'sensitivity',
-                   details->'privacy'->>'adjacency', details->'data'->'distribution'->>'distribution_column'
+                   details->'privacy'->>'adjacency', details->'data'->'distribution'->>'distribution_column',
+                   details->'privacy'->'candidate'->'distributed'->>'noise_calibrated_to',
+                   details->'privacy'->'candidate'->'noise'->>'sensitivity'
             FROM dptrain.models WHERE id = $id")
-IFS='|' read -r kind parts total nparts rows training d_dist d_seq adjacency column <<<"$meta"
+IFS='|' read -r kind parts total nparts rows training d_dist d_seq adjacency column d_noise d_released <<<"$meta"
 grep -q "keyed hash" <<<"$kind" || fail "the split is not recorded as keyed: $kind"
 [ "$parts" = 5 ] && [ "$total" = 3001 ] && [ "$nparts" = 5 ] && [ "$rows" = 3001 ] ||
   fail "parts $parts ($nparts counted) holding $total rows of $rows"
@@ -98,9 +100,12 @@ check=$(sql "WITH m AS (SELECT details FROM dptrain.models WHERE id = $id),
                      FROM (SELECT part, sum(n) AS m_p FROM cell GROUP BY part) y)")
 [ "$check" = t ] || fail "the per-(part, shard) counts do not cover the shards and parts"
 # The chosen candidate's bound is the per-shard PSGD bound for its own part,
-# at most the sequential bound for m_i its noise is calibrated to.
-sql "SELECT $d_dist > 0 AND $d_dist <= $d_seq * (1 + 1e-12)" | grep -q t ||
-  fail "the chosen candidate's per-shard bound $d_dist exceeds its calibration $d_seq"
+# and its noise is calibrated to it (equal to the sequential bound for m_i for
+# a convex candidate; re-calibrated to the smaller per-shard bound for a
+# strongly convex one, docs/distributed.md section 9.2): the recorded
+# sensitivity, the metadata's calibration and the noise released agree.
+sql "SELECT $d_dist > 0 AND abs($d_dist - $d_seq) <= $d_seq * 1e-9 AND $d_noise = $d_seq AND $d_released = $d_seq" |
+  grep -q t || fail "the chosen candidate's per-shard bound $d_dist, recorded $d_seq, calibrated to $d_noise, released $d_released"
 [ "$training" -lt 3001 ] || fail "the chosen candidate trained on $training rows, not on its part"
 echo "ok: 5 keyed parts cover the 5 shards ($total rows), chosen candidate on $training rows, bound $d_dist <= $d_seq"
 

@@ -70,6 +70,21 @@ class EpochAlgorithm : public Algorithm {
   // Called once with the final model(s), K x d; modifies them in place.
   virtual void release(const TrainingConfig& config, const TrainingPlan& plan, WeightMatrix& weights,
                        privacy::RandomSource& rng) const = 0;
+  // Output perturbation only: re-calibrates the noise release() adds to a
+  // smaller per-model L2-sensitivity bound `sensitivity` (named by `rule`)
+  // of the model this run trains, keeping the mechanism, epsilon, delta and
+  // their split; rewrites plan.privacy ("sensitivity", "sensitivity_rule",
+  // "noise", ...), which release() reads and the model's metadata records.
+  // The engine calls it before any data is read when the run it executes
+  // has a proven bound below plan.privacy["sensitivity"]: per-shard PSGD on
+  // a distributed table (docs/distributed.md section 9.2). The algorithm
+  // owns its noise formula; the engine only supplies the bound.
+  // Returns false (plan unchanged: the larger noise stays) if the
+  // algorithm's noise is not calibrated that way. Default: false.
+  virtual bool calibrate_output_noise(const TrainingConfig&, TrainingPlan&, double /*sensitivity*/,
+                                      const std::string& /*rule*/) const {
+    return false;
+  }
 };
 
 // Throws Error(InvalidParameter) for unknown names and

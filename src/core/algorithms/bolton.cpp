@@ -111,6 +111,60 @@ ScheduleKind choose_schedule(const TrainingConfig& c, bool strongly_convex) {
   bad("unknown schedule");
 }
 
+// The noise block of plan.privacy for a per-model L2-sensitivity bound
+// `sensitivity` (with its rule): "sensitivity", "sensitivity_rule",
+// "per_model_epsilon", "per_model_delta" and "noise", which release() adds.
+// The one formula of bolt-on's noise, used by plan() and by
+// calibrate_output_noise() (a smaller bound the engine proved for the run
+// it executes).
+//
+// One-vs-all: K models on the same rows (docs/pitfalls.md §P19). Per model (default):
+// sequential (basic) composition, each model gets (epsilon/K, delta/K).
+// Joint ((epsilon, delta) only): the K x d matrix is one Gaussian release;
+// replacing a row moves every model by at most Delta (each model's bound
+// holds whatever its labels), so the matrix moves by at most sqrt(K) Delta
+// in Frobenius norm, and isotropic noise calibrated to that sensitivity
+// at the full (epsilon, delta) covers all K models at once.
+// Pure epsilon-DP: L2-Laplace, Gamma scale Delta/epsilon (Bolt-on Theorem 1);
+// (epsilon, delta): Gaussian sigma of the chosen calibration.
+void write_noise(const TrainingConfig& c, int K, double sensitivity, const std::string& rule, nlohmann::json& privacy) {
+  const bool pure = !c.delta || *c.delta == 0.0;
+  const bool joint = !pure && c.options.value("multiclass_noise", std::string("per_model")) == "joint";
+  const int shares = joint ? 1 : K;
+  BoltonNoise noise;
+  noise.sensitivity = joint ? std::sqrt(static_cast<double>(K)) * sensitivity : sensitivity;
+  noise.epsilon = *c.epsilon / shares;
+  std::string calibration;
+  if (pure) {
+    noise.distribution = BoltonNoise::Distribution::L2Laplace;
+    noise.scale = noise.sensitivity / noise.epsilon;
+  } else {
+    noise.distribution = BoltonNoise::Distribution::Gaussian;
+    noise.delta = *c.delta / shares;
+    const privacy::GaussianCalibration method =
+        privacy::parse_gaussian_calibration(c.options.value("gaussian_calibration", std::string("analytic")));
+    calibration = privacy::gaussian_calibration_name(method);
+    try {
+      noise.scale = privacy::gaussian_sigma(noise.sensitivity, noise.epsilon, noise.delta, method);
+    } catch (const Error& e) {
+      if (shares == 1) throw;
+      // Say which epsilon the calibration saw: the per-model share.
+      throw Error(e.kind(), e.what(),
+                  "Each of the " + std::to_string(K) + " one-vs-all models gets epsilon/K = " + num(noise.epsilon) +
+                      " and delta/K = " + num(noise.delta) + ".",
+                  e.hint(), e.sqlstate());
+    }
+  }
+  nlohmann::json noise_json = noise.to_json();
+  if (!pure) noise_json["calibration"] = calibration;
+  if (pure) noise_json["expected_norm"] = c.dim * noise.scale;
+  privacy["sensitivity"] = sensitivity;
+  privacy["sensitivity_rule"] = rule;
+  privacy["per_model_epsilon"] = noise.epsilon;
+  privacy["per_model_delta"] = noise.delta;
+  privacy["noise"] = noise_json;
+}
+
 }  // namespace
 
 // --- the noise ------------------------------------------------------------------
@@ -208,46 +262,10 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
     shape.epochs = c.epochs;
   }
 
-  // One-vs-all: K models on the same rows (docs/pitfalls.md §P19). Per model (default):
-  // sequential (basic) composition, each model gets (epsilon/K, delta/K).
-  // Joint ((epsilon, delta) only): the K x d matrix is one Gaussian release;
-  // replacing a row moves every model by at most Delta (each model's bound
-  // holds whatever its labels), so the matrix moves by at most sqrt(K) Delta
-  // in Frobenius norm, and isotropic noise calibrated to that sensitivity
-  // at the full (epsilon, delta) covers all K models at once.
-  const int K = p.epoch.models;
-  const bool joint = !pure && c.options.value("multiclass_noise", std::string("per_model")) == "joint";
-  const int shares = joint ? 1 : K;
-  BoltonNoise noise;
-  noise.sensitivity = joint ? std::sqrt(static_cast<double>(K)) * bound.sensitivity : bound.sensitivity;
-  noise.epsilon = epsilon / shares;
-  std::string calibration;
-  if (pure) {
-    noise.distribution = BoltonNoise::Distribution::L2Laplace;
-    noise.scale = noise.sensitivity / noise.epsilon;
-  } else {
-    noise.distribution = BoltonNoise::Distribution::Gaussian;
-    noise.delta = delta / shares;
-    const privacy::GaussianCalibration method =
-        privacy::parse_gaussian_calibration(c.options.value("gaussian_calibration", std::string("analytic")));
-    calibration = privacy::gaussian_calibration_name(method);
-    try {
-      noise.scale = privacy::gaussian_sigma(noise.sensitivity, noise.epsilon, noise.delta, method);
-    } catch (const Error& e) {
-      if (shares == 1) throw;
-      // Say which epsilon the calibration saw: the per-model share.
-      throw Error(e.kind(), e.what(),
-                  "Each of the " + std::to_string(K) + " one-vs-all models gets epsilon/K = " + num(noise.epsilon) +
-                      " and delta/K = " + num(noise.delta) + ".",
-                  e.hint(), e.sqlstate());
-    }
-  }
-
   p.epsilon = epsilon;
   p.delta = delta;
-  nlohmann::json noise_json = noise.to_json();
-  if (!pure) noise_json["calibration"] = calibration;
-  if (pure) noise_json["expected_norm"] = c.dim * noise.scale;
+  const int K = p.epoch.models;
+  const bool joint = !pure && c.options.value("multiclass_noise", std::string("per_model")) == "joint";
   p.privacy = {
       {"private", true},
       {"notion", pure ? "epsilon-DP" : "(epsilon, delta)-DP"},
@@ -257,23 +275,19 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
       {"n_public", true},
       {"mechanism", "output perturbation of permutation SGD (Bolt-on, Wu et al. SIGMOD 2017)"},
       {"convexity", bound.strongly_convex ? "strongly convex" : "convex"},
-      {"sensitivity", bound.sensitivity},
-      {"sensitivity_rule", bound.rule},
       {"released_iterate", c.averaging ? "uniform average of all iterates" : "last iterate"},
       {"lipschitz", p.constants.lipschitz},
       {"smoothness", p.constants.smoothness},
       {"strong_convexity", p.constants.strong_convexity},
       {"models", K},
-      {"per_model_epsilon", noise.epsilon},
-      {"per_model_delta", noise.delta},
       {"multiclass_noise", joint ? "joint" : "per_model"},
       {"composition", K == 1 ? "single model"
                       : joint ? "joint Gaussian release of the K one-vs-all models (sensitivity sqrt(K) Delta of "
                                 "the K x d weight matrix, full epsilon and delta)"
                               : "basic composition over the one-vs-all models (each gets epsilon/K, delta/K)"},
       {"epochs_fixed_in_advance", p.stop_tolerance == 0},
-      {"noise", noise_json},
   };
+  write_noise(c, K, bound.sensitivity, bound.rule, p.privacy);
   if (p.stop_tolerance > 0) {
     p.privacy["guarantee"] =
         "informal: the run stops when an epoch improves the training objective by less than the tolerance, so the "
@@ -287,6 +301,16 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
                          ": a mechanism that publishes one random row in the clear satisfies such a guarantee; "
                          "use delta << 1/n (e.g. 1/n^2)");
   return p;
+}
+
+bool Bolton::calibrate_output_noise(const TrainingConfig& c, TrainingPlan& plan, double sensitivity,
+                                    const std::string& rule) const {
+  const double planned = plan.privacy.at("sensitivity").get<double>();
+  // Only ever less noise for a bound proven smaller; anything else is a bug of the caller.
+  if (!(sensitivity > 0) || !(sensitivity <= planned) || !c.epsilon)
+    fail(ErrorKind::Internal, "bolton: re-calibration to a sensitivity that is not a smaller positive bound");
+  write_noise(c, plan.epoch.models, sensitivity, rule, plan.privacy);
+  return true;
 }
 
 void Bolton::release(const TrainingConfig&, const TrainingPlan& plan, WeightMatrix& weights,

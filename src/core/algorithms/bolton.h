@@ -52,6 +52,10 @@ class Bolton : public EpochAlgorithm {
  public:
   std::string name() const override { return "bolton"; }
   TrainingPlan plan(const TrainingConfig& config) const override;
+  // The same noise formula as plan() (mechanism, epsilon/delta split, joint
+  // sqrt(K) rule, Gaussian calibration), for the smaller bound.
+  bool calibrate_output_noise(const TrainingConfig& config, TrainingPlan& plan, double sensitivity,
+                              const std::string& rule) const override;
   void release(const TrainingConfig& config, const TrainingPlan& plan, WeightMatrix& weights,
                privacy::RandomSource& rng) const override;
 };

@@ -48,6 +48,10 @@ pd::ShardedShape shape_of(const TrainingConfig& c, int passes) {
   return s;
 }
 
+// The per-shard bound equals the sequential one up to rounding (the convex
+// constant step is shortened by 1e-12 so it never exceeds it).
+bool equal_bounds(double shard, double sequential) { return shard >= sequential * (1 - 1e-9); }
+
 }  // namespace
 
 namespace {
@@ -165,11 +169,33 @@ EpochPlan plan_epochs(const TrainingConfig& c, const TrainingPlan& plan) {
   e.record["sensitivity"] = b.sensitivity;
   e.record["sensitivity_rule"] = b.rule;
   e.record["noise_calibrated_to"] = calibrated;
-  e.record["note"] = b.sensitivity >= calibrated * (1 - 1e-9)
+  e.record["note"] = equal_bounds(b.sensitivity, calibrated)
                          ? "the noise is calibrated to the per-shard PSGD bound (equal to the sequential one)"
                          : "the noise is calibrated to the sequential bound, which is larger than the per-shard "
                            "PSGD bound: conservative";
   return e;
+}
+
+void calibrate_noise(const TrainingConfig& c, const EpochAlgorithm& algorithm, TrainingPlan& plan, EpochPlan& e) {
+  if (!plan.epsilon || !e.record.contains("noise_calibrated_to")) return;  // no noise to calibrate
+  const double sequential = e.record["noise_calibrated_to"].get<double>();
+  if (equal_bounds(e.sensitivity, sequential)) return;  // the convex constant step: nothing to gain
+  // The per-shard bound is a function of the shard sizes n_s, which are
+  // public under the assumption of docs/distributed.md section 2 (the
+  // distribution column is a surrogate key, so a neighbouring table has the
+  // same n_s; section 9.3 says what the shard step already reveals of
+  // them). Replace-one neighbours then differ by at most e.sensitivity in
+  // the averaged model, so noise for it is private at the same (epsilon,
+  // delta) (section 9.2).
+  const std::string rule = e.record["sensitivity_rule"].get<std::string>();
+  if (!algorithm.calibrate_output_noise(c, plan, e.sensitivity, rule)) return;  // stays conservative
+  if (plan.privacy.value("sensitivity", -1.0) != e.sensitivity)
+    fail(ErrorKind::Internal, "the re-calibrated plan does not record the per-shard bound");
+  e.record["sequential_sensitivity"] = sequential;
+  e.record["noise_calibrated_to"] = e.sensitivity;
+  e.record["note"] =
+      "the noise is calibrated to the per-shard PSGD bound, smaller than the sequential one (" + number(sequential) +
+      "): it is computed from the shard sizes, public under the assumption of docs/distributed.md section 2";
 }
 
 nlohmann::json describe(const TrainingConfig& c) {

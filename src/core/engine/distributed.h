@@ -24,6 +24,10 @@
 #include "core/model.h"
 #include "core/training/config.h"
 
+namespace dptrain {
+class EpochAlgorithm;
+}
+
 namespace dptrain::distributed {
 
 // How the driver reads the source: SQL expressions over the distributed
@@ -78,9 +82,19 @@ struct EpochPlan {
 // lifts the bound above the sequential one. Other schedules: the plan's
 // schedule, one pass. A private plan's noise is calibrated to its
 // "sensitivity"; the run is refused unless the per-shard PSGD bound is no
-// larger (then the noise covers it: equal for the convex constant step,
-// conservative otherwise).
+// larger (then the noise covers it: equal for the convex constant step;
+// smaller otherwise, see calibrate_noise).
 EpochPlan plan_epochs(const TrainingConfig& config, const TrainingPlan& plan);
+
+// When the per-shard bound of `epochs` (plan_epochs) is below the
+// sequential one the plan's noise is calibrated to (the strongly convex
+// schedule), has the algorithm re-calibrate its noise to it
+// (EpochAlgorithm::calibrate_output_noise) and records which bound the
+// noise covers in epochs.record. The bound is computed from the public
+// shard sizes (docs/distributed.md sections 2 and 9.3). An algorithm
+// without the hook keeps the larger noise (recorded as conservative).
+void calibrate_noise(const TrainingConfig& config, const EpochAlgorithm& algorithm, TrainingPlan& plan,
+                     EpochPlan& epochs);
 
 // The distribution facts and the assumption the guarantee rests on, for
 // the model's metadata (details.data.distribution).

@@ -54,8 +54,11 @@ EpochRun::EpochRun(TrainingConfig config, std::shared_ptr<const EpochAlgorithm> 
   }
   if (config_.distributed()) {
     // Per-shard PSGD (docs/distributed.md): refused here, before any data
-    // is read, unless the per-shard bound is covered by the plan's noise.
+    // is read, unless the per-shard bound is covered by the plan's noise;
+    // when it is smaller, the algorithm's noise is re-calibrated to it
+    // (section 9.2), so release() and the metadata use the same plan_.
     sharded_ = distributed::plan_epochs(config_, plan_);
+    distributed::calibrate_noise(config_, *algorithm_, plan_, *sharded_);
     epoch_config_.schedule = sharded_->schedule;
     shuffle_key_ = sgd::run_shuffle_key(config_.seed ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*config_.seed))
                                                      : std::nullopt);

@@ -24,14 +24,24 @@ class UnderNoisedBolton : public Bolton {
   explicit UnderNoisedBolton(double factor) : factor_(factor) {}
   TrainingPlan plan(const TrainingConfig& config) const override {
     TrainingPlan p = Bolton::plan(config);
+    divide(p);
+    return p;
+  }
+  // On shards, the noise re-calibrated to the per-shard bound, likewise too small.
+  bool calibrate_output_noise(const TrainingConfig& config, TrainingPlan& plan, double sensitivity,
+                              const std::string& rule) const override {
+    Bolton::calibrate_output_noise(config, plan, sensitivity, rule);
+    divide(plan);
+    return true;
+  }
+
+ private:
+  void divide(TrainingPlan& p) const {
     BoltonNoise noise = BoltonNoise::from_json(p.privacy.at("noise"));
     noise.sensitivity /= factor_;
     noise.scale /= factor_;  // Gamma scale Delta/eps, or sigma (linear in Delta)
     p.privacy["noise"] = noise.to_json();
-    return p;
   }
-
- private:
   double factor_;
 };
 

@@ -163,6 +163,10 @@ class PlannedOnce : public EpochAlgorithm {
                privacy::RandomSource& rng) const override {
     inner_->release(config, plan, weights, rng);
   }
+  bool calibrate_output_noise(const TrainingConfig& config, TrainingPlan& plan, double sensitivity,
+                              const std::string& rule) const override {
+    return inner_->calibrate_output_noise(config, plan, sensitivity, rule);
+  }
 
  private:
   std::shared_ptr<const EpochAlgorithm> inner_;

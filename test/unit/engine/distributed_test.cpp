@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithms/bolton.h"
 #include "core/engine/epoch_run.h"
 #include "core/engine/gradient_state.h"
 #include "core/error.h"
@@ -76,19 +77,105 @@ TEST(DistributedEpochs, UnequalShardsScaleByTheLargest) {
   EXPECT_LE(e.sensitivity, run.plan().privacy["sensitivity"].get<double>());
 }
 
-TEST(DistributedEpochs, StronglyConvexKeepsTheScheduleAndTheLargerSequentialNoise) {
+TEST(DistributedEpochs, StronglyConvexKeepsTheScheduleAndCalibratesTheNoiseToThePerShardBound) {
   TrainingConfig c = sharded();
   c.learning_rate.reset();
   c.lambda = 0.01;
+  const TrainingPlan sequential_plan = make_algorithm("bolton")->plan(c);
   const EpochRun run(c);
-  const distributed::EpochPlan e = distributed::plan_epochs(c, run.plan());
+  const distributed::EpochPlan e = distributed::plan_epochs(c, sequential_plan);
   EXPECT_EQ(e.local_passes, 1);
   EXPECT_EQ(e.schedule.kind, ScheduleKind::StronglyConvex);
   EXPECT_EQ(e.updates_per_epoch, 25);  // ceil(250 / 10)
-  const double sequential = run.plan().privacy["sensitivity"].get<double>();
+  const double sequential = sequential_plan.privacy["sensitivity"].get<double>();
   EXPECT_GT(e.sensitivity, 0);
-  EXPECT_LT(e.sensitivity, sequential);  // the noise covers it (conservatively)
-  EXPECT_NE(e.record["note"].get<std::string>().find("conservative"), std::string::npos);
+  EXPECT_LT(e.sensitivity, sequential);
+  // The run's plan (what release() reads and the model records) is
+  // re-calibrated to the per-shard bound.
+  EXPECT_DOUBLE_EQ(run.plan().privacy["sensitivity"].get<double>(), e.sensitivity);
+  EXPECT_DOUBLE_EQ(run.plan().privacy["noise"]["gamma_scale"].get<double>(), e.sensitivity / 1.0);
+}
+
+// A strongly convex run small enough to compute by hand: n = 4 rows in
+// shards of 2 and 2, b = 2, one epoch, lambda = 1, logistic loss with
+// feature bound 1: R = 1/lambda = 1, L = 1 + lambda R = 2, beta = 1 +
+// lambda = 2, gamma = 1; step eta_t = min(1/beta, 1/(gamma t)).
+TrainingConfig tiny_strongly_convex() {
+  TrainingConfig c = sharded();
+  c.learning_rate.reset();
+  c.lambda = 1;
+  c.epochs = 1;
+  c.batch_size = 2;
+  c.rows = 4;
+  c.shard_rows = {2, 2};
+  return c;
+}
+
+TEST(DistributedEpochs, StronglyConvexNoiseIsTheLaplaceOfThePerShardBoundByHand) {
+  const TrainingConfig c = tiny_strongly_convex();
+  const EpochRun run(c);
+  const nlohmann::json& privacy = run.plan().privacy;
+  ASSERT_DOUBLE_EQ(privacy["lipschitz"].get<double>(), 2.0);
+  ASSERT_DOUBLE_EQ(privacy["smoothness"].get<double>(), 2.0);
+  // Sequential (Bolt-on Lemma 8): U = m/b = 2 updates, T = 2,
+  //   Delta = k (2L/b) min(1/beta, 1/(gamma T)) = 1 * 2 * 1/2 = 1.
+  const TrainingPlan sequential = make_algorithm("bolton")->plan(c);
+  EXPECT_DOUBLE_EQ(sequential.privacy["sensitivity"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(sequential.privacy["noise"]["gamma_scale"].get<double>(), 1.0);
+  // Per shard (docs/distributed.md section 2): U = max_s ceil(2/2) = 1; each
+  // shard makes the update t = 1 at eta_1 = 1/2, I_s = (2L/b) eta_1 = 1,
+  // weight n_s/n = 1/2: Delta = max_s (1/2) * 1 = 1/2.
+  // Pure epsilon = 1: L2-Laplace with Gamma scale Delta/epsilon = 0.5, the
+  // expected norm d * 0.5 = 1 (d = 2).
+  EXPECT_DOUBLE_EQ(privacy["sensitivity"].get<double>(), 0.5);
+  EXPECT_EQ(privacy["noise"]["distribution"], "l2_laplace");
+  EXPECT_DOUBLE_EQ(privacy["noise"]["sensitivity"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(privacy["noise"]["gamma_scale"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(privacy["noise"]["expected_norm"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(privacy["per_model_epsilon"].get<double>(), 1.0);
+  EXPECT_NE(privacy["sensitivity_rule"], sequential.privacy["sensitivity_rule"]);  // the per-shard recursion's
+  // release() reads exactly this block.
+  EXPECT_DOUBLE_EQ(BoltonNoise::from_json(privacy["noise"]).scale, 0.5);
+}
+
+TEST(DistributedEpochs, RecalibrationKeepsTheOneVsAllSplitAndTheJointRule) {
+  // K = 3 one-vs-all models, each with the per-model bound Delta = 1/2 (as above).
+  TrainingConfig c = tiny_strongly_convex();
+  c.classes = {"a", "b", "c"};
+  // Per model (pure): each model gets epsilon/K = 1/3: scale (1/2)/(1/3) = 1.5.
+  {
+    const EpochRun run(c);
+    const nlohmann::json& p = run.plan().privacy;
+    EXPECT_DOUBLE_EQ(p["per_model_epsilon"].get<double>(), 1.0 / 3.0);
+    EXPECT_DOUBLE_EQ(p["noise"]["sensitivity"].get<double>(), 0.5);
+    EXPECT_NEAR(p["noise"]["gamma_scale"].get<double>(), 1.5, 1e-15);
+  }
+  // Joint Gaussian ((epsilon, delta) = (1, 1e-6)): one release of the 3 x d
+  // matrix with sensitivity sqrt(3) Delta = sqrt(3)/2 (sequential: sqrt(3)).
+  // The analytic sigma is linear in the sensitivity (sigma = Delta f(eps,
+  // delta)), so it is exactly half the sequential one.
+  c.delta = 1e-6;
+  c.options = {{"multiclass_noise", "joint"}};
+  const TrainingPlan sequential = make_algorithm("bolton")->plan(c);
+  const EpochRun run(c);
+  const nlohmann::json& p = run.plan().privacy;
+  EXPECT_EQ(p["noise"]["distribution"], "gaussian");
+  EXPECT_DOUBLE_EQ(p["per_model_epsilon"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(p["per_model_delta"].get<double>(), 1e-6);
+  EXPECT_DOUBLE_EQ(p["noise"]["sensitivity"].get<double>(), std::sqrt(3.0) / 2);
+  EXPECT_DOUBLE_EQ(sequential.privacy["noise"]["sensitivity"].get<double>(), std::sqrt(3.0));
+  const double sigma = sequential.privacy["noise"]["sigma"].get<double>();
+  EXPECT_NEAR(p["noise"]["sigma"].get<double>(), sigma / 2, 1e-9 * sigma);
+  EXPECT_EQ(p["noise"]["calibration"], "analytic");
+}
+
+TEST(DistributedEpochs, ConvexConstantStepNoiseIsUnchanged) {
+  const TrainingConfig c = sharded();
+  const TrainingPlan sequential = make_algorithm("bolton")->plan(c);
+  const EpochRun run(c);
+  // Delta_shard = the sequential 0.3 (first test): the plan is not touched.
+  EXPECT_EQ(run.plan().privacy, sequential.privacy);
+  EXPECT_DOUBLE_EQ(run.plan().privacy["noise"]["gamma_scale"].get<double>(), 0.3);
 }
 
 void expect_refused(const TrainingConfig& c) {
@@ -325,6 +412,29 @@ TEST(DistributedMetadata, ARoleWithoutReadAccessSeesTheLargestShardOnly) {
   plain.details = {{"data", {{"rows", 21}}}};
   distributed::redact_shard_rows(plain);
   EXPECT_EQ(plain.details["data"], nlohmann::json({{"rows", 21}}));
+}
+
+TEST(DistributedEpochRun, TheReleasedModelRecordsTheBoundItsNoiseIsCalibratedTo) {
+  TrainingConfig c = sharded();
+  c.learning_rate.reset();
+  c.lambda = 0.01;
+  const Table t = table();
+  std::vector<std::vector<double>> keys;
+  const Model m = run_in_memory(c, t, &keys);
+  const nlohmann::json& d = m.details["privacy"]["distributed"];
+  const double shard = d["sensitivity"].get<double>();
+  EXPECT_DOUBLE_EQ(d["noise_calibrated_to"].get<double>(), shard);
+  EXPECT_DOUBLE_EQ(m.details["privacy"]["sensitivity"].get<double>(), shard);
+  EXPECT_DOUBLE_EQ(m.details["privacy"]["noise"]["gamma_scale"].get<double>(), shard / 1.0);
+  EXPECT_DOUBLE_EQ(d["sequential_sensitivity"].get<double>(),
+                   make_algorithm("bolton")->plan(c).privacy["sensitivity"].get<double>());
+  EXPECT_LT(shard, d["sequential_sensitivity"].get<double>());
+  EXPECT_NE(d["note"].get<std::string>().find("per-shard PSGD bound, smaller than the sequential"), std::string::npos);
+  // The convex constant step: equal bounds, no re-calibration recorded.
+  const Model convex = run_in_memory(sharded(), t, &keys);
+  EXPECT_FALSE(convex.details["privacy"]["distributed"].contains("sequential_sensitivity"));
+  EXPECT_NE(convex.details["privacy"]["distributed"]["note"].get<std::string>().find("equal to the sequential"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+#include "pass_messages.h"
+
+extern "C" {
+#include "postgres.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+}
+
+namespace dptrain::pg {
+
+namespace {
+
+void set_local(const char* name, const char* value) {
+  (void) set_config_option(name, value, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
+}
+
+// A Citus setting, only where Citus defines it (setting an unknown
+// "citus.*" would create a placeholder).
+void set_citus_local(const char* name, const char* value) {
+  if (GetConfigOption(name, true, false) != nullptr) set_local(name, value);
+}
+
+}  // namespace
+
+bool hide_pass_statements(bool caller_reads) { return !caller_reads && !superuser_arg(GetSessionUserId()); }
+
+int hide_pass_statements_from_client() {
+  const int level = NewGUCNestLevel();
+  // DEBUG and LOG (debug_print_*, Citus's DEBUG lines) rank below NOTICE for
+  // the client; a caller's warning or error stays.
+  if (client_min_messages < NOTICE) set_local("client_min_messages", "notice");
+  set_citus_local("citus.log_remote_commands", "off");
+  set_citus_local("citus.log_local_commands", "off");
+  set_citus_local("citus.multi_task_query_log_level", "off");
+  return level;
+}
+
+void show_pass_statements_again(int level) { AtEOXact_GUC(true, level); }
+
+}  // namespace dptrain::pg

@@ -1,0 +1,35 @@
+// What a client may see of the statements of a run's passes.
+//
+// Every pass carries the training state as its parameter ($1): between two
+// epochs of SGD the model before any noise, in objective perturbation the
+// optimizer's points. None of it is covered by the privacy guarantee, which
+// covers the released model only. PostgreSQL and Citus print statements to
+// the client on request of any role:
+//   debug_print_parse / _rewritten / _plan (LOG: the parameter, planned as a
+//     constant, byte by byte), Citus's DEBUG lines ("distributed statement:",
+//     the shard queries with the parameter inlined), all under
+//     client_min_messages < NOTICE;
+//   citus.log_remote_commands / citus.log_local_commands (NOTICE: "issuing"
+//     every shard query, the parameter inlined), citus.multi_task_query_log_level.
+// For a client that may not read the table, the passes run with these off
+// (docs/governance.md, "What is visible to whom"), and so does dp_tune's count
+// of the parts of a distributed table, which carries the split key kappa
+// (distributed_source.h, count_part_rows).
+#pragma once
+
+namespace dptrain::pg {
+
+// Whether the passes of a run whose caller reads the table iff
+// `caller_reads` must be kept from the client: the caller cannot read the
+// table, and the session's user is not a superuser (who could read it, and
+// whose tests watch Citus's remote commands of such runs: test/citus/).
+bool hide_pass_statements(bool caller_reads);
+
+// Opens a GUC nest level in which client_min_messages is at least NOTICE and
+// Citus's statement logging is off; returns the level for
+// show_pass_statements_again. Open it after begin_distributed_passes (so that
+// Citus propagates nothing of it).
+int hide_pass_statements_from_client();
+void show_pass_statements_again(int level);
+
+}  // namespace dptrain::pg
