@@ -18,6 +18,13 @@
 #
 #   ALGORITHMS="bolton dpsgd" RUNS=5 EPSILONS="0.05 0.1 0.2 0.4 0.8 1.6" bash bench/fullgrad_accuracy.sh
 #
+# DATASET=kdd trains on KDD Cup 99 10% instead (the first KDD_ROWS training rows in the
+# order of md5(id), all test rows); DPAGD_CONFIGS runs several DP-AGD option sets per
+# sweep; DPAGD_DELTA=1/n^2 takes delta from the table. E.g. (docs/dpagd.md, the loss clip):
+#   DATASET=kdd KDD_ROWS=2000 ALGORITHMS=dpagd RUNS=1 EPSILONS=1.6 DPAGD_DELTA=1/n^2 \
+#     DPAGD_CONFIGS='{};{"loss_clip": 2}' bash bench/fullgrad_accuracy.sh
+# (bench/dpagd_loss_clip.sh runs the same runs in memory, for sweeps.)
+#
 # Output: $OUT/results.csv (one row per run, written as the runs finish; noise =
 # DP-AGD's first gradient sigma or DP-SGD's noise multiplier) and a
 # summary on stdout: every configuration, then the best configuration of
@@ -32,7 +39,12 @@ BOLTON_GRID=${BOLTON_GRID:-"0.03:5:50 0.1:5:100 0.1:10:300 1:5:100 1:10:300 1:10
 DPSGD_GRID=${DPSGD_GRID:-"0.5:1:10:50 1:0.5:10:50 0.5:1:2:50 1:0.5:2:50 1:1:2:50 0.5:0.5:10:50"}
 ALGORITHMS=${ALGORITHMS:-"pfw dpagd"}
 DPAGD_OPTIONS=${DPAGD_OPTIONS:-}  # DP-AGD's options (JSON) instead of its defaults, e.g. {"alpha_max": 0.5}
-DPAGD_DELTA=${DPAGD_DELTA:-1e-8}  # DP-AGD's delta (SQL), e.g. '1.0/30162^2' as bench/compare.sh
+# Several DP-AGD configurations in one sweep: JSON option sets separated by ';', '{}' = the defaults
+# (overrides DPAGD_OPTIONS), e.g. DPAGD_CONFIGS='{};{"loss_clip": 1};{"loss_clip": 2}'.
+DPAGD_CONFIGS=${DPAGD_CONFIGS:-${DPAGD_OPTIONS:-"{}"}}
+DATASET=${DATASET:-adult}         # adult, or kdd: KDD Cup 99 10% (bench/lib/accuracy.sh), KDD_ROWS training rows
+KDD_ROWS=${KDD_ROWS:-30000}       # of kdd: the first KDD_ROWS in the order of md5(id) (depends on the ids only)
+DPAGD_DELTA=${DPAGD_DELTA:-1e-8}  # DP-AGD's delta (SQL), e.g. '1.0/30162^2' as bench/compare.sh; 1/n^2: that of the table
 LOSS=${LOSS:-logistic}            # every algorithm's loss, e.g. huber_svm
 OUT=${OUT:-bench/out/fullgrad_accuracy}
 DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
@@ -45,17 +57,27 @@ pgtmp_start fullgrad "max_parallel_workers_per_gather = 0"
 pgtmp_as_user "$PGTMP_BIN/createdb" fullgrad
 export PGDATABASE=fullgrad
 psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain"
-build/dptrain load --db dbname=fullgrad --table adult --no-header --drop-missing --positive '>50K' \
-  --columns age,workclass,fnlwgt,education,education_num,marital_status,occupation,relationship,race,sex,capital_gain,capital_loss,hours_per_week,native_country,income \
-  --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1
-n=$(psql -X -At -c "SELECT count(*) FROM adult")
+case $DATASET in
+  adult)
+    build/dptrain load --db dbname=fullgrad --table adult --no-header --drop-missing --positive '>50K' \
+      --columns age,workclass,fnlwgt,education,education_num,marital_status,occupation,relationship,race,sex,capital_gain,capital_loss,hours_per_week,native_country,income \
+      --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1 ;;
+  kdd)  # the seeded 80/20 split, +1 = normal, 118 features (bench/lib/accuracy.sh), all 98,804 test rows
+    build/dptrain load --db dbname=fullgrad --table kdd --positive normal \
+      --test-rows "$DATA/splits/kddcup99.test_rows.txt.gz" "$DATA/kddcup99/kddcup.data_10_percent.gz" >/dev/null 2>&1
+    psql -X -q -v ON_ERROR_STOP=1 -c "CREATE TABLE kdd_sample AS SELECT * FROM kdd ORDER BY md5(id::text) LIMIT $KDD_ROWS;
+      DROP TABLE kdd; ALTER TABLE kdd_sample RENAME TO kdd; ANALYZE kdd" ;;
+  *) echo "unknown DATASET $DATASET (adult or kdd)" >&2; exit 1 ;;
+esac
+n=$(psql -X -At -c "SELECT count(*) FROM $DATASET")
+[ "$DPAGD_DELTA" != 1/n^2 ] || DPAGD_DELTA="1.0/$n^2"
 echo "algorithm,epsilon,delta,config,run,accuracy,seconds,iterations,gradient_measurements,gradient_refinements,noise,loss,rho_spent,rho,weights_norm" > "$OUT/results.csv"
 
 run() {  # algorithm epsilon delta config-label seed sql-args (the name is the last argument's)
   # Two statements: the outer query of dp_train's statement would not see the stored model.
   local id
   # A failed run is logged and skipped: a long sweep keeps its other cells.
-  if ! id=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT model_id FROM dp_train('adult', 'y', 'x', epsilon => $2,
+  if ! id=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT model_id FROM dp_train('$DATASET', 'y', 'x', epsilon => $2,
         delta => $3, seed => $5, loss => '$LOSS', $6)" 2>"$OUT/last_error.txt"); then
     echo "FAILED: $1 eps=$2 $4 seed $5: $(head -c 300 "$OUT/last_error.txt")" >&2
     return 0
@@ -67,7 +89,7 @@ run() {  # algorithm epsilon delta config-label seed sql-args (the name is the l
            coalesce(d.details->'privacy'->>'sigma_first', d.details->'privacy'->>'noise_multiplier'), '$LOSS',
            d.details->'privacy'->>'rho_spent', d.details->'privacy'->>'rho',
            round((SELECT sqrt(sum(v * v)) FROM unnest(d.weights) v)::numeric, 4)
-    FROM dptrain.models d, LATERAL dp_evaluate(d.name, 'adult_test', 'y', 'x') e WHERE d.id = $id" \
+    FROM dptrain.models d, LATERAL dp_evaluate(d.name, '${DATASET}_test', 'y', 'x') e WHERE d.id = $id" \
     | tr '|' ',' >> "$OUT/results.csv"
 }
 
@@ -84,14 +106,18 @@ for eps in $EPSILONS; do
           echo "pfw eps=$eps c=$c T=$t L=$l done" >&2
         done ;;
       dpagd)
-        for seed in $SEEDS; do
-          if [ -z "$DPAGD_OPTIONS" ]; then
-            run dpagd "$eps" "$DPAGD_DELTA" "defaults lambda=0.001" "$seed" \
-              "algorithm => 'dpagd', lambda => 0.001, name => 'dpagd_${eps}_$seed'"
-          else
-            run dpagd "$eps" "$DPAGD_DELTA" "lambda=0.001 $DPAGD_OPTIONS" "$seed" \
-              "algorithm => 'dpagd', lambda => 0.001, options => '$DPAGD_OPTIONS', name => 'dpagd_${eps}_$seed'"
-          fi
+        IFS=';' read -r -a configs <<<"$DPAGD_CONFIGS"
+        for i in "${!configs[@]}"; do
+          options=${configs[i]}
+          for seed in $SEEDS; do
+            if [ "$options" = "{}" ]; then
+              run dpagd "$eps" "$DPAGD_DELTA" "defaults lambda=0.001" "$seed" \
+                "algorithm => 'dpagd', lambda => 0.001, name => 'dpagd_${eps}_${i}_$seed'"
+            else
+              run dpagd "$eps" "$DPAGD_DELTA" "lambda=0.001 $options" "$seed" \
+                "algorithm => 'dpagd', lambda => 0.001, options => '$options', name => 'dpagd_${eps}_${i}_$seed'"
+            fi
+          done
         done
         echo "dpagd eps=$eps done" >&2 ;;
       bolton)

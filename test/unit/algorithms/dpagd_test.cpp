@@ -123,7 +123,31 @@ TEST(DpagdSettings, DefaultsScaleTheClippingWithTheFeatureBound) {
   c.options = {{"gradient_clip", 3}, {"loss_clip", 3}, {"splits", 30}};
   s = Dpagd::settings(c);
   EXPECT_DOUBLE_EQ(s.gradient_clip, 3.0);
+  EXPECT_DOUBLE_EQ(s.loss_clip, 3.0);
   EXPECT_EQ(s.splits, 30);
+}
+
+TEST(DpagdPlan, LineSearchSensitivityFollowsTheLossClip) {
+  // docs/dpagd.md ("The loss clip over the eps grid") advises loss_clip = 2 for the Huber
+  // SVM at eps >= 0.8: the recorded and the applied selection noise must use that C_obj.
+  // eps = 0.1, splits = 60: eps_0 = 0.1 / 120 = 8.3333e-4. Scores of sensitivity K C_obj,
+  // exponential scale K C_obj / eps_0:
+  //   default C_obj = L_x / 2 = 0.5, K = 1: 0.5 and 600;
+  //   loss_clip 2, K = 1: 2 and 2 / 8.3333e-4 = 2400;  K = 3: 6 and 7200.
+  const auto privacy = [](int classes, double loss_clip) {
+    TrainingConfig c = dpagd_config(100, 3, 0.1, 1e-8, classes);
+    if (loss_clip > 0) c.options = {{"loss_clip", loss_clip}};
+    return Dpagd().plan(c).privacy;
+  };
+  nlohmann::json p = privacy(2, 0);
+  EXPECT_DOUBLE_EQ(p["score_sensitivity"].get<double>(), 0.5);
+  EXPECT_LT(rel(p["selection_scale"].get<double>(), 600.0), 1e-9);
+  p = privacy(2, 2);
+  EXPECT_DOUBLE_EQ(p["score_sensitivity"].get<double>(), 2.0);
+  EXPECT_LT(rel(p["selection_scale"].get<double>(), 2400.0), 1e-9);
+  p = privacy(3, 2);
+  EXPECT_DOUBLE_EQ(p["score_sensitivity"].get<double>(), 6.0);
+  EXPECT_LT(rel(p["selection_scale"].get<double>(), 7200.0), 1e-9);
 }
 
 void expect_refused(TrainingConfig c, const std::string& fragment) {
@@ -202,6 +226,24 @@ std::vector<double> run_pass(const Pass& p, const InMemoryData& t) {
   std::vector<double> s = p.input;
   for (std::size_t i = 0; i < t.x.size(); ++i) gradient_state::add_row(s.data(), t.x[i].data(), 3, t.y[i]);
   return s;
+}
+
+TEST(DpagdRun, TheLineSearchPassClipsAtTheLossClipOption) {
+  // The pass the scores come from clips each row's loss at options.loss_clip, the C_obj of
+  // the selection's sensitivity (DpagdPlan.LineSearchSensitivityFollowsTheLossClip).
+  const InMemoryData t = small_table();
+  TrainingConfig c = dpagd_config(40, 3, 1.0, 1e-6);
+  c.seed = 1;
+  c.options = {{"loss_clip", 2}};
+  std::unique_ptr<dptrain::Run> run = start_run(c, std::make_shared<NoiselessDpagd>());
+  std::optional<Pass> p = run->next();
+  ASSERT_TRUE(p);
+  const std::vector<double> g_state = run_pass(*p, t);
+  run->accept(g_state.data(), g_state.size());
+  p = run->next();
+  ASSERT_TRUE(p);
+  ASSERT_EQ(gradient_state::points(p->input.data()), 21);
+  EXPECT_EQ(gradient_state::request_of(p->input.data()).loss_clip, 2.0);
 }
 
 TEST(DpagdRun, GradientPassThenOneLineSearchPassAtTheCandidatePoints) {
