@@ -255,5 +255,5 @@ if [ "$ADULT" = 1 ]; then
     dist=$(tuned adult_dist "$grid" | summary); t2=$(date +%s.%N)
     printf "   %-16s plain %s [%.1f s], distributed %s [%.1f s]\n" "$label" "$plain" "$(echo "$t1 - $t0" | bc)" "$dist" "$(echo "$t2 - $t1" | bc)"
   done
-  echo "   distributed bolt-on metadata: $(sql "SELECT ((details->'privacy'->'distributed') - 'sensitivity_rule'::text - 'note'::text - 'remedy'::text) FROM dptrain.models WHERE algorithm = 'bolton' AND source = 'public.adult_dist' ORDER BY id DESC LIMIT 1")"
+  echo "   distributed bolt-on metadata: $(sql "SELECT ((details->'privacy'->'distributed') - 'sensitivity_rule'::text - 'note'::text - 'remedy'::text) FROM dptrain.models WHERE algorithm = 'bolton' AND details->'privacy' ? 'distributed' ORDER BY id DESC LIMIT 1")"
 fi
