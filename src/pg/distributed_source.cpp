@@ -1,6 +1,11 @@
 #include "distributed_source.h"
 #include "pass_messages.h"
 
+#include <string>
+#include <vector>
+
+#include "core/engine/distributed.h"
+
 #include "utils/fmgroids.h"
 #include "shard_guard.h"
 #include "statement_checks.h"
@@ -305,13 +310,12 @@ int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& 
   List* shards = shard_ids(relid);
   const int S = list_length(shards);
   if (S != prep.nshards) elog(ERROR, "dptrain: the shards of \"%s\" changed during the run", prep.source_name);
-  // kappa's words are integers below 2^32: exact as %.0f.
+  std::string part;
+  DPT_CORE({ part = dptrain::distributed::tuning_part_sql(prep.row_key, std::vector<double>(split_key, split_key + 4), parts); });
   const char* sql = psprintf(
-      "SELECT %s.tableoid::pg_catalog.regclass::pg_catalog.text, "
-      "dptrain.tuning_part(%s, '{%.0f,%.0f,%.0f,%.0f}'::pg_catalog.float8[], %d), "
+      "SELECT %s.tableoid::pg_catalog.regclass::pg_catalog.text, %s, "
       "pg_catalog.count(*)::pg_catalog.int8 FROM ONLY %s AS %s WHERE %s GROUP BY 1, 2",
-      kShardGuardAlias, prep.row_key, split_key[0], split_key[1], split_key[2], split_key[3], parts,
-      prep.source_name, kShardGuardAlias, prep.shard_guard);
+      kShardGuardAlias, part.c_str(), prep.source_name, kShardGuardAlias, prep.shard_guard);
   SourceRead source;
   source.source = relid;
   source.only = true;

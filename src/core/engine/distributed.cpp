@@ -60,8 +60,8 @@ namespace {
 std::string part_filter(const Pass& pass, const Source& src) {
   if (pass.split_key.size() != 4 || pass.parts < 1 || pass.table < 1 || pass.table > pass.parts || src.row_key.empty())
     fail(ErrorKind::Internal, "a pass over a part of a distributed table needs its split key and a row key");
-  return "dptrain.tuning_part(" + src.row_key + ", " + words_literal(pass.split_key) + ", " +
-         std::to_string(pass.parts) + ") OPERATOR(pg_catalog.=) " + std::to_string(pass.table);
+  return tuning_part_sql(src.row_key, pass.split_key, pass.parts) + " OPERATOR(pg_catalog.=) " +
+         std::to_string(pass.table);
 }
 
 // The source's guard (it has constant arguments only: a one-time filter
@@ -103,6 +103,10 @@ std::string pass_sql(const Pass& pass, const Source& src) {
   }
   refuse(std::string("a pass of kind \"") + pass_kind_name(pass.kind) + "\"",
          "Only SGD epochs and exact sums (gradients, losses, evaluations) are pushed down to the shards.");
+}
+
+std::string tuning_part_sql(const std::string& row_key, const std::vector<double>& split_key, int parts) {
+  return "dptrain.tuning_part(" + row_key + ", " + words_literal(split_key) + ", " + std::to_string(parts) + ")";
 }
 
 std::vector<double> pass_input(Pass& pass) {

@@ -50,6 +50,11 @@ struct Source {
 // kinds that cannot run on a distributed table.
 std::string pass_sql(const Pass& pass, const Source& source);
 
+// The part of a keyed tuning split a row is in (docs/tuning.md section 5),
+// as SQL over the row key: dptrain.tuning_part(row_key, split key words,
+// parts). The passes filter by it and dp_tune counts the parts by it, so
+// both read the same partition.
+std::string tuning_part_sql(const std::string& row_key, const std::vector<double>& split_key, int parts);
 // The $1 of pass_sql: the pass's input, but for a gradient/loss pass its
 // request alone (gradient_state::request_only), which the aggregate expands
 // on its first row. Citus sends $1 to each shard as a literal and copies the
