@@ -516,7 +516,16 @@ TEST(KeyedSplitTuner, AsksForNoSplitAndReadsEveryPartWhereTheRowsAre) {
       EXPECT_EQ(p->shuffle_key.size(), 4u);  // per-shard PSGD over the part
       r[epoch_state::kRows] = static_cast<double>(ci.rows * p->local_passes);
       std::int64_t u = 0;
-      for (std::int64_t n_s : ci.shard_rows) u = std::max(u, (n_s * p->local_passes + 49) / 50);
+      std::vector<std::uint64_t> counts;
+      for (std::int64_t n_s : ci.shard_rows) {
+        u = std::max(u, (n_s * p->local_passes + 49) / 50);
+        counts.push_back(static_cast<std::uint64_t>(n_s * p->local_passes));
+      }
+      // The fingerprint the combine builds from the part's shard states (sgd/shard_counts.h).
+      const sgd::CountFingerprint f = sgd::multiset_fingerprint(epoch_state::config_of(r.data()).count_key, counts);
+      r[epoch_state::kShardStates] = static_cast<double>(f.states);
+      r[epoch_state::kShardSumLow] = static_cast<double>(f.sum & 0xffffffffu);
+      r[epoch_state::kShardSumHigh] = static_cast<double>(f.sum >> 32);
       r[epoch_state::kUpdates] += static_cast<double>(u);
     } else {
       EXPECT_EQ(p->table, 3);  // the held-out part
