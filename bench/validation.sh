@@ -46,8 +46,10 @@ def phase(sql):
     return float(re.search(r"phase validation: ([0-9.]+) s", p.stderr).group(1))
 
 FROM = "public.big"
-def checks(x, y, numeric_label):
-    nan = f"count(*) FILTER (WHERE {y}::text = 'NaN')::int8" if numeric_label else "0::int8"
+def checks(x, y, numeric_label, former=True):
+    # before: NaN looked for in the text of every number label; now only
+    # float and numeric labels are compared with NaN (k is an int: none)
+    nan = f"count(*) FILTER (WHERE {y}::text = 'NaN')::int8" if numeric_label and former else "0::int8"
     return (f"count(*)::int8 AS n, min(cardinality({x}))::int8 AS dmin, max(cardinality({x}))::int8 AS dmax, "
             f"count(*) FILTER (WHERE {x} IS NULL)::int8 AS null_x, count(*) FILTER (WHERE {y} IS NULL)::int8 AS null_y, "
             f"count(*) FILTER (WHERE array_ndims({x}) > 1)::int8 AS multi_dim, {nan} AS nan_y, 0::int8 AS out_of_range")
@@ -56,12 +58,13 @@ shapes = {
     # before: the row checks, then the labels against the declared classes
     "former, declared classes": f"SELECT {checks('x', 'y', False)} FROM {FROM};\n"
         f"SELECT count(*) FILTER (WHERE array_position({declared}, y::text) IS NULL)::int8 FROM {FROM};\n",
-    "current, declared classes": f"SELECT {checks('x', 'y', False)}, count(*) FILTER (WHERE "
-        f"array_position({declared}, y::text) IS NULL)::int8, NULL::text[] FROM {FROM};\n",
+    # now: a boolean label compared as a value with the declared classes' values
+    "current, declared classes": f"SELECT {checks('x', 'y', False, False)}, count(*) FILTER (WHERE "
+        f"NOT coalesce(y = ANY('{{false,true}}'::bool[]), false))::int8, NULL::text[] FROM {FROM};\n",
     # before: the row checks, then SELECT DISTINCT for the classes
     "former, classes from the data": f"SELECT {checks('x', 'k', True)} FROM {FROM};\n"
         f"SELECT k::text FROM (SELECT DISTINCT k FROM {FROM} ORDER BY 1 LIMIT 1001) c;\n",
-    "current, classes from the data": f"WITH g AS MATERIALIZED (SELECT k AS c, {checks('x', 'k', True)} FROM {FROM} "
+    "current, classes from the data": f"WITH g AS MATERIALIZED (SELECT k AS c, {checks('x', 'k', True, False)} FROM {FROM} "
         "GROUP BY 1) SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
         "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, 0::int8, (SELECT array_agg(c::text ORDER BY c) "
         "FROM (SELECT c FROM g ORDER BY c LIMIT 1001) l) FROM g;\n",

@@ -97,9 +97,39 @@ SELECT count(*) FROM dp_train('scan_int', 'y', 'x', algorithm => 'none', seed =>
 SELECT pg_stat_force_next_flush();
 SELECT what, scans FROM pg_temp.after();
 
+-- The labels are checked against the declared classes by their text (the
+-- copy maps array_position(classes, label::text)); boolean and integer
+-- labels are compared as values, with the same answers: a declared class
+-- that is no value's text ('00', 'f') matches no row. NaN is found in
+-- float8 and numeric labels.
+CREATE TABLE scan_small AS SELECT id, x, (id % 2)::int AS y, (id % 2 = 0) AS b, (id % 2)::numeric AS nu,
+  CASE WHEN id % 2 = 0 THEN 9223372036854775807 ELSE -9223372036854775808 END AS big
+  FROM scan_bool WHERE id <= 20;
+SELECT classes FROM dp_train('scan_small', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{0,1}');
+SELECT classes FROM dp_train('scan_small', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{1,0,2}');
+SELECT classes FROM dp_train('scan_small', 'b', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{false,true}');
+SELECT classes FROM dp_train('scan_small', 'big', 'x', algorithm => 'none', seed => 1, batch_size => 5,
+                             classes => '{-9223372036854775808,9223372036854775807}');
+SELECT classes FROM dp_train('scan_small', 'nu', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{0,1}');
+\set VERBOSITY terse
+SELECT classes FROM dp_train('scan_small', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{00,1}');
+SELECT classes FROM dp_train('scan_small', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{+0,1}');
+SELECT classes FROM dp_train('scan_small', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{0}');
+SELECT classes FROM dp_train('scan_small', 'b', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{f,t}');
+SELECT classes FROM dp_train('scan_small', 'b', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{false,TRUE}');
+SELECT classes FROM dp_train('scan_small', 'big', 'x', algorithm => 'none', seed => 1, batch_size => 5,
+                             classes => '{-9223372036854775808,9223372036854775808}');
+SELECT classes FROM dp_train('scan_small', 'nu', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{0,1.0}');
+UPDATE scan_small SET nu = 'NaN' WHERE id = 3;
+ALTER TABLE scan_small ADD COLUMN f float8;
+UPDATE scan_small SET f = CASE WHEN id = 4 THEN 'NaN'::float8 ELSE id % 2 END;
+SELECT classes FROM dp_train('scan_small', 'nu', 'x', algorithm => 'none', seed => 1);
+SELECT classes FROM dp_train('scan_small', 'f', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{0,1}');
+\set VERBOSITY default
+
 -- Leave nothing behind (later tests count models and list the ledger).
 DELETE FROM dptrain.models WHERE source LIKE 'public.scan\_%';
 DELETE FROM dptrain.budgets WHERE role::text = 'regress_scan_analyst';
 DELETE FROM dptrain.ledger WHERE role::text = 'regress_scan_analyst';
-DROP TABLE scan_bool, scan_int, scan_text, scan_real, scan_numeric, scan_sparse, scan_columns;
+DROP TABLE scan_small, scan_bool, scan_int, scan_text, scan_real, scan_numeric, scan_sparse, scan_columns;
 DROP ROLE regress_scan_analyst;
