@@ -213,18 +213,34 @@ OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared
 // as without the grouping and the distinct labels come with them. (Before,
 // the declared classes and the classes read from the data each cost a
 // second scan of the source: docs/performance.md, "The validation".)
+//
+// A class is a label's text: the copy and the in-place passes map a row by
+// array_position(classes, label::text). So the groups are the distinct
+// (value, text) pairs and the classes their texts, in the label type's order
+// (then the texts' bytewise order): equal values written differently (a
+// numeric 1.0 and 1.00, a float8 0 and -0, texts equal under a
+// nondeterministic collation) are as many classes, and every row's text is
+// a class. (Grouped by the value alone, such rows had no class in the copy,
+// a NULL label refused by the first epoch after the charge.) An integer
+// label has one text per value: grouped by the value only, its text formed
+// per group, not per row.
 const char* row_checks_sql(const char* checks, const char* y, const char* from, ClassScan mode,
-                           const char* outside) {
+                           const char* outside, bool one_text_per_value) {
   switch (mode) {
     case ClassScan::None: return psprintf("SELECT %s, 0::int8, NULL::text[] FROM %s", checks, from);
     case ClassScan::Declared: return psprintf("SELECT %s, %s, NULL::text[] FROM %s", checks, outside, from);
-    case ClassScan::FromData:
+    case ClassScan::FromData: {
+      const char* keys = one_text_per_value ? psprintf("%s AS c", y)
+                                            : psprintf("%s AS c, %s::text COLLATE \"C\" AS t", y, y);
+      const char* text = one_text_per_value ? "c::text" : "t";
+      const char* order = one_text_per_value ? "c" : "c, t";
       // ORDER BY c: the label type's own order, as SELECT DISTINCT ... ORDER BY 1 had it.
-      return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s FROM %s GROUP BY 1) "
+      return psprintf("WITH g AS MATERIALIZED (SELECT %s, %s FROM %s GROUP BY %s) "
                       "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
                       "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, 0::int8, "
-                      "(SELECT array_agg(c::text ORDER BY c) FROM (SELECT c FROM g ORDER BY c LIMIT %d) l) FROM g",
-                      y, checks, from, kMaxClasses + 1);
+                      "(SELECT array_agg(%s ORDER BY %s) FROM (SELECT * FROM g ORDER BY %s LIMIT %d) l) FROM g",
+                      keys, checks, from, one_text_per_value ? "1" : "1, 2", text, order, order, kMaxClasses + 1);
+    }
   }
   return nullptr;
 }
@@ -262,7 +278,8 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
                                                             : OutsideCount{nullptr, InvalidOid, (Datum) 0};
   Oid types[1] = {outside.type};
   Datum values[1] = {outside.value};
-  spi_exec_as_reader(reader, source_read(relid), row_checks_sql(checks, y, from, mode, outside.sql),
+  const bool integer = label_type == INT2OID || label_type == INT4OID || label_type == INT8OID;
+  spi_exec_as_reader(reader, source_read(relid), row_checks_sql(checks, y, from, mode, outside.sql, integer),
                      mode == ClassScan::Declared ? 1 : 0, types, values, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),

@@ -1,0 +1,76 @@
+-- A class is a label's text: the models store their classes as text,
+-- dp_predict returns text, and every copy or in-place pass maps a row to its
+-- class by array_position(classes, label::text). So the classes read from
+-- the data are the distinct label texts (in the label type's order), and
+-- every row finds its class. Equal values written differently (a numeric
+-- 1.0 and 1.00, a float8 0 and -0) are then different classes; before, they
+-- were one class whose text only some rows had, and the others were copied
+-- with a NULL label and refused by the first epoch -- after the charge of a
+-- private run.
+SET client_min_messages = warning;
+\set SHOW_CONTEXT never
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
+CREATE ROLE regress_label_owner;
+CREATE ROLE regress_label_trainer;
+GRANT CREATE ON SCHEMA public TO regress_label_owner;
+SET ROLE regress_label_owner;
+-- Ten rows of each text: 1.0, 1.00 and 2 (1.0 = 1.00 as numeric values).
+CREATE TABLE lt_numeric AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x,
+  (ARRAY['1.0', '1.00', '2'])[i % 3 + 1]::numeric AS y FROM generate_series(1, 30) i;
+-- float8: 0 and -0 are equal values with different texts.
+CREATE TABLE lt_float AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x,
+  (ARRAY['0', '-0', '1'])[i % 3 + 1]::float8 AS y FROM generate_series(1, 30) i;
+-- float8 written 1 and 1.0 has one text ('1'): two classes.
+CREATE TABLE lt_float_one AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x,
+  (ARRAY['1', '1.0', '2'])[i % 3 + 1]::float8 AS y FROM generate_series(1, 30) i;
+-- text: every value is its own text.
+CREATE TABLE lt_text AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x,
+  (ARRAY['1.0', '1.00', '2'])[i % 3 + 1] AS y FROM generate_series(1, 30) i;
+-- numeric 2 and 10: the classes keep the label type's order (2 before 10).
+CREATE TABLE lt_order AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x,
+  (ARRAY['10', '2.0', '2', '10.0'])[i % 4 + 1]::numeric AS y FROM generate_series(1, 40) i;
+GRANT SELECT ON lt_numeric, lt_float, lt_float_one, lt_text, lt_order TO regress_label_trainer;
+RESET ROLE;
+
+SET ROLE regress_label_trainer;
+-- Classes from the data: every text is a class, every row is trained on.
+SELECT classes, details->'data'->'rows' AS n FROM dp_train('lt_numeric', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5);
+SELECT classes, details->'data'->'rows' AS n FROM dp_train('lt_float', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5);
+SELECT classes, details->'data'->'rows' AS n FROM dp_train('lt_float_one', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5);
+SELECT classes, details->'data'->'rows' AS n FROM dp_train('lt_text', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5);
+SELECT classes FROM dp_train('lt_order', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5);
+SELECT classes FROM dp_train('lt_numeric', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5,
+                             classes => ARRAY['1.0', '1.00', '2']);
+RESET ROLE;
+-- The prepared copy holds no NULL label (its class indexes are 0, 1, 2).
+BEGIN;
+SELECT shuffled AS lt_copy, rows AS lt_rows, classes AS lt_classes FROM dptrain.training_prepare('lt_numeric', 'y', 'x', seed => 1) \gset
+SELECT :'lt_rows' AS rows, :'lt_classes' AS classes;
+SELECT count(*) AS n, count(*) FILTER (WHERE y IS NULL) AS null_labels, min(y), max(y) FROM :lt_copy;
+SELECT dptrain.training_drop(:'lt_copy');
+COMMIT;
+
+SET ROLE regress_label_owner;
+SELECT dp_grant_budget('lt_numeric', 'regress_label_trainer', 1, 0);
+SET ROLE regress_label_trainer;
+-- A private run on the same data: trained, charged once.
+SELECT * FROM dp_budget_remaining('lt_numeric');
+SELECT classes, epsilon FROM dp_train('lt_numeric', 'y', 'x', algorithm => 'bolton', epsilon => 0.25, batch_size => 5);
+SELECT * FROM dp_budget_remaining('lt_numeric');
+-- Declared classes are texts too: '1.0' does not declare the rows written
+-- 1.00, which are refused before anything is copied or charged.
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_train('lt_numeric', 'y', 'x', algorithm => 'bolton', epsilon => 0.25,
+                                            batch_size => 5, classes => ARRAY['1.0', '2'])$$);
+\x off
+SELECT * FROM dp_budget_remaining('lt_numeric');
+RESET ROLE;
+
+SELECT source, count(*) FROM dptrain.models WHERE source LIKE 'public.lt\_%' GROUP BY source ORDER BY source;
+DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.models WHERE created_by = 'regress_label_trainer';
+DROP TABLE lt_numeric, lt_float, lt_float_one, lt_text, lt_order;
+REVOKE CREATE ON SCHEMA public FROM regress_label_owner;
+DROP ROLE regress_label_owner, regress_label_trainer;
