@@ -232,12 +232,13 @@ const char* row_checks_sql(const char* checks, const char* y, const char* from, 
       // ORDER BY c: the label type's own order, as SELECT DISTINCT ... ORDER BY 1
       // had it; texts of equal values after one another, in byte order (t is
       // in the collation "C": grouped and ordered byte by byte).
-      return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s AS t, %s FROM %s GROUP BY 1, 2) "
+      return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s AS t, %s FROM %s GROUP BY %s) "
                       "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
                       "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, 0::int8, "
                       "(SELECT array_agg(coalesce(t, c::text) ORDER BY c, t) FROM "
                       "(SELECT c, t FROM g ORDER BY c, t LIMIT %d) l) FROM g",
-                      y, text_is_value ? "NULL::text" : psprintf("%s::pg_catalog.text COLLATE pg_catalog.\"C\"", y), checks, from, kMaxClasses + 1);
+                      y, text_is_value ? "NULL::text" : psprintf("%s::pg_catalog.text COLLATE pg_catalog.\"C\"", y), checks,
+                      from, text_is_value ? "1" : "1, 2", kMaxClasses + 1);
   }
   return nullptr;
 }
