@@ -41,6 +41,8 @@ namespace sqlstate {
 inline constexpr const char* kNullValueNotAllowed = "22004";
 inline constexpr const char* kArraySubscriptError = "2202E";
 inline constexpr const char* kFloatingPointException = "22P01";
+// A table read in place changed between the counts of a run and a pass.
+inline constexpr const char* kSerializationFailure = "40001";
 }  // namespace sqlstate
 
 [[noreturn]] inline void fail(ErrorKind kind, std::string message, std::string detail = {},

@@ -140,35 +140,137 @@ char** declared_class_names(ArrayType* declared, int* nclasses) {
   return names;
 }
 
-// A reader's run: n and d, every row checked; the first problem is an
-// ERROR with a hint (refuse, never skip: the caller repairs its data).
+// What a reader's one scan also finds out about the labels (the classes
+// step of inspect_training_data uses it; count_and_check_rows raises no
+// error about it itself, so that every error comes in the order of the
+// checks).
+enum class ClassScan {
+  None,      // a boolean label without declared classes: nothing to check
+  Declared,  // count the rows whose label is not a declared class ($1)
+  FromData,  // the first kMaxClasses + 1 distinct labels, in the label's order
+};
+struct ScannedClasses {
+  int64 outside = 0;           // Declared
+  ArrayType* found = nullptr;  // FromData: text[] (NULL: no rows)
+};
+
+// A declared class that is the text of an int8 value as int8out writes it
+// ("-12"; not "+12", "012" or " 12", which no value's text is).
+bool canonical_int8(const char* s, int64* value) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = strtoll(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || strcmp(psprintf("%lld", v), s) != 0) return false;
+  *value = v;
+  return true;
+}
+
+// The aggregate counting the rows whose label is not a declared class, and
+// its parameter $1. What is checked is the label's text: the copy maps
+// array_position(classes, label::text). For a boolean or integer label each
+// value has one text ('true', '-12'), so the same rows are those whose value
+// is not the value of a declared class, compared as values without forming
+// every row's text (the text and its search cost about half a scan:
+// docs/performance.md, "The validation"); a declared class that is no
+// value's text ('yes', '01') matches no row either way, and a NULL label
+// counts as outside as before.
+struct OutsideCount {
+  const char* sql;
+  Oid type;
+  Datum value;
+};
+OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared) {
+  Datum* items;
+  bool* nulls;
+  int k;
+  deconstruct_array(declared, TEXTOID, -1, false, TYPALIGN_INT, &items, &nulls, &k);
+  const bool boolean = label_type == BOOLOID;
+  if (!boolean && label_type != INT2OID && label_type != INT4OID && label_type != INT8OID)
+    return {psprintf("count(*) FILTER (WHERE array_position($1, %s::text) IS NULL)::int8", y), TEXTARRAYOID,
+            PointerGetDatum(declared)};
+  Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * (k > 0 ? k : 1)));
+  int m = 0;
+  for (int i = 0; i < k; ++i) {
+    if (nulls[i]) continue;  // refused by declared_class_names
+    const char* name = TextDatumGetCString(items[i]);
+    int64 v;
+    if (boolean && (strcmp(name, "true") == 0 || strcmp(name, "false") == 0))
+      values[m++] = BoolGetDatum(strcmp(name, "true") == 0);
+    else if (!boolean && canonical_int8(name, &v))
+      values[m++] = Int64GetDatum(v);
+  }
+  ArrayType* accepted = boolean ? construct_array(values, m, BOOLOID, 1, true, TYPALIGN_CHAR)
+                                : construct_array(values, m, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+  return {psprintf("count(*) FILTER (WHERE NOT coalesce(%s = ANY($1), false))::int8", y),
+          boolean ? BOOLARRAYOID : INT8ARRAYOID, PointerGetDatum(accepted)};
+}
+
+// The statement of count_and_check_rows. `checks` are the per-row checks as
+// aggregates named n, dmin, dmax, null_x, null_y, multi_dim, nan_y,
+// out_of_range. Declared adds one more aggregate (`outside`); FromData groups the same
+// aggregates by the label (one scan: the groups are few, as the classes
+// are) and adds them up over the groups, so that the counts are the same
+// as without the grouping and the distinct labels come with them. (Before,
+// the declared classes and the classes read from the data each cost a
+// second scan of the source: docs/performance.md, "The validation".)
+const char* row_checks_sql(const char* checks, const char* y, const char* from, ClassScan mode,
+                           const char* outside) {
+  switch (mode) {
+    case ClassScan::None: return psprintf("SELECT %s, 0::int8, NULL::text[] FROM %s", checks, from);
+    case ClassScan::Declared: return psprintf("SELECT %s, %s, NULL::text[] FROM %s", checks, outside, from);
+    case ClassScan::FromData:
+      // ORDER BY c: the label type's own order, as SELECT DISTINCT ... ORDER BY 1 had it.
+      return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s FROM %s GROUP BY 1) "
+                      "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
+                      "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, 0::int8, "
+                      "(SELECT array_agg(c::text ORDER BY c) FROM (SELECT c FROM g ORDER BY c LIMIT %d) l) FROM g",
+                      y, checks, from, kMaxClasses + 1);
+  }
+  return nullptr;
+}
+
+// A reader's run: n and d, every row checked, in one scan of the source
+// (with the labels against the declared classes, or the distinct labels:
+// `mode`, the result in *classes); the first problem is an ERROR with a
+// hint (refuse, never skip: the caller repairs its data).
 void count_and_check_rows(Oid relid, const char* relname, const char* from, const char* x, const char* y,
-                          const char* features, const char* label, Oid feature_elem, LabelKind label_kind,
-                          bool encoded, Oid reader, int64* rows, int64* dim) {
+                          const char* features, const char* label, Oid feature_elem, Oid label_type,
+                          bool encoded, Oid reader, ClassScan mode, ArrayType* declared, int64* rows, int64* dim,
+                          ScannedClasses* classes) {
+  // Only float4, float8 and numeric labels can be NaN (NaN = NaN is true
+  // for them in PostgreSQL): compared as values, not as text.
+  const char* float_type = label_type == FLOAT4OID   ? "pg_catalog.float4"
+                           : label_type == FLOAT8OID ? "pg_catalog.float8"
+                           : label_type == NUMERICOID ? "pg_catalog.numeric"
+                                                      : nullptr;
   // A sparse row's length is its declared dimension; the type has no NULL
   // elements, NaN or more than one dimension (its input refuses them).
   const bool sparse = feature_elem == sparsevec_type_oid();
   const char* length = sparse ? psprintf("dptrain.sparsevec_dims(%s)", x) : psprintf("cardinality(%s)", x);
-  StringInfoData sql;
-  initStringInfo(&sql);
-  appendStringInfo(&sql,
-                   "SELECT count(*)::int8, min(%s)::int8, max(%s)::int8, "
-                   "count(*) FILTER (WHERE %s IS NULL)::int8, count(*) FILTER (WHERE %s IS NULL)::int8, "
-                   "%s, %s, %s FROM %s",
-                   length, length, x, y,
-                   sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
-                   label_kind == LabelKind::Numeric ? psprintf("count(*) FILTER (WHERE %s::text = 'NaN')::int8", y)
-                                                    : "0::int8",
-                   // numeric values beyond float8's range would fail the cast below without a hint
-                   feature_elem == NUMERICOID
-                       ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v "
-                                  "WHERE abs(v) > 1.7976931348623157e308))::int8", x)
-                       : "0::int8",
-                   from);
-  spi_exec_as_reader(reader, source_read(relid), sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
+  const char* checks = psprintf(
+      "count(*)::int8 AS n, min(%s)::int8 AS dmin, max(%s)::int8 AS dmax, "
+      "count(*) FILTER (WHERE %s IS NULL)::int8 AS null_x, count(*) FILTER (WHERE %s IS NULL)::int8 AS null_y, "
+      "%s AS multi_dim, %s AS nan_y, %s AS out_of_range",
+      length, length, x, y, sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
+      float_type ? psprintf("count(*) FILTER (WHERE %s::%s = 'NaN'::%s)::int8", y, float_type, float_type) : "0::int8",
+      // numeric values beyond float8's range would fail the cast below without a hint
+      feature_elem == NUMERICOID ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v "
+                                            "WHERE abs(v) > 1.7976931348623157e308))::int8",
+                                            x)
+                                 : "0::int8");
+  const OutsideCount outside = mode == ClassScan::Declared ? outside_declared(y, label_type, declared)
+                                                            : OutsideCount{nullptr, InvalidOid, (Datum) 0};
+  Oid types[1] = {outside.type};
+  Datum values[1] = {outside.value};
+  spi_exec_as_reader(reader, source_read(relid), row_checks_sql(checks, y, from, mode, outside.sql),
+                     mode == ClassScan::Declared ? 1 : 0, types, values, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),
               nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8);
+  classes->outside = datum_int64(0, 9);
+  bool isnull;
+  const Datum found = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 10, &isnull);
+  classes->found = isnull ? nullptr : DatumGetArrayTypePCopy(found);
   if (n == 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
                     errhint("Train on a table with at least one row.")));
@@ -372,6 +474,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   const Oid feature_elem =
       encoded ? FLOAT8OID : check_feature_type(relid, require_column(relid, relname, features, "features"), features);
   const LabelKind label_kind = check_label_type(relid, y_att, label);
+  const Oid label_type = getBaseType(get_atttype(relid, y_att));
   if (declared == nullptr && label_kind != LabelKind::Boolean && !ids.caller_reads)
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
                     errmsg("the classes must be declared to train on \"%s\" without read access", relname),
@@ -389,14 +492,25 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   StringInfoData sql;
   initStringInfo(&sql);
   int64 n, dmin;
+  // A reader's labels are checked in the same scan: against the declared
+  // classes (a declared array that array_position cannot search, more than
+  // one-dimensional, is refused by declared_class_names below, before the
+  // count would be looked at), or read from the data.
+  const ClassScan class_scan = !ids.caller_reads                  ? ClassScan::None
+                               : declared != nullptr              ? (ARR_NDIM(declared) <= 1 ? ClassScan::Declared
+                                                                                             : ClassScan::None)
+                               : label_kind == LabelKind::Boolean ? ClassScan::None
+                                                                  : ClassScan::FromData;
+  ScannedClasses scanned;
   if (ids.caller_reads && encoded) {
     // Each row encoded once (OFFSET 0 keeps the planner from copying the
     // expression into every aggregate), then checked like a features column.
     count_and_check_rows(relid, relname, psprintf("(SELECT %s AS x, %s AS y FROM %s OFFSET 0) r", x, y, from), "x", "y",
-                         "features", label, feature_elem, label_kind, true, ids.reader, &n, &dmin);
+                         "features", label, feature_elem, label_type, true, ids.reader, class_scan, declared, &n, &dmin,
+                         &scanned);
   } else if (ids.caller_reads) {
-    count_and_check_rows(relid, relname, from, x, y, features, label, feature_elem, label_kind, false, ids.reader, &n,
-                         &dmin);
+    count_and_check_rows(relid, relname, from, x, y, features, label, feature_elem, label_type, false, ids.reader,
+                         class_scan, declared, &n, &dmin, &scanned);
   } else if (encoded) {
     // d is the encoding's (public); only n is counted.
     appendStringInfo(&sql, "SELECT count(*)::int8 FROM %s", from);
@@ -440,19 +554,17 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
     classes = construct_array(items, 2, TEXTOID, -1, false, TYPALIGN_INT);
     class_names = declared_class_names(classes, &nclasses);
   } else {
-    resetStringInfo(&sql);
-    appendStringInfo(&sql, "SELECT %s::text FROM (SELECT DISTINCT %s FROM %s ORDER BY 1 LIMIT %d) c", y, y, from,
-                     kMaxClasses + 1);
-    spi_exec_as_reader(ids.reader, source_read(relid), sql.data, 0, nullptr, nullptr, SPI_OK_SELECT);
-    const int k = static_cast<int>(SPI_processed);
+    // Read in the scan above (only a reader gets here: without read access
+    // such a label needs declared classes).
+    Datum* items = nullptr;
+    int k = 0;
+    if (scanned.found != nullptr)
+      deconstruct_array(scanned.found, TEXTOID, -1, false, TYPALIGN_INT, &items, nullptr, &k);
     if (k > kMaxClasses)
       ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                       errmsg("label column \"%s\" has more than %d distinct values", label, kMaxClasses),
                       errhint("Is \"%s\" really the label? Classification supports up to %d classes.", label,
                               kMaxClasses)));
-    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (k > 0 ? k : 1)));
-    for (int i = 0; i < k; ++i)
-      items[i] = CStringGetTextDatum(SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
     classes = construct_array(items, k, TEXTOID, -1, false, TYPALIGN_INT);
     class_names = declared_class_names(classes, &nclasses);
     from_data = true;
@@ -471,18 +583,11 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
                               (long long) dmin, (long long) dptrain::epoch_state::kMaxParameters),
                     errhint("Reduce the dimension, e.g. with a random projection, or the number of classes.")));
 
-  Oid class_type[1] = {TEXTARRAYOID};
-  Datum class_value[1] = {PointerGetDatum(classes)};
-  if (declared != nullptr && ids.caller_reads) {
-    resetStringInfo(&sql);
-    appendStringInfo(&sql, "SELECT count(*) FILTER (WHERE array_position($1, %s::text) IS NULL)::int8 FROM %s", y,
-                     from);
-    spi_exec_as_reader(ids.reader, source_read(relid), sql.data, 1, class_type, class_value, SPI_OK_SELECT);
-    if (datum_int64(0, 1) > 0)
-      ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-                      errmsg("label column \"%s\" has values outside the declared classes", label),
-                      errhint("Declare every class, or filter the rows.")));
-  }
+  // Counted in the scan above.
+  if (class_scan == ClassScan::Declared && scanned.outside > 0)
+    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+                    errmsg("label column \"%s\" has values outside the declared classes", label),
+                    errhint("Declare every class, or filter the rows.")));
 
   out->source_name = pstrdup(qualified);
   out->source_from = from;

@@ -54,6 +54,24 @@ rowfetch=$(grep -i "SELECT" <<<"$remote" | grep -v "worker_partial_agg" | grep -
 [ -z "$rowfetch" ] || fail "a command may fetch rows to the coordinator: $rowfetch"
 echo "ok: dp_train sent only counts and partial aggregates to the shards"
 
+# Classes read from the data come from the same statement as the row checks
+# (grouped by the label: docs/performance.md, "The validation"): still only
+# aggregates reach the coordinator, and the classes are the labels'.
+sql "CREATE TABLE pts_int (id bigint PRIMARY KEY, x float8[], y int); SELECT create_distributed_table('pts_int', 'id');
+     INSERT INTO pts_int SELECT id, x, (id % 3)::int FROM pts_plain" >/dev/null
+out_int=$(train pts_int "algorithm => 'bolton', epsilon => 1, epochs => 1, seed => 7")
+id_int=$(echo "$out_int" | tail -1)
+[[ "$id_int" =~ ^[0-9]+$ ]] || fail "dp_train on a distributed table with classes from the data failed: $out_int"
+[ "$(sql "SELECT classes FROM dptrain.models WHERE id = $id_int")" = "{0,1,2}" ] ||
+  fail "classes from the data of a distributed table: $(sql "SELECT classes FROM dptrain.models WHERE id = $id_int")"
+# (The grouped statement's intermediate result opens a distributed
+# transaction: its BEGIN ... assign_distributed_transaction_id fetches no row.)
+remote_int=$(echo "$out_int" | grep "issuing" | grep -v "assign_distributed_transaction_id" || true)
+grep -q "GROUP BY y" <<<"$remote_int" || fail "no grouped count sent to the shards: $remote_int"
+rowfetch=$(grep -i "SELECT" <<<"$remote_int" | grep -v "worker_partial_agg" | grep -v "count(\*)" || true)
+[ -z "$rowfetch" ] || fail "the validation with classes from the data may fetch rows to the coordinator: $rowfetch"
+echo "ok: classes read from a distributed table's data in the validation's one statement, only aggregates sent"
+
 # The check above catches the copy path: dp_tune's liu_talwar method still
 # copies the rows (its holdout method tunes in place: dp_tune_in_place.sh).
 out_copy=$(citus_psql coordinator -At -c "SET citus.log_remote_commands = on" -c "SET client_min_messages = log" \

@@ -49,7 +49,7 @@ else
   RUN=$(cat <<'SQL'
 BEGIN;
 SELECT shuffled FROM dptrain.training_prepare('race', 'y', 'x') \gset
-SELECT ARRAY[1146115188, 1, 3, 1, 0, 0.1, 0, 0, 1, 50, 0, 0.1]::float8[]
+SELECT ARRAY[1146115188, 2, 3, 1, 0, 0.1, 0, 0, 1, 50, 0, 0.1]::float8[]
        || array_fill(0::float8, ARRAY[36 + 6]) AS init \gset
 SELECT (dptrain.sgd_epoch(x, y, :'init'))[17] AS rows_seen FROM :shuffled \gset
 SELECT dptrain.training_drop(:'shuffled');

@@ -56,7 +56,8 @@ TEST(EpochStateValidation, HeaderFieldsThatSizeOrIndexTheArray) {
     return s;
   };
   expect_invalid_layout(with(kMagic, 1.0));
-  expect_invalid_layout(with(kVersion, 2.0));
+  expect_invalid_layout(with(kVersion, 1.0));  // version 1: no shard counts
+  expect_invalid_layout(with(kVersion, 3.0));
   // A huge claimed dimension with a short array (the crafted-INITCOND attack).
   expect_invalid_layout(with(kDim, 1e9));
   expect_invalid_layout(with(kDim, 2.5));

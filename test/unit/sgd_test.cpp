@@ -268,7 +268,8 @@ TEST_P(MalformedState, IsRejected) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fields, MalformedState,
-    ::testing::Values(std::make_pair(es::kMagic, 1.0), std::make_pair(es::kVersion, 2.0),
+    ::testing::Values(std::make_pair(es::kMagic, 1.0), std::make_pair(es::kVersion, 1.0),
+                      std::make_pair(es::kShardCounted, 2.0), std::make_pair(es::kShardStates, 1.0),
                       std::make_pair(es::kDim, 4.0), std::make_pair(es::kDim, 0.0), std::make_pair(es::kModels, 2.5),
                       std::make_pair(es::kLoss, 7.0), std::make_pair(es::kHuberH, 0.0),
                       std::make_pair(es::kLambda, -1.0), std::make_pair(es::kBatchSize, 0.0),

@@ -62,6 +62,7 @@ EpochRun::EpochRun(TrainingConfig config, std::shared_ptr<const EpochAlgorithm> 
     epoch_config_.schedule = sharded_->schedule;
     shuffle_key_ = sgd::run_shuffle_key(config_.seed ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*config_.seed))
                                                      : std::nullopt);
+    count_key_ = sgd::run_count_key();
   }
   const std::size_t n = static_cast<std::size_t>(plan_.epoch.dim) * plan_.epoch.models;
   weights_.assign(n, 0.0);
@@ -71,8 +72,13 @@ EpochRun::EpochRun(TrainingConfig config, std::shared_ptr<const EpochAlgorithm> 
 }
 
 std::vector<double> EpochRun::epoch_input() const {
-  return epoch_state::make_state(epoch_config_, weights_.data(), updates_,
-                                 plan_.epoch.averaging ? average_.data() : nullptr, averaged_);
+  epoch_state::EpochConfig c = epoch_config_;
+  if (sharded_) {
+    c.count_shards = true;
+    c.count_key = sgd::epoch_count_key(count_key_, static_cast<std::uint64_t>(epochs_done_));
+  }
+  return epoch_state::make_state(c, weights_.data(), updates_, plan_.epoch.averaging ? average_.data() : nullptr,
+                                 averaged_);
 }
 
 std::uint64_t EpochRun::updates_per_epoch() const {
@@ -131,12 +137,15 @@ void EpochRun::accept_epoch(const double* s, std::size_t len) {
   if (len != expected.size() || !epoch_state::same_run(s, expected.data()))
     fail(ErrorKind::InvalidState, "the epoch returned a state of a different training configuration");
   if (epoch_state::rows(s) != static_cast<std::uint64_t>(rows_per_epoch()))
-    fail(ErrorKind::Internal,
-         plan_.epoch.sampled_batches ? "the epoch did not see every sampled batch in full"
-                                     : "the epoch did not see every row exactly once",
-         "It saw " + std::to_string(epoch_state::rows(s)) + " rows, expected " + std::to_string(rows_per_epoch()) +
-             " (the table has " + std::to_string(config_.rows) + ").",
-         "Was the table modified during training?");
+    throw Error(ErrorKind::Internal,
+                plan_.epoch.sampled_batches ? "the epoch did not see every sampled batch in full"
+                                            : "the epoch did not see every row exactly once",
+                "It saw " + std::to_string(epoch_state::rows(s)) + " rows, expected " +
+                    std::to_string(rows_per_epoch()) + " (the table has " + std::to_string(config_.rows) + ").",
+                "Was the table modified during training?",
+                // On shards the table is read in place: a concurrent write, not a bug.
+                sharded_ ? sqlstate::kSerializationFailure : "");
+  if (sharded_) check_shard_counts(s);
   // Every update of the epoch drew its noise from the stream of its own
   // update index; the next epoch continues from the public count.
   // (On shards: the combine keeps the largest counter, max_s ceil(P n_s / b).)
@@ -155,6 +164,24 @@ void EpochRun::accept_epoch(const double* s, std::size_t len) {
   reshuffled_ = false;
   loss_measured_ = false;
   report("epoch " + std::to_string(epochs_done_) + " of " + std::to_string(plan_.epochs) + " done");
+}
+
+// The multiset of per-shard counts the epoch saw must be the one the run
+// planned from (the counts before the charge): the sensitivity, the shard
+// step and the noise are functions of it (docs/distributed.md sections 2 and
+// 9.2). Checked after the totals, so it fires only when they agree: it says
+// no more than that check, that the table changed, and names no count.
+void EpochRun::check_shard_counts(const double* s) const {
+  const sgd::CountKey key = sgd::epoch_count_key(count_key_, static_cast<std::uint64_t>(epochs_done_));
+  std::vector<std::uint64_t> planned;
+  for (std::int64_t n : config_.shard_rows)
+    planned.push_back(static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(sharded_->local_passes));
+  if (epoch_state::shard_fingerprint(s) != sgd::multiset_fingerprint(key, planned))
+    throw Error(ErrorKind::Internal, "the shards of the table changed during training",
+                "The epoch read other per-shard row counts than those counted before the run, with the same total.",
+                "Was the table modified during training? Train on a table no one writes while the run lasts, "
+                "and try again.",
+                sqlstate::kSerializationFailure);
 }
 
 std::vector<double> EpochRun::current_packed_model() const {

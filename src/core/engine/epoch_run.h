@@ -62,6 +62,12 @@ class EpochRun : public Run {
   // shard by the key derived from it and e).
   std::optional<distributed::EpochPlan> sharded_;
   privacy::RandomSource::Key shuffle_key_{};
+  // ... and the run's secret count key: epoch e's states carry the key
+  // derived from it and e, and the combine folds every shard's row count
+  // into a fingerprint the run checks against the planned counts
+  // (sgd/shard_counts.h; drawn from the OS CSPRNG, also in a seeded run).
+  privacy::RandomSource::Key count_key_{};
+  void check_shard_counts(const double* state) const;
   // Updates per epoch: ceil(n / b), or U = max_s ceil(P n_s / b) on shards.
   std::uint64_t updates_per_epoch() const;
   // plan_.epoch plus the run's secret key for white-box noise and batch

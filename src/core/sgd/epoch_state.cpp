@@ -202,6 +202,40 @@ void validate_noise(const double* s) {
   if (!(s[kNoiseSeeded] == 0 || s[kNoiseSeeded] == 1)) bad_state("Invalid seeded flag.");
 }
 
+// The shard-count fields (kShardCounted ..): a flag, a key of four 32-bit
+// words, a count of folded states and the two halves of their hash sum;
+// all zero without the flag, no sum in a state never combined.
+void validate_counts(const double* s) {
+  if (!(s[kShardCounted] == 0 || s[kShardCounted] == 1)) bad_state("Invalid shard-count flag.");
+  const bool counted = s[kShardCounted] == 1;
+  for (int f = kShardKey; f <= kShardSumHigh; ++f) {
+    const double v = s[f];
+    if (!is_count(v)) bad_state("Invalid shard-count field.");
+    if (f != kShardStates && v > 4294967295.0) bad_state("Invalid shard-count word.");
+    if (!counted && v != 0) bad_state("Shard counts without the shard-count flag.");
+  }
+  if (s[kShardStates] == 0 && (s[kShardSumLow] != 0 || s[kShardSumHigh] != 0))
+    bad_state("A shard-count sum in a state that was never combined.");
+  // Only non-empty states are folded (an empty one is the combine's identity).
+  if (s[kShardStates] != 0 && s[kRows] == 0) bad_state("Shard counts folded into a state without rows.");
+}
+
+sgd::CountKey count_key_of(const double* s) {
+  sgd::CountKey k{};
+  for (int i = 0; i < 4; ++i) {
+    const auto w = static_cast<std::uint32_t>(s[kShardKey + i]);
+    for (int j = 0; j < 4; ++j) k[4 * i + j] = static_cast<unsigned char>(w >> (8 * j));
+  }
+  return k;
+}
+
+// Stores `f` as the fingerprint of a combined state (kShardStates >= 1).
+void store_fingerprint(double* s, const sgd::CountFingerprint& f) {
+  s[kShardStates] = static_cast<double>(f.states);
+  s[kShardSumLow] = static_cast<double>(f.sum & 0xffffffffu);
+  s[kShardSumHigh] = static_cast<double>(f.sum >> 32);
+}
+
 }  // namespace
 
 std::size_t state_length(int dim, int models, bool averaging) {
@@ -244,6 +278,14 @@ std::vector<double> make_state(const EpochConfig& c, const double* w, std::uint6
   if (c.noise != privacy::BatchNoiseKind::None || c.sampled_batches)
     for (int i = 0; i < 8; ++i) s[kNoiseKey + i] = c.noise_key[i];
   s[kSampledBatches] = c.sampled_batches ? 1 : 0;
+  if (c.count_shards) {
+    s[kShardCounted] = 1;
+    for (int i = 0; i < 4; ++i) {
+      std::uint32_t w = 0;
+      for (int j = 0; j < 4; ++j) w |= static_cast<std::uint32_t>(c.count_key[4 * i + j]) << (8 * j);
+      s[kShardKey + i] = w;
+    }
+  }
   const std::size_t n = static_cast<std::size_t>(c.dim) * c.models;
   if (w) std::copy(w, w + n, s.begin() + kHeaderSize);
   if (c.averaging) {
@@ -295,7 +337,8 @@ void validate(const double* s, std::size_t len) {
   for (int f = kWeightNormSq + 1; f < kNoiseFirst; ++f)
     if (s[f] != 0) bad_state("Reserved header fields must be zero.");
   validate_noise(s);
-  for (int f = kSampledBatch + 1; f < kHeaderSize; ++f)
+  validate_counts(s);
+  for (int f = kShardSumHigh + 1; f < kHeaderSize; ++f)
     if (s[f] != 0) bad_state("Reserved header fields must be zero.");
   for (std::size_t i = kHeaderSize; i < len; ++i)
     if (!std::isfinite(s[i])) bad_state("The model contains a non-finite value.");
@@ -329,12 +372,24 @@ EpochConfig config_of(const double* s) {
   c.noise_seeded = s[kNoiseSeeded] != 0;
   c.noise_key = key_words_of(s);
   c.sampled_batches = sampled(s);
+  c.count_shards = counts_shards(s);
+  c.count_key = count_key_of(s);
   return c;
 }
 
 bool same_run(const double* a, const double* b) {
   return std::memcmp(a, b, sizeof(double) * kUpdates) == 0 &&
-         std::memcmp(a + kNoiseFirst, b + kNoiseFirst, sizeof(double) * (kSampledBatch - kNoiseFirst)) == 0;
+         std::memcmp(a + kNoiseFirst, b + kNoiseFirst, sizeof(double) * (kSampledBatch - kNoiseFirst)) == 0 &&
+         std::memcmp(a + kShardCounted, b + kShardCounted, sizeof(double) * (kShardStates - kShardCounted)) == 0;
+}
+
+sgd::CountFingerprint shard_fingerprint(const double* s) {
+  if (!counts_shards(s)) fail(ErrorKind::Internal, "the fingerprint of shard counts of a state that does not count them");
+  if (s[kShardStates] == 0) return sgd::shard_fingerprint(count_key_of(s), rows(s));
+  sgd::CountFingerprint f;
+  f.states = static_cast<std::uint64_t>(s[kShardStates]);
+  f.sum = static_cast<std::uint64_t>(s[kShardSumLow]) | (static_cast<std::uint64_t>(s[kShardSumHigh]) << 32);
+  return f;
 }
 
 void add_row(double* s, const double* x, std::int64_t len, double label) {
@@ -523,6 +578,14 @@ void combine(double* a, std::size_t a_len, const double* b, std::size_t b_len) {
          "partitions are not covered by their privacy analysis.",
          "Run the epoch over a temporary table (dp_train and dptrain train do), without parallel aggregation.");
   }
+  // On a distributed table, each state never combined is one shard's: its
+  // row count joins the fingerprint of the multiset (sgd/shard_counts.h),
+  // taken before anything below changes either state.
+  sgd::CountFingerprint counts;
+  if (counts_shards(a)) {
+    counts = shard_fingerprint(a);
+    counts.add(shard_fingerprint(b));
+  }
   // Partial states from parallel workers arrive with their last mini-batch
   // still pending: apply it first (sum divided by b, as everywhere).
   flush(a);
@@ -545,6 +608,7 @@ void combine(double* a, std::size_t a_len, const double* b, std::size_t b_len) {
   a[kRows] = na + nb;
   a[kUpdates] = std::max(a[kUpdates], b[kUpdates]);
   a[kAveraged] = std::max(a[kAveraged], b[kAveraged]);
+  if (counts_shards(a)) store_fingerprint(a, counts);  // two non-empty states: kShardStates >= 2
 }
 
 }  // namespace dptrain::epoch_state

@@ -7,6 +7,16 @@
 //   acc   K*d                   gradient sum of the pending mini-batch
 //   avg   K*d (if averaging)    running average of the iterates
 //
+// Shard counts (version 2; docs/distributed.md section 9.2): an epoch on a
+// distributed table carries kShardCounted = 1 and the epoch's secret count
+// key (sgd/shard_counts.h). A state that was never combined (kShardStates
+// = 0) is one shard's (or one parallel worker's); the combine folds every
+// such state's row count into the fingerprint of the multiset of counts
+// (kShardStates, and the sum of keyed hashes as two 32-bit halves), which
+// the run compares with the counts it planned from. A state without the
+// flag (a plain table, by hand) is combined exactly as in version 1, its
+// fingerprint fields stay zero.
+//
 // White-box noise (SCS13, BST14; docs/whitebox.md): when kNoiseKind is not
 // none, every update first adds a noise vector Z_t (K*d values, one joint
 // mechanism over all one-vs-all models) to the batch's gradient SUM, then
@@ -42,6 +52,7 @@
 #include "core/loss/loss.h"
 #include "core/privacy/batch_noise.h"
 #include "core/privacy/random_source.h"
+#include "core/sgd/shard_counts.h"
 #include "core/sgd/step_schedule.h"
 #include "core/sparse/sparse_vector.h"
 
@@ -84,11 +95,16 @@ enum Field : int {
   kNoiseKey,                 // kNoiseKey .. kNoiseKey+7: the 256-bit key, 32-bit words
   kSampledBatches = kNoiseKey + 8,  // 1 = rows arrive in sampled batches (BST14)
   kSampledBatch,             // number of the current (or last) sampled batch of this epoch
+  kShardCounted,             // 1 = fold the shard states' row counts in the combine
+  kShardKey,                 // kShardKey .. kShardKey+3: the epoch's count key, 32-bit words
+  kShardStates = kShardKey + 4,  // shard states folded so far; 0 = one shard's state, never combined
+  kShardSumLow,              // sum of their keyed count hashes mod 2^64: bits 0..31
+  kShardSumHigh,             //   and bits 32..63
   kHeaderSize = 48,
 };
 
 constexpr double kMagicValue = 1146115188.0;  // "DPTt" as an integer
-constexpr int kVersionValue = 1;
+constexpr int kVersionValue = 2;  // 2: the shard counts (kShardCounted ..)
 // K * d above this gives a clear error instead of a huge allocation.
 constexpr std::int64_t kMaxParameters = 10'000'000;
 
@@ -110,6 +126,10 @@ struct EpochConfig {
   bool noise_seeded = false;
   privacy::KeyWords noise_key{};
   bool sampled_batches = false;
+  // The epoch's count key (an epoch on a distributed table; never recorded
+  // outside the states of that epoch).
+  bool count_shards = false;
+  sgd::CountKey count_key{};
 };
 
 std::size_t state_length(int dim, int models, bool averaging);
@@ -187,8 +207,16 @@ void flush(double* s);
 // `into` (pending partial batches are applied first); a state that has seen
 // no rows is the identity. States with white-box noise or sampled batches
 // are only ever combined with an empty state (anything else throws): their
-// privacy analysis is that of one sequential run.
+// privacy analysis is that of one sequential run. States with count_shards
+// fold their shard counts into the fingerprint (shard_fingerprint(into)
+// becomes shard_fingerprint(into) + shard_fingerprint(other)).
 void combine(double* into, std::size_t into_len, const double* other, std::size_t other_len);
+
+// The fingerprint of the multiset of shard row counts a state of an epoch
+// with count_shards has seen (sgd/shard_counts.h): a state never combined
+// is one shard's, (1, H(rows)) or nothing if it saw no rows; a combined
+// state carries the sum. Error(Internal) for a state without the flag.
+sgd::CountFingerprint shard_fingerprint(const double* s);
 
 // --- accessors -----------------------------------------------------------------
 inline int dim(const double* s) { return static_cast<int>(s[kDim]); }
@@ -199,6 +227,7 @@ inline std::uint64_t averaged(const double* s) { return static_cast<std::uint64_
 inline bool averaging(const double* s) { return s[kAveraging] != 0.0; }
 inline bool noisy(const double* s) { return s[kNoiseKind] != 0.0; }
 inline bool sampled(const double* s) { return s[kSampledBatches] != 0.0; }
+inline bool counts_shards(const double* s) { return s[kShardCounted] != 0.0; }
 inline double* weights(double* s) { return s + kHeaderSize; }
 inline const double* weights(const double* s) { return s + kHeaderSize; }
 inline const double* average(const double* s) {

@@ -9,10 +9,11 @@ SET client_min_messages = warning;
 \i :try_sql
 -- A well-formed initial state (layout in src/core/sgd/epoch_state.h): d = 2,
 -- K = 1, logistic, h = 0.1, lambda = 0, no projection, feature bound 1,
--- b = 1, constant step 0.1; 48 header values, then w and the accumulator.
+-- b = 1, constant step 0.1; 48 header values (version 2), then w and the
+-- accumulator.
 CREATE FUNCTION pg_temp.state(VARIADIC fix float8[] DEFAULT '{}') RETURNS float8[] LANGUAGE plpgsql AS $$
 DECLARE
-  s float8[] := ARRAY[1146115188, 1, 2, 1, 0, 0.1, 0, 0, 1, 1, 0, 0.1]::float8[]
+  s float8[] := ARRAY[1146115188, 2, 2, 1, 0, 0.1, 0, 0, 1, 1, 0, 0.1]::float8[]
                 || array_fill(0::float8, ARRAY[36 + 4]);
 BEGIN
   -- fix = {index (0-based), value, index, value, ...}
@@ -51,7 +52,10 @@ INSERT INTO cases (what, sql) VALUES
   ('unknown schedule',               $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(10, 9)) FROM st$$),
   ('negative step size',             $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(11, -0.1)) FROM st$$),
   ('infinite lambda',                $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(6, 'Infinity')) FROM st$$),
-  ('reserved field set',             $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(40, 1)) FROM st$$),
+  ('reserved field set',             $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(46, 1)) FROM st$$),
+  ('version 1 (no shard counts)',    $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(1, 1)) FROM st$$),
+  ('shard counts without the flag',  $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(42, 2)) FROM st$$),
+  ('shard-count key word >= 2^32',   $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(37, 1, 38, 4294967296)) FROM st$$),
   ('NaN weight',                     $$SELECT dptrain.sgd_epoch(x, y, pg_temp.state(48, 'NaN')) FROM st$$),
   ('rows of the wrong length',       $$SELECT dptrain.sgd_epoch(x || 0::float8, y, pg_temp.state()) FROM st$$),
   ('label not -1/0/+1',              $$SELECT dptrain.sgd_epoch(x, 2::float8, pg_temp.state()) FROM st$$);
@@ -65,10 +69,10 @@ SELECT c.ord, c.what, r.* FROM cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
 -- passes can run with the reader's rights): the state is validated like any
 -- other.
 CREATE AGGREGATE pg_temp.evil_epoch(float8[], float8, float8[]) (
-    SFUNC = dptrain.sgd_transition, STYPE = float8[], INITCOND = '{1146115188,1,100000,1,0,0.1}');
+    SFUNC = dptrain.sgd_transition, STYPE = float8[], INITCOND = '{1146115188,2,100000,1,0,0.1}');
 CREATE AGGREGATE pg_temp.evil_final(float8[], float8, float8[]) (
     SFUNC = dptrain.sgd_transition, STYPE = float8[], FINALFUNC = dptrain.sgd_final,
-    INITCOND = '{1146115188,1,2,1,0,0.1,0,0,1,1,0,0.1,0,0,0,0,0,7}');
+    INITCOND = '{1146115188,2,2,1,0,0.1,0,0,1,1,0,0.1,0,0,0,0,0,7}');
 \x on
 SELECT * FROM pg_temp.try($$SELECT pg_temp.evil_epoch(x, y, NULL) FROM st$$);
 -- no rows: the final function gets the INITCOND itself

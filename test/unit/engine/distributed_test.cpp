@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -377,6 +378,81 @@ TEST(DistributedEpochRun, RunsPerShardEpochsAndReproducesFromTheSeed) {
   EXPECT_EQ(a.details["privacy"]["distributed"]["local_passes"], 2);
   EXPECT_EQ(a.details["privacy"]["distributed"]["updates_per_epoch"], 50);
   EXPECT_EQ(a.details["data"]["distribution"]["distribution_column"], "id");
+}
+
+// The shards of `t` as a writer leaves them after deleting a row of shard
+// `from` and inserting a row (a new key) that lands in shard `to`: the same
+// n, and (here) the same largest shard.
+Table moved_row(Table t, std::size_t from, std::size_t to) {
+  const int row = t.shards[from].back();
+  t.shards[from].pop_back();
+  t.shards[to].push_back(row);
+  return t;
+}
+
+// The epochs of `c` over `t`, the table rewritten (`rewritten`) before epoch
+// `rewrite_at`; the error of the run, if any.
+std::optional<Error> run_with_rewrite(const TrainingConfig& c, const Table& t, const Table& rewritten, int rewrite_at) {
+  EpochRun run(c);
+  int epoch = 0;
+  try {
+    while (std::optional<Pass> p = run.next()) {
+      const Table& now = epoch >= rewrite_at ? rewritten : t;
+      const sgd::EpochShuffleKey key = sgd::epoch_key_from_words(p->shuffle_key.data(), p->shuffle_key.size());
+      std::vector<std::vector<int>> streams;
+      for (std::vector<int> shard : now.shards) {
+        std::sort(shard.begin(), shard.end(),
+                  [&](int a, int b) { return sgd::shuffle_key(a, key) < sgd::shuffle_key(b, key); });
+        std::vector<int> stream;
+        for (int pass = 0; pass < p->local_passes; ++pass) stream.insert(stream.end(), shard.begin(), shard.end());
+        streams.push_back(stream);
+      }
+      const std::vector<double> state = epoch_state::sharded_epoch(p->input, {&now.x, &now.y}, streams);
+      run.accept(state.data(), state.size());
+      ++epoch;
+    }
+    run.release(0.0);
+  } catch (const Error& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+TEST(DistributedEpochRun, RefusesAnEpochWhoseShardCountsChangedWithTheSameTotals) {
+  // Shards of 260, 250, 250, 240 rows (n = 1000), planned from these counts.
+  Table t = table();
+  for (int i = 0; i < 10; ++i) t = moved_row(std::move(t), 3, 0);
+  TrainingConfig c = sharded();
+  c.shard_rows = {260, 250, 250, 240};
+  c.epochs = 3;
+  ASSERT_EQ(t.shards[0].size(), 260u);
+  ASSERT_EQ(t.shards[3].size(), 240u);
+  EXPECT_FALSE(run_with_rewrite(c, t, t, 0).has_value());  // unchanged: trains
+  // Delete a row of shard 2, insert one that lands in shard 4: 260, 249,
+  // 250, 241. P n rows and U = ceil(P 260 / b) updates as planned, so the
+  // totals checks pass; the multiset of counts does not.
+  const Table rewritten = moved_row(t, 1, 3);
+  for (int at : {0, 2}) {
+    const std::optional<Error> e = run_with_rewrite(c, t, rewritten, at);
+    ASSERT_TRUE(e.has_value()) << "rewrite before epoch " << at + 1 << " not seen";
+    EXPECT_STREQ(e->what(), "the shards of the table changed during training");
+    EXPECT_EQ(e->sqlstate(), "40001");
+    EXPECT_EQ(e->hint().find("Was the table modified during training?"), 0u);
+    // It names no count (a role without read access learns that the table changed, no more).
+    EXPECT_EQ(e->detail().find_first_of("0123456789"), std::string::npos);
+  }
+  // The same multiset on other shards (260 and 250 swap places): the bound
+  // is the same, and the run goes on.
+  Table swapped = t;
+  std::swap(swapped.shards[0], swapped.shards[1]);
+  EXPECT_FALSE(run_with_rewrite(c, t, swapped, 1).has_value());
+  // A row deleted (the total changes): the totals check, the same SQLSTATE.
+  Table fewer = t;
+  fewer.shards[2].pop_back();
+  const std::optional<Error> e = run_with_rewrite(c, t, fewer, 1);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_STREQ(e->what(), "the epoch did not see every row exactly once");
+  EXPECT_EQ(e->sqlstate(), "40001");
 }
 
 TEST(DistributedEpochRun, RefusesAnEpochWithTheWrongCounts) {

@@ -132,7 +132,7 @@ TEST(WhiteBoxState, ValidateChecksTheNoiseFields) {
                         broken(es::kNoiseScale, -1), broken(es::kNoiseScale, NAN), broken(es::kNoiseSeeded, 2),
                         broken(es::kNoiseKey, 4294967296.0), broken(es::kNoiseKey + 7, 1.5),
                         broken(es::kNoiseKey + 1, -1), broken(es::kSampledBatches, 2),
-                        broken(es::kSampledBatch, 3), broken(es::kSampledBatch + 1, 1),
+                        broken(es::kSampledBatch, 3), broken(es::kShardSumHigh + 1, 1),
                         broken(es::kHeaderSize - 1, 1)})
     EXPECT_THROW(es::validate(s.data(), s.size()), Error);
   // Without a noise kind, every noise field must be zero.

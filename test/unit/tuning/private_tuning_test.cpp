@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -516,7 +517,16 @@ TEST(KeyedSplitTuner, AsksForNoSplitAndReadsEveryPartWhereTheRowsAre) {
       EXPECT_EQ(p->shuffle_key.size(), 4u);  // per-shard PSGD over the part
       r[epoch_state::kRows] = static_cast<double>(ci.rows * p->local_passes);
       std::int64_t u = 0;
-      for (std::int64_t n_s : ci.shard_rows) u = std::max(u, (n_s * p->local_passes + 49) / 50);
+      std::vector<std::uint64_t> counts;
+      for (std::int64_t n_s : ci.shard_rows) {
+        u = std::max(u, (n_s * p->local_passes + 49) / 50);
+        counts.push_back(static_cast<std::uint64_t>(n_s * p->local_passes));
+      }
+      // The fingerprint the combine builds from the part's shard states (sgd/shard_counts.h).
+      const sgd::CountFingerprint f = sgd::multiset_fingerprint(epoch_state::config_of(r.data()).count_key, counts);
+      r[epoch_state::kShardStates] = static_cast<double>(f.states);
+      r[epoch_state::kShardSumLow] = static_cast<double>(f.sum & 0xffffffffu);
+      r[epoch_state::kShardSumHigh] = static_cast<double>(f.sum >> 32);
       r[epoch_state::kUpdates] += static_cast<double>(u);
     } else {
       EXPECT_EQ(p->table, 3);  // the held-out part
@@ -604,6 +614,49 @@ TEST(KeyedSplitTuner, EndToEndOnShardsInMemoryIsReproducibleAndAccurate) {
   for (std::int64_t r = 0; r < table.rows(); ++r)
     packed_model::accumulate(packed.data(), table.x[r].data(), table.dim(), static_cast<int>(table.y[r]), totals.data());
   EXPECT_GT(totals[1] / table.rows(), 0.8);
+}
+
+TEST(KeyedSplitTuner, ACandidateWhosePartChangedShardCountsWithTheSameTotalsIsRefused) {
+  // dp_tune in place with the table rewritten between the counts and the
+  // passes (docs/tuning.md section 5): a row of candidate 1's part moves from
+  // shard a to shard b. Its part keeps its total and its largest shard, so
+  // the totals checks pass; the multiset of per-shard counts does not
+  // (docs/distributed.md section 9.2, "every shard's count, every pass").
+  InMemoryData table = separable(3000, 3);
+  for (std::int64_t i = 0; i < table.rows(); ++i) table.shard.push_back(static_cast<int>(i % 4));
+  TrainingConfig c = base_config(table.rows());
+  c.seed = 11;
+  c.learning_rate = 0.5;
+  c.shard_rows = {750, 750, 750, 750};
+  c.distribution_column = "id";
+  Grid g;
+  g.lambdas = {0.0};
+  g.epochs = {1, 2};  // two candidates: parts 1 and 2, part 3 held out
+  const KeyedSplit k = count_parts(table, draw_split_key(c), 3, 4);
+  const std::vector<std::int64_t>& p1 = k.rows[0];
+  const std::int64_t largest = *std::max_element(p1.begin(), p1.end());
+  const auto b = static_cast<std::size_t>(std::min_element(p1.begin(), p1.end()) - p1.begin());
+  std::size_t a = 0;
+  while (a < 4 && (a == b || p1[a] == p1[b] + 1 ||
+                   (p1[a] == largest && std::count(p1.begin(), p1.end(), largest) < 2)))
+    ++a;
+  ASSERT_LT(a, 4u);
+  ASSERT_LT(p1[b] + 1, largest + 1);
+  InMemoryData rewritten = table;
+  std::int64_t moved = 0;
+  while (sgd::tuning_part(moved, k.key, 3) != 1 || table.shard[moved] != static_cast<int>(a)) ++moved;
+  rewritten.shard[moved] = static_cast<int>(b);
+
+  Tuner unchanged(c, g, k);
+  EXPECT_NO_THROW(drive_in_memory(unchanged, table));
+  Tuner t(c, g, k);
+  try {
+    drive_in_memory(t, rewritten);
+    ADD_FAILURE() << "the rewritten part was not refused";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "the shards of the table changed during training");
+    EXPECT_EQ(e.sqlstate(), "40001");
+  }
 }
 
 }  // namespace
