@@ -202,7 +202,7 @@ OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared
   ArrayType* accepted = boolean ? construct_array(values, m, BOOLOID, 1, true, TYPALIGN_CHAR)
                                 : construct_array(values, m, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
   return {psprintf("count(*) FILTER (WHERE NOT coalesce(%s = ANY($1), false))::int8", y),
-          boolean ? BOOLARRAYOID : INT8ARRAYOID, PointerGetDatum(accepted)};
+          static_cast<Oid>(boolean ? BOOLARRAYOID : INT8ARRAYOID), PointerGetDatum(accepted)};
 }
 
 // The statement of count_and_check_rows. `checks` are the per-row checks as
@@ -214,33 +214,32 @@ OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared
 // the declared classes and the classes read from the data each cost a
 // second scan of the source: docs/performance.md, "The validation".)
 //
-// A class is a label's text: the copy and the in-place passes map a row by
-// array_position(classes, label::text). So the groups are the distinct
-// (value, text) pairs and the classes their texts, in the label type's order
-// (then the texts' bytewise order): equal values written differently (a
-// numeric 1.0 and 1.00, a float8 0 and -0, texts equal under a
-// nondeterministic collation) are as many classes, and every row's text is
-// a class. (Grouped by the value alone, such rows had no class in the copy,
-// a NULL label refused by the first epoch after the charge.) An integer
-// label has one text per value: grouped by the value only, its text formed
-// per group, not per row.
+// A class is a label's text (the copy maps array_position(classes,
+// label::text)), so the classes read from the data are
+// the distinct texts. Grouped by the value alone, equal values with other
+// texts (numeric 1 and 1.0, float8 0 and -0) were one class of one of their
+// texts, and the rows of the others became NULL labels in the copy: the run
+// failed after its charge ("label must not be NULL"). Only float and numeric
+// values have several texts: every other label (`text_is_value`) is grouped
+// by its value alone, its text formed once per group. (A text label's class
+// is its text under the label's collation, which array_position uses: equal
+// under a nondeterministic collation, 'Yes' and 'yes' are one class, as the
+// copy maps them.)
 const char* row_checks_sql(const char* checks, const char* y, const char* from, ClassScan mode,
-                           const char* outside, bool one_text_per_value) {
+                           const char* outside, bool text_is_value) {
   switch (mode) {
     case ClassScan::None: return psprintf("SELECT %s, 0::int8, NULL::text[] FROM %s", checks, from);
     case ClassScan::Declared: return psprintf("SELECT %s, %s, NULL::text[] FROM %s", checks, outside, from);
-    case ClassScan::FromData: {
-      const char* keys = one_text_per_value ? psprintf("%s AS c", y)
-                                            : psprintf("%s AS c, %s::text COLLATE \"C\" AS t", y, y);
-      const char* text = one_text_per_value ? "c::text" : "t";
-      const char* order = one_text_per_value ? "c" : "c, t";
-      // ORDER BY c: the label type's own order, as SELECT DISTINCT ... ORDER BY 1 had it.
-      return psprintf("WITH g AS MATERIALIZED (SELECT %s, %s FROM %s GROUP BY %s) "
+    case ClassScan::FromData:
+      // ORDER BY c: the label type's own order, as SELECT DISTINCT ... ORDER BY 1
+      // had it; texts of equal values after one another, in byte order.
+      return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s AS t, %s FROM %s GROUP BY %s) "
                       "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
                       "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, 0::int8, "
-                      "(SELECT array_agg(%s ORDER BY %s) FROM (SELECT * FROM g ORDER BY %s LIMIT %d) l) FROM g",
-                      keys, checks, from, one_text_per_value ? "1" : "1, 2", text, order, order, kMaxClasses + 1);
-    }
+                      "(SELECT array_agg(coalesce(t, c::text) ORDER BY c, t COLLATE pg_catalog.\"C\") FROM "
+                      "(SELECT c, t FROM g ORDER BY c, t COLLATE pg_catalog.\"C\" LIMIT %d) l) FROM g",
+                      y, text_is_value ? "NULL::text" : psprintf("%s::pg_catalog.text", y), checks,
+                      from, text_is_value ? "1" : "1, 2", kMaxClasses + 1);
   }
   return nullptr;
 }
@@ -278,8 +277,8 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
                                                             : OutsideCount{nullptr, InvalidOid, (Datum) 0};
   Oid types[1] = {outside.type};
   Datum values[1] = {outside.value};
-  const bool integer = label_type == INT2OID || label_type == INT4OID || label_type == INT8OID;
-  spi_exec_as_reader(reader, source_read(relid), row_checks_sql(checks, y, from, mode, outside.sql, integer),
+  const bool text_is_value = label_type != FLOAT4OID && label_type != FLOAT8OID && label_type != NUMERICOID;
+  spi_exec_as_reader(reader, source_read(relid), row_checks_sql(checks, y, from, mode, outside.sql, text_is_value),
                      mode == ClassScan::Declared ? 1 : 0, types, values, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),

@@ -82,7 +82,7 @@ tuning::Grid one_candidate() {
 }
 
 // dp_tune on shards in memory: the released weights of one tuning run with
-// noise seed `seed` (the candidate's noise is seed + 1, the selection's the
+// noise seed `seed` (the candidate's noise is candidate_seed(seed, 0), the selection's the
 // seed's stream 1).
 Release tuned(TrainingConfig config, tuning::KeyedSplit split) {
   return [config, split](const InMemoryData& table, std::int64_t seed) {

@@ -123,8 +123,7 @@ std::optional<Pass> LiuTalwarTuner::start_next_candidate() {
   point_ = *point;
   TrainingConfig c = configs_[point_];
   if (config_.seed)
-    c.seed = static_cast<std::int64_t>(static_cast<std::uint64_t>(*config_.seed) + 1 +
-                                       static_cast<std::uint64_t>(stopping_.candidates_run()));
+    c.seed = candidate_seed(*config_.seed, static_cast<std::uint64_t>(stopping_.candidates_run()));
   run_ = start_run(c);
   // The number of candidates stays hidden from roles without read access
   // (docs/tuning.md §4: Theorem 3.4 releases the best candidate, not the

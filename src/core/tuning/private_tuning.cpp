@@ -167,7 +167,7 @@ Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
     // On shards: the per-shard PSGD bound and step for the part's n_{s,i}.
     if (split_) c.shard_rows = split_->rows[static_cast<std::size_t>(i)];
     c.name.clear();
-    if (config_.seed) c.seed = static_cast<std::int64_t>(static_cast<std::uint64_t>(*config_.seed) + 1 + i);
+    if (config_.seed) c.seed = candidate_seed(*config_.seed, static_cast<std::uint64_t>(i));
     if (k.batch_size > c.rows)
       bad("batch size " + std::to_string(k.batch_size) + " is larger than the " + std::to_string(c.rows) +
               " rows of a tuning part (part " + std::to_string(i + 1) + " of " + std::to_string(parts()) + ")",

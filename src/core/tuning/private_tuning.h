@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tuning/candidate_seed.h"
 #include "core/model.h"
 #include "core/training/config.h"
 #include "core/engine/run.h"
@@ -108,7 +109,7 @@ std::vector<std::int64_t> part_sizes(const KeyedSplit& split, const std::vector<
 // section 5). No-op for a split by position (its sizes depend on n only).
 void redact_part_rows(Model& model);
 
-// Seeds (tests only): candidate i's noise uses seed + 1 + i, the selection
+// Seeds (tests only): candidate i's noise uses candidate_seed(seed, i), the selection
 // uses `seed` on stream kSelectionStream (never the stream a run uses).
 constexpr std::uint64_t kSelectionStream = 1;
 

@@ -54,6 +54,8 @@ FROM pin(dp_train('pins', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta =>
                   batch_size => 10, radius => 5, seed => 9, classes => ARRAY['false', 'true'], intercept => false)) p;
 
 -- Private tuning (Bolt-on Algorithm 3): the chosen candidate's weights.
+-- (Re-pinned when candidate seeds became tuning::candidate_seed(seed, i)
+-- instead of seed + 1 + i: an intended change of every seeded search.)
 SELECT md5(weights::text) AS tuned_md5, lambda, epochs, batch_size
 FROM dp_tune('pins', 'y', 'x', epsilon => 2, lambdas => '{0, 0.01}', epochs => '{1, 2}', batch_sizes => '{10}',
              seed => 10, classes => ARRAY['false', 'true'], intercept => false);

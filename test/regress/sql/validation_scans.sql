@@ -127,9 +127,33 @@ SELECT classes FROM dp_train('scan_small', 'nu', 'x', algorithm => 'none', seed 
 SELECT classes FROM dp_train('scan_small', 'f', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{0,1}');
 \set VERBOSITY default
 
+-- A class is a label's text (the copy maps array_position(classes,
+-- label::text)): classes read from the data are the distinct texts, also of
+-- equal values (numeric 1 and 1.0, float8 0 and -0), in the label's order,
+-- equal values' texts in byte order. Grouped by the value alone, one text
+-- of each stood for all and the rows of the others became NULL labels in
+-- the copy ("label must not be NULL" in the first epoch, after the charge).
+CREATE TABLE scan_texts AS SELECT id, x,
+  (CASE id % 3 WHEN 0 THEN '1.0' WHEN 1 THEN '1' ELSE '0' END)::numeric AS nu,
+  (CASE id % 3 WHEN 0 THEN '-0' WHEN 1 THEN '0' ELSE '1' END)::float8 AS f,
+  (CASE id % 3 WHEN 0 THEN '1.00' WHEN 1 THEN '1' ELSE '0' END)::numeric(4,2)::real AS r
+  FROM scan_bool WHERE id <= 30;
+SELECT classes FROM dp_train('scan_texts', 'nu', 'x', algorithm => 'none', seed => 1, batch_size => 5);
+SELECT classes FROM dp_train('scan_texts', 'f', 'x', algorithm => 'none', seed => 1, batch_size => 5);
+SELECT classes FROM dp_train('scan_texts', 'r', 'x', algorithm => 'none', seed => 1, batch_size => 5);
+SELECT classes FROM dp_train('scan_texts', 'nu', 'x', epsilon => 1, seed => 1, batch_size => 5);
+-- A text label's class is its text under the label's collation, which
+-- array_position uses: equal under a nondeterministic collation, 'Yes' and
+-- 'yes' are one class (either text), and the copy maps both to it.
+CREATE COLLATION scan_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+ALTER TABLE scan_texts ADD COLUMN ci text COLLATE scan_ci;
+UPDATE scan_texts SET ci = CASE id % 3 WHEN 0 THEN 'Yes' WHEN 1 THEN 'yes' ELSE 'no' END;
+SELECT lower(classes::text) FROM dp_train('scan_texts', 'ci', 'x', algorithm => 'none', seed => 1, batch_size => 5);
+
 -- Leave nothing behind (later tests count models and list the ledger).
 DELETE FROM dptrain.models WHERE source LIKE 'public.scan\_%';
 DELETE FROM dptrain.budgets WHERE role::text = 'regress_scan_analyst';
 DELETE FROM dptrain.ledger WHERE role::text = 'regress_scan_analyst';
-DROP TABLE scan_small, scan_bool, scan_int, scan_text, scan_real, scan_numeric, scan_sparse, scan_columns;
+DROP TABLE scan_texts, scan_small, scan_bool, scan_int, scan_text, scan_real, scan_numeric, scan_sparse, scan_columns;
 DROP ROLE regress_scan_analyst;
+DROP COLLATION scan_ci;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
@@ -129,9 +130,31 @@ TEST(Tuner, SeedsAreDistinctPerCandidate) {
   TrainingConfig c = base_config(1000);
   c.seed = 40;
   Tuner t(c, Grid{});
-  for (int i = 0; i < t.candidates(); ++i) EXPECT_EQ(*t.candidate_config(i).seed, 41 + i);
+  for (int i = 0; i < t.candidates(); ++i)
+    EXPECT_EQ(*t.candidate_config(i).seed, candidate_seed(40, static_cast<std::uint64_t>(i)));
   Tuner secure(base_config(1000), Grid{});
   EXPECT_FALSE(secure.candidate_config(0).seed.has_value());
+}
+
+// SplitMix64's published first output from state 0 is mix64(golden gamma).
+TEST(CandidateSeed, FinalizerIsSplitMix64) {
+  EXPECT_EQ(mix64(0x9e3779b97f4a7c15ULL), 0xe220a8397b1dcdafULL);
+}
+
+// The searches of neighbouring seeds share no candidate seed, and no
+// candidate reuses a search seed (seed + 1 + i did both: search 1's second
+// candidate was search 2's first).
+TEST(CandidateSeed, SearchesOfDifferentSeedsShareNoCandidate) {
+  std::set<std::int64_t> seen;
+  for (std::int64_t search = -5; search <= 60; ++search) seen.insert(search);
+  std::size_t drawn = seen.size();
+  for (std::int64_t search = -5; search <= 60; ++search)
+    for (std::uint64_t i = 0; i < 30; ++i) {
+      seen.insert(candidate_seed(search, i));
+      ++drawn;
+    }
+  EXPECT_EQ(seen.size(), drawn);
+  EXPECT_EQ(candidate_seed(7, 3), candidate_seed(7, 3));  // reproducible
 }
 
 TEST(Tuner, RejectsWhatCannotBeTunedPrivately) {
