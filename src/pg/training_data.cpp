@@ -217,12 +217,14 @@ OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared
 // A class is a label's text (the copy maps array_position(classes,
 // label::text)), so the classes read from the data are
 // the distinct texts. Grouped by the value alone, equal values with other
-// texts (numeric 1 and 1.0, float8 0 and -0, text equal under a
-// nondeterministic collation) were one class of one of their texts, and the
-// rows of the others became NULL labels in the copy: the run failed after
-// its charge ("label must not be NULL"). An integer's text is a function of
-// its value (`text_is_value`): grouped by the value alone, its text formed
-// once per group.
+// texts (numeric 1 and 1.0, float8 0 and -0) were one class of one of their
+// texts, and the rows of the others became NULL labels in the copy: the run
+// failed after its charge ("label must not be NULL"). Only float and numeric
+// values have several texts: every other label (`text_is_value`) is grouped
+// by its value alone, its text formed once per group. (A text label's class
+// is its text under the label's collation, which array_position uses: equal
+// under a nondeterministic collation, 'Yes' and 'yes' are one class, as the
+// copy maps them.)
 const char* row_checks_sql(const char* checks, const char* y, const char* from, ClassScan mode,
                            const char* outside, bool text_is_value) {
   switch (mode) {
@@ -230,14 +232,13 @@ const char* row_checks_sql(const char* checks, const char* y, const char* from, 
     case ClassScan::Declared: return psprintf("SELECT %s, %s, NULL::text[] FROM %s", checks, outside, from);
     case ClassScan::FromData:
       // ORDER BY c: the label type's own order, as SELECT DISTINCT ... ORDER BY 1
-      // had it; texts of equal values after one another, in byte order (t is
-      // in the collation "C": grouped and ordered byte by byte).
+      // had it; texts of equal values after one another, in byte order.
       return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s AS t, %s FROM %s GROUP BY %s) "
                       "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
                       "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, 0::int8, "
-                      "(SELECT array_agg(coalesce(t, c::text) ORDER BY c, t) FROM "
-                      "(SELECT c, t FROM g ORDER BY c, t LIMIT %d) l) FROM g",
-                      y, text_is_value ? "NULL::text" : psprintf("%s::pg_catalog.text COLLATE pg_catalog.\"C\"", y), checks,
+                      "(SELECT array_agg(coalesce(t, c::text) ORDER BY c, t COLLATE pg_catalog.\"C\") FROM "
+                      "(SELECT c, t FROM g ORDER BY c, t COLLATE pg_catalog.\"C\" LIMIT %d) l) FROM g",
+                      y, text_is_value ? "NULL::text" : psprintf("%s::pg_catalog.text", y), checks,
                       from, text_is_value ? "1" : "1, 2", kMaxClasses + 1);
   }
   return nullptr;
@@ -276,7 +277,7 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
                                                             : OutsideCount{nullptr, InvalidOid, (Datum) 0};
   Oid types[1] = {outside.type};
   Datum values[1] = {outside.value};
-  const bool text_is_value = label_type == INT2OID || label_type == INT4OID || label_type == INT8OID;
+  const bool text_is_value = label_type != FLOAT4OID && label_type != FLOAT8OID && label_type != NUMERICOID;
   spi_exec_as_reader(reader, source_read(relid), row_checks_sql(checks, y, from, mode, outside.sql, text_is_value),
                      mode == ClassScan::Declared ? 1 : 0, types, values, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);

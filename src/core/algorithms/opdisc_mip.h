@@ -24,6 +24,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/algorithms/opdisc_groups.h"
@@ -33,6 +34,10 @@ namespace dptrain::opdisc {
 struct MipOptions {
   double time_limit = 600;                 // seconds of wall time for the whole solve
   std::function<bool()> interrupted;       // polled every 50 ms during the solve; true = stop now
+  // CBC's first incumbent. Unset (the run): a local search's grid point
+  // (opdisc_start.h). Set (tests): this point, ignored unless on the grid.
+  // It never changes the result: only a point proved optimal is returned.
+  std::optional<std::vector<int>> start;
 };
 
 struct MipSolution {

@@ -142,6 +142,13 @@ SELECT classes FROM dp_train('scan_texts', 'nu', 'x', algorithm => 'none', seed 
 SELECT classes FROM dp_train('scan_texts', 'f', 'x', algorithm => 'none', seed => 1, batch_size => 5);
 SELECT classes FROM dp_train('scan_texts', 'r', 'x', algorithm => 'none', seed => 1, batch_size => 5);
 SELECT classes FROM dp_train('scan_texts', 'nu', 'x', epsilon => 1, seed => 1, batch_size => 5);
+-- A text label's class is its text under the label's collation, which
+-- array_position uses: equal under a nondeterministic collation, 'Yes' and
+-- 'yes' are one class (either text), and the copy maps both to it.
+CREATE COLLATION scan_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+ALTER TABLE scan_texts ADD COLUMN ci text COLLATE scan_ci;
+UPDATE scan_texts SET ci = CASE id % 3 WHEN 0 THEN 'Yes' WHEN 1 THEN 'yes' ELSE 'no' END;
+SELECT lower(classes::text) FROM dp_train('scan_texts', 'ci', 'x', algorithm => 'none', seed => 1, batch_size => 5);
 
 -- Leave nothing behind (later tests count models and list the ledger).
 DELETE FROM dptrain.models WHERE source LIKE 'public.scan\_%';
@@ -149,3 +156,4 @@ DELETE FROM dptrain.budgets WHERE role::text = 'regress_scan_analyst';
 DELETE FROM dptrain.ledger WHERE role::text = 'regress_scan_analyst';
 DROP TABLE scan_texts, scan_small, scan_bool, scan_int, scan_text, scan_real, scan_numeric, scan_sparse, scan_columns;
 DROP ROLE regress_scan_analyst;
+DROP COLLATION scan_ci;

@@ -10,6 +10,7 @@
 
 #include "core/algorithms/opdisc_groups.h"
 #include "core/algorithms/opdisc_mip.h"
+#include "core/algorithms/opdisc_start.h"
 #include "core/error.h"
 
 namespace dptrain::opdisc {
@@ -114,6 +115,79 @@ TEST(OpdiscMip, ZeroNoiseFindsTheZeroOneOptimum) {
   const GroupedRows data = parse_groups(r.data(), r.size(), 2, 5, 100);
   const MipSolution mip = solve_exact(data, 1, 2, {1e-3, -2e-3, 1e-3}, {});
   EXPECT_EQ(zero_one_errors(data, mip.k), 0);
+}
+
+// The argmax of the objective over the grid: the worst possible start.
+std::vector<int> brute_force_worst(const GroupedRows& data, int B, int K, const std::vector<double>& eta) {
+  double worst = -std::numeric_limits<double>::infinity();
+  std::vector<int> arg;
+  for_each_grid_point(data.dim, B, K, [&](const std::vector<int>& k) {
+    const double o = objective(data, k, eta, K);
+    if (o > worst) {
+      worst = o;
+      arg = k;
+    }
+  });
+  return arg;
+}
+
+bool on_grid(const std::vector<int>& k, int d, int B, int K) {
+  long s = 0;
+  for (int v : k) {
+    if (v < -B || v > B) return false;
+    s += static_cast<long>(v) * v;
+  }
+  return static_cast<int>(k.size()) == d && s <= K;
+}
+
+// The local search (CBC's first incumbent) returns a grid point, never
+// better than the argmin (brute force), and here mostly the argmin itself.
+TEST(OpdiscStart, LocalSearchReturnsAGridPoint) {
+  std::mt19937_64 gen(11);
+  std::normal_distribution<double> normal;
+  int optimal = 0, total = 0;
+  for (int d = 2; d <= 5; ++d) {
+    const int B = 2, K = d + 1;  // the norm bound binds (B^2 d > K)
+    for (double sigma : {0.0, 3.0, 30.0}) {
+      for (int trial = 0; trial < 3; ++trial) {
+        const GroupedRows data = random_problem(gen, d, 60);
+        std::vector<double> eta(static_cast<std::size_t>(d) + 1);
+        for (double& e : eta) e = sigma * normal(gen);
+        const std::vector<int> k = local_search_start(data, B, K, eta);
+        ASSERT_TRUE(on_grid(k, d, B, K)) << "d=" << d;
+        const double best = objective(data, brute_force(data, B, K, eta), eta, K);
+        EXPECT_GE(objective(data, k, eta, K), best - 1e-9);
+        optimal += objective(data, k, eta, K) <= best + 1e-9;
+        ++total;
+      }
+    }
+  }
+  EXPECT_EQ(total, 36);
+  EXPECT_GE(optimal, total / 2);  // a useful incumbent, not a random point
+}
+
+// The start only speeds up the proof: the worst grid point, or points that
+// are not on the grid (ignored), as the start give the same argmin.
+TEST(OpdiscMip, TheStartDoesNotChangeTheArgmin) {
+  std::mt19937_64 gen(5);
+  std::normal_distribution<double> normal;
+  for (int trial = 0; trial < 8; ++trial) {
+    const int d = 3 + trial % 2, B = 2, K = d;
+    const GroupedRows data = random_problem(gen, d, 40);
+    std::vector<double> eta(static_cast<std::size_t>(d) + 1);
+    for (double& e : eta) e = (trial < 4 ? 3.0 : 30.0) * normal(gen);
+    const std::vector<int> expected = brute_force(data, B, K, eta);
+    std::vector<int> too_long(static_cast<std::size_t>(d) + 1, 0), off_box(static_cast<std::size_t>(d), 0),
+        off_norm(static_cast<std::size_t>(d), B);  // d B^2 > K
+    off_box[0] = B + 1;
+    for (const std::vector<int>& start : {brute_force_worst(data, B, K, eta), too_long, off_box, off_norm}) {
+      MipOptions o;
+      o.start = start;
+      const MipSolution mip = solve_exact(data, B, K, eta, o);
+      EXPECT_EQ(mip.k, expected) << "trial " << trial;
+      EXPECT_NEAR(mip.objective, objective(data, expected, eta, K), 1e-9);
+    }
+  }
 }
 
 TEST(OpdiscMip, AnInterruptReleasesNothing) {
