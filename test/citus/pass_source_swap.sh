@@ -22,59 +22,15 @@
 # its shards, before its first pass -- until the swap is committed.
 set -euo pipefail
 source "$(dirname "$0")/lib/cluster.sh"
+source "$(dirname "$0")/lib/paused_charge.sh"
 
 sql "CREATE ROLE reg_mallory_$$ LOGIN; GRANT CREATE ON DATABASE \"$(sql 'SELECT current_database()')\" TO reg_mallory_$$" >/dev/null
 # Evidence of an impostor's code run by a pass: who ran it.
 sql "CREATE TABLE public.spied (who name); GRANT INSERT ON public.spied TO PUBLIC" >/dev/null
 
-charge_lock() {  # the key of dptrain.lock_source for TABLE
-  sql "SELECT (x'4450546D'::bigint << 32) + '$1'::regclass::oid::bigint"
-}
-
-# wait_until "query" "what": polls the coordinator until the query returns t
-# (the isolation tester's way of waiting for a blocked session), at most ~60 s.
-wait_until() {
-  local i
-  for i in $(seq 600); do
-    [ "$(sql "$1")" = t ] && return 0
-    sleep 0.1
-  done
-  fail "timed out waiting until $2"
-}
-
-# paused_run TABLE ARGS SWAP: dp_train on TABLE while a second session holds
-# its charge lock; once the run waits for its charge (after it inspected the
-# table and checked its shards, before its first pass), the shell function
-# SWAP runs, then the lock is released. Prints the run's output.
-paused_run() {
-  local table=$1 args=$2 swap=$3 key fifo out holder runner
-  key=$(charge_lock "$table")
-  out=$(mktemp) fifo=$(mktemp -u)
-  mkfifo "$fifo"
-  # Session 1 holds the charge lock of the source in an open transaction.
-  citus_psql coordinator -At <"$fifo" >/dev/null 2>&1 &
-  holder=$!
-  exec 7>"$fifo"
-  echo "BEGIN; SELECT pg_advisory_xact_lock($key);" >&7
-  wait_until "SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND granted
-                AND ((classid::bigint << 32) | objid::bigint) = $key)" "the charge lock is held"
-  # Session 2: the run, stopped in its charge.
-  citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT model_id FROM dp_train('$table', 'y', 'x', $args)" \
-    >"$out" 2>&1 &
-  runner=$!
-  wait_until "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'dptrain charge' AND datname = current_database()
-                AND wait_event_type = 'Lock' AND wait_event = 'advisory')" "the run waits for its charge"
-  local swapped=ok
-  "$swap" >/dev/null 2>&1 || swapped=failed
-  echo "COMMIT;" >&7
-  exec 7>&-
-  wait "$holder" || true
-  wait "$runner" || true
-  rm -f "$fifo"
-  cat "$out"
-  [ "$swapped" = ok ] || echo "(the swap failed)"
-  rm -f "$out"
-}
+# paused_run TABLE ARGS SWAP: dp_train on TABLE, stopped in its charge while
+# the shell function SWAP runs (lib/paused_charge.sh).
+paused_run() { paused_call "$1" "SELECT model_id FROM dp_train('$1', 'y', 'x', $2)" "$3"; }
 
 # The schema's owner renames the schema $SWAP_SCHEMA and puts a view calling
 # its function at the old name of $SWAP_TABLE.
@@ -102,7 +58,7 @@ impostor() {
 swap_during_run() { SWAP_SCHEMA=$1 SWAP_TABLE=$2 paused_run "$1.$2" "$3" swap_schema; }
 
 check_refused() {  # check_refused WHAT OUTPUT
-  ! echo "$2" | grep -q "(the swap failed)" || fail "$1: the swap itself failed: $2"
+  ! echo "$2" | grep -q "(the change failed)" || fail "$1: the swap itself failed: $2"
   ! echo "$2" | grep -q "spy ran" || fail "$1: the impostor's function ran: $2"
   echo "$2" | grep -q "55000" && echo "$2" | grep -q "now finds another object" ||
     fail "$1: the swapped source was not refused: $2"
@@ -138,7 +94,7 @@ spied_on_workers() {
   echo "$(on worker1 "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied_w")$(on worker2 "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied_w")"
 }
 check_worker_refused() {  # check_worker_refused WHAT OUTPUT MESSAGE: the guard refused a worker's swap
-  ! echo "$2" | grep -q "(the swap failed)" || fail "$1: the swap itself failed: $2"
+  ! echo "$2" | grep -q "(the change failed)" || fail "$1: the swap itself failed: $2"
   local spied
   spied=$(spied_on_workers)
   [ -z "$spied" ] || fail "$1: the owner's function ran on a worker as: $spied ($2)"
@@ -230,7 +186,7 @@ distribute_and_swap() {
   spy_view_at "$shard" spy_dist
 }
 out=$(paused_run dl.pts "algorithm => 'amp', epsilon => 1, delta => 1e-6" distribute_and_swap)
-! grep -q "(the swap failed)" <<<"$out" || fail "distributing dl.pts during the run failed: $out"
+! grep -q "(the change failed)" <<<"$out" || fail "distributing dl.pts during the run failed: $out"
 [ "$(sql "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = 'dl.pts'::regclass")" = 1 ] ||
   fail "dl.pts was not distributed during the run"
 [ -z "$(spied_on_workers)" ] || fail "a local table distributed during the run: the view's function ran as: $(spied_on_workers)"

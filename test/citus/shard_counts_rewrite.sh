@@ -19,54 +19,12 @@
 # rewrite is committed.
 set -euo pipefail
 source "$(dirname "$0")/lib/cluster.sh"
+source "$(dirname "$0")/lib/paused_charge.sh"
 
 points pts_plain 1200
 distributed_copy pts_plain pts 4
 sql "ALTER TABLE pts ADD PRIMARY KEY (id)" >/dev/null
 ledger() { sql "SELECT count(*) FROM dptrain.ledger"; }
-
-charge_lock() { sql "SELECT (x'4450546D'::bigint << 32) + '$1'::regclass::oid::bigint"; }
-wait_until() {  # polls the coordinator until the query returns t, at most ~60 s
-  local i
-  for i in $(seq 600); do
-    [ "$(sql "$1")" = t ] && return 0
-    sleep 0.1
-  done
-  fail "timed out waiting until $2"
-}
-
-# paused_call TABLE STATEMENT REWRITE: STATEMENT (a dp_train or dp_tune on
-# TABLE) while a second session holds the charge lock of TABLE; once the run
-# waits for its charge, the shell function REWRITE runs and commits (it may
-# read the run's output so far in $RUN_OUT), then the lock is released.
-# Prints the run's output (verbose errors). RUN_PGOPTIONS: the run's settings.
-paused_call() {
-  local table=$1 stmt=$2 rewrite=$3 key fifo out holder runner
-  key=$(charge_lock "$table")
-  out=$(mktemp) fifo=$(mktemp -u)
-  mkfifo "$fifo"
-  citus_psql coordinator -At <"$fifo" >/dev/null 2>&1 &
-  holder=$!
-  exec 7>"$fifo"
-  echo "BEGIN; SELECT pg_advisory_xact_lock($key);" >&7
-  wait_until "SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND granted
-                AND ((classid::bigint << 32) | objid::bigint) = $key)" "the charge lock is held"
-  RUN_OUT=$out  # the rewrite may read what the run printed so far
-  PGOPTIONS="${RUN_PGOPTIONS:-}" citus_psql coordinator -At -v VERBOSITY=verbose -c "$stmt" >"$out" 2>&1 &
-  runner=$!
-  wait_until "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'dptrain charge' AND datname = current_database()
-                AND wait_event_type = 'Lock' AND wait_event = 'advisory')" "the run waits for its charge"
-  local done=ok
-  "$rewrite" >/dev/null 2>&1 || done=failed
-  echo "COMMIT;" >&7
-  exec 7>&-
-  wait "$holder" || true
-  wait "$runner" || true
-  rm -f "$fifo"
-  cat "$out"
-  [ "$done" = ok ] || echo "(the rewrite failed)"
-  rm -f "$out"
-}
 
 shard_of() { sql "SELECT get_shard_id_for_distribution_column('pts', $1)"; }
 
@@ -122,7 +80,7 @@ no_change() { :; }
 # check_changed WHAT OUTPUT MESSAGE LEDGER_BEFORE: the run failed with 40001 and
 # MESSAGE, and was charged once (one more ledger entry).
 check_changed() {
-  ! grep -q "(the rewrite failed)" <<<"$2" || fail "$1: the rewrite itself failed: $2"
+  ! grep -q "(the change failed)" <<<"$2" || fail "$1: the rewrite itself failed: $2"
   grep -q "40001" <<<"$2" && grep -qF "$3" <<<"$2" || fail "$1: the rewritten table was not refused: $2"
   grep -q "Was the table modified during training?" <<<"$2" || fail "$1: no hint: $2"
   [ "$(ledger)" = $(($4 + 1)) ] || fail "$1: expected one charge ($4 -> $(ledger))"
