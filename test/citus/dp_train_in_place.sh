@@ -100,7 +100,7 @@ sql "SELECT abs($d_seq - 0.04 * sqrt(2)) < 1e-15 AND $d_dist <= $d_seq AND $d_di
 [ "$passes" -ge 2 ] || fail "local passes $passes: this run should need more than one"
 grep -q "worker_partial_agg.*generate_series" <<<"$remote" ||
   fail "P = $passes local passes, but the shard query does not repeat the rows: $remote"
-echo "$assumption" | grep -q "surrogate key" || fail "the assumption is not recorded: $assumption"
+grep -q "surrogate key" <<<"$assumption" || fail "the assumption is not recorded: $assumption"
 [ "$column" = id ] && [ "$nshards" = 5 ] || fail "distribution recorded as $column over $nshards shards"
 echo "ok: per-shard PSGD bound $d_dist = sequential $d_seq, $passes local passes, assumption recorded"
 
@@ -126,7 +126,7 @@ echo "ok: strongly convex noise calibrated to the per-shard bound $sc_shard (seq
 sql "ALTER TABLE pts ADD PRIMARY KEY (id)" >/dev/null
 out2=$(train pts "algorithm => 'bolton', epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 7")
 id2=$(echo "$out2" | tail -1)
-echo "$out2" | grep -q "WARNING:  the privacy guarantee" && fail "a warning despite the primary key: $out2"
+grep -q "WARNING:  the privacy guarantee" <<<"$out2" && fail "a warning despite the primary key: $out2"
 id3=$(train pts "algorithm => 'bolton', epsilon => 1, epochs => 2, learning_rate => 0.5, seed => 8" | tail -1)
 same=$(sql "SELECT max(abs(a.v - b.v)) <= 1e-12 FROM
               unnest((SELECT weights FROM dptrain.models WHERE id = $id)) WITH ORDINALITY a(v, j)
@@ -147,12 +147,12 @@ after_ok=$(ledger)
 for alg in scs13 bst14 dpsgd opdisc; do
   extra="epsilon => 1, delta => 1e-6, epochs => 1"
   err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts', 'y', 'x', algorithm => '$alg', $extra)" 2>&1 || true)
-  echo "$err" | grep -q "0A000" || fail "$alg on a distributed table: expected SQLSTATE 0A000, got: $err"
-  echo "$err" | grep -q "cannot train on a distributed table" || fail "$alg: unclear error: $err"
-  echo "$err" | grep -q "HINT" || fail "$alg: no hint: $err"
+  grep -q "0A000" <<<"$err" || fail "$alg on a distributed table: expected SQLSTATE 0A000, got: $err"
+  grep -q "cannot train on a distributed table" <<<"$err" || fail "$alg: unclear error: $err"
+  grep -q "HINT" <<<"$err" || fail "$alg: no hint: $err"
 done
 err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts', 'y', 'x', algorithm => 'bolton', epsilon => 1, averaging => true)" 2>&1 || true)
-echo "$err" | grep -q "0A000" || fail "averaging on a distributed table: expected 0A000, got: $err"
+grep -q "0A000" <<<"$err" || fail "averaging on a distributed table: expected 0A000, got: $err"
 [ "$(ledger)" = "$after_ok" ] || fail "a refused run was charged: ledger $after_ok -> $(ledger)"
 echo "ok: scs13, bst14, dpsgd, opdisc and averaging refused with 0A000, nothing charged"
 
@@ -162,9 +162,9 @@ sql "CREATE TABLE pts_sparse (id bigint, x dptrain.sparsevec, y boolean);
      SET citus.shard_count = 3; SELECT create_distributed_table('pts_sparse', 'id');
      INSERT INTO pts_sparse SELECT id, x::dptrain.sparsevec, y FROM pts_plain" >/dev/null
 err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_sparse', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)" 2>&1 || true)
-echo "$err" | grep -q "0A000" && echo "$err" | grep -q "sparse features cannot be trained in place" ||
+grep -q "0A000" <<<"$err" && grep -q "sparse features cannot be trained in place" <<<"$err" ||
   fail "a distributed sparse table: expected 0A000, got: $err"
-echo "$err" | grep -q "HINT" || fail "a distributed sparse table: no hint to densify: $err"
+grep -q "HINT" <<<"$err" || fail "a distributed sparse table: no hint to densify: $err"
 [ "$(ledger)" = "$after_ok" ] || fail "the refused sparse run was charged: ledger $after_ok -> $(ledger)"
 echo "ok: a distributed table with a sparse column refused in place with 0A000, nothing charged"
 
@@ -172,7 +172,7 @@ echo "ok: a distributed table with a sparse column refused in place with 0A000, 
 sql "CREATE TABLE pts_by_label (id bigint, x float8[], y int); SELECT create_distributed_table('pts_by_label', 'y');
      INSERT INTO pts_by_label SELECT id, x, y::int FROM pts_plain" >/dev/null
 err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_by_label', 'y', 'x', algorithm => 'bolton', epsilon => 1, classes => ARRAY['0','1'])" 2>&1 || true)
-echo "$err" | grep -q "22023" || fail "distributed by the label: expected 22023, got: $err"
+grep -q "22023" <<<"$err" || fail "distributed by the label: expected 22023, got: $err"
 echo "ok: a table distributed by its label is refused (22023)"
 
 # --- exact sums: AMP equals the plain table's run up to rounding ----------------
@@ -211,7 +211,7 @@ same=$(sql "SELECT max(abs(a.v - b.v)) <= 1e-12 FROM
               JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $id_cli)) WITH ORDINALITY b(v, j) USING (j)")
 [ "$same" = t ] || fail "dptrain train --seed 7 and dp_train seed 7 differ ($id_cli, $id)"
 err=$("${DPTRAIN_CLI:-build/dptrain}" train --table pts --label y --features x --algorithm bolton --epsilon 1 --controller 2>&1 || true)
-echo "$err" | grep -q "cannot train on the distributed table" || fail "--controller on a distributed table: $err"
+grep -q "cannot train on the distributed table" <<<"$err" || fail "--controller on a distributed table: $err"
 echo "ok: dptrain train trains the distributed table in place (same model as dp_train for the same seed)"
 
 # --- governance: a role with a budget but no read access -----------------------
@@ -224,26 +224,26 @@ sql "ALTER TABLE pts_gov OWNER TO reg_owner_$$" >/dev/null
 as() { citus_psql coordinator -At -v VERBOSITY=verbose -c "SET ROLE $1" -c "$2" 2>&1; }
 as reg_owner_$$ "SELECT dp_grant_budget('pts_gov', 'reg_analyst_$$', 1.0, 1e-6)" >/dev/null
 err=$(as reg_analyst_$$ "SELECT count(*) FROM pts_gov" || true)
-echo "$err" | grep -q "permission denied" || fail "the analyst can read the table: $err"
+grep -q "permission denied" <<<"$err" || fail "the analyst can read the table: $err"
 # Without a unique index the distribution column may hold data: the analyst
 # (no read access) is refused before any charge; the owner adds the index.
 err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', algorithm => 'bolton', epsilon => 0.5, epochs => 1)" || true)
-echo "$err" | grep -q "0A000" && echo "$err" | grep -q "no unique index" ||
+grep -q "0A000" <<<"$err" && grep -q "no unique index" <<<"$err" ||
   fail "a non-unique distribution column for the analyst: $err"
 left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('pts_gov')" | tail -1)
 sql "SELECT abs($left - 1.0) < 1e-12" | grep -q t || fail "the refused run was charged (left $left)"
 sql "ALTER TABLE pts_gov ADD PRIMARY KEY (id)" >/dev/null
 err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', algorithm => 'scs13', epsilon => 0.5, delta => 1e-7)" || true)
-echo "$err" | grep -q "0A000" || fail "scs13 for the analyst: $err"
+grep -q "0A000" <<<"$err" || fail "scs13 for the analyst: $err"
 err=$(as reg_analyst_$$ "SELECT dp_train('pts_gov', 'y', 'x', algorithm => 'bolton', epsilon => 2)" || true)
-echo "$err" | grep -qi "budget" || fail "over budget for the analyst: $err"
+grep -qi "budget" <<<"$err" || fail "over budget for the analyst: $err"
 ok=$(as reg_analyst_$$ "SELECT model_id FROM dp_train('pts_gov', 'y', 'x', algorithm => 'bolton', epsilon => 0.5, epochs => 1)") ||
   fail "dp_train with a budget on the distributed table: $ok"
 left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('pts_gov')" | tail -1)
 sql "SELECT abs($left - 0.5) < 1e-12" | grep -q t || fail "budget left $left, expected 0.5 (only the admitted run charged)"
 # The analyst's model shows the number of shards and the largest, not every shard's size.
 dist=$(sql "SELECT details->'data'->'distribution' FROM dptrain.models WHERE id = $(echo "$ok" | tail -1)")
-echo "$dist" | grep -q '"largest_shard_rows"' && ! echo "$dist" | grep -q '"shard_rows"' ||
+grep -q '"largest_shard_rows"' <<<"$dist" && ! grep -q '"shard_rows"' <<<"$dist" ||
   fail "the analyst's model shows the shard sizes: $dist"
 echo "ok: governance on the distributed table (no read access, refusals free, one charge of 0.5)"
 # --- a view over the distributed table is refused, not read unguarded ----------
@@ -315,7 +315,7 @@ err=$(as reg_analyst_$$ "SELECT dp_train('gov_local', 'y', 'x', algorithm => 'bo
 # (without read access: the fixed error of a read that failed, charged -- a
 # policy runs per row, so whether its function runs may depend on a row:
 # docs/governance.md's table of errors)
-echo "$err" | grep -q 'reading "public.gov_local" for the run failed' ||
+grep -q 'reading "public.gov_local" for the run failed' <<<"$err" ||
   fail "a policy's function reading the distributed table, for the analyst: $err"
 left=$(as reg_analyst_$$ "SELECT epsilon FROM dp_budget_remaining('gov_local')" | tail -1)
 sql "SELECT abs($left - 0.5) < 1e-12" | grep -q t || fail "the failed run on gov_local: budget left $left, expected 0.5"
@@ -381,7 +381,7 @@ on "$node" "SET citus.enable_ddl_propagation = off; SET citus.enable_manual_chan
             CREATE VIEW $shard AS SELECT * FROM ${shard}_moved" >/dev/null
 before=$(ledger)
 err=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SELECT dp_train('pts_bad', 'y', 'x', algorithm => 'bolton', epsilon => 1)" 2>&1 || true)
-echo "$err" | grep -q "55000" && echo "$err" | grep -q "which is a view" || fail "a shard replaced by a view: $err"
+grep -q "55000" <<<"$err" && grep -q "which is a view" <<<"$err" || fail "a shard replaced by a view: $err"
 [ "$(ledger)" = "$before" ] || fail "the refused run was charged"
 echo "ok: a shard replaced by a view is refused before the charge"
 echo "dp_train_in_place: all ok"

@@ -18,9 +18,9 @@ MODEL="'{1146115181,1,1,3,0,0.1,1,1,0.5,-0.2}'::float8[]"
 EVAL="SELECT dptrain.evaluate_agg(x, y::int, $MODEL) FROM"
 
 plan=$(sql "EXPLAIN (VERBOSE, COSTS OFF) $EVAL pts")
-echo "$plan" | grep -q "Task Count: 5" || fail "not one task per shard: $plan"
-echo "$plan" | grep -q "worker_partial_agg" || fail "no partial aggregation on the workers: $plan"
-echo "$plan" | grep -q "coord_combine_agg" || fail "no combine on the coordinator: $plan"
+grep -q "Task Count: 5" <<<"$plan" || fail "not one task per shard: $plan"
+grep -q "worker_partial_agg" <<<"$plan" || fail "no partial aggregation on the workers: $plan"
+grep -q "coord_combine_agg" <<<"$plan" || fail "no combine on the coordinator: $plan"
 echo "ok: evaluate_agg is pushed down"
 
 IFS='|' read -r rows_d correct_d loss_d <<<"$(sql "SELECT e[1], e[2], e[3] FROM ($EVAL pts) q(e)")"

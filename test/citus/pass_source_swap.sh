@@ -58,9 +58,9 @@ impostor() {
 swap_during_run() { SWAP_SCHEMA=$1 SWAP_TABLE=$2 paused_run "$1.$2" "$3" swap_schema; }
 
 check_refused() {  # check_refused WHAT OUTPUT
-  ! echo "$2" | grep -q "(the change failed)" || fail "$1: the swap itself failed: $2"
-  ! echo "$2" | grep -q "spy ran" || fail "$1: the impostor's function ran: $2"
-  echo "$2" | grep -q "55000" && echo "$2" | grep -q "now finds another object" ||
+  ! grep -q "(the change failed)" <<<"$2" || fail "$1: the swap itself failed: $2"
+  ! grep -q "spy ran" <<<"$2" || fail "$1: the impostor's function ran: $2"
+  grep -q "55000" <<<"$2" && grep -q "now finds another object" <<<"$2" ||
     fail "$1: the swapped source was not refused: $2"
   local spied
   spied=$(sql "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied")
@@ -94,11 +94,11 @@ spied_on_workers() {
   echo "$(on worker1 "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied_w")$(on worker2 "SELECT coalesce(string_agg(who::text, ','), '') FROM public.spied_w")"
 }
 check_worker_refused() {  # check_worker_refused WHAT OUTPUT MESSAGE: the guard refused a worker's swap
-  ! echo "$2" | grep -q "(the change failed)" || fail "$1: the swap itself failed: $2"
+  ! grep -q "(the change failed)" <<<"$2" || fail "$1: the swap itself failed: $2"
   local spied
   spied=$(spied_on_workers)
   [ -z "$spied" ] || fail "$1: the owner's function ran on a worker as: $spied ($2)"
-  echo "$2" | grep -q "55000" && echo "$2" | grep -q "$3" || fail "$1 during the run: not refused: $2"
+  grep -q "55000" <<<"$2" && grep -q "$3" <<<"$2" || fail "$1 during the run: not refused: $2"
 }
 as_mallory_on() {  # as_mallory_on NODE "statements": on a worker, with the table owner's rights only
   citus_psql "$1" -At -c "SET ROLE reg_mallory_$$" -c "SET citus.enable_ddl_propagation = off" \

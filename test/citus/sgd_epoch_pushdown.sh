@@ -30,11 +30,11 @@ in_txn() {
 
 # --- pushed down ---------------------------------------------------------------
 plan=$(sql "EXPLAIN (VERBOSE, COSTS OFF) $EPOCH")
-echo "$plan" | grep -q "Task Count: 6" || fail "not one task per shard: $plan"
-echo "$plan" | grep -q "worker_partial_agg" || fail "no partial aggregation on the workers: $plan"
-echo "$plan" | grep -q "coord_combine_agg" || fail "no combine on the coordinator: $plan"
-echo "$plan" | grep -q "dptrain.shuffle_key" || fail "the shuffle is not part of the shard query: $plan"
-echo "$plan" | grep -Eq "Seq Scan on public\.pts_[0-9]+" || fail "no shard scanned on a worker: $plan"
+grep -q "Task Count: 6" <<<"$plan" || fail "not one task per shard: $plan"
+grep -q "worker_partial_agg" <<<"$plan" || fail "no partial aggregation on the workers: $plan"
+grep -q "coord_combine_agg" <<<"$plan" || fail "no combine on the coordinator: $plan"
+grep -q "dptrain.shuffle_key" <<<"$plan" || fail "the shuffle is not part of the shard query: $plan"
+grep -Eq "Seq Scan on public\.pts_[0-9]+" <<<"$plan" || fail "no shard scanned on a worker: $plan"
 echo "ok: the epoch is pushed down (partial states per shard, combine + final on the coordinator)"
 if sql "EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) $EPOCH" >/dev/null 2>&1; then
   echo "note: EXPLAIN ANALYZE works now (Citus issue #4043 fixed?)"

@@ -118,10 +118,10 @@ refused() {
   who=$(spied)
   [ -z "$who" ] || fail "$1: the impostor's function ran on worker1 as: $who ($2)"
   ! grep -q "imm ran" <<<"$2" || fail "$1: the worker's planning ran the impostor's function: $2"
-  echo "$2" | grep -q "55000" || fail "$1: not refused with 55000: $2"
-  echo "$2" | grep -q "not the plain table the run checked" || fail "$1: not refused by the shard guard: $2"
+  grep -q "55000" <<<"$2" || fail "$1: not refused with 55000: $2"
+  grep -q "not the plain table the run checked" <<<"$2" || fail "$1: not refused by the shard guard: $2"
   local shard named=no
-  for shard in $3; do echo "$2" | grep -q "sw\.$shard\b" && named=yes; done
+  for shard in $3; do grep -q "sw\.$shard\b" <<<"$2" && named=yes; done
   [ "$named" = yes ] || fail "$1: the error does not name a shard of worker1: $2"
 }
 as() { citus_psql coordinator -At -v VERBOSITY=verbose -c "SET ROLE $1" -c "$2" 2>&1 || true; }
@@ -255,7 +255,7 @@ out=$(super "SELECT model_id FROM dp_train('sw.local_pts', 'y', 'x', algorithm =
 # Citus plans a local shard query without its text (planner(query, NULL, ...)):
 # planning it ran the view's IMMUTABLE function before the fix.
 ! grep -q "imm ran" <<<"$out" || fail "planning a local shard query ran the view's IMMUTABLE function: $out"
-echo "$out" | grep -q "55000" && echo "$out" | grep -q "$local_shard, which is a view" ||
+grep -q "55000" <<<"$out" && grep -q "$local_shard, which is a view" <<<"$out" ||
   fail "a view at a coordinator shard's name was not refused by the guard: $out"
 echo "ok: a shard on the coordinator (local execution) replaced by a view: refused (55000), its function never ran"
 echo "worker_shard_swap: all ok"

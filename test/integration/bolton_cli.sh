@@ -34,15 +34,15 @@ done
 
 # Errors reach the CLI with their hint, and nothing is stored.
 if out=$(train 2>&1); then echo "missing epsilon accepted"; exit 1; fi
-echo "$out" | grep -q 'needs epsilon' || { echo "unexpected error: $out"; exit 1; }
+grep -q 'needs epsilon' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 if out=$(train --epsilon 1 --learning-rate 3 2>&1); then echo "eta > 2/beta accepted"; exit 1; fi
-echo "$out" | grep -q '2/beta' || { echo "unexpected error: $out"; exit 1; }
+grep -q '2/beta' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 # Hints speak CLI, whether the error came from the controller or the server.
 for mode in "" --server; do
   # shellcheck disable=SC2086
   if out=$(train $mode 2>&1); then echo "missing epsilon accepted ($mode)"; exit 1; fi
-  echo "$out" | grep -q '^HINT: .*--epsilon' || { echo "hint not in CLI syntax ($mode): $out"; exit 1; }
-  if echo "$out" | grep -q '=>'; then echo "SQL syntax in a CLI hint ($mode): $out"; exit 1; fi
+  grep -q '^HINT: .*--epsilon' <<<"$out" || { echo "hint not in CLI syntax ($mode): $out"; exit 1; }
+  if grep -q '=>' <<<"$out"; then echo "SQL syntax in a CLI hint ($mode): $out"; exit 1; fi
 done
 [ "$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')" = 8 ] || { echo "a failed run stored a model"; exit 1; }
 echo "bolton_cli: all ok"

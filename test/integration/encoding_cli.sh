@@ -69,8 +69,8 @@ expect_fail() {
   local pattern=$1; shift
   local out
   if out=$("$@" 2>&1); then echo "accepted: $*"; exit 1; fi
-  echo "$out" | grep -Eq "$pattern" || { echo "unexpected error for $*: $out"; exit 1; }
-  if echo "$out" | grep -q '=>'; then echo "SQL syntax in a CLI message: $out"; exit 1; fi
+  grep -Eq "$pattern" <<<"$out" || { echo "unexpected error for $*: $out"; exit 1; }
+  if grep -q '=>' <<<"$out"; then echo "SQL syntax in a CLI message: $out"; exit 1; fi
 }
 expect_fail 'controller mode cannot encode columns' train --algorithm none --seed 1 --controller
 expect_fail 'exclude each other' train --algorithm none --seed 1 --features x

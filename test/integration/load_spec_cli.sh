@@ -71,7 +71,7 @@ expect_fail() {
   local pattern=$1; shift
   local out
   if out=$("$@" 2>&1); then fail "accepted: $*"; fi
-  echo "$out" | grep -Eq "$pattern" || fail "unexpected error for $*: $out"
+  grep -Eq "$pattern" <<<"$out" || fail "unexpected error for $*: $out"
 }
 psql -Xq -d "$db" -c "CREATE TABLE plain AS SELECT * FROM adult LIMIT 500"
 q "SELECT model_id FROM dp_train('plain', 'y', 'x', algorithm => 'none', epochs => 1, seed => 1, name => 'plain_np')" >/dev/null

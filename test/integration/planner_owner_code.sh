@@ -66,14 +66,14 @@ wait "$holder" || true
 wait "$runner" || true
 rm -f "$fifo"
 result=$(cat "$out"); rm -f "$out"
-echo "$result" | grep -Eq '^[0-9]+$' || fail "the run failed: $result"
-! echo "$result" | grep -q "owner code ran as $extension_owner" ||
+grep -Eq '^[0-9]+$' <<<"$result" || fail "the run failed: $result"
+! grep -q "owner code ran as $extension_owner" <<<"$result" ||
   fail "the planner ran the table owner's function as the extension owner ($extension_owner): $result"
-echo "$result" | grep -q "owner code ran as $owner" ||
+grep -q "owner code ran as $owner" <<<"$result" ||
   fail "the passes' planning did not load the new index (the test shows nothing): $result"
-! echo "$result" | grep -q "owner code left a temp table" ||
+! grep -q "owner code left a temp table" <<<"$result" ||
   fail "the passes over the source ran the owner's code outside a security-restricted operation: $result"
-echo "$result" | grep -q "owner code restricted: cannot create temporary table within security-restricted operation" ||
+grep -q "owner code restricted: cannot create temporary table within security-restricted operation" <<<"$result" ||
   fail "the owner's code did not report the restriction: $result"
 echo "ok: an index created during an in-place run: its owner's function ran as $owner, never as $extension_owner, restricted"
 echo "planner_owner_code: all ok"

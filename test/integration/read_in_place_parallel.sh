@@ -43,7 +43,7 @@ launched=$(grep -A8 'Query Text: SELECT dptrain.gradient_sum' "$WORK/par.log" |
 [ -z "$(grep -E 'FROM pg_temp\.dptrain_shuffled' "$WORK/par.log")" ] || fail "a pass read a shuffled copy"
 
 train 0 sequential 2>"$WORK/seq.log" >/dev/null
-if grep -A8 'Query Text: SELECT dptrain.gradient_sum' "$WORK/seq.log" | grep -q 'Workers Launched: [1-9]'; then
+if grep -A8 'Query Text: SELECT dptrain.gradient_sum' "$WORK/seq.log" | grep 'Workers Launched: [1-9]' >/dev/null; then
   fail "max_parallel_workers_per_gather = 0 still launched workers"
 fi
 gap=$(psql -X -At -d "$db" -c "

@@ -44,7 +44,7 @@ done
 # The text output names the chosen parameters and the total epsilon.
 out=$("$DPTRAIN_CLI" tune --db "dbname=$db" --table pts --label y --features x --classes false,true \
         --epsilon 2 --delta 1e-9 --seed 3 2>/dev/null)
-echo "$out" | grep -Eq 'tuned over 9 candidates; chosen lambda = [0-9.e-]+, epochs = [0-9]+, batch_size = 50; total epsilon = 2, delta = 1e-09 \[seeded: NOT private\]' \
+grep -Eq 'tuned over 9 candidates; chosen lambda = [0-9.e-]+, epochs = [0-9]+, batch_size = 50; total epsilon = 2, delta = 1e-09 \[seeded: NOT private\]' <<<"$out" \
   || { echo "unexpected text output: $out"; exit 1; }
 
 # Liu-Talwar random stopping (--method liu_talwar, dp_tune in the server) over a
@@ -56,23 +56,23 @@ lt=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --method liu_talwar \
   || { echo "unexpected liu_talwar output: $lt"; exit 1; }
 if out=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --method liu_talwar --controller 2>&1); then
   echo "liu_talwar in the controller accepted"; exit 1; fi
-echo "$out" | grep -q 'inside the server only' || { echo "unexpected error: $out"; exit 1; }
+grep -q 'inside the server only' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 if out=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --gamma 2 2>&1); then echo "gamma 2 accepted"; exit 1; fi
-echo "$out" | grep -q 'gamma must be in (0, 1]' || { echo "unexpected error: $out"; exit 1; }
+grep -q 'gamma must be in (0, 1]' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 echo "ok: liu_talwar -> $(echo "$lt" | field "j['chosen']")"
 
 # Errors reach the CLI with their hint, and nothing is stored.
 before=$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')
 if out=$(tune --epsilon 1 --algorithm none 2>&1); then echo "algorithm none accepted"; exit 1; fi
-echo "$out" | grep -q 'needs a private algorithm' || { echo "unexpected error: $out"; exit 1; }
+grep -q 'needs a private algorithm' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 if out=$(tune --epsilon 1 --batch-sizes 400 2>&1); then echo "parts smaller than the batch accepted"; exit 1; fi
-echo "$out" | grep -q 'larger than the 300 rows of a tuning part' || { echo "unexpected error: $out"; exit 1; }
+grep -q 'larger than the 300 rows of a tuning part' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 if out=$(tune --epsilon 1 --batch-sizes 400 --server 2>&1); then echo "parts smaller than the batch accepted (server)"; exit 1; fi
-echo "$out" | grep -q 'larger than the 300 rows of a tuning part' || { echo "unexpected error: $out"; exit 1; }
+grep -q 'larger than the 300 rows of a tuning part' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 if out=$(tune --epsilon 1 --epochs 3,3 2>&1); then echo "duplicate grid value accepted"; exit 1; fi
-echo "$out" | grep -q 'twice' || { echo "unexpected error: $out"; exit 1; }
+grep -q 'twice' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 if out=$(tune 2>&1); then echo "missing epsilon accepted"; exit 1; fi
-echo "$out" | grep -q 'epsilon' || { echo "unexpected error: $out"; exit 1; }
+grep -q 'epsilon' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 [ "$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')" = "$before" ] || { echo "a failed run stored a model"; exit 1; }
 # A role that may not read the table (only a budget from its owner) cannot run
 # the controller: `dptrain tune` falls back to dp_tune in the server, which
@@ -89,6 +89,6 @@ left=$(psql -X -At -d "$db" -c "SELECT round(epsilon::numeric, 6) FROM dp_budget
 [ "$left" = 0.300000 ] || { echo "expected 0.3 of the budget left, got $left"; exit 1; }
 if out=$("$DPTRAIN_CLI" tune --db "dbname=$db user=$analyst" --table pts --label y --features x --classes false,true \
            --epsilon 0.1 --controller 2>&1); then echo "--controller accepted without the privileges"; exit 1; fi
-echo "$out" | grep -q 'controller mode needs' || { echo "unexpected error: $out"; exit 1; }
+grep -q 'controller mode needs' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 echo "ok: an analyst with a budget tunes in the server; 0.7 charged once"
 echo "tune_cli: all ok"
