@@ -144,6 +144,8 @@ train_all() {
         [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
         IFS='|' read -r modes label regime function algorithm privacy args <<<"$line"
         [[ ",$(trim "$modes")," == *",$MODE,"* ]] || continue
+        # a loss:NAME token restricts the line to that loss
+        [[ $modes != *loss:* || ",${modes// /}," == *",loss:$loss,"* ]] || continue
         label=$(trim "$label") regime=$(trim "$regime") function=$(trim "$function")
         algorithm=$(trim "$algorithm") privacy=$(trim "$privacy") args=$(trim "$args")
         [ -n "${SKIP[$algorithm]:-}" ] && continue
