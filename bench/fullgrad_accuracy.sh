@@ -35,6 +35,7 @@ RUNS=${RUNS:-5}
 SEEDS=${SEEDS:-$(seq 1 "$RUNS")}  # or a list, e.g. SEEDS="6 7 8 9 10" to extend an earlier sweep
 EPSILONS=${EPSILONS:-"0.1 1"}
 PFW_GRID=${PFW_GRID:-"1:20:1 10:20:1 10:50:1 100:20:0.1"}
+PFW_INTERCEPTS=${PFW_INTERCEPTS:-false}  # P-FW's intercept settings to sweep, e.g. "false true" (a public grid dimension)
 BOLTON_GRID=${BOLTON_GRID:-"0.03:5:50 0.1:5:100 0.1:10:300 1:5:100 1:10:300 1:10:50"}
 DPSGD_GRID=${DPSGD_GRID:-"0.5:1:10:50 1:0.5:10:50 0.5:1:2:50 1:0.5:2:50 1:1:2:50 0.5:0.5:10:50"}
 ALGORITHMS=${ALGORITHMS:-"pfw dpagd"}
@@ -99,11 +100,15 @@ for eps in $EPSILONS; do
       pfw)
         for g in $PFW_GRID; do
           IFS=: read -r c t l <<<"$g"
-          for seed in $SEEDS; do
-            run pfw "$eps" "1.0/$n^2" "c=$c T=$t L=$l" "$seed" \
-              "algorithm => 'pfw', radius => $c, epochs => $t, options => '{\"coordinate_bound\": $l}', name => 'pfw_${eps}_${c}_${t}_${l}_$seed'"
+          for icpt in $PFW_INTERCEPTS; do
+            label="c=$c T=$t L=$l"
+            [ "$icpt" = false ] || label="$label intercept"
+            for seed in $SEEDS; do
+              run pfw "$eps" "1.0/$n^2" "$label" "$seed" \
+                "algorithm => 'pfw', radius => $c, epochs => $t, options => '{\"coordinate_bound\": $l}', intercept => $icpt, name => 'pfw_${eps}_${c}_${t}_${l}_${icpt}_$seed'"
+            done
+            echo "pfw eps=$eps $label done" >&2
           done
-          echo "pfw eps=$eps c=$c T=$t L=$l done" >&2
         done ;;
       dpagd)
         IFS=';' read -r -a configs <<<"$DPAGD_CONFIGS"
