@@ -173,8 +173,12 @@ for size in sizes:
                f"(fit {py['sgd_fit']:.3f} s, noiseless, train acc {py['sgd_acc']:.3f})")
         record(size, "python: + LogisticRegression", py["copy+parse"] + py["logreg_fit"], scan,
                f"(fit {py['logreg_fit']:.3f} s, noiseless, train acc {py['logreg_acc']:.3f})")
-    # make bench's summary (issue 18, items 1-3): the ratios above, one line each
-    base, bench = f"scan {scan:.3f} s ({table_size})", "bench/end_to_end.sh"
+    # make bench's summary (issue 18, items 1-3): the ratios above, one line each. The scan
+    # is a client's wall time (a psql start, some 30-50 ms, included) and the phases are the
+    # server's, so the targets are attached from 1M rows on (the size item 2 names), where
+    # that start is small against the scan.
+    base, bench = f"scan {scan:.3f} s, client wall ({table_size})", "bench/end_to_end.sh"
+    at_1m = lambda target: target if rows >= 1000000 else ""
     bolton_wall, bolton = calls["bolton"]
     emit("1", bench, f"{size}: dp_train bolt-on 5 epochs, wall / scan", bolton_wall / scan, "", base)
     emit("1", bench, f"{size}: dp_train AMP, wall / scan", calls["amp"][0] / scan, "", base)
@@ -185,10 +189,10 @@ for size in sizes:
         emit("1", bench, f"{size}: Python SGDClassifier path / dp_train bolt-on (speed-up)", python_sgd / bolton_wall,
              "", f"dp_train bolt-on {bolton_wall:.3f} s")
     emit("2", bench, f"{size}: bolt-on shuffle + 5 epochs / scan",
-         (bolton.get("shuffle", 0) + bolton.get("passes sgd epoch", 0)) / scan, "<= 6", base)
+         (bolton.get("shuffle", 0) + bolton.get("passes sgd epoch", 0)) / scan, at_1m("<= 6"), base)
     emit("2", bench, f"{size}: bolt-on shuffle / scan", bolton.get("shuffle", 0) / scan, "", base)
     emit("3", bench, f"{size}: one bolt-on epoch in dp_train (5 epochs / 5) / scan",
-         bolton.get("passes sgd epoch", 0) / 5 / scan, "<= 1.2", base)
+         bolton.get("passes sgd epoch", 0) / 5 / scan, at_1m("<= 1.2"), base)
     psql(f"DROP TABLE {name}")
 
 with open(out_csv, "w", newline="") as f:

@@ -29,9 +29,10 @@ ln -sfn "$(basename "$log")" bench/out/bench-latest.log
 # a BENCH-WALL line (bench/lib/bench_ratio.py).
 run() {
   echo; echo "=== $*"
-  local t0=$EPOCHREALTIME rc=0
+  local t0=$EPOCHREALTIME rc=0 cmd
   "$@" || rc=$?
-  printf 'BENCH-WALL\t%s\t%s\t%s\n' "$*" "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" $rc
+  cmd=$(printf '%q ' "$@")
+  printf 'BENCH-WALL\t%s\t%s\t%s\n' "${cmd% }" "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" $rc
   return $rc
 }
 
