@@ -58,7 +58,9 @@ psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain"
 mkdir -p "$REPO/bench/out/end_to_end"
 
 "$PYTHON" - "$REPEAT" "$SKLEARN" "$REPO/bench/out/end_to_end/runs.csv" $SIZES <<'PY'
-import csv, re, subprocess, sys, time, warnings
+import csv, os, re, subprocess, sys, time, warnings
+sys.path.insert(0, os.path.join(os.getcwd(), "bench", "lib"))
+from bench_ratio import emit  # the summary lines of make bench (issue 18)
 
 repeat, sklearn_ok, out_csv, sizes = int(sys.argv[1]), sys.argv[2] == "1", sys.argv[3], sys.argv[4:]
 
@@ -150,11 +152,13 @@ for size in sizes:
     record(size, "keyed sort (ORDER BY shuffle_key)",
            best(lambda: psql(copy_sql % f"ORDER BY dptrain.shuffle_key(row_number() OVER (), '{key}'::float8[])"))[1],
            scan)
+    calls = {}
     for algo, args in (("bolton", "algorithm => 'bolton', epsilon => 1, epochs => 5"),
                        ("amp", f"algorithm => 'amp', epsilon => 1, delta => {1.0 / rows ** 2!r}")):
         out, wall, phases = best(lambda: psql(
             f"SELECT model_id FROM dp_train('{name}', 'y', 'x', {args}, classes => ARRAY['false', 'true'])",
             debug=True))
+        calls[algo] = (wall, phases)
         record(size, f"dp_train {algo} (wall, client)", wall, scan)
         for phase, s in phases.items():
             record(size, f"  {algo} {phase}", s, scan)
@@ -169,6 +173,26 @@ for size in sizes:
                f"(fit {py['sgd_fit']:.3f} s, noiseless, train acc {py['sgd_acc']:.3f})")
         record(size, "python: + LogisticRegression", py["copy+parse"] + py["logreg_fit"], scan,
                f"(fit {py['logreg_fit']:.3f} s, noiseless, train acc {py['logreg_acc']:.3f})")
+    # make bench's summary (issue 18, items 1-3): the ratios above, one line each. The scan
+    # is a client's wall time (a psql start, some 30-50 ms, included) and the phases are the
+    # server's, so the targets are attached from 1M rows on (the size item 2 names), where
+    # that start is small against the scan.
+    base, bench = f"scan {scan:.3f} s, client wall ({table_size})", "bench/end_to_end.sh"
+    at_1m = lambda target: target if rows >= 1000000 else ""
+    bolton_wall, bolton = calls["bolton"]
+    emit("1", bench, f"{size}: dp_train bolt-on 5 epochs, wall / scan", bolton_wall / scan, "", base)
+    emit("1", bench, f"{size}: dp_train AMP, wall / scan", calls["amp"][0] / scan, "", base)
+    if sklearn_ok:
+        python_sgd = py["copy+parse"] + py["sgd_fit"]
+        emit("1", bench, f"{size}: Python COPY + parse + SGDClassifier 5 epochs, wall / scan", python_sgd / scan, "",
+             base)
+        emit("1", bench, f"{size}: Python SGDClassifier path / dp_train bolt-on (speed-up)", python_sgd / bolton_wall,
+             "", f"dp_train bolt-on {bolton_wall:.3f} s")
+    emit("2", bench, f"{size}: bolt-on shuffle + 5 epochs / scan",
+         (bolton.get("shuffle", 0) + bolton.get("passes sgd epoch", 0)) / scan, at_1m("<= 6"), base)
+    emit("2", bench, f"{size}: bolt-on shuffle / scan", bolton.get("shuffle", 0) / scan, "", base)
+    emit("3", bench, f"{size}: one bolt-on epoch in dp_train (5 epochs / 5) / scan",
+         bolton.get("passes sgd epoch", 0) / 5 / scan, at_1m("<= 1.2"), base)
     psql(f"DROP TABLE {name}")
 
 with open(out_csv, "w", newline="") as f:

@@ -30,6 +30,8 @@ SQL
 point="(SELECT array_agg(0.01 * j)::float8[] FROM generate_series(1, $DIM) j)"
 python3 - "$REPEAT" "$point" <<'PY'
 import subprocess, sys, time
+sys.path.insert(0, "bench/lib")
+from bench_ratio import emit  # the summary lines of make bench (issue 18)
 repeat, point = int(sys.argv[1]), sys.argv[2]
 
 def psql(sql):
@@ -56,4 +58,6 @@ for hessian in ("false", "true"):
     print(f"{label}: no workers {serial:.3f} s, 2 workers {parallel:.3f} s (parallel plan: {gathered}), "
           f"ratio {parallel / serial:.3f} (target <= 0.65)")
     print(f"  first gradient sums, serial {a} / parallel {b}")
+    emit("4", "bench/gradient_pass_parallel.sh", f"{label} pass: 2 workers / none (issue 10's target)",
+         parallel / serial, "<= 0.65", f"no workers {serial:.3f} s (best of {repeat})")
 PY

@@ -49,6 +49,7 @@ args_for() {
 }
 
 make -s -j2 >/dev/null
+source bench/lib/bench_ratio.sh
 source scripts/lib/pgtmp.sh
 pgtmp_init
 pgtmp_private_install
@@ -90,7 +91,7 @@ SQL
     'BEGIN { printf "%.2f %.1f %.1f %s\n", s / 1000, (p - b) / 1024, h / 1024, st }'
 }
 
-declare -A PEAK
+declare -A PEAK STATUS
 for rows in $ROWS; do
   table=mem_${rows}_${DIM}
   echo "== $rows rows x $DIM: creating $table..."
@@ -107,6 +108,7 @@ SQL
     printf "  %-10s %9s %14s %9s %s\n" "$algo" "$secs" "$peak" "$hwm" "$([ "$status" = ok ] || echo FAILED)"
     echo "$rows,$DIM,$algo,$secs,$peak,$hwm,$status" >>"$CSV"
     PEAK[$algo,$rows]=$peak
+    STATUS[$algo,$rows]=$status
   done
 done
 
@@ -117,6 +119,13 @@ if [ "$first" != "$last" ]; then
   for algo in $ALGORITHMS; do
     awk -v a="$algo" -v s="${PEAK[$algo,$first]}" -v l="${PEAK[$algo,$last]}" \
       'BEGIN { printf "  %-10s %7.1f MB -> %7.1f MB   %5.2fx\n", a, s, l, (s > 0 ? l / s : 0) }'
+  done
+  # make bench's summary (issue 18, item 6: flat in n; the issue gives no number)
+  for algo in $ALGORITHMS; do
+    [ "${STATUS[$algo,$first]}${STATUS[$algo,$last]}" = okok ] || continue
+    bench_ratio 6 bench/memory.sh "$algo: peak private memory, $last rows / $first rows (x $DIM)" \
+      "$(awk -v s="${PEAK[$algo,$first]}" -v l="${PEAK[$algo,$last]}" 'BEGIN { printf "%.3f", (s > 0 ? l / s : 0) }')" \
+      "" "$first rows: ${PEAK[$algo,$first]} MB"
   done
 fi
 echo "results in $CSV"

@@ -22,6 +22,8 @@ CREATE VIEW big_view AS SELECT * FROM big;
 SQL
 python3 - "$ROWS" "$DIM" "$REPEAT" <<'PY'
 import re, subprocess, sys, time
+sys.path.insert(0, "bench/lib")
+from bench_ratio import emit  # the summary lines of make bench (issue 18)
 rows, dim, repeat = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 
 def psql(sql):
@@ -67,4 +69,10 @@ for name, _, _ in variants:
 for name, _, _ in variants[1:]:
     print(f"{name}: {base['per_pass'] / best[name]['per_pass']:.2f}x faster per pass than the copy; "
           f"read = {best[name]['read']}")
+serial, parallel = best[variants[1][0]], best[variants[2][0]]
+emit("4", "bench/read_in_place.sh", f"{rows}x{dim}: AMP pass in place, no worker / 2 workers (speed-up per pass)",
+     serial["per_pass"] / parallel["per_pass"], "",
+     f"no worker {serial['per_pass']:.3f} s per pass; scan {scan:.3f} s (best of {repeat})")
+emit("4", "bench/read_in_place.sh", f"{rows}x{dim}: AMP call, shuffled copy / in place with 2 workers (speed-up, wall)",
+     base["wall"] / parallel["wall"], "", f"over the copy {base['wall']:.2f} s wall; scan {scan:.3f} s")
 PY

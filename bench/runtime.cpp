@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_ratio.h"
 #include "core/algorithms/algorithm.h"
 #include "core/error.h"
 #include "core/engine/epoch_run.h"
@@ -178,6 +179,23 @@ std::string header(const std::vector<std::string>& algs) {
   return h;
 }
 
+// Issue 18, item 5: an epoch of BST14 <= 1.5x a noiseless one at b = 1 and 10, of SCS13 <= 1.2x at b = 1.
+void summary_lines(std::ostringstream& out, const Setting& s, std::int64_t b,
+                   const std::map<std::string, std::vector<double>>& t, double noiseless) {
+  for (const std::string a : {"bst14", "scs13"}) {
+    if (!t.count(a)) continue;
+    std::string target;
+    if (a == "bst14" && (b == 1 || b == 10)) target = "<= 1.5";
+    if (a == "scs13" && b == 1) target = "<= 1.2";
+    std::ostringstream what, base;
+    what << s.rows << "x" << s.dim << ": " << a << " epoch / noiseless epoch, b = " << b;
+    base << "noiseless " << std::fixed << std::setprecision(3) << noiseless << " s per epoch (median of " << s.repeat
+         << " x " << s.epochs << ")";
+    out << dptrain::bench::ratio_line("5", "bench/runtime.sh", what.str(), per_epoch(t.at(a)) / noiseless, target,
+                                      base.str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -225,6 +243,7 @@ int main(int argc, char** argv) {
       f << "\n";
       std::cout << "per-epoch seconds (median of " << s.repeat << " runs x " << s.epochs << " epochs), " << s.rows
                 << " rows x " << s.dim << "\n";
+      std::ostringstream ratios;  // make bench's summary lines (issue 18, item 5), after the table
       for (std::int64_t b : batches) {
         Setting sb = s;
         sb.batch = b;
@@ -241,10 +260,12 @@ int main(int argc, char** argv) {
           std::cout << "   ratio vs noiseless:";
           for (const auto& a : s.algorithms)
             if (a != "none") std::cout << " " << a << " " << std::setprecision(2) << per_epoch(t.at(a)) / base << "x";
+          summary_lines(ratios, s, b, t, base);
         }
         std::cout << std::defaultfloat << "\n";
         f << "\n";
       }
+      std::cout << ratios.str() << std::flush;
     } else if (experiment == "epochs") {
       const std::string table = table_for(c, s.rows, s.dim);
       const auto t = measure(c, table, s, nullptr);

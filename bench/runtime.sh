@@ -2,7 +2,7 @@
 # The runtime study of Bolt-on (Wu et al., SIGMOD'17, Figures 2 and 5) on
 # dptrain: noiseless vs bolt-on vs SCS13 vs BST14, in a throwaway cluster.
 #
-#   bash bench/runtime.sh [--quick] [--out DIR] [--algorithms none,bolton,scs13,bst14]
+#   bash bench/runtime.sh [--quick] [--overhead-only] [--out DIR] [--algorithms none,bolton,scs13,bst14]
 #
 # Writes DIR/{overhead,epochs,batch,scale}.csv and DIR/*.png (gnuplot) and
 # prints the overhead ratios vs noiseless measured in the same run (the
@@ -12,6 +12,8 @@
 #            about 15 minutes on 2 cores
 #   --quick: 100,000 x 54 rows, epochs 1..5, 1 repeat, scaling 20k..160k rows
 #            with temp_buffers = 32MB; 1-2 minutes
+#   --overhead-only: only the overhead experiment (issue 18, item 5; what
+#            `BENCH_ONLY=issue18 make bench` runs), no plots
 # Training tables are session temp tables, so "in memory" means in the
 # backend's temp_buffers (not shared_buffers); the larger tables are read
 # through the OS page cache. Timings are wall clock as seen by the client.
@@ -20,14 +22,16 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 
 QUICK=0
+OVERHEAD_ONLY=0
 OUT=$REPO/bench/out/runtime
 ALGORITHMS=none,bolton,scs13,bst14
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) QUICK=1 ;;
+    --overhead-only) OVERHEAD_ONLY=1 ;;
     --out) OUT=$(realpath -m "$2"); shift ;;
     --algorithms) ALGORITHMS=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--out DIR] [--algorithms LIST]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--overhead-only] [--out DIR] [--algorithms LIST]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -55,6 +59,7 @@ run() { "$RUNTIME" --db "dbname=postgres" --dim 54 --algorithms "$ALGORITHMS" --
 
 echo "== overhead vs noiseless (same run, b = 1, 10, 50)"
 run --temp-buffers $TEMP_BUFFERS --experiment overhead --rows $ROWS --epochs 3 --repeat $REPEAT --batch-sizes 1,10,50
+[ $OVERHEAD_ONLY = 1 ] && exit 0
 echo "== runtime vs epochs (b = 10)"
 run --temp-buffers $TEMP_BUFFERS --experiment epochs --rows $ROWS --epochs $EPOCHS --repeat $REPEAT --batch-size 10
 echo "== runtime vs batch size"

@@ -29,9 +29,11 @@ CREATE TABLE t AS SELECT i AS id,
 FROM generate_series(1, $ROWS) i;
 SQL
 psql -X -q -c "VACUUM ANALYZE t"
-python3 - "$ROUNDS" <<'PY'
+python3 - "$ROUNDS" "${ROWS}x${DIM}" <<'PY'
 import re, subprocess, sys, time
-rounds = int(sys.argv[1])
+sys.path.insert(0, "bench/lib")
+from bench_ratio import emit  # the summary lines of make bench (issue 18)
+rounds, size = int(sys.argv[1]), sys.argv[2]
 def run(sql):
     t = time.perf_counter()
     p = subprocess.run(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql], capture_output=True, text=True)
@@ -65,4 +67,8 @@ print(f"best of {rounds} rounds (ratio to scan = {scan:.3f} s; to copy = {min(ti
 for k, v in times.items():
     print(f"  {k:<12} {min(v):7.3f} s  {min(v) / scan:6.2f} x scan  {min(v) / min(times['copy']):5.2f} x copy"
           f"   (median {sorted(v)[len(v) // 2]:.3f} s)")
+base = f"scan {scan:.3f} s, copy {min(times['copy']):.3f} s (best of {rounds})"
+emit("2", "bench/shuffle.sh", f"{size}: bucket shuffle / scan", min(times["bucket"]) / scan, "", base)
+emit("2", "bench/shuffle.sh", f"{size}: bucket shuffle / unordered copy", min(times["bucket"]) / min(times["copy"]), "",
+     base)
 PY
