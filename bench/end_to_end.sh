@@ -191,8 +191,10 @@ for size in sizes:
     emit("2", bench, f"{size}: bolt-on shuffle + 5 epochs / scan",
          (bolton.get("shuffle", 0) + bolton.get("passes sgd epoch", 0)) / scan, at_1m("<= 6"), base)
     emit("2", bench, f"{size}: bolt-on shuffle / scan", bolton.get("shuffle", 0) / scan, "", base)
-    emit("3", bench, f"{size}: one bolt-on epoch in dp_train (5 epochs / 5) / scan",
-         bolton.get("passes sgd epoch", 0) / 5 / scan, at_1m("<= 1.2"), base)
+    # No target here: the epoch reads the shuffled temp copy, the scan the source (item 3's
+    # target is against the same table: epoch_vs_scan.sh).
+    emit("3", bench, f"{size}: one bolt-on epoch in dp_train (5 epochs / 5, over the temp copy) / scan of the source",
+         bolton.get("passes sgd epoch", 0) / 5 / scan, "", base)
     psql(f"DROP TABLE {name}")
 
 with open(out_csv, "w", newline="") as f:
