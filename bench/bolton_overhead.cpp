@@ -219,10 +219,10 @@ int main(int argc, char** argv) {
                               controller_seconds("none", rows, dim, epochs, batch, eta, false, 0);
   const double sc_extra = controller_seconds("bolton", rows, dim, epochs, batch, eta, false, 1e-3) -
                           controller_seconds("none", rows, dim, epochs, batch, eta, false, 1e-3);
-  compare(c, table, "convex (lambda = 0, constant step 1/sqrt(n)), (epsilon, delta)-DP",
+  compare(c, qtable, "convex (lambda = 0, constant step 1/sqrt(n)), (epsilon, delta)-DP",
           base + ", lambda => 0, learning_rate => " + std::string(eta), "epsilon => 0.1, delta => 1e-12", repeat,
           convex_extra);
-  compare(c, table, "strongly convex (lambda = 1e-3, step min(1/beta, 1/(lambda t)), projection radius 1000), epsilon-DP",
+  compare(c, qtable, "strongly convex (lambda = 1e-3, step min(1/beta, 1/(lambda t)), projection radius 1000), epsilon-DP",
           base + ", lambda => 0.001, radius => 1000, schedule => 'strongly_convex'", "epsilon => 0.1", repeat,
           sc_extra);
   return 0;

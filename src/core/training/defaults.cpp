@@ -27,9 +27,15 @@ double row_bound(const TrainingConfig& c) {
 
 int planned_dim(const TrainingConfig& c) { return c.dim + (c.intercept ? 1 : 0); }
 
-// 1/beta of the loss at the row bound (no regularization: lambda = 0).
+// 1/beta at the row bound, beta = the loss's smoothness + lambda (the regularized objective's).
 double inverse_smoothness(const TrainingConfig& c) {
-  return 1.0 / loss_constants(parse_loss(c.loss), row_bound(c), 0.0, 0.0, c.huber_h).smoothness;
+  return 1.0 / (loss_constants(parse_loss(c.loss), row_bound(c), 0.0, 0.0, c.huber_h).smoothness + c.lambda);
+}
+
+// lambda > 0 without a step: bolton's own strongly convex schedule min(1/beta, 1/(lambda t))
+// (Bolt-on Lemma 8) takes the steps; a constant step of the convex default would exceed its 1/beta.
+bool schedule_takes_the_steps(const TrainingConfig& c) {
+  return c.lambda > 0 && !c.learning_rate && (!c.schedule || *c.schedule == "strongly_convex");
 }
 
 }  // namespace
@@ -70,11 +76,17 @@ std::string apply(TrainingConfig* c, const Unset& unset) {
            (c->learning_rate ? ", step " + num(*c->learning_rate) : std::string(", its step 0.5")) + ", clip 1";
   } else {
     const bool given_step = c->learning_rate.has_value();
-    if (!given_step) c->learning_rate = inverse_smoothness(*c);
-    if (unset.batch_size) c->batch_size = bolton_batch_size(*c, c->epochs, *c->learning_rate);
-    what = "bolton (convex, output perturbation), epochs " + std::to_string(c->epochs) + ", batch_size " +
-           std::to_string(c->batch_size) + ", learning_rate " + num(*c->learning_rate) +
-           (given_step ? "" : " (1/beta)") + ", lambda " + num(c->lambda);
+    const bool scheduled = schedule_takes_the_steps(*c);
+    // The batch is sized with the largest step the run takes (the schedule's first is 1/beta).
+    const double step = given_step ? *c->learning_rate : inverse_smoothness(*c);
+    if (!given_step && !scheduled) c->learning_rate = step;
+    if (unset.batch_size) c->batch_size = bolton_batch_size(*c, c->epochs, step);
+    what = std::string("bolton (") + (c->lambda > 0 ? "strongly convex" : "convex") +
+           ", output perturbation), epochs " + std::to_string(c->epochs) + ", batch_size " +
+           std::to_string(c->batch_size) +
+           (scheduled ? ", step min(1/beta, 1/(lambda t))"
+                      : ", learning_rate " + num(step) + (given_step ? "" : " (1/beta)")) +
+           ", lambda " + num(c->lambda);
   }
   return "defaults for " + std::string(has_delta(*c) ? "epsilon and delta" : "epsilon only (pure epsilon-DP)") +
          ": " + what + (c->intercept ? ", with an intercept" : "") +

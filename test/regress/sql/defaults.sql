@@ -18,6 +18,12 @@ FROM dp_train('dflt', 'y', 'x', epsilon => 1, delta => 1e-6, seed => 2);
 -- given arguments win: 2 epochs and eta = 0.1 -> b = ceil(2 * 2 * sqrt(3) * 2 * 0.1 / 0.25) = ceil(5.54) = 6
 SELECT algorithm, details->'hyperparameters'->'epochs' AS epochs, details->'hyperparameters'->'batch_size' AS b
 FROM dp_train('dflt', 'y', 'x', epsilon => 1, epochs => 2, learning_rate => 0.1, seed => 3);
+-- epsilon and lambda only: bolton strongly convex, its schedule min(1/beta, 1/(lambda t)) takes the
+-- steps (a constant 1/beta of the loss alone, 1/2, would exceed 1/(2 + 0.01) and be refused);
+-- b from its first step: ceil(2 * 5 * sqrt(3) * 2 / 2.01 / 0.25) = ceil(68.94) = 69
+SELECT algorithm, details->'hyperparameters'->'schedule' AS schedule, details->'hyperparameters'->'batch_size' AS b,
+       details->'hyperparameters'->'learning_rate' AS eta, details->'hyperparameters'->'lambda' AS lambda
+FROM dp_train('dflt', 'y', 'x', epsilon => 1, lambda => 0.01, seed => 5);
 SET client_min_messages = warning;
 -- a named algorithm keeps its classic defaults: 10 epochs, batch 50, eta = min(1/sqrt(n), 2/beta)
 SELECT algorithm, details->'hyperparameters'->'epochs' AS epochs, details->'hyperparameters'->'batch_size' AS b,

@@ -61,6 +61,32 @@ TEST(Defaults, PureEpsilonBatchScalesWithClassesAndEpsilon) {
   EXPECT_EQ(c.batch_size, 2448);
 }
 
+TEST(Defaults, LambdaGivenLeavesTheStepsToTheStronglyConvexSchedule) {
+  // epsilon only and lambda = 0.001 (no algorithm, no step): bolton strongly convex. A constant step
+  // 1/beta of the loss alone (0.5) would exceed 1/(beta + lambda) = 1/2.001 and be refused (Lemma 7):
+  // the schedule min(1/beta, 1/(lambda t)) takes the steps, and its first, 1/2.001, sizes the batch.
+  TrainingConfig c = adult();
+  c.lambda = 1e-3;
+  c.algorithm = defaults::algorithm(c);
+  const std::string notice = defaults::apply(&c, {true, true, true, false});
+  EXPECT_FALSE(c.learning_rate);
+  EXPECT_EQ(c.lambda, 1e-3);
+  // b = ceil(2 * 5 * sqrt(105) * 2 * (1/2.001) / 0.25) = ceil(409.673) = 410
+  EXPECT_EQ(c.batch_size, static_cast<std::int64_t>(std::ceil(2 * 5 * std::sqrt(105.0) * 2 / 2.001 / 0.25)));
+  EXPECT_EQ(c.batch_size, 410);
+  EXPECT_NE(notice.find("bolton (strongly convex"), std::string::npos) << notice;
+  EXPECT_NE(notice.find("step min(1/beta, 1/(lambda t))"), std::string::npos) << notice;
+
+  // With schedule constant the default step is 1/(beta + lambda) = 1/2.001, which Lemma 7 allows.
+  TrainingConfig constant = adult();
+  constant.lambda = 1e-3;
+  constant.schedule = "constant";
+  constant.algorithm = "bolton";
+  defaults::apply(&constant, {true, true, true, false});
+  ASSERT_TRUE(constant.learning_rate);
+  EXPECT_DOUBLE_EQ(*constant.learning_rate, 1.0 / 2.001);
+}
+
 TEST(Defaults, BatchCappedAtTheRows) {
   TrainingConfig c = adult();
   c.rows = 100;
