@@ -14,10 +14,10 @@ namespace dptrain::privacy {
   fail(ErrorKind::InvalidParameter, message, {}, hint);
 }
 
-// A value for an error message: six significant digits.
-inline std::string short_number(double v) {
+// A value for an error message: six significant digits (or as many as asked).
+inline std::string short_number(double v, int digits = 6) {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
   return buf;
 }
 
@@ -30,10 +30,7 @@ inline void require_positive(double v, const char* what) {
 // the two alike (a cap just below the step by rounding, e.g. 2/beta = 0.9999999999999998 when the
 // rows' bound is sqrt(2): "1 is larger than 1" would say nothing).
 inline std::string cap_number(double cap, double eta) {
-  if (short_number(cap) != short_number(eta)) return short_number(cap);
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", cap);
-  return buf;
+  return short_number(cap) != short_number(eta) ? short_number(cap) : short_number(cap, 17);
 }
 
 // Bolt-on Lemma 1: a gradient step is 1-expansive only for eta <= 2/beta.
