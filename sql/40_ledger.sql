@@ -220,7 +220,7 @@ BEGIN
         IF want_epsilon > left_epsilon OR want_delta > left_delta THEN
             RAISE EXCEPTION 'privacy budget exceeded for role % on %', p_role, p_source
                 USING ERRCODE = 'DP001',
-                      DETAIL = format('Requested epsilon = %s, delta = %s; remaining epsilon = %s, delta = %s '
+                      DETAIL = format('Requested epsilon = %s, delta = %s (under replace-one adjacency); remaining epsilon = %s, delta = %s '
                                       '(granted epsilon = %s, delta = %s; spent epsilon = %s, delta = %s).',
                                       want_epsilon, want_delta, left_epsilon, left_delta,
                                       b.epsilon, b.delta, b.spent_epsilon, b.spent_delta),
@@ -233,7 +233,7 @@ BEGIN
         IF want_epsilon > left_epsilon OR want_delta > left_delta THEN
             RAISE EXCEPTION 'privacy budget of table % exceeded', p_source
                 USING ERRCODE = 'DP001',
-                      DETAIL = format('Requested epsilon = %s, delta = %s; remaining on the table (all roles) '
+                      DETAIL = format('Requested epsilon = %s, delta = %s (under replace-one adjacency); remaining on the table (all roles) '
                                       'epsilon = %s, delta = %s (cap epsilon = %s, delta = %s; spent epsilon = %s, delta = %s).',
                                       want_epsilon, want_delta, left_epsilon, left_delta,
                                       t.epsilon, t.delta, t.spent_epsilon, t.spent_delta),

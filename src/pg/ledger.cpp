@@ -9,6 +9,8 @@
 #include <cmath>
 
 #include "charge_worker.h"
+#include "core/algorithms/ledger_charge.h"
+#include "pg_glue.h"
 
 namespace dptrain::pg {
 namespace {
@@ -72,6 +74,15 @@ bool ledger_precheck(const RunIdentities& ids, Oid relid, bool has_epsilon, doub
   return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
+void charged_amounts(const std::string& algorithm, bool has_epsilon, double* epsilon, double* delta) {
+  if (!has_epsilon || !std::isfinite(*epsilon) || *epsilon < 0 || !(*delta >= 0 && *delta < 1)) return;
+  DPT_CORE({
+    const dptrain::LedgerCharge c = dptrain::ledger_charge(algorithm, *epsilon, *delta);
+    *epsilon = c.epsilon;
+    *delta = c.delta;
+  });
+}
+
 RunCharge make_run_charge(Oid relid, const char* source_name, const std::string& algorithm,
                           const std::optional<double>& epsilon, const std::optional<double>& delta, bool seeded) {
   RunCharge run;
@@ -83,6 +94,8 @@ RunCharge make_run_charge(Oid relid, const char* source_name, const std::string&
   run.has_delta = delta.has_value();
   run.delta = delta.value_or(0);
   run.seeded = seeded;
+  charged_amounts(algorithm, run.has_epsilon, &run.epsilon, &run.delta);
+  run.has_delta = run.has_delta || run.delta > 0;
   return run;
 }
 

@@ -25,6 +25,13 @@ struct RunCharge {
   bool seeded;
 };
 
+// What the ledger charges a run of `algorithm` at (epsilon, delta): its
+// replace-one guarantee (core/algorithms/ledger_charge.h), in place. Values
+// the argument checks refuse (negative, NaN, delta outside [0, 1)) are left
+// for them.
+void charged_amounts(const std::string& algorithm, bool has_epsilon, double* epsilon, double* delta);
+
+// A run's charge: charged_amounts of the model's or the request's (epsilon, delta).
 RunCharge make_run_charge(Oid relid, const char* source_name, const std::string& algorithm,
                           const std::optional<double>& epsilon, const std::optional<double>& delta, bool seeded);
 

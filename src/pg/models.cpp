@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithms/algorithm.h"
+#include "core/algorithms/ledger_charge.h"
 #include "core/model.h"
 #include "core/packed_model.h"
 #include "feature_encodings.h"
@@ -156,6 +158,19 @@ void attach_encoding(ParsedModel* p, Oid relid, const RunIdentities& ids, const 
   });
 }
 
+// A private model stated under add/remove-one records the replace-one
+// charge the ledger made for it, (epsilon, delta) (core/algorithms/ledger_charge.h).
+void record_ledger_charge(ParsedModel* p, double epsilon, double delta) {
+  const dptrain::Model& m = p->model;
+  if (!m.epsilon || m.seeded) return;
+  DPT_CORE({
+    if (dptrain::make_algorithm(m.algorithm)->adjacency() == dptrain::privacy::Adjacency::ReplaceOne) return;
+    nlohmann::json details = nlohmann::json::parse(p->details);
+    details["privacy"]["charged"] = dptrain::ledger_charge_json({epsilon, delta, true});
+    p->details = details.dump();
+  });
+}
+
 int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid relid, const char* source_name,
                        char** stored_details, const char* encoding) {
   ParsedModel* parsed = nullptr;
@@ -173,9 +188,14 @@ int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid rel
   // The NOTICE only for a run that would otherwise be private.
   const bool announce = parsed->model.epsilon.has_value() && !parsed->model.seeded;
   parsed->details = with_load_spec(parsed->details, relid, ids, announce);
-  if (stored_details != nullptr) *stored_details = pstrdup(parsed->details.c_str());
   const dptrain::Model& m = parsed->model;
   const RunCharge run = make_run_charge(relid, source_name, m.algorithm, m.epsilon, m.delta, m.seeded);
+  // dp_train's run was charged before it read a row; the controller's is charged below, run's amounts.
+  if (ids.charge.model_id != 0)
+    record_ledger_charge(parsed, ids.charge.epsilon, ids.charge.delta);
+  else
+    record_ledger_charge(parsed, run.epsilon, run.delta);
+  if (stored_details != nullptr) *stored_details = pstrdup(parsed->details.c_str());
   const char* name = m.name.empty() ? nullptr : pstrdup(m.name.c_str());
   // A run that did not charge yet (the controller's store_model) is charged
   // now, before the model exists; a refusal stores nothing.

@@ -83,8 +83,10 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
                     errdetail("It stops after a data-dependent number of epochs, which the privacy argument covers "
                               "only informally (Bolt-on §4.3)."),
                     errhint("Fix the number of epochs instead.")));
-  ledger_precheck(ids, relid, c.epsilon.has_value(), c.epsilon.value_or(0), c.delta.has_value(),
-                  c.delta.value_or(0), c.seed.has_value());
+  double epsilon = c.epsilon.value_or(0), delta = c.delta.value_or(0);
+  charged_amounts(c.algorithm, c.epsilon.has_value(), &epsilon, &delta);
+  ledger_precheck(ids, relid, c.epsilon.has_value(), epsilon, c.delta.has_value() || delta > 0, delta,
+                  c.seed.has_value());
   return ids;
 }
 

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "core/algorithms/algorithm.h"
-#include "core/algorithms/dpsgd.h"
 #include "core/training/intercept.h"
 #include "core/tuning/liu_talwar_tuner.h"
 #include "core/tuning/private_tuning.h"
@@ -82,15 +81,11 @@ const double* float8_list(ArrayType* a, int* n, const char* what) {
   return dptrain::pg::float8_array_data(a, n, what);
 }
 
-bool in_dpsgd_family(const std::string& algorithm) {
-  const auto& f = dptrain::dpsgd_family();
-  return std::find(f.begin(), f.end(), algorithm) != f.end();
-}
-
 // method => NULL: 'holdout' (today's Bolt-on Algorithm 3) where it applies,
-// 'liu_talwar' for the DP-SGD family, which Algorithm 3 does not cover.
+// 'liu_talwar' for the algorithms accounted under add/remove-one (the DP-SGD
+// family, DP-AGD), which Algorithm 3 does not cover.
 bool choose_liu_talwar(const std::optional<std::string>& method, const std::string& algorithm) {
-  if (!method) return in_dpsgd_family(algorithm);
+  if (!method) return dptrain::make_algorithm(algorithm)->adjacency() != dptrain::privacy::Adjacency::ReplaceOne;
   if (*method == "liu_talwar") return true;
   if (*method == "holdout") return false;
   dptrain::fail(dptrain::ErrorKind::InvalidParameter, "unknown tuning method \"" + *method + "\"", {},

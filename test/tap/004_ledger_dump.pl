@@ -64,7 +64,7 @@ my ($ret, $out, $err) = $node->psql('restored_db', q{
       'too_much' "name", 'bolton' algorithm, loss, 0.1 huber_h, 1.0 feature_bound, classes,
       to_jsonb(ARRAY[weights]) weights, seeded, details, 0.31 epsilon, 0 delta
       FROM dptrain.models WHERE name = 'visits_private') m), '{name}', '"too_much"'))});
-like($err, qr/privacy budget exceeded.*\n.*Requested epsilon = 0.31, delta = 0; remaining epsilon = 0.3/,
+like($err, qr/privacy budget exceeded.*\n.*Requested epsilon = 0.31, delta = 0 \(under replace-one adjacency\); remaining epsilon = 0.3/,
 	'the restored budget refuses more than what is left');
 
 # ---- pg_dump -T: one training table left out ---------------------------------------

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/model.h"
+#include "core/privacy/adjacency.h"
 #include "core/privacy/random_source.h"
 #include "core/training/config.h"
 
@@ -62,6 +63,11 @@ class Algorithm : public std::enable_shared_from_this<Algorithm> {
   // answers yes must show that no step of its privacy analysis or of its
   // convergence argument uses a random order of the rows.
   virtual bool order_free() const { return reads_sums_only(); }
+  // The neighbouring relation the run's (epsilon, delta) is stated under
+  // (privacy/adjacency.h). The ledger charges every run under replace-one
+  // (algorithms/ledger_charge.h), and Bolt-on's held-out tuning covers
+  // replace-one runs only. Default: replace-one (n public).
+  virtual privacy::Adjacency adjacency() const { return privacy::Adjacency::ReplaceOne; }
 };
 
 class EpochAlgorithm : public Algorithm {

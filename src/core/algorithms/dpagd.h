@@ -89,6 +89,8 @@ class Dpagd : public Algorithm {
   // small epsilon (docs/intercept.md, measured).
   bool default_intercept() const override { return false; }
   bool reads_sums_only() const override { return true; }  // gradient/loss passes only
+  // Lee & Kifer 2018, Def. 3.1: the zCDP account is under add/remove-one.
+  privacy::Adjacency adjacency() const override { return privacy::Adjacency::AddRemoveOne; }
   TrainingPlan plan(const TrainingConfig& config) const override;
   std::unique_ptr<Run> start(const TrainingConfig& config) const override;
   void check_arguments(const TrainingConfig& config) const override;

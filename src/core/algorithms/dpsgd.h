@@ -39,6 +39,9 @@ class DpSgdFamily : public Algorithm {
   // Everything but the facts of the data (options, clip norm, lot size, delta,
   // optimizer constants): refused before the budget is charged.
   void check_arguments(const TrainingConfig& config) const override;
+  // The RDP account of the Poisson-subsampled Gaussian is under add/remove-one
+  // (Mironov, Talwar & Zhang 2019; sensitivity C of the lot's clipped sum).
+  privacy::Adjacency adjacency() const override { return privacy::Adjacency::AddRemoveOne; }
 
  private:
   std::string name_;

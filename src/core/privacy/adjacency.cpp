@@ -36,11 +36,11 @@ DpGuarantee dp_add_remove_to_replace_one(double epsilon, double delta) {
          "epsilon = " + show(epsilon));
   if (!(delta >= 0 && delta < 1))
     fail(ErrorKind::InvalidParameter, "delta must be in [0, 1)", "delta = " + show(delta));
-  const double replace_delta = delta * (1 + std::exp(epsilon));
-  if (!std::isfinite(replace_delta))
-    fail(ErrorKind::InvalidParameter, "epsilon is too large for a group-privacy conversion",
-         "epsilon = " + show(epsilon));
-  return {2 * epsilon, std::min(1.0, replace_delta)};
+  if (delta == 0) return {2 * epsilon, 0.0};
+  // ln((1 + e^epsilon) delta) = ln delta + epsilon + ln(1 + e^-epsilon): no
+  // overflow of e^epsilon; a delta of 1 or more says nothing and is capped.
+  const double log_delta = std::log(delta) + epsilon + std::log1p(std::exp(-epsilon));
+  return {2 * epsilon, log_delta >= 0 ? 1.0 : std::exp(log_delta)};
 }
 
 double zcdp_add_remove_to_replace_one(double rho) {

@@ -40,7 +40,8 @@ double replace_one_sensitivity(double add_remove_sensitivity);
 // (epsilon, delta)-DP under add/remove-one => (2 epsilon, (1 + e^epsilon) delta)-DP
 // under replace-one (group privacy for k = 2: apply the definition twice along
 // D -> D u D' -> D', e.g. Vadhan 2017, Lemma 2.2, with the exact delta sum
-// delta (1 + e^epsilon) instead of its bound 2 e^epsilon delta).
+// delta (1 + e^epsilon) instead of its bound 2 e^epsilon delta). A delta that
+// would reach 1 is returned as 1 (a statement of nothing), never overflowed.
 DpGuarantee dp_add_remove_to_replace_one(double epsilon, double delta);
 
 // rho-zCDP under add/remove-one => 4 rho-zCDP under replace-one (Bun & Steinke

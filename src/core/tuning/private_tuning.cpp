@@ -6,7 +6,6 @@
 #include <set>
 
 #include "core/algorithms/algorithm.h"
-#include "core/algorithms/dpsgd.h"
 #include "core/engine/distributed.h"
 #include "core/engine/model_details.h"
 #include "core/error.h"
@@ -122,12 +121,14 @@ void check_tunable(const TrainingConfig& config) {
   if (config.algorithm == "none")
     bad("private tuning needs a private algorithm; \"none\" is not private",
         "Tune a private algorithm (e.g. algorithm => 'bolton'); without privacy, tune on the data directly.");
-  const std::vector<std::string>& family = dpsgd_family();
-  if (std::find(family.begin(), family.end(), config.algorithm) != family.end())
-    fail(ErrorKind::NotImplemented, "dp_tune does not tune algorithm \"" + config.algorithm + "\" yet",
+  // Algorithm 3's split deals rows out by position: its argument needs
+  // replace-one candidates (an added row would move rows between parts).
+  if (make_algorithm(config.algorithm)->adjacency() != privacy::Adjacency::ReplaceOne)
+    fail(ErrorKind::NotImplemented,
+         "method holdout does not tune algorithm \"" + config.algorithm + "\"",
          "Bolt-on's Algorithm 3 is analysed under replace-one adjacency with every candidate spending exactly "
-         "(epsilon, delta); the DP-SGD family is accounted under add/remove-one.",
-         "Train with dp_train at hyperparameters fixed in advance (docs/dpsgd.md).");
+         "(epsilon, delta); \"" + config.algorithm + "\" is accounted under add/remove-one.",
+         "Use method => 'liu_talwar' (random stopping, any private algorithm; docs/tuning.md section 4).");
 }
 
 Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)

@@ -86,7 +86,8 @@ GRANT CREATE ON SCHEMA public TO lt_owner;
 SET ROLE lt_owner;
 CREATE TABLE lt_owned AS SELECT * FROM generate_series(1, 1000) i,
   LATERAL (SELECT ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x, sin(i * 0.7) + 0.5 * cos(i * 1.3) > 0 AS y) r;
-SELECT dp_grant_budget('lt_owned', 'lt_analyst', 1.0, 1e-5);
+-- (DP-SGD is accounted under add/remove-one: the ledger charges (2 eps, (1 + e^eps) delta).)
+SELECT dp_grant_budget('lt_owned', 'lt_analyst', 2.0, 1e-5);
 SET ROLE lt_analyst;
 -- no NOTICE numbers the candidates: how many ran stays hidden (docs/tuning.md §4)
 SET client_min_messages = notice;
@@ -96,7 +97,7 @@ FROM dp_tune('lt_owned', 'y', 'x', algorithm => 'dpsgd', epsilon => 0.6, delta =
 SET client_min_messages = warning;
 SELECT * FROM dp_budget_remaining('lt_owned');
 SELECT algorithm, epsilon, delta FROM dptrain.ledger WHERE role = 'lt_analyst'::regrole;
--- 0.5 more would exceed the 0.4 left
+-- 0.5 more (charged 1) would exceed the 0.8 left
 SELECT * FROM pg_temp.try($$SELECT dp_tune('lt_owned', 'y', 'x', algorithm => 'dpsgd', epsilon => 0.5, delta => 1e-6,
   grid => '{"learning_rate": [0.1]}', classes => ARRAY['false', 'true'])$$);
 -- an unknown DP-SGD option in the grid, a clipping norm <= 0: refused before the charge

@@ -34,6 +34,17 @@ TEST(Adjacency, DpGroupPrivacyForTwo) {
   EXPECT_THROW(dp_add_remove_to_replace_one(1.0, 1.0), Error);
 }
 
+TEST(Adjacency, DpGroupPrivacyDeltaIsCappedAtOneWithoutOverflow) {
+  // (1 + e^20) 1e-5 = 4.851651964e3 >= 1: a statement of nothing, returned as 1.
+  EXPECT_EQ(dp_add_remove_to_replace_one(20.0, 1e-5).delta, 1.0);
+  // e^1000 overflows a double; the conversion still answers (2000, 1).
+  const DpGuarantee g = dp_add_remove_to_replace_one(1000.0, 1e-300);
+  EXPECT_EQ(g.epsilon, 2000.0);
+  EXPECT_EQ(g.delta, 1.0);
+  // Just below 1: (1 + e^10) 4.5e-5 = 22027.4657948 * 4.5e-5 = 0.99123596 (e^10 = 22026.4657948).
+  EXPECT_NEAR(dp_add_remove_to_replace_one(10.0, 4.5e-5).delta, 0.9912359608, 1e-9);
+}
+
 TEST(Adjacency, ZcdpGroupPrivacyForTwo) {
   // Bun-Steinke Prop. 27, k = 2: k^2 rho = 4 rho. For the Gaussian this is exact: sensitivity
   // doubles, rho = (2 Delta)^2 / (2 sigma^2) = 4 Delta^2 / (2 sigma^2).
