@@ -75,11 +75,11 @@ cli_fails DP002 "not differentially private" --table "$TABLE" --label readmitted
 ok "never a non-private run (algorithm none: DP002)"
 cli_fails DP002 "seeded" --table "$TABLE" --label readmitted --algorithm bolton --epsilon 0.5 --seed 3
 ok "never seeded noise (DP002)"
-cli_fails DP001 "Requested epsilon = 5, delta = 0 (under replace-one adjacency); remaining epsilon = 1, delta = 0.00001" \
+cli_fails DP001 "Requested epsilon = 5, delta = 0 \(under replace-one adjacency\); remaining epsilon = 1, delta = 0.00001" \
   --table "$TABLE" --label readmitted --algorithm bolton --epsilon 5
 ok "refused past the budget through the CLI (DP001, requested vs remaining)"
 expect_error "$ANALYST" DP001 "SELECT dp_train('$TABLE', 'readmitted', 'x', algorithm => 'bolton', epsilon => 0.6, delta => 1e-4)" \
-  "Requested epsilon = 0.6, delta = 0.0001 (under replace-one adjacency); remaining epsilon = 1, delta = 0.00001"
+  "Requested epsilon = 0.6, delta = 0.0001 \(under replace-one adjacency\); remaining epsilon = 1, delta = 0.00001"
 ok "refused past the budget through dp_train (DP001)"
 
 # ---- private runs within the budget -------------------------------------------------
