@@ -243,6 +243,19 @@ BEGIN
 END
 $$;
 
+-- The reference a ledger row keeps to its source: "-" for a temporary
+-- relation, which ends with its session (or ON COMMIT DROP, DISCARD TEMP)
+-- without the sql_drop trigger that clears the references of a dropped one
+-- (sql/45_budgets.sql); its OID, kept, could name a later relation, whose
+-- owner would then see these rows. (No budget or cap exists on a temporary
+-- relation: the ledger's sums never need it.) The source's name stays.
+CREATE FUNCTION dptrain.lasting_ref(p_source regclass) RETURNS dptrain.relation_ref
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_class c
+                             WHERE c.oid OPERATOR(pg_catalog.=) p_source AND c.relpersistence OPERATOR(pg_catalog.=) 't')
+                THEN '-'::dptrain.relation_ref ELSE p_source::dptrain.relation_ref END;
+$$;
+
 -- Charges a private run before it reads its rows, in a transaction of its
 -- own (src/pg/charge_worker.cpp commits it before the run goes on): checks
 -- under the locks, adds (epsilon, delta) to the role's budget and the
@@ -275,7 +288,7 @@ BEGIN
     END IF;
     INSERT INTO dptrain.ledger (source, source_name, role, session_role, model_id, algorithm, epsilon, delta,
                                 budgeted, capped)
-    VALUES (p_source, p_source_name, p_role, p_session_role, model, p_algorithm, p_epsilon::numeric,
+    VALUES (dptrain.lasting_ref(p_source), p_source_name, p_role, p_session_role, model, p_algorithm, p_epsilon::numeric,
             coalesce(p_delta, 0)::numeric, c.budgeted, c.capped);
     RETURN model;
 END
@@ -293,7 +306,7 @@ BEGIN
     END IF;
     PERFORM dptrain.ledger_check(p_source, p_role, p_reader, p_epsilon, p_delta, p_seeded, false);
     INSERT INTO dptrain.ledger (source, source_name, role, session_role, model_id, algorithm, epsilon, delta, budgeted)
-    VALUES (p_source, p_source_name, p_role, session_user, p_model_id, p_algorithm, p_epsilon::numeric,
+    VALUES (dptrain.lasting_ref(p_source), p_source_name, p_role, session_user, p_model_id, p_algorithm, p_epsilon::numeric,
             CASE WHEN p_epsilon IS NULL THEN NULL ELSE coalesce(p_delta, 0)::numeric END, false);
 END
 $$;
@@ -344,6 +357,7 @@ $$;
 
 REVOKE EXECUTE ON FUNCTION
     dptrain.lock_source(regclass),
+    dptrain.lasting_ref(regclass),
     dptrain.ledger_check(regclass, regrole, boolean, float8, float8, boolean, boolean),
     dptrain.ledger_reserve(regclass, text, regrole, name, boolean, text, float8, float8),
     dptrain.ledger_log(regclass, text, regrole, boolean, bigint, text, float8, float8, boolean),

@@ -51,7 +51,13 @@ int64 insert_model(const ParsedModel& parsed, const RunIdentities& ids, Oid reli
   values[8] = BoolGetDatum(m.seeded);
   values[9] = DirectFunctionCall1(jsonb_in, CStringGetDatum(parsed.details.c_str()));
   values[10] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(ids.caller, false)));
-  values[11] = ObjectIdGetDatum(relid);
+  // A temporary relation ends with its session (or ON COMMIT DROP, DISCARD
+  // TEMP) without the sql_drop trigger that clears the references of a
+  // dropped one (sql/45_budgets.sql): its OID, kept, could name a later
+  // relation, whose owner and readers would then see this model. Nobody
+  // else reads a temporary relation, so the model is its creator's only.
+  values[11] = ObjectIdGetDatum(OidIsValid(relid) && get_rel_persistence(relid) == RELPERSISTENCE_TEMP ? InvalidOid
+                                                                                                      : relid);
   values[12] = Int64GetDatum(reserved_id);
   IdentitySwitch sw;
   switch_identity(&sw, ids.runner, false);

@@ -29,6 +29,11 @@ int hide_pass_statements_from_client() {
   // DEBUG and LOG (debug_print_*, Citus's DEBUG lines) rank below NOTICE for
   // the client; a caller's warning or error stays.
   if (client_min_messages < NOTICE) set_local("client_min_messages", "notice");
+  // The server log takes LOG whatever the client's level: the parse trees
+  // and plans would write the parameter there, at the caller's request.
+  set_local("debug_print_parse", "off");
+  set_local("debug_print_rewritten", "off");
+  set_local("debug_print_plan", "off");
   set_citus_local("citus.log_remote_commands", "off");
   set_citus_local("citus.log_local_commands", "off");
   set_citus_local("citus.multi_task_query_log_level", "off");

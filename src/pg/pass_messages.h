@@ -11,6 +11,9 @@
 //     client_min_messages < NOTICE;
 //   citus.log_remote_commands / citus.log_local_commands (NOTICE: "issuing"
 //     every shard query, the parameter inlined), citus.multi_task_query_log_level.
+// debug_print_* also write to the server log (LOG passes the default
+// log_min_messages), which an analyst may read where logs are shipped to a
+// shared tool: the state would leave the run there even without a client.
 // For a client that may not read the table, the passes run with these off
 // (docs/governance.md, "What is visible to whom"), and so does dp_tune's count
 // of the parts of a distributed table, which carries the split key kappa
@@ -25,8 +28,8 @@ namespace dptrain::pg {
 // whose tests watch Citus's remote commands of such runs: test/citus/).
 bool hide_pass_statements(bool caller_reads);
 
-// Opens a GUC nest level in which client_min_messages is at least NOTICE and
-// Citus's statement logging is off; returns the level for
+// Opens a GUC nest level in which client_min_messages is at least NOTICE,
+// debug_print_* and Citus's statement logging are off; returns the level for
 // show_pass_statements_again. Open it after begin_distributed_passes (so that
 // Citus propagates nothing of it).
 int hide_pass_statements_from_client();

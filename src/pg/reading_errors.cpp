@@ -3,6 +3,7 @@
 extern "C" {
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "tcop/tcopprot.h"
 #include "utils/resowner.h"
 }
 
@@ -121,7 +122,20 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   }
   refuse_callers_temp_objects(ids);
   forget_statement_refusal();
+  // Not only its errors would print a row: the owner's code runs in this
+  // session, and its RAISE NOTICE / WARNING / INFO, or PostgreSQL's own
+  // notices on a value (to_tsvector's "word is too long to be indexed"),
+  // reached the client whatever it set (INFO ignores client_min_messages),
+  // also from the count before the charge, which a public refusal can then
+  // end uncharged (dp_tune's part sizes). While the source is read nothing
+  // goes to the client; the server log keeps what log_min_messages lets
+  // through, for the DBA. (dptrain's own messages of a run are raised
+  // outside these reads.) run_catching returns on every ERROR, so the
+  // destination is always put back here.
+  const CommandDest client = whereToSendOutput;
+  if (whereToSendOutput == DestRemote) whereToSendOutput = DestNone;
   ErrorData* failure = run_catching(body, arg);
+  whereToSendOutput = client;
   if (failure == nullptr) return;
   // A cancel (or statement_timeout) says nothing about the rows; nor does a
   // statement refused before it ran because the relation's name now finds
@@ -129,8 +143,11 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   // So does a node's shard guard (shard_guard.h): the catalog of a worker.
   const bool shard_refused = failure->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE &&
                              failure->message != nullptr && strcmp(failure->message, kShardGuardRefusal) == 0;
-  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED || take_statement_refusal() || shard_refused)
+  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED || take_statement_refusal() || shard_refused) {
+    // (raised while nothing went to the client: it goes there again)
+    failure->output_to_client = client == DestRemote;
     ReThrowError(failure);
+  }
   const char* relation =
       quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
   // For the DBA only: LOG_SERVER_ONLY never reaches the client, whatever its

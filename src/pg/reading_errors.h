@@ -8,8 +8,9 @@
 // here: an error is logged for the DBA (server log only) and replaced by a
 // fixed one that names only the relation; if the run was not charged yet, it
 // is charged first (RunIdentities::pending_charge), so that the error costs
-// what a release costs. A cancel stays a cancel. A role that may read the
-// data sees the real error.
+// what a release costs. A cancel stays a cancel. Nothing below ERROR that
+// the read raises (the owner's RAISE NOTICE of a row) reaches the client
+// either. A role that may read the data sees the real error and messages.
 #pragma once
 
 #include "access.h"

@@ -116,24 +116,27 @@ RESET ROLE;
 -- owner's rights (never the extension owner's), and only the extension owner
 -- may read the shuffled copy. (The view is read twice: for n and d before
 -- the run is charged and the copy's temp table exists, then for the copy.)
+-- It writes what it sees into a table of the owner's: its messages no
+-- longer reach a caller without read access (security_oracle.sql, 5).
 SET ROLE regress_owner;
+CREATE TABLE spy_log (n serial, line text);
 CREATE FUNCTION public.spy(x float8[]) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   shuffled regclass := (SELECT c.oid FROM pg_class c WHERE c.relname ~ '^dptrain_shuffled_[0-9]+$'
                         AND c.relnamespace = pg_my_temp_schema());
 BEGIN
   IF x[1] = sin(1) THEN  -- once per query
-    RAISE WARNING 'spy runs as %, temp table: %', current_user,
+    INSERT INTO public.spy_log (line) VALUES (format('spy runs as %s, temp table: %s', current_user,
       CASE WHEN shuffled IS NULL THEN 'not created yet'
            ELSE format('analyst may select: %s, owner may select: %s, owner may insert: %s',
                        has_table_privilege('regress_analyst', shuffled, 'SELECT'),
                        has_table_privilege('regress_owner', shuffled, 'SELECT'),
-                       has_table_privilege('regress_owner', shuffled, 'INSERT')) END;
+                       has_table_privilege('regress_owner', shuffled, 'INSERT')) END));
     BEGIN
       CREATE TEMP TABLE spy_stash (x float8[]);
-      RAISE WARNING 'spy created a temp table';
+      INSERT INTO public.spy_log (line) VALUES ('spy created a temp table');
     EXCEPTION WHEN insufficient_privilege THEN
-      RAISE WARNING 'spy may not create a temp table: %', SQLERRM;
+      INSERT INTO public.spy_log (line) VALUES ('spy may not create a temp table: ' || SQLERRM);
     END;
   END IF;
   RETURN true;
@@ -146,6 +149,7 @@ SET ROLE regress_analyst;
 SELECT * FROM pg_temp.try($$SELECT dp_train('patients_view', 'sick', 'x', algorithm => 'bolton', epsilon => 0.5, batch_size => 10)$$);
 \x off
 RESET ROLE;
+SELECT line FROM spy_log ORDER BY n;
 
 -- A reader reads with its own rights; settings changed by code the source
 -- runs are rolled back after each read (here: search_path, set by the
@@ -215,6 +219,7 @@ RESET ROLE;
 
 DROP VIEW patients_view, patients_logged;
 DROP FUNCTION public.spy(float8[]), public.path_spy(float8[]), public.train_for_me();
+DROP TABLE spy_log;
 DROP TABLE patients, path_log;
 DELETE FROM dptrain.ledger;
 DELETE FROM dptrain.models WHERE created_by IN ('regress_owner', 'regress_reader', 'regress_analyst');

@@ -64,6 +64,7 @@ SET ROLE regress_outsider;
 SELECT count(*) AS models_outsider_sees FROM dptrain.models;
 RESET ROLE;
 
+CREATE TABLE public.scratch_source AS SELECT id, x, y FROM public.rls_rows;
 -- Once the table is dropped, its models stay with their creators only: a
 -- later table that might reuse its OID gives its readers no view of them.
 SELECT count(*) AS source_set FROM dptrain.models WHERE source_table::regclass = 'public.rls_rows'::regclass;
@@ -75,6 +76,30 @@ SELECT count(*) AS models_b_sees FROM dptrain.models;
 SET ROLE regress_tenant_a;
 SELECT name FROM dptrain.models ORDER BY name;
 RESET ROLE;
+
+-- A temporary table ends with its session (or ON COMMIT DROP, DISCARD TEMP)
+-- without the sql_drop trigger above: a model or ledger row that kept its
+-- OID would give a later table reusing that OID (its owner, its readers) a
+-- view of the model -- here a noiseless one of rows copied from the table.
+-- Nobody else reads a temporary table: its models and ledger rows name it
+-- by its name only, the model stays with its creator.
+GRANT SELECT ON public.scratch_source TO regress_tenant_a;
+SET ROLE regress_tenant_a;
+CREATE TEMP TABLE scratch AS SELECT * FROM public.scratch_source;
+SELECT model_id AS temp_noiseless_id FROM dp_train('scratch', 'y', 'x', algorithm => 'none',
+       name => 'a_temp_noiseless', batch_size => 10, epochs => 2) \gset
+SELECT model_id AS temp_private_id FROM dp_train('scratch', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+       name => 'a_temp_private', batch_size => 10, epochs => 2) \gset
+DISCARD TEMP;
+RESET ROLE;
+SELECT m.name, m.source_table::oid = 0 AS no_oid_kept, m.source ~ '^pg_temp_[0-9]+\.scratch$' AS named,
+       l.source::oid = 0 AS ledger_no_oid_kept, l.source_name ~ '^pg_temp_[0-9]+\.scratch$' AS ledger_named
+FROM dptrain.models m JOIN dptrain.ledger l ON l.model_id = m.id
+WHERE m.id IN (:temp_noiseless_id, :temp_private_id) ORDER BY m.name;
+SET ROLE regress_tenant_a;
+SELECT name FROM dptrain.models WHERE name LIKE 'a\_temp%' ORDER BY name;
+RESET ROLE;
+DROP TABLE public.scratch_source;
 
 DELETE FROM dptrain.ledger;
 DELETE FROM dptrain.models WHERE created_by IN ('regress_tenant_a', 'regress_tenant_b', 'regress_landlord');

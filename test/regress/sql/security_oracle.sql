@@ -198,6 +198,46 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('public.failing_x', 'diagnosis', 'x'
 \x off
 DROP VIEW public.failing_x, public.failing_label, public.cancelling_x;
 DROP FUNCTION public.cancels(text);
+
+-- ---- 5. the owner's code prints a row -------------------------------------------------
+-- Not only its errors: a view's function that says what it does (RAISE
+-- NOTICE, WARNING, INFO -- INFO reaches the client whatever
+-- client_min_messages) printed the row to a role without read access, also
+-- while n and d were counted, before the charge: dp_tune's refusal of a batch
+-- larger than its parts (public, after the count) then made it free and
+-- repeatable. Such messages now go to the server log only; the owner, who
+-- reads, still gets them.
+SET ROLE regress_keeper;
+CREATE FUNCTION public.chatty(v text) RETURNS float8 LANGUAGE plpgsql AS $$
+BEGIN
+  IF v LIKE 'patient%' THEN
+    RAISE NOTICE 'reading %', v;
+    RAISE WARNING 'reading %', v;
+    RAISE INFO 'reading %', v;
+    RETURN 0;
+  END IF;
+  RETURN v::float8;
+END $$;
+CREATE VIEW public.chatty_x AS SELECT id, ARRAY[x[1], public.chatty(reading)] AS x, diagnosis FROM public.notes;
+SELECT dp_grant_budget('public.chatty_x', 'regress_prober', 10, 0);
+RESET ROLE;
+SET ROLE regress_prober;
+SET client_min_messages = notice;
+-- refused after the count, before the charge: nothing printed, nothing charged
+SELECT code, message FROM pg_temp.try($$SELECT dp_tune('public.chatty_x', 'diagnosis', 'x', epsilon => 0.5,
+       classes => ARRAY['well', 'ill'], batch_sizes => '{100000}')$$);
+SELECT epsilon AS not_charged FROM dp_budget_remaining('public.chatty_x');
+-- trained (the count and the copy read every row): only dptrain's own notice
+SELECT array_length(weights, 1) AS d FROM dp_train('public.chatty_x', 'diagnosis', 'x', algorithm => 'bolton',
+       epsilon => 0.5, classes => ARRAY['well', 'ill'], batch_size => 10, epochs => 1);
+SET client_min_messages = warning;
+RESET ROLE;
+-- the owner reads the data: reading the view prints them to it
+SET ROLE regress_keeper;
+SELECT count(*) AS rows_read FROM public.chatty_x;
+RESET ROLE;
+DROP VIEW public.chatty_x;
+DROP FUNCTION public.chatty(text);
 DROP TABLE public.notes;
 
 DROP TABLE public.clean, public.secret_label, public.secret_null_label, public.secret_null_x, public.secret_nan,
