@@ -154,11 +154,23 @@ CREATE POLICY creator_owner_or_reader ON dptrain.models FOR SELECT USING (
 -- ---- internal: the ledger logic (called by the C functions as the ----------
 -- ---- extension owner, after they checked who the caller is) ----------------
 
--- The advisory lock that serializes the charges on one source with setting
--- its cap (both read what the other writes). Key: 'DPTm' << 32 | OID.
+-- The lock that serializes the charges on one source with setting its cap
+-- (both read what the other writes): a row per source, locked FOR UPDATE
+-- until the end of the transaction. A row of a table only the extension's
+-- functions may write, not an advisory lock: any role may take an advisory
+-- lock of any key, and one that held this key (known: the source's OID)
+-- blocked every charge on the source and every change of its cap. Rows are
+-- created on first use; a stale one (a dropped relation) is only a lock.
+CREATE TABLE dptrain.source_locks (source oid PRIMARY KEY);
+COMMENT ON TABLE dptrain.source_locks IS
+'one row per source charged or capped: the row lock that serializes its charges (dptrain.lock_source)';
+REVOKE ALL ON dptrain.source_locks FROM PUBLIC;
 CREATE FUNCTION dptrain.lock_source(p_source regclass) RETURNS void
-LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$
-    SELECT pg_advisory_xact_lock((x'4450546D'::bigint << 32) + p_source::oid::bigint);
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    INSERT INTO dptrain.source_locks VALUES (p_source::oid) ON CONFLICT DO NOTHING;
+    PERFORM FROM dptrain.source_locks l WHERE l.source OPERATOR(pg_catalog.=) p_source::oid FOR UPDATE;
+END
 $$;
 
 -- Decides whether `p_role` may run (or store) a training run of (epsilon,
