@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "core/algorithms/dpsgd.h"
+#include "core/tuning/private_tuning.h"
 #include "core/error.h"
 #include "remote_tuning.h"
 #include "run_options.h"
@@ -25,7 +25,7 @@ std::string show(double v) {
 
 struct TuneOptions : RunOptions {
   tuning::Grid grid;
-  std::string method;      // holdout | liu_talwar; empty: holdout, liu_talwar for the DP-SGD family
+  std::string method;      // holdout | liu_talwar; empty: tuning::random_stopping_by_default
   std::string grid_json;   // --grid (liu_talwar)
   double gamma = std::nan("");
 };
@@ -37,8 +37,7 @@ bool liu_talwar(const TuneOptions& o) {
                   "Use --method holdout (Bolt-on Algorithm 3) or liu_talwar (random stopping).");
     return o.method == "liu_talwar";
   }
-  const auto& family = dpsgd_family();
-  return std::find(family.begin(), family.end(), o.config.algorithm) != family.end();
+  return tuning::random_stopping_by_default(o.config.algorithm);
 }
 
 // Liu-Talwar random stopping, inside the server (dp_tune).

@@ -85,7 +85,7 @@ const double* float8_list(ArrayType* a, int* n, const char* what) {
 // 'liu_talwar' for the algorithms accounted under add/remove-one (the DP-SGD
 // family, DP-AGD), which Algorithm 3 does not cover.
 bool choose_liu_talwar(const std::optional<std::string>& method, const std::string& algorithm) {
-  if (!method) return dptrain::make_algorithm(algorithm)->adjacency() != dptrain::privacy::Adjacency::ReplaceOne;
+  if (!method) return dptrain::tuning::random_stopping_by_default(algorithm);
   if (*method == "liu_talwar") return true;
   if (*method == "holdout") return false;
   dptrain::fail(dptrain::ErrorKind::InvalidParameter, "unknown tuning method \"" + *method + "\"", {},

@@ -123,12 +123,16 @@ void check_tunable(const TrainingConfig& config) {
         "Tune a private algorithm (e.g. algorithm => 'bolton'); without privacy, tune on the data directly.");
   // Algorithm 3's split deals rows out by position: its argument needs
   // replace-one candidates (an added row would move rows between parts).
-  if (make_algorithm(config.algorithm)->adjacency() != privacy::Adjacency::ReplaceOne)
+  if (random_stopping_by_default(config.algorithm))
     fail(ErrorKind::NotImplemented,
          "method holdout does not tune algorithm \"" + config.algorithm + "\"",
          "Bolt-on's Algorithm 3 is analysed under replace-one adjacency with every candidate spending exactly "
          "(epsilon, delta); \"" + config.algorithm + "\" is accounted under add/remove-one.",
          "Use method => 'liu_talwar' (random stopping, any private algorithm; docs/tuning.md section 4).");
+}
+
+bool random_stopping_by_default(const std::string& algorithm) {
+  return make_algorithm(algorithm)->adjacency() != privacy::Adjacency::ReplaceOne;
 }
 
 Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)

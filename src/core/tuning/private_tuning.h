@@ -64,10 +64,15 @@ constexpr int kMaxCandidates = 100;
 
 // Throws Error(InvalidParameter) unless `config.algorithm` may be tuned by
 // Algorithm 3 (called before anything is charged or read). Refused: "none"
-// (not private) and the DP-SGD family, whose accounting is add/remove-one with
-// the accountant's epsilon (Algorithm 3's argument above is replace-one with
-// every candidate spending exactly (epsilon, delta)); docs/dpsgd.md §7.
+// (not private) and the algorithms accounted under add/remove-one (the DP-SGD
+// family, DP-AGD: Algorithm::adjacency()); Algorithm 3's argument above is
+// replace-one with every candidate spending exactly (epsilon, delta).
 void check_tunable(const TrainingConfig& config);
+
+// Whether dp_tune / dptrain tune without a method use Liu-Talwar random
+// stopping (docs/tuning.md section 4): for the algorithms check_tunable
+// refuses, holdout (Algorithm 3) for the others.
+bool random_stopping_by_default(const std::string& algorithm);
 
 // The grid's candidates, lambda-major (then epochs, then batch size).
 // Throws Error(InvalidParameter) for empty lists, repeated values, values out
