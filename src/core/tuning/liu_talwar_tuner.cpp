@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/algorithms/algorithm.h"
+#include "core/engine/distributed.h"
 #include "core/engine/model_details.h"
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
@@ -103,6 +104,10 @@ LiuTalwarTuner::LiuTalwarTuner(TrainingConfig config, ParameterGrid grid, std::o
       c.seed.reset();  // set per run (tests only)
       algorithm->check_arguments(c);
       p = algorithm->plan(c);
+      // On a Citus table each candidate is dp_train in place on the whole
+      // table (per-shard PSGD, exact sums): refused here, before the charge,
+      // exactly when dp_train would refuse it (docs/tuning.md section 4).
+      if (c.distributed()) distributed::check(c);
     } catch (const Error& e) {
       rethrow_for_point(e, point);
     }
@@ -243,6 +248,13 @@ Model LiuTalwarTuner::release(double /*seconds: reveals the number of candidates
       {"grid_points", grid_.size()},
       {"chosen", chosen},
   };
+  if (config_.distributed()) {
+    // Every candidate (and its score) is a mechanism on the same public key
+    // set: the guarantee is under replace-one keeping the row's key, as
+    // dp_train's in place (docs/distributed.md section 2).
+    distributed::annotate(m, config_);
+    m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
+  }
   m.details.erase("seconds");  // a candidate's own time; the search's reveals the count
   m.details.erase("seed");
   m.details.erase("warnings");
