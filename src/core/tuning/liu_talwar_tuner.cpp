@@ -249,9 +249,12 @@ Model LiuTalwarTuner::release(double /*seconds: reveals the number of candidates
       {"chosen", chosen},
   };
   if (config_.distributed()) {
-    // Every candidate (and its score) is a mechanism on the same public key
-    // set: the guarantee is under replace-one keeping the row's key, as
-    // dp_train's in place (docs/distributed.md section 2).
+    // Each candidate is dp_train in place, (eps1 - eps_s, delta1)-DP under
+    // replace-one keeping the row's key (the shard sizes public: Bolt-on
+    // Lemmas 1-4 per shard, docs/distributed.md section 2), and its count
+    // moves by 1 under it; Liu & Talwar's Theorem 3.4 holds under whatever
+    // relation its candidates are DP under, so the total is stated under this
+    // one (docs/tuning.md section 4).
     distributed::annotate(m, config_);
     m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
   }
