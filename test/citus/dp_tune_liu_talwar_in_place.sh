@@ -10,7 +10,8 @@
 #  * the shards are read on the workers: each candidate's epochs and its
 #    score read all 5 shards, guarded, without a part filter (the whole
 #    table), one evaluation per candidate;
-#  * the same seed reproduces the search (chosen point, noisy score, model);
+#  * the same seed reproduces the search (chosen point, noisy score, model),
+#    also through `dptrain tune --method liu_talwar`;
 #    the model records the distribution, the per-shard bound of its
 #    candidate and the adjacency keeping the row's key;
 #  * algorithms and options dp_train refuses on a distributed table, and a
@@ -90,6 +91,15 @@ same=$(sql "SELECT a.details->'tuning'->'chosen' = b.details->'tuning'->'chosen'
 # (the shard states are combined in the order the tasks finish: equal up to rounding)
 sql "SELECT $(weights_gap "$id" "$id2") <= 1e-12" | grep -q t || fail "seed 7 twice gave different models ($id, $id2)"
 echo "ok: the same seed reproduces the chosen point, its noisy score and the model"
+
+# `dptrain tune --method liu_talwar` runs dp_tune in the server: in place too, the same search.
+cli=$("${DPTRAIN_CLI:-build/dptrain}" tune --table pts --label y --features x --method liu_talwar --epsilon 1 --delta 1e-6 \
+        --grid '{"learning_rate": [0.2, 0.5], "epochs": [2], "batch_size": [50]}' --gamma 0.25 --seed 7 --json 2>&1) ||
+  fail "dptrain tune --method liu_talwar on the distributed table failed: $cli"
+id_cli=$(tail -1 <<<"$cli" | sed -E 's/.*"model_id":([0-9]+).*/\1/')
+[[ "$id_cli" =~ ^[0-9]+$ ]] || fail "no model id from dptrain tune: $cli"
+sql "SELECT $(weights_gap "$id" "$id_cli") <= 1e-12" | grep -q t || fail "dptrain tune --seed 7 and dp_tune seed 7 differ ($id_cli, $id)"
+echo "ok: dptrain tune --method liu_talwar gives dp_tune's model for the same seed"
 
 # --- refused before any charge, as dp_train refuses ----------------------------
 before=$(ledger)
