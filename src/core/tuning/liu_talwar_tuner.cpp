@@ -249,14 +249,17 @@ Model LiuTalwarTuner::release(double /*seconds: reveals the number of candidates
       {"chosen", chosen},
   };
   if (config_.distributed()) {
-    // Each candidate is dp_train in place, (eps1 - eps_s, delta1)-DP under
-    // replace-one keeping the row's key (the shard sizes public: Bolt-on
-    // Lemmas 1-4 per shard, docs/distributed.md section 2), and its count
-    // moves by 1 under it; Liu & Talwar's Theorem 3.4 holds under whatever
-    // relation its candidates are DP under, so the total is stated under this
-    // one (docs/tuning.md section 4).
+    // Liu & Talwar's Theorem 3.4 holds under whatever relation every
+    // candidate (and its count, which moves by at most 1) is DP under
+    // (docs/tuning.md section 4). A candidate of per-shard PSGD epochs
+    // (privacy.distributed) is DP under replace-one keeping the row's key
+    // only: its step and bound are functions of the shard sizes (Bolt-on
+    // Lemmas 1-4 per shard, docs/distributed.md section 2). One of exact
+    // sums computes what it computes on one node and keeps its own relation
+    // (DP-AGD's add/remove, which a replacement keeping the key is not).
     distributed::annotate(m, config_);
-    m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
+    if (candidate_privacy.contains("distributed"))
+      m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
   }
   m.details.erase("seconds");  // a candidate's own time; the search's reveals the count
   m.details.erase("seed");

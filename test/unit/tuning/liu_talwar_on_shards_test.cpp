@@ -122,5 +122,21 @@ TEST(LiuTalwarOnShards, TheReleasedModelIsItsCandidatesDpTrainInPlaceAndRecordsT
   EXPECT_EQ(m2.weights, m.weights);
 }
 
+TEST(LiuTalwarOnShards, ExactSumCandidatesKeepTheirOwnAdjacency) {
+  // DP-AGD's passes are exact gradient sums: on shards it computes what it
+  // computes on one node, DP under add/remove-one, which a replacement
+  // keeping the key is not (it is two steps of it). The search's total is
+  // stated under the candidates' own relation, not the per-shard one.
+  const InMemoryData data = sharded_table();
+  TrainingConfig c = sharded_config("dpagd");
+  c.seed = 5;
+  LiuTalwarTuner t(c, ParameterGrid::parse(nlohmann::json::parse(R"({"lambda": [0.001, 0.01]})")), 0.5);
+  const Model m = drive_in_memory(t, data);
+  EXPECT_EQ(m.details["privacy"]["candidate"]["adjacency"], "add-remove");
+  EXPECT_EQ(m.details["privacy"]["adjacency"], "add-remove");
+  EXPECT_FALSE(m.details["privacy"]["candidate"].contains("distributed"));
+  EXPECT_EQ(m.details["data"]["distribution"]["shard_rows"], c.shard_rows);  // what dp_train records
+}
+
 }  // namespace
 }  // namespace dptrain::tuning
