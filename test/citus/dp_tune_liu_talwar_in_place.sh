@@ -9,7 +9,8 @@
 #    takes it, is caught by the same check;
 #  * the shards are read on the workers: each candidate's epochs and its
 #    score read all 5 shards, guarded, without a part filter (the whole
-#    table), one evaluation per candidate;
+#    table), one evaluation per candidate; the workers' own statistics count
+#    at least one scan of a shard per shard query;
 #  * the same seed reproduces the search (chosen point, noisy score, model),
 #    also through `dptrain tune --method liu_talwar`;
 #    the model records the distribution, the per-shard bound of its
@@ -46,9 +47,22 @@ weights_gap() {  # the largest difference between the weights of two models
          JOIN unnest((SELECT weights FROM dptrain.models WHERE id = $2)) WITH ORDINALITY b(v, j) USING (j)"
 }
 
+# The scans of pts's shards the workers have counted (each worker's own statistics;
+# a shard query's backend reports them when it ends, at the latest).
+worker_scans() {
+  local w total=0
+  for w in worker1 worker2; do
+    # (Citus hides the shards from the catalog of other applications' sessions.)
+    total=$((total + $(citus_psql "$w" -At -c "SET citus.show_shards_for_app_name_prefixes = '*'" \
+                         -c "SELECT coalesce(sum(seq_scan), 0) FROM pg_stat_user_tables WHERE relname ~ '^pts_[0-9]+$'")))
+  done
+  echo "$total"
+}
+
 # --- in place: only counts and partial aggregates, every shard read ------------
 # 2 grid points, gamma 1/4: about 4 candidates (seed 7: more than one, checked), each 2 epochs and one score.
 grid="epsilon => 1, delta => 1e-6, grid => '{\"learning_rate\": [0.2, 0.5], \"epochs\": [2], \"batch_size\": [50]}', gamma => 0.25"
+scans_before=$(worker_scans)
 out=$(tune pts "$grid, seed => 7" || true)
 id=$(tail -1 <<<"$out")
 [[ "$id" =~ ^[0-9]+$ ]] || fail "liu_talwar on the distributed table failed: $out"
@@ -64,7 +78,15 @@ evals=$(shard_queries evaluate_agg "$out")
 unguarded=$(grep "worker_partial_agg('dptrain" <<<"$out" | grep -v "dptrain.shard_guard(" || true)
 [ -z "$unguarded" ] || fail "a shard query without the shard guard: $unguarded"
 grep "worker_partial_agg('dptrain" <<<"$out" | grep -q "tuning_part" && fail "a candidate read a part, not the whole table"
-echo "ok: $runs candidates trained and scored on the 5 shards ($epochs epoch and $evals evaluation shard queries), no row copied"
+# On the workers: at least one scan of a shard per shard query (the run's
+# session has ended, so have its connections to the workers, whose backends
+# report their statistics as they exit: polled, at most ~30 s).
+need=$((scans_before + epochs + evals))
+for _ in $(seq 300); do [ "$(worker_scans)" -ge "$need" ] && break; sleep 0.1; done
+[ "$(worker_scans)" -ge "$need" ] ||
+  fail "the workers counted $(( $(worker_scans) - scans_before )) scans of the shards, expected at least $((epochs + evals))"
+echo "ok: $runs candidates trained and scored on the 5 shards ($epochs epoch and $evals evaluation shard queries," \
+     "$(( $(worker_scans) - scans_before )) shard scans counted on the workers), no row copied"
 
 # --- the metadata records the in-place run --------------------------------------
 meta=$(sql "SELECT details->'data'->'distribution'->>'kind', details->'data'->'distribution'->>'distribution_column',
