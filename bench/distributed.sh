@@ -25,14 +25,21 @@
 #      epsilon = 1, the default grid, step 0.1): keyed split in place vs the copy's split;
 #   7. dp_tune (Bolt-on Algorithm 3, the default grid of 9 candidates, epsilon = 1): wall
 #      time plain (shuffled copy, Split) vs distributed (keyed split in place,
-#      docs/tuning.md section 5), and the bytes reaching the coordinator.
+#      docs/tuning.md section 5), and the bytes reaching the coordinator;
+#   8. dp_tune method liu_talwar (bolt-on, learning rate LT_RATES, EPOCHS epochs, gamma 1/2,
+#      epsilon = 1, delta = 1e-6, seed 1: the same candidates on both tables): wall time plain
+#      (shuffled copy) vs distributed (every candidate and its score in place, docs/tuning.md
+#      section 4), and the bytes reaching the coordinator. The default rates, near bolt-on's
+#      own default step, keep one local pass per epoch on 32 shards; a larger step costs
+#      P = ceil(c eta beta / 2) passes per epoch in place, as it does dp_train (docs/distributed.md
+#      section 3; the chosen candidate's P is printed).
 # Since phase 2 dp_train trains a distributed table in place (docs/distributed.md section 9),
 # so item 2's "dp_train" line is the whole in-place run.
 # Prints a small report; nothing is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${ROWS:-200000} DIM=${DIM:-54} EPOCHS=${EPOCHS:-5} SHARDS=${SHARDS:-32} REPEAT=${REPEAT:-3}
-ADULT=${ADULT:-1} RUNS=${RUNS:-5} ITEMS=${ITEMS:-1 2 3 4 5}
+ADULT=${ADULT:-1} RUNS=${RUNS:-5} ITEMS=${ITEMS:-1 2 3 4 5} LT_RATES=${LT_RATES:-0.005, 0.01}
 
 source scripts/lib/citus_cluster.sh
 # Bytes received by the coordinator backend, counted with strace: the sizes
@@ -206,6 +213,23 @@ for i in $(seq "$REPEAT"); do
 done
 # shellcheck disable=SC2059
 echo "   distributed: $(received_by_coordinator "$(printf "$TUNE" t_dist)") bytes received by the coordinator"
+fi
+
+LT="SELECT model_id FROM dp_tune('%s', 'y', 'x', method => 'liu_talwar', epsilon => 1, delta => 1e-6, gamma => 0.5,
+    grid => '{\"learning_rate\": [$LT_RATES], \"epochs\": [$EPOCHS]}', classes => ARRAY['false', 'true'], seed => 1)"
+if want 8; then
+echo
+# shellcheck disable=SC2059
+runs=$(citus_psql coordinator -At -c "$(printf "$LT" t_dist)" 2>&1 | grep -c "dptrain: candidate [0-9]* started" || true)
+echo "8. dp_tune liu_talwar ($runs candidates with seed 1), wall seconds (CPU of all nodes) and bytes reaching the coordinator"
+for i in $(seq "$REPEAT"); do
+  # shellcheck disable=SC2059
+  echo "   plain $(timed_cpu "$(printf "$LT" t_plain)"), distributed $(timed_cpu "$(printf "$LT" t_dist)")"
+done
+# shellcheck disable=SC2059
+echo "   distributed: $(received_by_coordinator "$(printf "$LT" t_dist)") bytes received by the coordinator;" \
+     "the chosen candidate's local passes per epoch: $(sql "SELECT details->'privacy'->'candidate'->'distributed'->>'local_passes'
+                                                           FROM dptrain.models ORDER BY id DESC LIMIT 1")"
 fi
 
 if [ "$ADULT" = 1 ]; then

@@ -63,7 +63,7 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // the charge; with `before_charge`, the caller checks its runs itself), and
 // prep->distributed is set (prep->shuffled stays NULL). With Any (dp_train),
 // a plain table may also be read in place and copied without a shuffle;
-// Distributed (dp_tune's holdout) keeps the shuffled copy of every other
+// Distributed (dp_tune) keeps the shuffled copy of every other
 // table (its Split deals out the rows of the random order).
 // `before_charge(arg)`, if given, runs once the facts are in *config and
 // before the charge (dp_tune plans its candidates there; it may ereport);

@@ -229,10 +229,12 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   const Oid relid = PG_GETARG_OID(kSource);
   // 3. Public facts of the data, every candidate's plan from them (before the
   // charge), the charge of the total, and one random permutation of the data.
-  // A Citus hash-distributed table (holdout only) is tuned in place: the
-  // parts are a keyed hash of the distribution column, counted before the
-  // charge (plan_candidates) and read on the shards by every pass; liu_talwar
-  // and every other table take the shuffled copy.
+  // A Citus hash-distributed table is tuned in place, by the rule of
+  // dp_train (begin_run: not with encoded columns): holdout's parts are a
+  // keyed hash of the distribution column, counted before the charge
+  // (plan_candidates) and read on the shards by every pass; liu_talwar's
+  // candidates each train and are scored on the whole table on the shards,
+  // as dp_train and dp_evaluate would. Every other table takes the shuffled copy.
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
   if (on_columns) prep.columns = &columns;
@@ -241,8 +243,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   s->prep = &prep;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep,
-                         s->liu_talwar ? dptrain::pg::InPlace::No : dptrain::pg::InPlace::Distributed,
-                         plan_candidates, s);
+                         dptrain::pg::InPlace::Distributed, plan_candidates, s);
   if (prep.reads_source()) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
   s->scratch.local = prep.in_place;
   s->scratch.relid = relid;

@@ -4,8 +4,8 @@
 #  * no row reaches the coordinator: every command the coordinator sends to
 #    the workers during dp_train is a count or a partial aggregate
 #    (worker_partial_agg), checked with citus.log_remote_commands; the copy
-#    path (dp_tune's liu_talwar still copies) sends a plain row fetch, which the same
-#    check catches;
+#    path (encoded feature columns still copy) sends a plain row fetch, which
+#    the same check catches;
 #  * bolt-on uses the per-shard PSGD bound with the sequential-equivalent
 #    step (equal to the sequential sensitivity), recorded in the metadata
 #    with the public-shard-size assumption;
@@ -72,14 +72,18 @@ rowfetch=$(grep -i "SELECT" <<<"$remote_int" | grep -v "worker_partial_agg" | gr
 [ -z "$rowfetch" ] || fail "the validation with classes from the data may fetch rows to the coordinator: $rowfetch"
 echo "ok: classes read from a distributed table's data in the validation's one statement, only aggregates sent"
 
-# The check above catches the copy path: dp_tune's liu_talwar method still
-# copies the rows (its holdout method tunes in place: dp_tune_in_place.sh).
+# The check above catches the copy path: encoded feature columns
+# (features => ARRAY[...]) still copy the rows (docs/encoding.md).
+sql "CREATE TABLE pts_cols (id bigint PRIMARY KEY, a float8, b float8, y boolean);
+     SELECT create_distributed_table('pts_cols', 'id');
+     INSERT INTO pts_cols SELECT id, x[1], x[2], y FROM pts_plain" >/dev/null
 out_copy=$(citus_psql coordinator -At -c "SET citus.log_remote_commands = on" -c "SET client_min_messages = log" \
-  -c "SELECT model_id FROM dp_tune('pts', 'y', 'x', epsilon => 1, delta => 1e-6, method => 'liu_talwar', grid => '{\"epochs\": [1]}', seed => 7)" 2>&1)
+  -c "SELECT model_id FROM dp_train('pts_cols', 'y', ARRAY['a', 'b'], bounds => '{\"a\": [-1, 1], \"b\": [-1, 1]}', algorithm => 'bolton', epsilon => 1, epochs => 1, seed => 7)" 2>&1)
+[[ "$(tail -1 <<<"$out_copy")" =~ ^[0-9]+$ ]] || fail "dp_train on encoded columns of the distributed table failed: $out_copy"
 copy_fetch=$(grep "issuing" <<<"$out_copy" | grep -i "SELECT" | grep -v "worker_partial_agg" | grep -v "count(\*)" || true)
 [ -n "$copy_fetch" ] ||
-  fail "the remote-command check does not see the row copy of dp_tune's liu_talwar: $out_copy"
-echo "ok: the same check sees the row copy of dp_tune's liu_talwar method"
+  fail "the remote-command check does not see the row copy of encoded columns: $out_copy"
+echo "ok: the same check sees the row copy of encoded feature columns"
 
 # --- the bound and its assumption in the metadata -----------------------------
 meta=$(sql "SELECT details->'privacy'->'distributed'->>'sensitivity', details->'privacy'->>'sensitivity',

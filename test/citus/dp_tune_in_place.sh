@@ -5,7 +5,8 @@
 #    the workers is a count or a partial aggregate, every candidate's pass
 #    and the held-out evaluation filter their part with dptrain.tuning_part
 #    on the shards (checked with citus.log_remote_commands; the copy path,
-#    still taken by method => 'liu_talwar', is caught by the same check);
+#    still taken with encoded feature columns, is caught by the same check;
+#    method => 'liu_talwar': dp_tune_liu_talwar_in_place.sh);
 #  * the parts are a keyed hash of the distribution column: their sizes
 #    cover the table, each shard's parts cover the shard, and the chosen
 #    candidate is planned for its own part (m_i, n_{s,i}) with the per-shard
@@ -65,11 +66,16 @@ fetch=$(row_fetches "$out")
 grep -q "dptrain_shuffled" <<<"$out" && fail "dp_tune made a coordinator copy: $out"
 echo "ok: dp_tune sent only counts and partial aggregates (part-filtered) to the shards"
 
-# Positive control: the copy path (liu_talwar keeps it) is caught by the same check.
-out_copy=$(tune pts "epsilon => 1, delta => 1e-6, method => 'liu_talwar', grid => '{\"epochs\": [1]}', seed => 7" || true)
-[[ "$(tail -1 <<<"$out_copy")" =~ ^[0-9]+$ ]] || fail "liu_talwar on the distributed table failed: $out_copy"
-[ -n "$(row_fetches "$out_copy")" ] || fail "the remote-command check does not see the row copy of liu_talwar: $out_copy"
-echo "ok: the same check sees the row copy of the copy path (liu_talwar)"
+# Positive control: the copy path (encoded feature columns keep it, as for
+# dp_train) is caught by the same check.
+sql "CREATE TABLE pts_cols (id bigint PRIMARY KEY, a float8, b float8, y boolean);
+     SELECT create_distributed_table('pts_cols', 'id');
+     INSERT INTO pts_cols SELECT id, x[1], x[2], y FROM pts_plain" >/dev/null
+out_copy=$(citus_psql coordinator -At -v VERBOSITY=verbose -c "SET citus.log_remote_commands = on" -c "SET client_min_messages = log" \
+  -c "SELECT model_id FROM dp_tune('pts_cols', 'y', ARRAY['a', 'b'], bounds => '{\"a\": [-1, 1], \"b\": [-1, 1]}', epsilon => 1, $grid, seed => 7)" 2>&1 || true)
+[[ "$(tail -1 <<<"$out_copy")" =~ ^[0-9]+$ ]] || fail "dp_tune on encoded columns of the distributed table failed: $out_copy"
+[ -n "$(row_fetches "$out_copy")" ] || fail "the remote-command check does not see the row copy of encoded columns: $out_copy"
+echo "ok: the same check sees the row copy of the copy path (encoded columns)"
 
 # --- the split and the candidates' plans in the metadata -----------------------
 meta=$(sql "SELECT details->'tuning'->'split'->>'kind', details->'tuning'->>'parts',

@@ -7,7 +7,8 @@
 # key lands in another, between the counts (before the charge) and the first
 # pass, keeps n and the largest shard, so every total the passes used to
 # check (P n rows, U = max_s ceil(P n_s / b) updates) is unchanged:
-#  * dp_train (bolt-on) and dp_tune (holdout, keyed split) fail with 40001
+#  * dp_train (bolt-on), dp_tune (holdout, keyed split) and dp_tune
+#    (liu_talwar, every candidate on the whole table) fail with 40001
 #    "the shards of the table changed during training", and are charged (a
 #    run that fails after its charge has paid, as for a changed total);
 #  * a row deleted (a total changed) fails with the same SQLSTATE;
@@ -88,15 +89,17 @@ check_changed() {
 
 train="SELECT model_id FROM dp_train('pts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 2)"
 tune="SELECT model_id FROM dp_tune('pts', 'y', 'x', epsilon => 1, lambdas => '{0}', epochs => '{1, 2}')"
+liu_talwar="SELECT model_id FROM dp_tune('pts', 'y', 'x', method => 'liu_talwar', epsilon => 1, delta => 1e-6,
+            grid => '{\"epochs\": [2], \"batch_size\": [50]}')"
 
-# Positive controls: with nothing rewritten, both run (and are charged).
-for stmt in "$train" "$tune"; do
+# Positive controls: with nothing rewritten, all three run (and are charged).
+for stmt in "$train" "$tune" "$liu_talwar"; do
   before=$(ledger)
   out=$(paused_call pts "$stmt" no_change)
   [[ "$(tail -1 <<<"$out")" =~ ^[0-9]+$ ]] || fail "a paused run on the unchanged table failed: $out"
   [ "$(ledger)" -gt "$before" ] || fail "a run left no ledger entry: the checks below could not fail"
 done
-echo "ok: paused at their charge, dp_train and dp_tune train on the unchanged table"
+echo "ok: paused at their charge, dp_train and dp_tune (holdout, liu_talwar) train on the unchanged table"
 
 # dp_train: a row moved between shards (n and the largest shard kept).
 pick_rewrite
@@ -112,6 +115,14 @@ before=$(ledger)
 out=$(RUN_PGOPTIONS="-c citus.log_remote_commands=on -c client_min_messages=log" paused_call pts "$tune" move_row_in_part_1)
 check_changed "dp_tune, a row moved between shards within a part" "$out" "the shards of the table changed during training" "$before"
 echo "ok: dp_tune on a table whose shard counts in a part changed with the same totals: refused (40001), charged"
+
+# dp_tune liu_talwar: every candidate is dp_train in place on the whole
+# table, so the same rewrite between its counts and its first candidate.
+pick_rewrite
+before=$(ledger)
+out=$(paused_call pts "$liu_talwar" move_row)
+check_changed "dp_tune liu_talwar, a row moved between shards" "$out" "the shards of the table changed during training" "$before"
+echo "ok: dp_tune liu_talwar on a table whose shard counts changed with the same totals: refused (40001), charged"
 
 # A total changed: the totals check, the same SQLSTATE.
 pick_rewrite

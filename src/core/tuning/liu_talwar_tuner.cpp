@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/algorithms/algorithm.h"
+#include "core/engine/distributed.h"
 #include "core/engine/model_details.h"
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
@@ -103,6 +104,10 @@ LiuTalwarTuner::LiuTalwarTuner(TrainingConfig config, ParameterGrid grid, std::o
       c.seed.reset();  // set per run (tests only)
       algorithm->check_arguments(c);
       p = algorithm->plan(c);
+      // On a Citus table each candidate is dp_train in place on the whole
+      // table (per-shard PSGD, exact sums): refused here, before the charge,
+      // exactly when dp_train would refuse it (docs/tuning.md section 4).
+      if (c.distributed()) distributed::check(c);
     } catch (const Error& e) {
       rethrow_for_point(e, point);
     }
@@ -243,6 +248,19 @@ Model LiuTalwarTuner::release(double /*seconds: reveals the number of candidates
       {"grid_points", grid_.size()},
       {"chosen", chosen},
   };
+  if (config_.distributed()) {
+    // Liu & Talwar's Theorem 3.4 holds under whatever relation every
+    // candidate (and its count, which moves by at most 1) is DP under
+    // (docs/tuning.md section 4). A candidate of per-shard PSGD epochs
+    // (privacy.distributed) is DP under replace-one keeping the row's key
+    // only: its step and bound are functions of the shard sizes (Bolt-on
+    // Lemmas 1-4 per shard, docs/distributed.md section 2). One of exact
+    // sums computes what it computes on one node and keeps its own relation
+    // (DP-AGD's add/remove, which a replacement keeping the key is not).
+    distributed::annotate(m, config_);
+    if (candidate_privacy.contains("distributed"))
+      m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
+  }
   m.details.erase("seconds");  // a candidate's own time; the search's reveals the count
   m.details.erase("seed");
   m.details.erase("warnings");

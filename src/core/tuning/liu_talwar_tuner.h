@@ -21,6 +21,12 @@
 //   sqrt(2 delta1) = (delta - delta2) / T,  eps1 = (epsilon - 3 sqrt(2 delta1)) / 3
 //   eps_s = eps1 / 10 for the score, eps1 - eps_s for the training run.
 //
+// On a Citus hash-distributed table (config.distributed()) every candidate is
+// dp_train in place on the whole table (per-shard PSGD or exact sums,
+// refused per grid point as dp_train refuses: engine/distributed.h) and its
+// count is an exact sum over the shards; the same total holds under
+// dp_train's adjacency there, replace-one keeping the row's key.
+//
 // Released: the chosen model, its grid point and its noisy score (all part of
 // the winning Q's output). NOT released: how many candidates ran, which other
 // points were tried and their scores (revealing the count turns the mixture
