@@ -128,14 +128,14 @@ void check_tunable(const TrainingConfig& config) {
          "Bolt-on's Algorithm 3 is analysed under replace-one adjacency with every candidate spending exactly "
          "(epsilon, delta); the DP-SGD family is accounted under add/remove-one.",
          "Train with dp_train at hyperparameters fixed in advance (docs/dpsgd.md).");
+  if (!config.epsilon)
+    bad("private tuning needs epsilon", "Pass epsilon => ... (and delta => ... for (epsilon, delta)-DP).");
 }
 
 Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
     : config_(std::move(config)), grid_(std::move(grid)), split_(std::move(split)) {
   validate_arguments(config_);
   check_tunable(config_);
-  if (!config_.epsilon)
-    bad("private tuning needs epsilon", "Pass epsilon => ... (and delta => ... for (epsilon, delta)-DP).");
   if (stops_on_data(config_))
     bad("options.tolerance is not available in private tuning",
         "Each candidate's number of epochs is a value of the grid, fixed in advance (Bolt-on Algorithm 3).");

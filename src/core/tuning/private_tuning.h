@@ -66,7 +66,8 @@ constexpr int kMaxCandidates = 100;
 // Algorithm 3 (called before anything is charged or read). Refused: "none"
 // (not private) and the DP-SGD family, whose accounting is add/remove-one with
 // the accountant's epsilon (Algorithm 3's argument above is replace-one with
-// every candidate spending exactly (epsilon, delta)); docs/dpsgd.md §7.
+// every candidate spending exactly (epsilon, delta)); docs/dpsgd.md §7. And
+// a run without epsilon (before the algorithm's own check says the same).
 void check_tunable(const TrainingConfig& config);
 
 // The grid's candidates, lambda-major (then epochs, then batch size).

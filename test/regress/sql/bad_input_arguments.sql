@@ -74,3 +74,21 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('bad_args', 'y', 'x', algorithm => '
 SELECT count(*) AS models FROM dptrain.models WHERE source = 'public.bad_args';
 SELECT current_user = session_user AS same_user, current_setting('search_path') AS search_path;
 SELECT count(*) AS temp_tables FROM pg_class WHERE relname LIKE 'dptrain_shuffled%';
+
+-- A private run (epsilon, no seed) that its arguments alone refuse is refused
+-- before its charge, whatever the algorithm (bolton, scs13 and bst14 used to
+-- refuse these only when planning, after the charge was committed).
+SELECT count(*) AS ledger_before FROM dptrain.ledger \gset
+CREATE TEMP TABLE charge_cases (ord serial, what text, sql text);
+INSERT INTO charge_cases (what, sql) VALUES
+  ('bolton unknown option', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, options => '{"foo": 1}')$$),
+  ('bolton calibration for pure DP', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, options => '{"gaussian_calibration": "classic"}')$$),
+  ('bolton unknown calibration', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, delta => 1e-6, options => '{"gaussian_calibration": "exact"}')$$),
+  ('bolton tolerance not a number', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, lambda => 0.1, options => '{"tolerance": "1%"}')$$),
+  ('scs13 unknown option',  $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'scs13', epsilon => 1, options => '{"foo": 1}')$$),
+  ('scs13 unknown accountant', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'scs13', epsilon => 1, delta => 1e-6, options => '{"accountant": "moments"}')$$),
+  ('bst14 without delta',   $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, radius => 1)$$),
+  ('bst14 reshuffle',       $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, radius => 1, reshuffle => true)$$),
+  ('bst14 unknown amplification', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, radius => 1, options => '{"amplification": "x"}')$$);
+SELECT c.ord, c.what, r.code, r.message FROM charge_cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
+SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;
