@@ -159,6 +159,13 @@ void write_noise(const TrainingConfig& c, int K, double sensitivity, const std::
                   e.hint(), e.sqlstate());
     }
   }
+  // An extreme lambda or epsilon can make the scale 0 (underflow) or
+  // infinite: refused when planning, not at the release after the epochs.
+  if (!(noise.scale > 0) || !std::isfinite(noise.scale))
+    bad("the output noise scale of bolton is not a positive finite number",
+        "Use a lambda and an epsilon of ordinary magnitude (e.g. lambda 1e-4 .. 1, epsilon 0.01 .. 100).",
+        "sensitivity " + num(noise.sensitivity) + ", epsilon " + num(noise.epsilon) + ", scale " + num(noise.scale) +
+            ".");
   nlohmann::json noise_json = noise.to_json();
   if (!pure) noise_json["calibration"] = calibration;
   if (pure) noise_json["expected_norm"] = c.dim * noise.scale;
