@@ -151,9 +151,9 @@ AmpPlan make_plan(const TrainingConfig& c) {
   // bound (a tiny epsilon, 1e-12 on 200 rows, made the line search fail as
   // an internal error; 1e-11 still converged). Public inputs only: refused here.
   if (!(10 * std::numeric_limits<double>::epsilon() * p.sigma1 * std::sqrt(static_cast<double>(p.dim)) <= p.gamma))
-    bad("epsilon is too small for AMP: its objective noise drowns the gradient bound in double precision",
-        "sigma1 = " + num(p.sigma1) + " in " + std::to_string(p.dim) + " dimensions, gamma = " + num(p.gamma) +
-            ": pass a larger epsilon (or a larger options.gamma).");
+    bad("AMP's objective noise drowns its gradient bound gamma in double precision",
+        "sigma1 = " + num(p.sigma1) + " (it grows as epsilon shrinks) in " + std::to_string(p.dim) +
+            " dimensions, gamma = " + num(p.gamma) + ": pass a larger epsilon or a larger options.gamma.");
   p.theorem_covers_loss = p.loss == LossKind::Logistic;
   p.solver = optim::solver_settings(c.options, c.dim);
 

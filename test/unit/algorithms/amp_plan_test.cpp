@@ -134,8 +134,12 @@ TEST(AmpPlan, RefusesAnObjectiveNoiseBeyondDoublePrecision) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
-    EXPECT_NE(std::string(e.what()).find("epsilon is too small for AMP"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("drowns its gradient bound gamma"), std::string::npos);
   }
+  // The same for a gamma far below the rounding of an ordinary objective noise.
+  c = reference_config();
+  c.options["gamma"] = 1e-300;
+  EXPECT_THROW(amp::make_plan(c), Error);
 }
 
 TEST(AmpPlan, HyperparameterFreeIsTheDefault) {
