@@ -236,6 +236,18 @@ void Bolton::check_arguments(const TrainingConfig& c) const {
         "Pass epsilon => ... (pure epsilon-DP), and delta => ... for (epsilon, delta)-DP.");
   (void) parse_loss(c.loss);
   check_options(c, std::nullopt, !c.delta || *c.delta == 0.0);
+  // What choose_schedule refuses whatever lambda is (dp_tune's grid sets it per candidate).
+  const std::optional<ScheduleKind> kind =
+      c.schedule ? std::optional<ScheduleKind>(parse_schedule(*c.schedule)) : std::nullopt;
+  const bool decreasing = kind == ScheduleKind::Decreasing || kind == ScheduleKind::Sqrt;
+  if (kind == ScheduleKind::InverseSqrt)
+    bad("the inverse_sqrt schedule has no Bolt-on sensitivity bound",
+        "Use schedule constant, decreasing or sqrt (lambda = 0), or strongly_convex (lambda > 0).");
+  if (c.options.contains("schedule_c") && !decreasing)
+    bad("options.schedule_c applies only to the decreasing and sqrt schedules");
+  if (decreasing && c.learning_rate)
+    bad("learning_rate is not used by the " + schedule_name(*kind) + " schedule",
+        "Drop learning_rate (the step is 2/(beta (t + m^c))), or use schedule => 'constant'.");
 }
 
 TrainingPlan Bolton::plan(const TrainingConfig& c) const {
