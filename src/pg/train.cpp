@@ -50,8 +50,12 @@ const char* arg_name(int i) {
 // classes) before the charge, on a copy (step 4 plans the run itself), so
 // that a run its plan refuses (batch_size > n, two classes only, a step
 // above 2/beta, ...) costs nothing, as in dp_tune.
+// Not on a distributed table: its plan also reads the rows per shard, which
+// the models of a non-reader do not show (distributed::redact_shard_rows);
+// such a run keeps its plan after the charge (distributed::check ran before).
 void plan_before_charge(void* arg) {
   auto* s = static_cast<TrainSession*>(arg);
+  if (s->config.distributed()) return;
   DPT_CORE({
     dptrain::TrainingConfig c = s->config;
     (void) dptrain::defaults::apply(&c, s->unset);
