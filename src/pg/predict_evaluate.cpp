@@ -12,6 +12,7 @@
 #include "shard_guard.h"
 #include "sparsevec.h"
 #include "statement_checks.h"
+#include "training_data.h"
 
 namespace pm = dptrain::packed_model;
 using dptrain::pg::float8_array_data;
@@ -313,6 +314,9 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                       errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
                       errhint("Pass the label and feature column names as they are spelled in the table.")));
+  // A text or scalar feature column failed as a cast ("malformed array literal"
+  // with the value), an array label counted every row as an unknown class.
+  dptrain::pg::check_evaluation_columns(relid, label, features);
 
   MemoryContext caller = CurrentMemoryContext;
   SPI_connect();
