@@ -12,6 +12,7 @@
 #include "shard_guard.h"
 #include "sparsevec.h"
 #include "statement_checks.h"
+#include "training_data.h"
 
 namespace pm = dptrain::packed_model;
 using dptrain::pg::float8_array_data;
@@ -313,6 +314,9 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
       ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                       errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
                       errhint("Pass the label and feature column names as they are spelled in the table.")));
+  // A text or scalar feature column failed as a cast ("malformed array literal"
+  // with the value), an array label counted every row as an unknown class.
+  dptrain::pg::check_evaluation_columns(relid, label, features);
 
   MemoryContext caller = CurrentMemoryContext;
   SPI_connect();
@@ -348,16 +352,18 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   table.what = "the table to evaluate on";
   if (dptrain::pg::execute_checked(sql.data, 2, types, values, true, 0, table) != SPI_OK_SELECT)
     elog(ERROR, "dptrain: evaluation query failed");
-  bool isnull;
+  bool state_null, isnull;
   HeapTuple row = SPI_tuptable->vals[0];
   TupleDesc desc = SPI_tuptable->tupdesc;
-  const Datum state = SPI_getbinval(row, desc, 1, &isnull);
+  // The aggregate's state is NULL over no rows (count(*) is 0, not NULL):
+  // its own flag, or an empty table detoasts a NULL pointer.
+  const Datum state = SPI_getbinval(row, desc, 1, &state_null);
   const int64 null_labels = DatumGetInt64(SPI_getbinval(row, desc, 2, &isnull));
   if (null_labels > 0)
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("label column \"%s\" contains NULL values", label),
                     errhint("Remove rows with NULL labels before evaluating.")));
   std::vector<double> totals;
-  if (!isnull) {
+  if (!state_null) {
     int len = 0;
     const double* t = float8_array_data(DatumGetArrayTypeP(state), &len, "evaluation state");
     totals.assign(t, t + len);

@@ -138,7 +138,12 @@ void copy_features(const PreparedRows* r, Datum x, double* out, int dim) {
     return;
   }
   ArrayType* a = DatumGetArrayTypeP(x);
-  if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != FLOAT8OID || (ARR_HASNULL(a) && array_contains_nulls(a)))
+  // A reader's NULL element reaches here (dp_train copies its rows as they
+  // are): the epoch aggregate's error, not advice to filter them first.
+  if (ARR_NDIM(a) == 1 && ARR_ELEMTYPE(a) == FLOAT8OID && ARR_HASNULL(a) && array_contains_nulls(a))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not contain NULL elements"),
+                    errhint("Remove or repair rows with NULL features before training.")));
+  if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != FLOAT8OID)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional without NULLs"),
                     errhint("Filter rows with dptrain.usable_row(...) first, as dp_train does.")));
   if (ARR_DIMS(a)[0] != dim)

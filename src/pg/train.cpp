@@ -46,6 +46,23 @@ const char* arg_name(int i) {
   return names[i];
 }
 
+// begin_run's hook: the run's whole plan from the public facts (n, d, the
+// classes) before the charge, on a copy (step 4 plans the run itself), so
+// that a run its plan refuses (batch_size > n, two classes only, a step
+// above 2/beta, ...) costs nothing, as in dp_tune.
+// Not on a distributed table: its plan also reads the rows per shard, which
+// the models of a non-reader do not show (distributed::redact_shard_rows);
+// such a run keeps its plan after the charge (distributed::check ran before).
+void plan_before_charge(void* arg) {
+  auto* s = static_cast<TrainSession*>(arg);
+  if (s->config.distributed()) return;
+  DPT_CORE({
+    dptrain::TrainingConfig c = s->config;
+    (void) dptrain::defaults::apply(&c, s->unset);
+    (void) dptrain::start_run(c);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -98,7 +115,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   dptrain::pg::PreparedData prep;
   if (on_columns) prep.columns = &columns;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
-                         args.name, &s->config, &ids, &prep, dptrain::pg::InPlace::Any);
+                         args.name, &s->config, &ids, &prep, dptrain::pg::InPlace::Any, plan_before_charge, s);
   if (prep.reads_source()) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
   s->scratch.local = prep.in_place;
   s->scratch.relid = relid;

@@ -444,6 +444,11 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* from, const 
 
 }  // namespace
 
+void check_evaluation_columns(Oid relid, const char* label, const char* features) {
+  (void) check_label_type(relid, get_attnum(relid, label), label);
+  if (features != nullptr) (void) check_feature_type(relid, get_attnum(relid, features), features);
+}
+
 char* with_intercept(const char* features, const PreparedData* out) {
   if (!(out->intercept > 0)) return pstrdup(features);
   return psprintf("dptrain.intercept_row(%s, %.17g::pg_catalog.float8, %.17g::pg_catalog.float8)", features,

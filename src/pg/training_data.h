@@ -91,6 +91,10 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
 void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared_classes,
                            bool has_seed, int64 seed, const RunIdentities& ids, PreparedData* out);
 
+// dp_evaluate's columns (existing): the label and feature types dp_train
+// accepts, with its errors (42804), before a cast fails on a value.
+void check_evaluation_columns(Oid relid, const char* label, const char* features);
+
 // The columns `label` and `features` of `relid` (ERROR if missing).
 AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role);
 

@@ -152,7 +152,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   // before the charge below. dp_tune (before_charge) has checked every
   // candidate already: its grid may set what the shared arguments lack
   // (pfw's radius), so the shared arguments alone need not pass.
-  if (before_charge == nullptr) DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
+  // (dp_train's hook plans its one run from the facts: it still gets this first check.)
+  const bool checks_here = before_charge == nullptr || where == InPlace::Any;
+  if (checks_here) DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
   check_model_name(name, *ids);
   if (prep->columns != nullptr) {
     // Bad declarations, and undeclared categories without read access, fail
@@ -197,7 +199,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
       // Algorithms, schedules and options that cannot run shard by shard
       // are refused here, before the charge below (dp_tune's hook checks
       // every candidate's run instead).
-      if (before_charge == nullptr) dptrain::distributed::check(*c);
+      if (checks_here) dptrain::distributed::check(*c);
     }
   });
   // Sparse features (docs/sparse.md): only runs whose every pass has a

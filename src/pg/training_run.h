@@ -66,9 +66,9 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
 // Distributed (dp_tune) keeps the shuffled copy of every other
 // table (its Split deals out the rows of the random order).
 // `before_charge(arg)`, if given, runs once the facts are in *config and
-// before the charge (dp_tune plans its candidates there; it may ereport);
-// without it, the algorithm's check of *config runs first (dp_tune checks
-// each candidate itself).
+// before the charge (dp_tune plans its candidates there, dp_train its run;
+// it may ereport); without it, or with Any (dp_train), the algorithm's check
+// of *config runs first (dp_tune checks each candidate itself).
 // With prep->columns set (dp_train's features => ARRAY[...]), the encoding
 // is built before the data is inspected (encoded_features.h) and the run
 // is never in place.

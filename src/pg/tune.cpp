@@ -9,6 +9,7 @@
 // its part, each released candidate's evaluation on the held-out part),
 // store the chosen model and charge its total (epsilon, delta) to the budget.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -101,8 +102,24 @@ void holdout_grid(const nlohmann::json& j, dptrain::tuning::Grid* g) {
                     "method holdout tunes lambda, epochs and batch_size only, not \"" + name + "\"", {},
                     "Use method => 'liu_talwar' for a grid over other parameters.");
   const nlohmann::json lists = p.to_json();
+  // Every value a number, epochs and batch sizes whole ones: get<int>() would
+  // truncate 1.5 to 1, take true for 1 and overflow on 1e10 (the range
+  // checks of the grid come after; liu_talwar's grid says the same).
+  for (const auto& [name, values] : lists.items())
+    for (const auto& v : values) {
+      const bool whole = name != "lambda";
+      if (!v.is_number() || (whole && !(v.get<double>() == std::floor(v.get<double>()) &&
+                                        std::abs(v.get<double>()) <= 1e15)))
+        dptrain::fail(dptrain::ErrorKind::InvalidParameter,
+                      "grid value of \"" + name + "\" must be " + (whole ? "a whole number" : "a number"),
+                      "Got " + v.dump() + ".", "E.g. {\"" + name + "\": " + (whole ? "[1, 5]" : "[0.001, 0.01]") + "}.");
+    }
   if (lists.contains("lambda")) g->lambdas = lists.at("lambda").get<std::vector<double>>();
-  if (lists.contains("epochs")) g->epochs = lists.at("epochs").get<std::vector<int>>();
+  if (lists.contains("epochs")) {
+    g->epochs.clear();
+    for (const auto& v : lists.at("epochs"))  // out of int's range: the grid check's 0 (refused)
+      g->epochs.push_back(std::abs(v.get<double>()) <= 1e9 ? static_cast<int>(v.get<double>()) : 0);
+  }
   if (lists.contains("batch_size")) g->batch_sizes = lists.at("batch_size").get<std::vector<std::int64_t>>();
 }
 

@@ -39,6 +39,18 @@ TEST(SubnormalPrivacyArguments, AreRefusedBeforeAnythingIsRead) {
   }
 }
 
+// A subnormal lambda made bolton's default radius 1/lambda infinite
+// ("the Lipschitz constant must be positive and finite, got inf").
+TEST(SubnormalPrivacyArguments, LambdaIsZeroOrNormal) {
+  TrainingConfig c = with(1.0, std::nullopt);
+  c.lambda = 1e-320;
+  expect_invalid(c, "lambda must be 0 or at least 2.2e-308");
+  c.lambda = DBL_MIN;
+  EXPECT_NO_THROW(validate_arguments(c));
+  c.lambda = 0;
+  EXPECT_NO_THROW(validate_arguments(c));
+}
+
 TEST(SubnormalPrivacyArguments, TheSmallestNormalValuesAndZeroDeltaPass) {
   EXPECT_NO_THROW(validate_arguments(with(DBL_MIN, DBL_MIN)));
   EXPECT_NO_THROW(validate_arguments(with(1.0, 0.0)));

@@ -146,6 +146,14 @@ AmpPlan make_plan(const TrainingConfig& c) {
   p.regularization = p.minimum_regularization + n * p.lambda;
   p.sigma1 = objective_noise_sigma(p.lipschitz, p.rows, p.eps3, p.delta1);
   p.sigma2 = output_noise_sigma(p.rows, p.gamma, p.regularization, p.eps2, p.delta2);
+  // The objective's gradient carries b1 (norm ~ sigma1 sqrt(d)): when ten
+  // rounding units of it exceed gamma no computed gradient certifies the
+  // bound (a tiny epsilon, 1e-12 on 200 rows, made the line search fail as
+  // an internal error; 1e-11 still converged). Public inputs only: refused here.
+  if (!(10 * std::numeric_limits<double>::epsilon() * p.sigma1 * std::sqrt(static_cast<double>(p.dim)) <= p.gamma))
+    bad("AMP's objective noise drowns its gradient bound gamma in double precision",
+        "sigma1 = " + num(p.sigma1) + " (it grows as epsilon shrinks) in " + std::to_string(p.dim) +
+            " dimensions, gamma = " + num(p.gamma) + ": pass a larger epsilon or a larger options.gamma.");
   p.theorem_covers_loss = p.loss == LossKind::Logistic;
   p.solver = optim::solver_settings(c.options, c.dim);
 

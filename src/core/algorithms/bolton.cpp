@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
@@ -28,7 +29,9 @@ std::string num(double v) {
 // options keys bolton understands; anything else is a typo worth an error.
 const std::vector<std::string> kOptionKeys = {"schedule_c", "gaussian_calibration", "tolerance", "multiclass_noise"};
 
-void check_options(const TrainingConfig& c, ScheduleKind kind, bool pure) {
+// kind: the run's schedule; nullopt (check_arguments, before the charge):
+// only what neither the schedule nor lambda decides.
+void check_options(const TrainingConfig& c, std::optional<ScheduleKind> kind, bool pure) {
   for (const auto& [key, value] : c.options.items()) {
     if (std::find(kOptionKeys.begin(), kOptionKeys.end(), key) == kOptionKeys.end())
       bad("unknown option \"" + key + "\" for algorithm \"bolton\"",
@@ -36,7 +39,7 @@ void check_options(const TrainingConfig& c, ScheduleKind kind, bool pure) {
   }
   if (c.options.contains("schedule_c")) {
     if (!c.options["schedule_c"].is_number()) bad("options.schedule_c must be a number");
-    if (kind != ScheduleKind::Decreasing && kind != ScheduleKind::Sqrt)
+    if (kind && *kind != ScheduleKind::Decreasing && *kind != ScheduleKind::Sqrt)
       bad("options.schedule_c applies only to the decreasing and sqrt schedules");
   }
   if (c.options.contains("tolerance")) {
@@ -45,11 +48,11 @@ void check_options(const TrainingConfig& c, ScheduleKind kind, bool pure) {
       bad("options.tolerance must be a number in (0, 1)", "E.g. 0.01: stop when an epoch improves the objective by < 1%.");
     // Bolt-on §4.3: only the strongly convex bound is independent of the
     // number of epochs; in the convex case it grows with k (docs/pitfalls.md §P3).
-    if (c.lambda <= 0)
+    if (kind && c.lambda <= 0)
       bad("options.tolerance needs lambda > 0",
           "In the convex case the sensitivity grows with the number of epochs, so it must be fixed in advance "
           "(Bolt-on §4.3); pass lambda > 0 or drop the tolerance.");
-    if (kind != ScheduleKind::StronglyConvex)
+    if (kind && *kind != ScheduleKind::StronglyConvex)
       bad("options.tolerance needs the strongly_convex schedule", "Drop schedule and learning_rate.");
   }
   if (c.options.contains("multiclass_noise")) {
@@ -68,6 +71,7 @@ void check_options(const TrainingConfig& c, ScheduleKind kind, bool pure) {
     if (pure)
       bad("options.gaussian_calibration applies only to (epsilon, delta)-DP",
           "Pass delta > 0 for Gaussian noise, or drop the option for pure epsilon-DP.");
+    (void) privacy::parse_gaussian_calibration(c.options["gaussian_calibration"].get<std::string>());
   }
 }
 
@@ -155,6 +159,13 @@ void write_noise(const TrainingConfig& c, int K, double sensitivity, const std::
                   e.hint(), e.sqlstate());
     }
   }
+  // An extreme lambda or epsilon can make the scale 0 (underflow) or
+  // infinite: refused when planning, not at the release after the epochs.
+  if (!(noise.scale > 0) || !std::isfinite(noise.scale))
+    bad("the output noise scale of bolton is not a positive finite number",
+        "Use a lambda and an epsilon of ordinary magnitude (e.g. lambda 1e-4 .. 1, epsilon 0.01 .. 100).",
+        "sensitivity " + num(noise.sensitivity) + ", epsilon " + num(noise.epsilon) + ", scale " + num(noise.scale) +
+            ".");
   nlohmann::json noise_json = noise.to_json();
   if (!pure) noise_json["calibration"] = calibration;
   if (pure) noise_json["expected_norm"] = c.dim * noise.scale;
@@ -219,11 +230,29 @@ void BoltonNoise::add_to(WeightMatrix& w, privacy::RandomSource& rng) const {
 
 // --- the plan ----------------------------------------------------------------------
 
-TrainingPlan Bolton::plan(const TrainingConfig& c) const {
-  validate_common(c);
+void Bolton::check_arguments(const TrainingConfig& c) const {
   if (!c.epsilon)
     bad("algorithm \"bolton\" needs epsilon",
         "Pass epsilon => ... (pure epsilon-DP), and delta => ... for (epsilon, delta)-DP.");
+  (void) parse_loss(c.loss);
+  check_options(c, std::nullopt, !c.delta || *c.delta == 0.0);
+  // What choose_schedule refuses whatever lambda is (dp_tune's grid sets it per candidate).
+  const std::optional<ScheduleKind> kind =
+      c.schedule ? std::optional<ScheduleKind>(parse_schedule(*c.schedule)) : std::nullopt;
+  const bool decreasing = kind == ScheduleKind::Decreasing || kind == ScheduleKind::Sqrt;
+  if (kind == ScheduleKind::InverseSqrt)
+    bad("the inverse_sqrt schedule has no Bolt-on sensitivity bound",
+        "Use schedule constant, decreasing or sqrt (lambda = 0), or strongly_convex (lambda > 0).");
+  if (c.options.contains("schedule_c") && !decreasing)
+    bad("options.schedule_c applies only to the decreasing and sqrt schedules");
+  if (decreasing && c.learning_rate)
+    bad("learning_rate is not used by the " + schedule_name(*kind) + " schedule",
+        "Drop learning_rate (the step is 2/(beta (t + m^c))), or use schedule => 'constant'.");
+}
+
+TrainingPlan Bolton::plan(const TrainingConfig& c) const {
+  validate_common(c);
+  check_arguments(c);
   const double epsilon = *c.epsilon;
   const bool pure = !c.delta || *c.delta == 0.0;
   const double delta = pure ? 0.0 : *c.delta;

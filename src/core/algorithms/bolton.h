@@ -52,6 +52,10 @@ class Bolton : public EpochAlgorithm {
  public:
   std::string name() const override { return "bolton"; }
   TrainingPlan plan(const TrainingConfig& config) const override;
+  // epsilon, the loss and the options, before the charge (not the schedule:
+  // the defaults may still fill in its learning_rate; nor what depends on
+  // lambda, which dp_tune's grid sets per candidate).
+  void check_arguments(const TrainingConfig& config) const override;
   // The same noise formula as plan() (mechanism, epsilon/delta split, joint
   // sqrt(K) rule, Gaussian calibration), for the smaller bound.
   bool calibrate_output_noise(const TrainingConfig& config, TrainingPlan& plan, double sensitivity,

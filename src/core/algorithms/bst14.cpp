@@ -40,15 +40,13 @@ Bst14Budget bst14_budget(std::int64_t rows, std::int64_t batch_size, int epochs,
   return b;
 }
 
-TrainingPlan Bst14::plan(const TrainingConfig& c) const {
-  validate_common(c);
+void Bst14::check_arguments(const TrainingConfig& c) const {
   whitebox::check_options(c, "bst14", {"gaussian_calibration", "amplification", "schedule_c"});
-  const double epsilon = whitebox::required_epsilon(c, "bst14");
+  (void) whitebox::required_epsilon(c, "bst14");
   if (!c.delta || *c.delta <= 0)
     fail(ErrorKind::InvalidParameter, "algorithm \"bst14\" needs delta > 0",
          "BST14 is (epsilon, delta)-DP only: its analysis rests on advanced composition.",
          "Pass delta => ... (typically below 1/n), or use algorithm => 'scs13' for pure epsilon-DP.");
-  const double delta = *c.delta;
   if (c.reshuffle)
     fail(ErrorKind::InvalidParameter, "reshuffle does not apply to bst14",
          "BST14 samples every mini-batch afresh; it never scans a permutation.", "Drop reshuffle => true.");
@@ -56,6 +54,15 @@ TrainingPlan Bst14::plan(const TrainingConfig& c) const {
   if (amp != "exact" && amp != "linear")
     fail(ErrorKind::InvalidParameter, "unknown amplification \"" + amp + "\"", {},
          "Use options => '{\"amplification\": \"exact\"}' (default) or '{\"amplification\": \"linear\"}'.");
+  (void) whitebox::calibration(c);
+}
+
+TrainingPlan Bst14::plan(const TrainingConfig& c) const {
+  validate_common(c);
+  check_arguments(c);
+  const double epsilon = *c.epsilon;
+  const double delta = *c.delta;
+  const std::string amp = whitebox::string_option(c, "amplification", "exact");
   const privacy::GaussianCalibration method = whitebox::calibration(c);
   const double sensitivity = whitebox::gradient_sum_sensitivity(c);
   const Bst14Budget budget =

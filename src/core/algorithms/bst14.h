@@ -50,6 +50,9 @@ class Bst14 : public EpochAlgorithm {
  public:
   std::string name() const override { return "bst14"; }
   TrainingPlan plan(const TrainingConfig& config) const override;
+  // Options, epsilon, delta > 0, no reshuffle: before the charge (the radius
+  // a convex run needs depends on lambda, which dp_tune's grid may set).
+  void check_arguments(const TrainingConfig& config) const override;
   void release(const TrainingConfig&, const TrainingPlan&, WeightMatrix&, privacy::RandomSource&) const override {}
 };
 

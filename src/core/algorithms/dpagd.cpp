@@ -85,9 +85,18 @@ DpagdSettings Dpagd::arguments(const TrainingConfig& c) {
 
 DpagdBudget dpagd_budget(const DpagdSettings& s) {
   DpagdBudget b;
+  b.epsilon_step = s.epsilon / (2.0 * s.splits);
+  // An epsilon whose per-step share squares to 0 or infinity (1e-160, 1e300)
+  // is outside what the zCDP bookkeeping below represents: said in the user's
+  // terms, not as "rho must be a finite number > 0".
+  const double step_squared = b.epsilon_step * b.epsilon_step;
+  if (!(step_squared > 0) || !std::isfinite(step_squared) || !std::isfinite(s.epsilon * s.epsilon))
+    fail(ErrorKind::InvalidParameter, "epsilon is outside the range of DP-AGD's zCDP accounting",
+         "epsilon = " + privacy::short_number(s.epsilon) + " gives a per-step epsilon of " +
+             privacy::short_number(b.epsilon_step) + " (epsilon / (2 splits)), whose square is not a positive double.",
+         "Pass an epsilon of ordinary size (e.g. 0.01 .. 100).");
   // Lee & Kifer eq. (5): the largest rho whose Bun-Steinke conversion is (epsilon, delta).
   b.rho = privacy::dp_to_zcdp_rho(s.epsilon, s.delta);
-  b.epsilon_step = s.epsilon / (2.0 * s.splits);
   // An eps_0-DP selection is eps_0^2 / 2-zCDP (Lemma 3.7).
   b.rho_nmax = privacy::zcdp_from_pure_dp(b.epsilon_step);
   // The authors' code calibrates the first gradient classically at (eps_0, delta):

@@ -15,6 +15,14 @@ bool is_count(double v) { return v >= 0 && v <= 9.0e15 && v == std::floor(v); }
   fail(ErrorKind::Internal, "malformed grouping-pass result: " + what);
 }
 
+// The statement marks a row with a NaN or infinite feature by NaN (the
+// epoch aggregates' error and SQLSTATE).
+[[noreturn]] void non_finite_feature() {
+  throw Error(ErrorKind::InvalidData, "feature array contains a non-finite value (NaN or infinity)", {},
+              "Remove or repair rows with NaN or infinite features before training.",
+              sqlstate::kFloatingPointException);
+}
+
 }  // namespace
 
 GroupedRows parse_groups(const double* r, std::size_t len, int dim, std::int64_t rows, long max_groups) {
@@ -36,6 +44,10 @@ GroupedRows parse_groups(const double* r, std::size_t len, int dim, std::int64_t
     Group group;
     for (int j = 0; j < dim; ++j) {
       if (b[j] == 1) group.ones.push_back(j);
+      else if (std::isnan(b[j])) non_finite_feature();
+      else if (b[j] == -1)
+        throw Error(ErrorKind::InvalidData, "feature array must not contain NULL elements", {},
+                    "Remove or repair rows with NULL features before training.", sqlstate::kNullValueNotAllowed);
       else if (b[j] != 0) malformed("a feature value that is not 0 or 1");
     }
     if (!is_count(b[dim]) || !is_count(b[dim + 1]) || b[dim] + b[dim + 1] < 1) malformed("bad counts");
@@ -60,6 +72,8 @@ std::vector<double> group_rows(const std::vector<std::vector<double>>& x, const 
     std::vector<double> b(x[i].size());
     bool changed = false;
     for (std::size_t j = 0; j < b.size(); ++j) {
+      // As the statement with parse_groups: a non-finite value is refused.
+      if (!std::isfinite(x[i][j])) non_finite_feature();
       b[j] = x[i][j] >= 0.5 ? 1.0 : 0.0;
       changed = changed || b[j] != x[i][j];
     }

@@ -5,6 +5,7 @@
 
 #include "core/algorithms/whitebox.h"
 #include "core/error.h"
+#include "core/privacy/parameter_checks.h"
 
 namespace dptrain::opdisc {
 namespace {
@@ -122,6 +123,11 @@ Plan make_plan(const TrainingConfig& c) {
   p.lipschitz = 1.0 / p.tau;
   p.radius = p.tau * std::sqrt(static_cast<double>(p.norm_squared));
   p.sigma = noise_sigma(p.lipschitz, p.radius, p.tau, p.epsilon, p.delta);
+  if (!(p.sigma <= kMaxSigma))
+    bad("epsilon is too small for opdisc's exact oracle",
+        "The objective noise sigma = " + privacy::short_number(p.sigma) + " exceeds 1e20, beyond what the MIP solver "
+        "represents.",
+        "Use a larger epsilon (a model this noisy carries no information about the rows anyway).");
   return p;
 }
 

@@ -37,6 +37,10 @@ constexpr double kMaxTimeLimit = 86400;
 // Largest number of distinct (binarized) feature vectors the run accepts
 // (the grouping pass's result has d + 2 values per vector).
 constexpr long kMaxGroups = 200000;
+// The largest noise sigma the MIP may see: CBC treats coefficients near 1e30
+// as infinite and aborts (a tiny epsilon, 1e-30, gave sigma ~ 1e32); far
+// below that the 0/1 counts (at most n) are lost in the noise anyway.
+constexpr double kMaxSigma = 1e20;
 
 struct Plan {
   int dim = 0;              // d

@@ -6,15 +6,29 @@
 
 namespace dptrain {
 
-TrainingPlan Scs13::plan(const TrainingConfig& c) const {
-  validate_common(c);
+void Scs13::check_arguments(const TrainingConfig& c) const {
   whitebox::check_options(c, "scs13", {"gaussian_calibration", "accountant", "schedule_c"});
-  const double epsilon = whitebox::required_epsilon(c, "scs13");
-  const double delta = c.delta.value_or(0.0);
-  const bool pure = delta == 0.0;
+  (void) whitebox::required_epsilon(c, "scs13");
+  const bool pure = c.delta.value_or(0.0) == 0.0;
   if (pure && (c.options.contains("gaussian_calibration") || c.options.contains("accountant")))
     fail(ErrorKind::InvalidParameter, "options.gaussian_calibration and options.accountant apply to (epsilon, delta)-DP only",
          {}, "Pass delta > 0 for Gaussian noise, or drop the option.");
+  if (pure) return;
+  const std::string accountant = whitebox::string_option(c, "accountant", "basic");
+  if (accountant == "basic") (void) whitebox::calibration(c);
+  else if (accountant != "rdp")
+    fail(ErrorKind::InvalidParameter, "unknown accountant \"" + accountant + "\" for scs13", {},
+         "Use options => '{\"accountant\": \"basic\"}' or '{\"accountant\": \"rdp\"}'.");
+  else if (c.options.contains("gaussian_calibration"))
+    fail(ErrorKind::InvalidParameter, "options.gaussian_calibration does not apply to accountant 'rdp'");
+}
+
+TrainingPlan Scs13::plan(const TrainingConfig& c) const {
+  validate_common(c);
+  check_arguments(c);
+  const double epsilon = *c.epsilon;
+  const double delta = c.delta.value_or(0.0);
+  const bool pure = delta == 0.0;
 
   const double radius = c.radius.value_or(c.lambda > 0 ? 1.0 / c.lambda : 0.0);
   TrainingPlan p = whitebox::base_plan(c, radius);

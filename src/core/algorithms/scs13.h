@@ -28,6 +28,8 @@ class Scs13 : public EpochAlgorithm {
 
   std::string name() const override { return "scs13"; }
   TrainingPlan plan(const TrainingConfig& config) const override;
+  // Options and epsilon, before the charge.
+  void check_arguments(const TrainingConfig& config) const override;
   // All noise was added inside the epochs: nothing to do.
   void release(const TrainingConfig&, const TrainingPlan&, WeightMatrix&, privacy::RandomSource&) const override {}
 };

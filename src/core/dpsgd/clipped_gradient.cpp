@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/training/feature_row_errors.h"
 
 namespace dptrain::dpsgd {
 namespace {
@@ -29,6 +30,9 @@ double add_clipped_gradient(const LinearModels& m, const double* theta, const do
   const int d = m.dim;
   double x_norm2 = 0;
   for (int j = 0; j < d; ++j) x_norm2 += x[j] * x[j];
+  // NaN would poison the sum (and the state), infinity or an overflowing
+  // norm silently scale the row to 0: refused as by every other pass.
+  if (!std::isfinite(x_norm2)) refuse_feature_row(x, d);
   // Row k of G is s_k x with s_k = l'(z_k) y_k, so ||G||_F^2 = ||x||^2 sum_k s_k^2.
   thread_local std::vector<double> scale;
   scale.resize(static_cast<std::size_t>(m.models));

@@ -111,6 +111,10 @@ DpSgdPlan plan_dpsgd(const DpSgdRequest& r) {
   c.sampling_rate = p.sampling_rate;
   c.clip_norm = r.clip_norm;
   c.noise_std = sigma * r.clip_norm;
+  require(std::isfinite(c.noise_std), "the clipping norm C is too large: the noise sigma C overflows a double",
+          "C = " + show(r.clip_norm) + ", noise multiplier sigma = " + show(sigma),
+          "Pass a smaller options.clip_norm (default 1; rows are clipped to it, so C above the row norms adds "
+          "only noise).");
   c.expected_lot = r.expected_lot;
   c.optimizer = kind;
   c.learning_rate = learning_rate(r, kind, sigma);

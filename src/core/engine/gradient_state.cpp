@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 
 #include "core/error.h"
+#include "core/training/feature_row_errors.h"
 
 namespace dptrain::gradient_state {
 namespace {
@@ -92,8 +93,7 @@ const double* clipped_row(const double* s, const T* x, std::int64_t d) {
     row[j] = static_cast<double>(x[j]);
     squared += row[j] * row[j];
   }
-  if (!std::isfinite(squared))
-    fail(ErrorKind::InvalidData, "a feature value is NaN or infinite", {}, "Remove or repair such rows.");
+  if (!std::isfinite(squared)) refuse_feature_row(row.data(), d);
   const double bound = s[kFeatureBound], norm = std::sqrt(squared);
   if (bound > 0 && norm > bound)
     for (std::int64_t j = 0; j < d; ++j) row[j] *= bound / norm;
@@ -262,8 +262,7 @@ const double* clipped_sparse_values(const double* s, const sparse::RowView& x) {
     values[e] = x.value[e];
     squared += values[e] * values[e];
   }
-  if (!std::isfinite(squared))
-    fail(ErrorKind::InvalidData, "a feature value is NaN or infinite", {}, "Remove or repair such rows.");
+  if (!std::isfinite(squared)) refuse_feature_row(values.data(), x.nnz);
   const double bound = s[kFeatureBound], norm = std::sqrt(squared);
   if (bound > 0 && norm > bound)
     for (std::int32_t e = 0; e < x.nnz; ++e) values[e] *= bound / norm;

@@ -22,7 +22,12 @@ std::string grouped_rows_sql(const std::string& table) {
   // x::float8[]: a no-op on a dense prepared table, the dense row of a
   // sparse one (dptrain.sparsevec's cast; docs/sparse.md).
   return "WITH d AS (SELECT t.x::pg_catalog.float8[] AS x, t.y FROM " + table + " t), "
-         "b AS (SELECT ARRAY(SELECT CASE WHEN u.v OPERATOR(pg_catalog.>=) 0.5 THEN 1 ELSE 0 END"
+         // A NULL element becomes -1 and a non-finite value NaN: neither is a
+         // binarized value, so parse_groups refuses such rows as every other
+         // pass does (an analyst's copy has replaced them already).
+         "b AS (SELECT ARRAY(SELECT CASE WHEN u.v IS NULL THEN -1 "
+         "WHEN u.v OPERATOR(pg_catalog.=) ANY ('{NaN,Infinity,-Infinity}'::pg_catalog.float8[]) THEN 'NaN'::pg_catalog.float8 "
+         "WHEN u.v OPERATOR(pg_catalog.>=) 0.5 THEN 1 ELSE 0 END"
          "::pg_catalog.float8 FROM pg_catalog.unnest(t.x) WITH ORDINALITY u(v, k) ORDER BY u.k) AS bx, t.x, t.y "
          "FROM d t), "
          "g AS (SELECT b.bx, pg_catalog.count(*) FILTER (WHERE b.y OPERATOR(pg_catalog.=) 1) AS pos, "

@@ -97,11 +97,26 @@ FeatureEncoding FeatureEncoding::from_json(const nlohmann::json& j) {
       EncodedColumn e;
       e.name = c.at("name").get<std::string>();
       e.kind = parse_kind(c.at("type").get<std::string>(), e.name);
+      // The declarations as the caller wrote them (dp_train's bounds and
+      // categories land here verbatim): refused in the caller's terms, not
+      // as a JSON library's type error naming dp_encoding.
       if (e.kind == ColumnKind::Numeric) {
-        e.lo = c.at("bounds").at(0).get<double>();
-        e.hi = c.at("bounds").at(1).get<double>();
+        const auto& b = c.at("bounds");
+        if (!b.is_array() || b.size() != 2 || !b[0].is_number() || !b[1].is_number())
+          fail(ErrorKind::InvalidParameter, "the bounds of numeric column \"" + e.name + "\" must be two numbers",
+               "Got " + b.dump() + ".",
+               "Declare public bounds [lo, hi], e.g. bounds => '{\"" + e.name + "\": [0, 100]}'.");
+        e.lo = b[0].get<double>();
+        e.hi = b[1].get<double>();
       } else if (e.kind == ColumnKind::Categorical) {
-        e.categories = c.at("categories").get<std::vector<std::string>>();
+        const auto& k = c.at("categories");
+        bool strings = k.is_array();
+        for (const auto& v : k) strings = strings && v.is_string();
+        if (!strings)
+          fail(ErrorKind::InvalidParameter, "the categories of column \"" + e.name + "\" must be a list of strings",
+               "Got " + k.dump() + ".",
+               "Declare them as text, e.g. categories => '{\"" + e.name + "\": [\"a\", \"b\"]}'.");
+        e.categories = k.get<std::vector<std::string>>();
         e.categories_from_data = c.value("categories_from_data", false);
       }
       cols.push_back(std::move(e));

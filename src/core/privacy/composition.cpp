@@ -84,7 +84,11 @@ double advanced_composition_step_epsilon(double total_epsilon, std::int64_t k, d
   double hi = std::min(total_epsilon / std::sqrt(2 * kd * log_inv), std::sqrt(total_epsilon / kd));
   if (advanced_epsilon(hi, kd, log_inv) <= total_epsilon) return hi;  // only by rounding
   // Invariant: epsilon'(lo) <= total < epsilon'(hi). epsilon' is strictly increasing.
-  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
+  // Enough halvings for any double: hi can be ~1e154 (total 1e308) with the root
+  // near 700 (e^eps_0 overflows above), ~520 halvings, then ~50 to the 1e-15
+  // tolerance; with 200 a total of 1e300 ended at lo = 0 ("epsilon of
+  // report-noisy-min must be positive", pfw). lo stays feasible throughout.
+  for (int i = 0; i < 2200 && hi - lo > 1e-15 * hi; ++i) {
     const double mid = lo + (hi - lo) / 2;
     if (mid <= lo || mid >= hi) break;
     (advanced_epsilon(mid, kd, log_inv) <= total_epsilon ? lo : hi) = mid;

@@ -176,7 +176,11 @@ RdpNoise sampled_gaussian_noise_multiplier(double q, std::int64_t steps, double 
     for (int i = 0;; ++i) {
       lo = hi / 2;
       if (evaluate(lo).epsilon > target_epsilon) break;
-      if (i > 60) fail(ErrorKind::Internal, "rdp-sigma: no insufficient noise multiplier found");
+      // Even sigma = 2^-61 spends less: a user's absurd target, not a bug.
+      if (i > 60)
+        fail(ErrorKind::InvalidParameter, "the target epsilon is too large for the RDP calibration",
+             "epsilon = " + show(target_epsilon) + " is not reached even with a noise multiplier of " + show(lo) + ".",
+             "Pass an epsilon of ordinary size (e.g. 0.1 .. 10).");
       hi = lo;
     }
     at_hi = evaluate(hi);

@@ -29,6 +29,9 @@ void validate_arguments(const TrainingConfig& c) {
   }
   if (!std::isfinite(c.lambda) || c.lambda < 0)
     bad("lambda must be a non-negative finite number", "Use lambda => 0 for no L2 regularization.");
+  // A subnormal lambda (1e-320) made the default radius 1/lambda infinite.
+  if (c.lambda != 0 && !std::isnormal(c.lambda))
+    bad("lambda must be 0 or at least 2.2e-308", "Use lambda => 0 for no L2 regularization.");
   if (c.learning_rate && (!std::isfinite(*c.learning_rate) || *c.learning_rate <= 0))
     bad("learning_rate must be a positive finite number", "Leave learning_rate NULL for the algorithm's default.");
   if (!(c.huber_h > 0 && c.huber_h < 1)) bad("huber_h must be in (0, 1)", "The default is huber_h => 0.1.");

@@ -38,6 +38,14 @@ bool schedule_takes_the_steps(const TrainingConfig& c) {
   return c.lambda > 0 && !c.learning_rate && (!c.schedule || *c.schedule == "strongly_convex");
 }
 
+// schedule => 'decreasing' or 'sqrt' without a step: bolton's convex schedules
+// 2/(beta (t + m^c)) take the steps, which refuse a learning_rate (filling in
+// 1/beta made every such call fail, "learning_rate is not used by the
+// decreasing schedule"); their first step is at most 1/beta, which sizes the batch.
+bool decreasing_schedule(const TrainingConfig& c) {
+  return !c.learning_rate && c.schedule && (*c.schedule == "decreasing" || *c.schedule == "sqrt");
+}
+
 }  // namespace
 
 std::string algorithm(const TrainingConfig& c) {
@@ -77,15 +85,17 @@ std::string apply(TrainingConfig* c, const Unset& unset) {
   } else {
     const bool given_step = c->learning_rate.has_value();
     const bool scheduled = schedule_takes_the_steps(*c);
+    const bool decreasing = decreasing_schedule(*c);
     // The batch is sized with the largest step the run takes (the schedule's first is 1/beta).
     const double step = given_step ? *c->learning_rate : inverse_smoothness(*c);
-    if (!given_step && !scheduled) c->learning_rate = step;
+    if (!given_step && !scheduled && !decreasing) c->learning_rate = step;
     if (unset.batch_size) c->batch_size = bolton_batch_size(*c, c->epochs, step);
     what = std::string("bolton (") + (c->lambda > 0 ? "strongly convex" : "convex") +
            ", output perturbation), epochs " + std::to_string(c->epochs) + ", batch_size " +
            std::to_string(c->batch_size) +
-           (scheduled ? ", step min(1/beta, 1/(lambda t))"
-                      : ", learning_rate " + num(step) + (given_step ? "" : " (1/beta)")) +
+           (scheduled    ? ", step min(1/beta, 1/(lambda t))"
+            : decreasing ? ", " + *c->schedule + " schedule 2/(beta (t + m^c))"
+                         : ", learning_rate " + num(step) + (given_step ? "" : " (1/beta)")) +
            ", lambda " + num(c->lambda);
   }
   return "defaults for " + std::string(has_delta(*c) ? "epsilon and delta" : "epsilon only (pure epsilon-DP)") +

@@ -129,6 +129,8 @@ void check_tunable(const TrainingConfig& config) {
          "Bolt-on's Algorithm 3 is analysed under replace-one adjacency with every candidate spending exactly "
          "(epsilon, delta); \"" + config.algorithm + "\" is accounted under add/remove-one.",
          "Use method => 'liu_talwar' (random stopping, any private algorithm; docs/tuning.md section 4).");
+  if (!config.epsilon)
+    bad("private tuning needs epsilon", "Pass epsilon => ... (and delta => ... for (epsilon, delta)-DP).");
 }
 
 bool random_stopping_by_default(const std::string& algorithm) {
@@ -139,8 +141,6 @@ Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
     : config_(std::move(config)), grid_(std::move(grid)), split_(std::move(split)) {
   validate_arguments(config_);
   check_tunable(config_);
-  if (!config_.epsilon)
-    bad("private tuning needs epsilon", "Pass epsilon => ... (and delta => ... for (epsilon, delta)-DP).");
   if (stops_on_data(config_))
     bad("options.tolerance is not available in private tuning",
         "Each candidate's number of epochs is a value of the grid, fixed in advance (Bolt-on Algorithm 3).");

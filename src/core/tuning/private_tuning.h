@@ -67,6 +67,7 @@ constexpr int kMaxCandidates = 100;
 // (not private) and the algorithms accounted under add/remove-one (the DP-SGD
 // family, DP-AGD: Algorithm::adjacency()); Algorithm 3's argument above is
 // replace-one with every candidate spending exactly (epsilon, delta).
+// And a run without epsilon (before the algorithm's own check says the same).
 void check_tunable(const TrainingConfig& config);
 
 // Whether dp_tune / dptrain tune without a method use Liu-Talwar random

@@ -74,3 +74,29 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('bad_args', 'y', 'x', algorithm => '
 SELECT count(*) AS models FROM dptrain.models WHERE source = 'public.bad_args';
 SELECT current_user = session_user AS same_user, current_setting('search_path') AS search_path;
 SELECT count(*) AS temp_tables FROM pg_class WHERE relname LIKE 'dptrain_shuffled%';
+
+-- A private run (epsilon, no seed) that its arguments or its plan refuse is
+-- refused before its charge, whatever the algorithm (bolton, scs13 and bst14
+-- refused these only when planning, and dp_train planned after the charge).
+SELECT count(*) AS ledger_before FROM dptrain.ledger \gset
+CREATE TEMP TABLE charge_cases (ord serial, what text, sql text);
+INSERT INTO charge_cases (what, sql) VALUES
+  ('bolton unknown option', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, options => '{"foo": 1}')$$),
+  ('bolton calibration for pure DP', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, options => '{"gaussian_calibration": "classic"}')$$),
+  ('bolton unknown calibration', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, delta => 1e-6, options => '{"gaussian_calibration": "exact"}')$$),
+  ('bolton tolerance not a number', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, lambda => 0.1, options => '{"tolerance": "1%"}')$$),
+  ('bolton inverse_sqrt',   $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, schedule => 'inverse_sqrt')$$),
+  ('bolton schedule_c, constant steps', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, options => '{"schedule_c": 0.5}')$$),
+  ('bolton decreasing with a step', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, schedule => 'decreasing', learning_rate => 0.1)$$),
+  ('scs13 unknown option',  $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'scs13', epsilon => 1, options => '{"foo": 1}')$$),
+  ('scs13 unknown accountant', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'scs13', epsilon => 1, delta => 1e-6, options => '{"accountant": "moments"}')$$),
+  ('bst14 without delta',   $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, radius => 1)$$),
+  ('bst14 reshuffle',       $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, radius => 1, reshuffle => true)$$),
+  ('bst14 unknown amplification', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, radius => 1, options => '{"amplification": "x"}')$$),
+  -- refused by the plan from the public facts (n = 20, d = 2), which dp_train now makes before the charge
+  ('dpsgd lot larger than n', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, batch_size => 100)$$),
+  ('bolton step above 2/beta', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, batch_size => 5, learning_rate => 100)$$),
+  ('bolton tolerance, convex', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, batch_size => 5, options => '{"tolerance": 0.1}')$$),
+  ('bst14 convex without radius', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, batch_size => 5)$$);
+SELECT c.ord, c.what, r.code, r.message FROM charge_cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
+SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;

@@ -81,3 +81,19 @@ SELECT classes FROM dp_train('d_label_7', 'y', 'x', algorithm => 'none', batch_s
 
 -- Only the two valid runs stored a model.
 SELECT source, count(*) FROM dptrain.models WHERE source LIKE 'public.d\_%' GROUP BY source ORDER BY source;
+
+-- The same rows through the other passes: gradient sums (dpagd, pfw, amp),
+-- DP-SGD lots and OPDisc's grouping refuse them with the epoch aggregate's
+-- SQLSTATE and words (they said 22000 "a feature value is NaN or infinite"
+-- for finite values too large to square, 2202E without a hint for a NULL
+-- element, "malformed DP-SGD lot state" for NaN, and trained DP-SGD on 1e300).
+-- (OPDisc binarizes 1e300 to 1 as any value >= 1/2: docs/opdisc.md.)
+CREATE TEMP TABLE pass_cases (ord serial, algorithm text, args text);
+INSERT INTO pass_cases (algorithm, args) VALUES
+  ('dpagd', 'epsilon => 1, delta => 1e-5'), ('pfw', 'epsilon => 1, delta => 1e-5, radius => 1'),
+  ('amp', 'epsilon => 1, delta => 1e-5'), ('dpsgd', 'epsilon => 1, delta => 1e-5, batch_size => 5'),
+  ('opdisc', 'epsilon => 1, delta => 1e-5');
+SELECT c.algorithm, t AS "table", r.code, r.message
+FROM pass_cases c, unnest(ARRAY['d_nan', 'd_huge', 'd_null_elem', 'd_real_nan']) t,
+     pg_temp.try(format('SELECT dp_train(%L, ''y'', ''x'', algorithm => %L, seed => 1, %s)', t, c.algorithm, c.args)) r
+ORDER BY c.ord, t;

@@ -68,6 +68,11 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('col_people', 'y', ARRAY['age'], bou
                                             algorithm => 'none', seed => 1)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('col_people', 'y', ARRAY['age'], bounds => '{"age": [17, "old"]}',
                                             algorithm => 'none', seed => 1)$$);
+-- (a third bound was ignored; categories that are not text failed as a JSON type error)
+SELECT * FROM pg_temp.try($$SELECT dp_train('col_people', 'y', ARRAY['age'], bounds => '{"age": [17, 90, 200]}',
+                                            algorithm => 'none', seed => 1)$$);
+SELECT * FROM pg_temp.try($$SELECT dp_train('col_people', 'y', ARRAY['sex'], categories => '{"sex": [1, 2]}',
+                                            algorithm => 'none', seed => 1)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('col_people', 'y', ARRAY['nope'], algorithm => 'none', seed => 1)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('col_people', 'y', ARRAY['owner', 'y'], algorithm => 'none', seed => 1)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('col_people', 'y', ARRAY['owner', NULL], algorithm => 'none', seed => 1)$$);

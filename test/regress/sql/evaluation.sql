@@ -106,6 +106,14 @@ SELECT * FROM pg_temp.try($$SELECT dp_predict_proba('ev_bin', ARRAY[0.1, 0.2])$$
 SELECT * FROM pg_temp.try($$SELECT dp_predict_proba('ev_bin', ARRAY[0.1, 'NaN', 0.25])$$);
 SELECT * FROM pg_temp.try($$SELECT dp_predict_proba('no_such_model', ARRAY[0.1, 0.2, 0.25])$$);
 SELECT dp_predict_proba('ev_bin', NULL) IS NULL AS strict;
+-- an empty table (its aggregate state is NULL): an error, not a crashed backend
+CREATE TABLE ev_empty AS SELECT * FROM ev_test WHERE false;
+SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_empty', 'y', 'x')$$);
+-- columns of the wrong type: dp_train's errors (a scalar or text feature column
+-- failed as a cast, the text one showing a value; an array label made every row
+-- an unknown class, accuracy 0)
+SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_test', 'y', 'y')$$);
+SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_test', 'x', 'x')$$);
 SELECT * FROM pg_temp.try($$SELECT dptrain.decision_score((SELECT weights FROM dptrain.models WHERE name = 'ev_bin'), ARRAY[0.1])$$);
 -- a Huber model is evaluated (ROC AUC ranks its decision score)
 SELECT e.roc_auc > 0.5 AS huber_auc, e.precision IS NOT NULL AS huber_precision

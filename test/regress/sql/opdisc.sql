@@ -44,6 +44,20 @@ SET client_min_messages = notice;
 SELECT count(*) FROM dp_train('od_real', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9, seed => 5,
                               options => '{"time_limit": 60}') m WHERE m.algorithm = 'opdisc';
 SET client_min_messages = warning;
+-- ... but a reader's NULL element, NaN or infinity is an error, as for every
+-- other algorithm (the pass used to binarize them: NULL to 0, NaN to 1).
+CREATE TABLE od_nan AS SELECT * FROM od;
+UPDATE od_nan SET x = ARRAY[1, 'NaN', 0, 1]::float8[] WHERE id = 7;
+CREATE TABLE od_inf AS SELECT * FROM od;
+UPDATE od_inf SET x = ARRAY[1, '-Infinity', 0, 1]::float8[] WHERE id = 7;
+CREATE TABLE od_null AS SELECT * FROM od;
+UPDATE od_null SET x = ARRAY[1, NULL, 0, 1] WHERE id = 7;
+SELECT dp_train('od_nan', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9, seed => 5);
+\echo :LAST_ERROR_SQLSTATE
+SELECT dp_train('od_inf', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9, seed => 5);
+\echo :LAST_ERROR_SQLSTATE
+SELECT dp_train('od_null', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9, seed => 5);
+\echo :LAST_ERROR_SQLSTATE
 
 -- Refusals, before anything is read or charged.
 \set VERBOSITY default

@@ -144,6 +144,10 @@ SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon =
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, epochs => '{1, NULL}');
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, epochs => '{{1, 2}}');
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{0}');
+-- grid => of method holdout: whole numbers (1.5 epochs and true were taken for 1), numbers
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, grid => '{"epochs": [1.5]}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, grid => '{"batch_size": [true]}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, grid => '{"lambda": ["0.1"]}');
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{0,1,2,3,4,5,6,7,8,9,10}',
                              epochs => '{1,2,3,4,5,6,7,8,9,10}');
 -- parts too small: 9 candidates -> 10 parts of 200 rows < b = 500; 5 rows < 10 parts

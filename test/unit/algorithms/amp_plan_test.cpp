@@ -124,6 +124,24 @@ TEST(AmpPlan, ReferenceVector) {
   EXPECT_NEAR(j.at("objective_noise").at("sensitivity").get<double>(), 2 / kN, 1e-15);
 }
 
+// epsilon = 1e-50 made b1 so large that the line search found no descent
+// direction (XX000) after the charge; refused by the plan.
+TEST(AmpPlan, RefusesAnObjectiveNoiseBeyondDoublePrecision) {
+  TrainingConfig c = reference_config();
+  c.epsilon = 1e-50;
+  try {
+    amp::make_plan(c);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_NE(std::string(e.what()).find("drowns its gradient bound gamma"), std::string::npos);
+  }
+  // The same for a gamma far below the rounding of an ordinary objective noise.
+  c = reference_config();
+  c.options["gamma"] = 1e-300;
+  EXPECT_THROW(amp::make_plan(c), Error);
+}
+
 TEST(AmpPlan, HyperparameterFreeIsTheDefault) {
   TrainingConfig c = reference_config();
   c.options = nlohmann::json::object();

@@ -37,6 +37,15 @@ std::string error_of(const TrainingConfig& c) {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// lambda = 1e308 made the output noise scale underflow to 0: the run trained
+// every epoch and then failed at the release as XX000 "invalid bolton noise
+// scale". Refused by the plan, before anything is read.
+TEST(BoltonPlan, RefusesANoiseScaleThatIsNotPositiveAndFinite) {
+  TrainingConfig c = mnist_like();
+  c.lambda = 1e308;
+  EXPECT_EQ(error_of(c), "the output noise scale of bolton is not a positive finite number");
+}
+
 TEST(BoltonPlan, ConvexPureEpsilonUsesCorollaryOneAndL2Laplace) {
   const TrainingPlan p = Bolton().plan(mnist_like());
   EXPECT_EQ(p.epochs, 10);

@@ -46,6 +46,21 @@ TEST(DpagdBudget, PaperDefaultsAtEpsilonPointOne) {
   EXPECT_EQ(b.max_iterations, 379);
 }
 
+// epsilon = 1e300 or 1e-160 failed as "rho must be a finite number > 0", which
+// names no argument the caller passed.
+TEST(DpagdBudget, RefusesAnEpsilonOutsideTheZcdpRange) {
+  for (double epsilon : {1e300, 1e-160}) {
+    try {
+      dpagd_budget(settings(epsilon, 1e-5));
+      ADD_FAILURE() << epsilon;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      EXPECT_STREQ(e.what(), "epsilon is outside the range of DP-AGD's zCDP accounting");
+    }
+  }
+  EXPECT_NO_THROW(dpagd_budget(settings(1e-100, 1e-5)));
+}
+
 TEST(DpagdBudget, OtherTargets) {
   // eps = 1.6, delta = 1e-8: rho = 0.0333119013433, rho_nmax = (1.6/120)^2/2 = 8.88888888889e-5,
   //   rho_ng = 2.38386951843e-6, 364 iterations at most.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 
 #include "core/algorithms/opdisc_groups.h"
 #include "core/algorithms/opdisc_mip.h"
@@ -227,6 +228,36 @@ TEST(OpdiscGroups, GroupingIsExactAndCanonical) {
   EXPECT_THROW(parse_groups(r.data(), r.size(), 2, 5, 1), Error);            // too many groups
   const std::vector<double> capped = group_rows(x, y, 1);
   EXPECT_EQ(capped, (std::vector<double>{2, 1}));
+}
+
+// The SQL pass marks a NULL element -1 and a NaN or infinite one NaN: both are
+// refused with the epoch aggregates' SQLSTATEs, not binarized (NaN >= 0.5 is
+// true in SQL, a NULL element fell to 0: a reader's garbage trained silently).
+std::string grouping_error(const std::vector<double>& r) {
+  try {
+    parse_groups(r.data(), r.size(), 2, 1, 100);
+  } catch (const Error& e) {
+    return e.sqlstate() + " " + e.what();
+  }
+  return "no error";
+}
+
+TEST(OpdiscGroups, RefusesNullAndNonFiniteFeatures) {
+  const double nan = std::nan("");
+  EXPECT_EQ(grouping_error({1, 0, 1, 0, 1, 0}), "no error");
+  EXPECT_EQ(grouping_error({1, 1, 1, nan, 1, 0}), "22P01 feature array contains a non-finite value (NaN or infinity)");
+  EXPECT_EQ(grouping_error({1, 1, -1, 0, 1, 0}), "22004 feature array must not contain NULL elements");
+  // Anything else cannot come from the statement: still an internal error.
+  EXPECT_NE(grouping_error({1, 1, 2, 0, 1, 0}).find("malformed grouping-pass result"), std::string::npos);
+  const std::vector<double> y = {1, 0};
+  for (double bad : {nan, HUGE_VAL, -HUGE_VAL}) {
+    try {
+      group_rows({{0, 1}, {bad, 0}}, y, 100);
+      ADD_FAILURE() << "group_rows binarized " << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.sqlstate(), "22P01");
+    }
+  }
 }
 
 }  // namespace

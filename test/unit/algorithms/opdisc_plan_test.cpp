@@ -42,6 +42,19 @@ TEST(OpdiscPlan, SigmaOfTheorem1ByHand) {
   EXPECT_NEAR(opdisc::make_plan(adult_config(1)).sigma, 707.678, 0.001);
 }
 
+// sigma = 707.678 / eps: eps = 1e-30 gave sigma ~ 7e32, and CBC aborted on
+// it (XX000 "the opdisc solver process failed"); refused when planning.
+TEST(OpdiscPlan, RefusesASigmaTheSolverCannotRepresent) {
+  EXPECT_NEAR(opdisc::make_plan(adult_config(1e-17)).sigma, 7.07678e19, 1e15);
+  try {
+    opdisc::make_plan(adult_config(1e-30));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_STREQ(e.what(), "epsilon is too small for opdisc's exact oracle");
+  }
+}
+
 TEST(OpdiscPlan, TauDoesNotChangeTheMechanism) {
   // tau = 2: G = 1/2, D = 2 sqrt 23, D^2 = 92: 7 * 0.5 * 92 * 4.395514 / (2 * 0.1)
   // = 7076.78 again (sigma = 7 K sqrt(ln 1/delta) / eps for every tau), and

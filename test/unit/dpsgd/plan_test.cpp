@@ -101,6 +101,22 @@ TEST(DpSgdPlan, ClosedFormPsgdIsRecordedAsNotAccounted) {
   EXPECT_EQ(sound.lots.radius, 1);
 }
 
+// A finite but huge clipping norm made sigma C overflow: the lot state then
+// refused itself as "malformed ... must come from dptrain itself".
+TEST(DpSgdPlan, RefusesANoiseThatOverflows) {
+  DpSgdRequest r = adult("dpadam");
+  r.clip_norm = 1e308;
+  try {
+    plan_dpsgd(r);
+    ADD_FAILURE() << "planned sigma C = inf";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "the clipping norm C is too large: the noise sigma C overflows a double");
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+  }
+  r.clip_norm = 1e300;  // sigma C still finite
+  EXPECT_TRUE(std::isfinite(plan_dpsgd(r).lots.noise_std));
+}
+
 TEST(DpSgdPlan, Refusals) {
   auto refuses = [](DpSgdRequest r) { EXPECT_THROW(plan_dpsgd(r), Error) << r.algorithm; };
   refuses(adult("dpsgd"));  // no learning rate

@@ -59,5 +59,18 @@ TEST(Composition, InverseRoundTrips) {
   }
 }
 
+// Totals up to the largest doubles: the bisection from hi ~ sqrt(total / k)
+// needs ~570 halvings; with 200 it stopped at 0 for 1e300 (pfw then refused
+// "epsilon of report-noisy-min must be positive and finite, got 0").
+TEST(Composition, InverseOfHugeTotalsIsPositiveAndSafe) {
+  for (double total : {1e200, 1e300, 1e308}) {
+    const double step = advanced_composition_step_epsilon(total, 1000, 1e-6);
+    const double back = advanced_composition(step, 0, 1000, 1e-6).epsilon;
+    EXPECT_GT(step, 400) << total;  // the k eps (e^eps - 1) term dominates: eps ~ ln(total / k)
+    EXPECT_LE(back, total) << total;  // the safe side
+    EXPECT_NEAR(back / total, 1.0, 1e-9) << total;
+  }
+}
+
 }  // namespace
 }  // namespace dptrain::privacy

@@ -311,6 +311,19 @@ TEST(SampledGaussianRdp, InverseRefusesTargetsBelowTwiceTheOrderFloor) {
   EXPECT_THROW(sampled_gaussian_noise_multiplier(0.01, 100, 0, 1e-5), Error);
 }
 
+// A target no noise multiplier down to 2^-61 exceeds (epsilon = 1e300 from a
+// user) is the user's error (22023), not an internal one (XX000).
+TEST(SampledGaussianRdp, InverseRefusesAbsurdlyLargeTargetsAsInvalid) {
+  try {
+    sampled_gaussian_noise_multiplier(0.01, 100, 1e300, 1e-5);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_STREQ(e.what(), "the target epsilon is too large for the RDP calibration");
+    EXPECT_FALSE(e.hint().empty());
+  }
+}
+
 TEST(SampledGaussianRdp, RejectsBadInput) {
   EXPECT_THROW(sampled_gaussian_rdp(0, 1, 2), Error);
   EXPECT_THROW(sampled_gaussian_rdp(1.5, 1, 2), Error);

@@ -87,6 +87,22 @@ TEST(Defaults, LambdaGivenLeavesTheStepsToTheStronglyConvexSchedule) {
   EXPECT_DOUBLE_EQ(*constant.learning_rate, 1.0 / 2.001);
 }
 
+TEST(Defaults, DecreasingAndSqrtSchedulesTakeTheirOwnSteps) {
+  // epsilon only, schedule decreasing (no algorithm, no step): the default step 1/beta was filled in
+  // and every such call was refused after its charge ("learning_rate is not used by the decreasing
+  // schedule"). No step now; the batch is sized with 1/beta = 0.5, at least the schedule's first
+  // step 2/(beta (1 + m^c)): b = ceil(2 * 5 * sqrt(105) * 2 * 0.5 / 0.25) = ceil(409.878) = 410.
+  for (const char* schedule : {"decreasing", "sqrt"}) {
+    TrainingConfig c = adult();
+    c.schedule = schedule;
+    c.algorithm = defaults::algorithm(c);
+    const std::string notice = defaults::apply(&c, kAllUnset);
+    EXPECT_FALSE(c.learning_rate) << schedule;
+    EXPECT_EQ(c.batch_size, 410);
+    EXPECT_NE(notice.find(std::string(schedule) + " schedule 2/(beta (t + m^c))"), std::string::npos) << notice;
+  }
+}
+
 TEST(Defaults, BatchCappedAtTheRows) {
   TrainingConfig c = adult();
   c.rows = 100;
