@@ -202,7 +202,14 @@ void calibrate_noise(const TrainingConfig& c, const EpochAlgorithm& algorithm, T
       "): it is computed from the shard sizes, public under the assumption of docs/distributed.md section 2";
 }
 
-nlohmann::json describe(const TrainingConfig& c) {
+nlohmann::json describe(const TrainingConfig& c, bool exact_sums) {
+  if (exact_sums)
+    return {{"kind", "citus hash-distributed table, trained in place (pushed-down passes, no coordinator copy)"},
+            {"distribution_column", c.distribution_column},
+            {"shard_rows", c.shard_rows},
+            {"adjacency",
+             "the algorithm's own (privacy.adjacency): every pass is an exact sum over the shards, the value one "
+             "node computes, and the shard sizes enter nothing"}};
   return {{"kind", "citus hash-distributed table, trained in place (pushed-down passes, no coordinator copy)"},
           {"distribution_column", c.distribution_column},
           {"shard_rows", c.shard_rows},
@@ -224,7 +231,8 @@ void redact_shard_rows(Model& m) {
 
 void annotate(Model& m, const TrainingConfig& c) {
   if (!m.details.contains("data") || !m.details["data"].is_object()) m.details["data"] = nlohmann::json::object();
-  if (!m.details["data"].contains("distribution")) m.details["data"]["distribution"] = describe(c);
+  if (!m.details["data"].contains("distribution"))
+    m.details["data"]["distribution"] = describe(c, make_algorithm(c.algorithm)->reads_sums_only());
 }
 
 }  // namespace dptrain::distributed

@@ -102,10 +102,15 @@ void calibrate_noise(const TrainingConfig& config, const EpochAlgorithm& algorit
                      EpochPlan& epochs);
 
 // The distribution facts and the assumption the guarantee rests on, for
-// the model's metadata (details.data.distribution).
-nlohmann::json describe(const TrainingConfig& config);
+// the model's metadata (details.data.distribution): per-shard PSGD (and
+// dp_tune's keyed split) rest on public shard sizes, replace-one keeping the
+// row's key. With `exact_sums` (a run whose every pass is an exact sum over
+// the shards: AMP, DP-AGD, P-FW) the shard sizes enter nothing and the run
+// keeps its algorithm's own relation (privacy.adjacency).
+nlohmann::json describe(const TrainingConfig& config, bool exact_sums = false);
 // Adds describe() to a released model trained on a distributed source
-// (details.data.distribution), if the run did not already.
+// (details.data.distribution), if the run did not already; exact sums when
+// the algorithm reads sums only.
 void annotate(Model& model, const TrainingConfig& config);
 // For a role without read access: the shard sizes in the metadata become
 // their count and the largest (what the shard step already reveals), not

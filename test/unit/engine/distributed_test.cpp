@@ -212,6 +212,24 @@ TEST(DistributedCheck, RefusesNoisePerBatchSampledRowsAveragingAndTolerance) {
   EXPECT_NO_THROW(distributed::check(amp));
 }
 
+TEST(DistributedDescribe, ExactSumsKeepTheAlgorithmsRelationPerShardPsgdStatesItsAssumption) {
+  // Per-shard PSGD: its bound is a function of the shard sizes, public only
+  // if a replaced row keeps its key (docs/distributed.md section 2).
+  Model psgd;
+  distributed::annotate(psgd, sharded());
+  const nlohmann::json& d = psgd.details["data"]["distribution"];
+  EXPECT_TRUE(d.contains("assumption"));
+  EXPECT_NE(d["adjacency"].get<std::string>().find("keeping the row's distribution key"), std::string::npos);
+  // DP-AGD's passes are exact sums: its own add/remove-one relation stands,
+  // and the metadata must not claim the weaker keep-the-key relation for it.
+  Model sums;
+  distributed::annotate(sums, sharded("dpagd"));
+  const nlohmann::json& e = sums.details["data"]["distribution"];
+  EXPECT_FALSE(e.contains("assumption"));
+  EXPECT_NE(e["adjacency"].get<std::string>().find("privacy.adjacency"), std::string::npos);
+  EXPECT_EQ(e["shard_rows"], sharded("dpagd").shard_rows);
+}
+
 TEST(DistributedPassSql, EpochsAreShuffledOnTheShardsAndSumsRunAsOnAPlainTable) {
   const distributed::Source src{"public.t", "X", "Y", "id::pg_catalog.int8", ""};
   Pass p;
