@@ -112,8 +112,10 @@ void validate(const double* p, std::size_t len) {
       len != static_cast<std::size_t>(header_size(p)) + static_cast<std::size_t>(K * d))
     fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Inconsistent dimensions.", kPackedHint);
   if (!(p[4] == 0 || p[4] == 1) || !(p[5] > 0 && p[5] < 1) || !(p[6] > 0 && std::isfinite(p[6])) ||
-      (p[1] == 2 && !(p[7] > 0 && std::isfinite(p[7]) && d >= 2)) || (p[1] == 3 && !std::isfinite(p[7])))
+      (p[1] == 2 && !(p[7] > 0 && std::isfinite(p[7]) && d >= 2)))
     fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Invalid loss parameters.", kPackedHint);
+  if (p[1] == 3 && !std::isfinite(p[7]))
+    fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Invalid binarization threshold.", kPackedHint);
 }
 
 int predict_index(const double* p, const double* x, int len) {
