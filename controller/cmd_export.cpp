@@ -45,6 +45,11 @@ nlohmann::json exported(client::PgConnection& conn, const std::string& model) {
       row.erase(row.size() - 1);
     }
   }
+  // OPDisc scores binarized features (docs/opdisc.md): x_j -> 1 if x_j >= t,
+  // else 0, after the encoding; models stored before the recorded threshold
+  // were binarized at 1/2 by construction.
+  nlohmann::json binarize = h.contains("binarize_threshold") ? h["binarize_threshold"] : nlohmann::json();
+  if (binarize.is_null() && r.get(0, 2) == "opdisc") binarize = 0.5;
   auto number = [&](int c) { return r.is_null(0, c) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, c))); };
   return {{"format", "dptrain-export"},
           {"version", 1},
@@ -56,6 +61,7 @@ nlohmann::json exported(client::PgConnection& conn, const std::string& model) {
           {"weights", weights},
           {"intercept", intercept},
           {"feature_bound", details.value("/hyperparameters/feature_bound"_json_pointer, 1.0)},
+          {"binarize_threshold", binarize},
           {"encoding", details.contains("encoding") ? details["encoding"] : nlohmann::json()},
           {"load_spec", details.contains("load_spec") ? details["load_spec"] : nlohmann::json()},
           {"privacy",

@@ -20,6 +20,12 @@ struct PredictOptions {
   bool json = false;
 };
 
+// Models dp_predict_proba answers for: logistic loss, and not a 0/1-loss
+// OPDisc model on binarized features (refused, core/packed_model.h; its
+// algorithm for models stored before the recorded threshold).
+constexpr const char* kHasProbabilities =
+    "m.loss = 'logistic' AND m.algorithm <> 'opdisc' AND m.details #> '{hyperparameters,binarize_threshold}' IS NULL";
+
 std::string pg_array(const std::vector<double>& v) {
   std::string s = "{";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + nlohmann::json(v[i]).dump();
@@ -33,7 +39,7 @@ void run(const PredictOptions& o) {
   // dp_predict first: it reports a missing model or a bad vector itself.
   const std::string label = conn.exec("SELECT " + schema + ".dp_predict($1, $2::float8[])", {o.model, x}).get(0, 0);
   nlohmann::json j = {{"model", o.model}, {"class", label}};
-  client::PgResult r = conn.exec("SELECT array_to_json(m.classes)::text, CASE WHEN m.loss = 'logistic' THEN "
+  client::PgResult r = conn.exec("SELECT array_to_json(m.classes)::text, CASE WHEN " + std::string(kHasProbabilities) + " THEN "
                                  "array_to_json(" + schema + ".dp_predict_proba($1, $2::float8[]))::text END "
                                  "FROM dptrain.models m WHERE " + std::string(kModelByReference),
                                  {o.model, x});
@@ -62,7 +68,8 @@ void run_file(const PredictOptions& o) {
   const std::string table = load_raw_file(conn, o.model, o.file);
   // dp_predict first: it reports a model it may not use itself.
   client::PgResult r = conn.exec(
-      "SELECT t.id, " + schema + ".dp_predict($1, t.x), CASE WHEN m.loss = 'logistic' THEN array_to_json(" + schema +
+      "SELECT t.id, " + schema + ".dp_predict($1, t.x), CASE WHEN " + std::string(kHasProbabilities) +
+          " THEN array_to_json(" + schema +
           ".dp_predict_proba($1, t.x))::text END, array_to_json(m.classes)::text "
           "FROM " + table + " t, dptrain.models m WHERE " + std::string(kModelByReference) + " ORDER BY t.id",
       {o.model});

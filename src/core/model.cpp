@@ -5,6 +5,22 @@
 #include "core/error.h"
 
 namespace dptrain {
+
+std::optional<double> Model::binarize_threshold() const {
+  const auto h = details.find("hyperparameters");
+  if (h != details.end() && h->is_object()) {
+    const auto t = h->find("binarize_threshold");
+    if (t != h->end() && !t->is_null()) {
+      if (!t->is_number() || !std::isfinite(t->get<double>()))
+        fail(ErrorKind::InvalidState, "model has a bad binarize_threshold");
+      return t->get<double>();
+    }
+  }
+  // OPDisc models stored before the field: the grouping pass binarized at 1/2.
+  if (algorithm == "opdisc") return 0.5;
+  return std::nullopt;
+}
+
 nlohmann::json Model::to_json() const {
   nlohmann::json w = nlohmann::json::array();
   for (Eigen::Index k = 0; k < weights.rows(); ++k) {
@@ -60,6 +76,7 @@ Model Model::from_json(const nlohmann::json& j) {
     if (!j.at("delta").is_null()) m.delta = j.at("delta").get<double>();
     m.seeded = j.at("seeded").get<bool>();
     m.details = j.value("details", nlohmann::json::object());
+    m.binarize_threshold();  // refuses a malformed threshold now, not when scoring
     return m;
   } catch (const nlohmann::json::exception& e) {
     fail(ErrorKind::InvalidState, "malformed model JSON", e.what());

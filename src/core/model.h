@@ -36,6 +36,13 @@ struct Model {
   bool seeded = false;
   nlohmann::json details = nlohmann::json::object();
 
+  // A model that scores binarized features (OPDisc, docs/opdisc.md): every
+  // feature x_j is read as 1 if x_j >= t and 0 otherwise, as in training.
+  // The release records t in details.hyperparameters.binarize_threshold;
+  // opdisc models stored before that field are binarized at 1/2 by
+  // construction. nullopt: the features are scored as given.
+  std::optional<double> binarize_threshold() const;
+
   int dim() const { return static_cast<int>(weights.cols()); }
   // The number of features a row to score has: dim() without the bias column.
   int features() const { return dim() - (intercept > 0 ? 1 : 0); }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
@@ -35,49 +36,75 @@ double checked_score(double score) {
   return score;
 }
 
+// w.x and ||x|| of the f features of x as the model reads them: as given,
+// or (a binarized model) with x_j read as 1 if x_j >= t, else 0 — the row the
+// training pass saw (an OPDisc model scored on raw values is another
+// classifier than the one trained). No copy of the row: no allocation per tuple.
+double dot(const double* p, const double* w, const double* x, int f) {
+  if (!binarized(p)) return ConstVec(w, f).dot(ConstVec(x, f));
+  const double t = threshold(p);
+  double s = 0;
+  for (int j = 0; j < f; ++j)
+    if (x[j] >= t) s += w[j];
+  return s;
+}
+
+double norm(const double* p, const double* x, int f) {
+  if (!binarized(p)) return ConstVec(x, f).norm();
+  const double t = threshold(p);
+  int ones = 0;
+  for (int j = 0; j < f; ++j) ones += x[j] >= t ? 1 : 0;
+  return std::sqrt(static_cast<double>(ones));
+}
+
 // The score of model row k for the row x (check_row'ed). Without an
 // intercept w_k.x as given (the class does not depend on the scale of x);
 // with one, w_k.(clip(x), b): the row as the model was trained on it.
 double score(const double* p, int k, const double* x) {
   const int d = dim(p), f = features(p);
   const double* w = p + header_size(p) + static_cast<std::size_t>(k) * d;
-  const ConstVec v(x, f);
-  if (intercept(p) <= 0) return checked_score(ConstVec(w, d).dot(v));
-  const double norm = v.norm(), bound = p[6];
-  const double scale = norm > bound ? bound / norm : 1.0;
-  return checked_score(scale * ConstVec(w, f).dot(v) + w[f] * intercept(p));
+  if (intercept(p) <= 0) return checked_score(dot(p, w, x, d));
+  const double n = norm(p, x, f), bound = p[6];
+  const double scale = n > bound ? bound / n : 1.0;
+  return checked_score(scale * dot(p, w, x, f) + w[f] * intercept(p));
 }
 
 // The loss-relevant score: on the row clipped to the feature bound (the training objective's row).
 double clipped_score(const double* p, int k, const double* x) {
   if (intercept(p) > 0) return score(p, k, x);
   const int d = dim(p);
-  const ConstVec v(x, d);
-  const double norm = v.norm(), bound = p[6];
-  const double scale = norm > bound ? bound / norm : 1.0;
-  return scale * ConstVec(p + header_size(p) + static_cast<std::size_t>(k) * d, d).dot(v);
+  const double n = norm(p, x, d), bound = p[6];
+  const double scale = n > bound ? bound / n : 1.0;
+  return scale * dot(p, p + header_size(p) + static_cast<std::size_t>(k) * d, x, d);
 }
 
 }  // namespace
 
 std::vector<double> pack(const Model& m) {
   const bool with_intercept = m.intercept > 0;
-  const std::size_t header = kHeaderSize + (with_intercept ? 1 : 0);
+  const std::optional<double> t = m.binarize_threshold();
+  // Training binarizes the rows it reads; an intercept would scale them
+  // first (docs/intercept.md), so no algorithm releases both.
+  if (t && with_intercept)
+    fail(ErrorKind::InvalidState, "a model with binarized features and an intercept cannot be scored",
+         "OPDisc trains without an intercept (docs/opdisc.md).", kPackedHint);
+  const std::size_t header = kHeaderSize + (with_intercept || t ? 1 : 0);
   std::vector<double> p(header + m.weights.size());
   p[0] = kMagicValue;
-  p[1] = with_intercept ? 2 : 1;
+  p[1] = t ? 3 : with_intercept ? 2 : 1;
   p[2] = static_cast<double>(m.weights.rows());
   p[3] = static_cast<double>(m.weights.cols());
   p[4] = static_cast<int>(m.loss);
   p[5] = m.huber_h;
   p[6] = m.feature_bound;
   if (with_intercept) p[7] = m.intercept;
+  if (t) p[7] = *t;
   std::copy(m.weights.data(), m.weights.data() + m.weights.size(), p.begin() + header);
   return p;
 }
 
 void validate(const double* p, std::size_t len) {
-  if (len < kHeaderSize || p[0] != kMagicValue || !(p[1] == 1 || p[1] == 2) ||
+  if (len < kHeaderSize || p[0] != kMagicValue || !(p[1] == 1 || p[1] == 2 || p[1] == 3) ||
       len < static_cast<std::size_t>(header_size(p)))
     fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Wrong header.", kPackedHint);
   const double K = p[2], d = p[3];
@@ -87,6 +114,8 @@ void validate(const double* p, std::size_t len) {
   if (!(p[4] == 0 || p[4] == 1) || !(p[5] > 0 && p[5] < 1) || !(p[6] > 0 && std::isfinite(p[6])) ||
       (p[1] == 2 && !(p[7] > 0 && std::isfinite(p[7]) && d >= 2)))
     fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Invalid loss parameters.", kPackedHint);
+  if (p[1] == 3 && !std::isfinite(p[7]))
+    fail(ErrorKind::InvalidState, "malformed packed dptrain model", "Invalid binarization threshold.", kPackedHint);
 }
 
 int predict_index(const double* p, const double* x, int len) {
@@ -115,6 +144,12 @@ void probabilities(const double* p, const double* x, int len, double* out) {
   if (static_cast<LossKind>(static_cast<int>(p[4])) != LossKind::Logistic)
     fail(ErrorKind::InvalidParameter, "Huber SVM models give no class probabilities", {},
          "Use dp_predict for the class, or train with the logistic loss.");
+  // Its logistic "probabilities" would be s(w.x) of a 0/1-loss classifier:
+  // nothing it was trained to estimate.
+  if (binarized(p))
+    fail(ErrorKind::InvalidParameter, "OPDisc models give no class probabilities",
+         "An OPDisc model is a 0/1-loss classifier on binarized features; it estimates no likelihood.",
+         "Use dp_predict for the class (or a logistic-loss algorithm for probabilities).");
   const int K = models(p);
   auto logistic = [](double s) { return 1.0 / (1.0 + std::exp(-s)); };
   // log s(z) = -log(1 + e^-z), stable for both signs of z.

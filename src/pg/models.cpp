@@ -216,7 +216,7 @@ int64 store_model_json(const char* model_json, const RunIdentities& ids, Oid rel
 
 namespace {
 
-constexpr const char* kModelColumns = "SELECT id, name, classes, weights, loss, details FROM dptrain.models ";
+constexpr const char* kModelColumns = "SELECT id, name, classes, weights, loss, details, algorithm FROM dptrain.models ";
 
 // *out from the first row of SPI_tuptable (kModelColumns); `shown` names it in errors.
 void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
@@ -231,6 +231,7 @@ void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
   ArrayType* weights = DatumGetArrayTypePCopy(SPI_getbinval(tup, desc, 4, &isnull));
   char* loss = SPI_getvalue(tup, desc, 5);
   char* details = SPI_getvalue(tup, desc, 6);
+  char* algorithm = SPI_getvalue(tup, desc, 7);
   Datum* class_items;
   deconstruct_array(classes, TEXTOID, -1, false, TYPALIGN_INT, &class_items, nullptr, &out->nclasses);
   out->classes = static_cast<char**>(palloc(sizeof(char*) * out->nclasses));
@@ -263,6 +264,10 @@ void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
     // With an intercept the last weight column is the bias weight (training/intercept.h).
     if (h.value("intercept", false)) m.intercept = h.at("intercept_feature").get<double>();
     m.weights = Eigen::Map<const dptrain::WeightMatrix>(w, K, d);
+    // What the scoring reads of the rest: an OPDisc model's binarization
+    // (Model::binarize_threshold: the recorded threshold, or the algorithm).
+    m.algorithm = algorithm != nullptr ? algorithm : "";
+    m.details = j;
     packed = new std::vector<double>(dptrain::packed_model::pack(m));
   });
   delete_on_reset(CurrentMemoryContext, packed);

@@ -3,7 +3,10 @@
 #  1. `dptrain train --algorithm opdisc` in the controller (grouping pass
 #     over libpq, CBC in the CLI), `--server` and dp_train (CBC in the
 #     backend) release the same model for the same seed.
-#  2. A cancel during the MIP solve stops it within a second and stores
+#  2. dp_predict, dp_evaluate, `dptrain eval` / `predict` and `dptrain
+#     export` (with docs/export.md's Python example) score the rows
+#     binarized at 1/2, as training read them; no probabilities.
+#  3. A cancel during the MIP solve stops it within a second and stores
 #     nothing, in the backend (pg_cancel_backend) and in the controller
 #     (Ctrl-C); the solver's child process is gone afterwards.
 # Env: DPTRAIN_CLI, PGHOST/PGPORT/PGUSER of a live throwaway cluster.
@@ -37,6 +40,53 @@ same=$(q "SELECT count(DISTINCT weights) = 1 AND count(DISTINCT details->'privac
           FROM dptrain.models WHERE id IN ($a, $b, $c)")
 [ "$same" = t ] || fail "the drivers released different models: $(q "SELECT id, weights FROM dptrain.models")"
 echo "ok: controller, --server and dp_train released the same model"
+
+echo "--- predict, eval and export score the binarized rows (docs/opdisc.md §2)"
+# bin with 0 -> 0.3, 1 -> 0.5 in odd positions and 0 -> 0.45, 1 -> 1 in even
+# ones: binarized at 1/2 it is bin again, so the
+# trained classifier gives the same answers on both tables (scoring the raw
+# values gave another classifier).
+q "CREATE TABLE mixed AS SELECT id, ARRAY(SELECT CASE WHEN k % 2 = 1 THEN 0.3 + 0.2 * v ELSE 0.45 + 0.55 * v END
+                                   FROM unnest(x) WITH ORDINALITY u(v, k) ORDER BY k)::float8[] AS x, y FROM bin"
+acc() { q "SELECT to_char(accuracy, 'FM0.000000000000') FROM dp_evaluate($1, '$2', 'y', 'x')"; }
+[ "$(acc "$c" mixed)" = "$(acc "$c" bin)" ] || fail "dp_evaluate: mixed $(acc "$c" mixed), bin $(acc "$c" bin)"
+# ... which the raw rule (w.x on these values) does not: the check can tell them apart.
+raw=$(q "SELECT to_char(avg((((SELECT sum(w * v) FROM unnest(m.weights, t.x) u(w, v)) >= 0) = t.y)::int), 'FM0.000000000000')
+         FROM mixed t, dptrain.models m WHERE m.id = $c")
+[ "$raw" != "$(acc "$c" bin)" ] || fail "the raw rule agrees with the binarized one on mixed ($raw): a weak check (w = $(q "SELECT weights FROM dptrain.models WHERE id = $c"))"
+differ=$(q "SELECT count(*) FROM bin b JOIN mixed m USING (id)
+            WHERE dp_predict($c::bigint, b.x) <> dp_predict($c::bigint, m.x)")
+[ "$differ" = 0 ] || fail "dp_predict differs on $differ rows of mixed and bin"
+ev=$("$DPTRAIN_CLI" eval --db "dbname=$db" --model "$c" --table mixed --json | field 'j["accuracy"]')
+python3 -c "assert abs($ev - $(acc "$c" bin)) < 1e-12" || fail "dptrain eval on mixed: $ev"
+# dptrain predict: the class of the binarized row, and no probabilities
+# (dp_predict_proba refuses OPDisc models).
+# (w = (1, 1, 0, -2, 0, 0) here: this row scores -0.08 raw, 0 binarized: +1.)
+out=$("$DPTRAIN_CLI" predict --db "dbname=$db" --model "$c" --features 0.45,0.45,0,0.49,0,0 --json)
+want=$(q "SELECT dp_predict($c::bigint, ARRAY[0, 0, 0, 0, 0, 0]::float8[])")
+echo "$out" | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j['class'] == '$want' and 'probabilities' not in j, j
+" || fail "dptrain predict: $out, want $want"
+if q "SELECT dp_predict_proba($c::bigint, ARRAY[1, 0, 1, 0, 0, 1]::float8[])" 2>"$WORK/err"; then
+  fail "dp_predict_proba answered for an OPDisc model"
+fi
+grep -q "OPDisc models give no class probabilities" "$WORK/err" || fail "dp_predict_proba: $(cat "$WORK/err")"
+# export carries the threshold; docs/export.md's Python example applies it.
+python_example=$WORK/score.py
+sed -n '/^```python$/,/^```$/p' "$(dirname "$0")/../../docs/export.md" | sed '1d;$d' >"$python_example"
+"$DPTRAIN_CLI" export --db "dbname=$db" --model "$c" --out "$WORK/od.json" 2>/dev/null
+python3 -c "import json; assert json.load(open('$WORK/od.json'))['binarize_threshold'] == 0.5" || fail "export"
+psql -XAt -d "$db" -c "COPY (SELECT y::text || ',' || array_to_string(x, ',') FROM mixed) TO STDOUT" >"$WORK/rows.csv"
+ours=$(python3 "$python_example" "$WORK/od.json" "$WORK/rows.csv")
+[ "$ours" = "accuracy $(acc "$c" mixed) on 600 rows" ] || fail "Python example: '$ours', dp_evaluate $(acc "$c" mixed)"
+# A model stored before the recorded threshold (opdisc by construction) reads alike.
+q "UPDATE dptrain.models SET details = details #- '{hyperparameters,binarize_threshold}' WHERE id = $c"
+[ "$(acc "$c" mixed)" = "$(acc "$c" bin)" ] || fail "a model without the field scored the raw rows"
+"$DPTRAIN_CLI" export --db "dbname=$db" --model "$c" --out "$WORK/od_old.json" 2>/dev/null
+python3 -c "import json; assert json.load(open('$WORK/od_old.json'))['binarize_threshold'] == 0.5" || fail "old export"
+echo "ok: dp_predict, dp_evaluate, dptrain eval/predict and the exported model score binarized rows ($ours; raw values: $raw)"
 
 # Waits until process $1 has a child (the solver) and prints its pid.
 solver_of() {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/algorithms/opdisc_groups.h"
 #include "core/algorithms/opdisc_mip.h"
 #include "core/algorithms/whitebox.h"
 #include "core/engine/model_details.h"
@@ -94,6 +95,9 @@ Model OpdiscRun::release(double seconds) {
   m.details = {
       {"hyperparameters",
        {{"objective", "0/1 loss, prediction +1 iff w.x >= 0, features binarized at 1/2"},
+        // Read by prediction and evaluation (Model::binarize_threshold): the
+        // classifier released is the one on binarized rows.
+        {"binarize_threshold", opdisc::kBinarizeThreshold},
         {"bound", opdisc_.bound},
         {"norm_squared", opdisc_.norm_squared},
         {"tau", opdisc_.tau},

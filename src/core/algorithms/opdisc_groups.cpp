@@ -74,7 +74,7 @@ std::vector<double> group_rows(const std::vector<std::vector<double>>& x, const 
     for (std::size_t j = 0; j < b.size(); ++j) {
       // As the statement with parse_groups: a non-finite value is refused.
       if (!std::isfinite(x[i][j])) non_finite_feature();
-      b[j] = x[i][j] >= 0.5 ? 1.0 : 0.0;
+      b[j] = x[i][j] >= kBinarizeThreshold ? 1.0 : 0.0;
       changed = changed || b[j] != x[i][j];
     }
     binarized += changed ? 1 : 0;

@@ -39,6 +39,9 @@ struct GroupedRows {
 // x_1..x_d (0/1), positives, negatives]. If G exceeds the pass input's
 // limit, the blocks are left out (the run then refuses).
 constexpr std::size_t kHeader = 2;
+// v -> 1 if v >= kBinarizeThreshold else 0 (the SQL statement spells it 0.5);
+// the released model records it, so prediction reads rows the same way.
+constexpr double kBinarizeThreshold = 0.5;
 
 // Parses and checks a pass result against the public facts (d, n). Throws
 // Error(ProgramLimit) if there were more than `max_groups` distinct vectors,

@@ -106,6 +106,12 @@ SELECT * FROM pg_temp.try($$SELECT dptrain.evaluate_agg(ARRAY[1, 1]::float8[], 1
 SELECT * FROM pg_temp.try($$SELECT dptrain.evaluate_agg(ARRAY[1, 1]::float8[], 1, m) FROM packed WHERE ord = 3$$);
 \x off
 SELECT dptrain.evaluate_agg(ARRAY[1, 1]::float8[], 1, m) AS rows_correct_loss FROM packed WHERE ord = 1;
+-- A binarized (OPDisc, version 3) packed model [.., t = 0.5, w = (1, -1)]:
+-- the row (0.7, 0.3) reads as (1, 0), score 1; a NaN threshold is malformed.
+SELECT dptrain.decision_score('{1146115181,3,1,2,0,0.1,1,0.5,1,-1}', ARRAY[0.7, 0.3]) AS binarized_score;
+\x on
+SELECT * FROM pg_temp.try($$SELECT dptrain.decision_score('{1146115181,3,1,2,0,0.1,1,NaN,1,-1}', ARRAY[0.7, 0.3])$$);
+\x off
 -- ... and its state, with a crafted INITCOND (any role may do this).
 CREATE AGGREGATE pg_temp.evil_eval(float8[], int, float8[]) (
     SFUNC = dptrain.evaluate_transition, STYPE = float8[], INITCOND = '{1,2}');

@@ -44,6 +44,44 @@ SET client_min_messages = notice;
 SELECT count(*) FROM dp_train('od_real', 'y', 'x', algorithm => 'opdisc', epsilon => 20, delta => 1e-9, seed => 5,
                               options => '{"time_limit": 60}') m WHERE m.algorithm = 'opdisc';
 SET client_min_messages = warning;
+-- Prediction and evaluation read a row as training did: binarized at 1/2,
+-- +1 iff w.x >= 0 (docs/opdisc.md §2; they used to score the raw values).
+-- The release records the threshold; od_a's weights:
+SELECT weights, details->'hyperparameters'->'binarize_threshold' AS binarize_threshold
+FROM dptrain.models WHERE name = 'od_a';
+-- Rows of values other than 0 and 1, with the raw rule (w.x on the values)
+-- and the binarized one (w.1[x >= 1/2]) computed here in plain SQL next to
+-- dp_predict. By hand with w = (1, 0, 0, -1): rows 1 and 2 score -0.3 and
+-- -0.5 raw, but binarize to (1, 0, 0, 1), score 0, a tie: +1 (true). Row 3
+-- scores 0.3 raw and 0 binarized, row 4 0 both ways: true. Rows 5-7 score
+-- -1 binarized: false. The labels are the binarized rule's, so dp_evaluate
+-- gives accuracy 1, AUC 1 (scores 0 for every true row, -1 for every false
+-- one); the raw rule gave 5/7 (rows 1 and 2 wrong), and 0.5 on od_real.
+CREATE TABLE od_mixed (id int, x float8[], y boolean);
+INSERT INTO od_mixed VALUES
+  (1, ARRAY[0.7, 0, 0, 1], true),
+  (2, ARRAY[0.5, 0, 0, 1], true),
+  (3, ARRAY[1.0, 0.3, 0.7, 0.7], true),
+  (4, ARRAY[0.3, 0, 0, 0.3], true),
+  (5, ARRAY[0.3, 0, 0, 1], false),
+  (6, ARRAY[0.3, 0.7, 0.5, 1.0], false),
+  (7, ARRAY[0, 0, 0, 0.5], false);
+SELECT m.id, m.x, dp_predict('od_a', m.x) AS predicted,
+       (SELECT sum(w * v) FROM unnest(o.weights, m.x) u(w, v)) >= 0 AS raw_rule,
+       (SELECT sum(w * (v >= 0.5)::int) FROM unnest(o.weights, m.x) u(w, v)) >= 0 AS binarized_rule
+FROM od_mixed m, dptrain.models o WHERE o.name = 'od_a' ORDER BY m.id;
+SELECT dp_predict((SELECT id FROM dptrain.models WHERE name = 'od_a'), ARRAY[0.7, 0, 0, 1]) AS by_id;
+SELECT accuracy, n, roc_auc, confusion FROM dp_evaluate('od_a', 'od_mixed', 'y', 'x');
+-- od_real (x1 scaled by 0.9, x2 by 0.3) binarizes to the rows of od again.
+SELECT accuracy, n FROM dp_evaluate('od_a', 'od_real', 'y', 'x');
+-- A 0/1-loss classifier has no class probabilities (as a Huber SVM model).
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
+SELECT * FROM pg_temp.try($$SELECT dp_predict_proba('od_a', ARRAY[0.7, 0, 0, 1])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_predict_proba((SELECT id FROM dptrain.models WHERE name = 'od_a'),
+                                                    ARRAY[1, 0, 0, 1])$$);
+
 -- ... but a reader's NULL element, NaN or infinity is an error, as for every
 -- other algorithm (the pass used to binarize them: NULL to 0, NaN to 1).
 CREATE TABLE od_nan AS SELECT * FROM od;
