@@ -197,24 +197,23 @@ echo "ok: a distributed table of a role whose name needs quoting trains"
 
 # The same view put in place after the counts, before the first pass (the
 # run waits for its charge while a second session holds the charge lock).
-key=$(sql "SELECT (x'4450546D'::bigint << 32) + 'sw.pts'::regclass::oid::bigint")
 fifo=$(mktemp -u) outf=$(mktemp)
 mkfifo "$fifo"
 citus_psql coordinator -At <"$fifo" >/dev/null 2>&1 &
 holder=$!
 exec 7>"$fifo"
-echo "BEGIN; SELECT pg_advisory_xact_lock($key);" >&7
+echo "BEGIN; SELECT dptrain.lock_source('sw.pts'); SELECT 'locked_$$';" >&7
 wait_until() {
   local i
   for i in $(seq 600); do [ "$(sql "$1")" = t ] && return 0; sleep 0.1; done
   fail "timed out waiting until $2"
 }
-wait_until "SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND granted
-              AND ((classid::bigint << 32) | objid::bigint) = $key)" "the charge lock is held"
+wait_until "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE state = 'idle in transaction'
+              AND query LIKE '%locked_$$%' AND query NOT LIKE '%pg_stat_activity%')" "the charge lock is held"
 super "SELECT model_id FROM dp_train('sw.pts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1)" >"$outf" &
 runner=$!
 wait_until "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'dptrain charge' AND datname = current_database()
-              AND wait_event_type = 'Lock' AND wait_event = 'advisory')" "the run waits for its charge"
+              AND wait_event_type = 'Lock' AND wait_event IN ('transactionid', 'tuple'))" "the run waits for its charge"
 swap view
 echo "COMMIT;" >&7
 exec 7>&-

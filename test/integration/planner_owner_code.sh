@@ -40,24 +40,23 @@ id=$(as_owner -c "SELECT model_id FROM dp_train('po.pts', 'y', 'x', algorithm =>
   fail "AMP on po.pts is not read in place"
 
 # The run waits for its charge while another session holds the source's charge lock.
-key=$(q -c "SELECT (x'4450546D'::bigint << 32) + 'po.pts'::regclass::oid::bigint")
 fifo=$(mktemp -u) out=$(mktemp)
 mkfifo "$fifo"
 q <"$fifo" >/dev/null 2>&1 &
 holder=$!
 exec 7>"$fifo"
-echo "BEGIN; SELECT pg_advisory_xact_lock($key);" >&7
+echo "BEGIN; SELECT dptrain.lock_source('po.pts'); SELECT 'locked_$$';" >&7
 wait_until() {  # wait_until SQL WHAT: polls until SQL returns t (at most ~60 s)
   for _ in $(seq 600); do [ "$(q -c "$1")" = t ] && return 0; sleep 0.1; done
   fail "timed out waiting until $2"
 }
-wait_until "SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND granted
-              AND ((classid::bigint << 32) | objid::bigint) = $key)" "the charge lock is held"
+wait_until "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE state = 'idle in transaction'
+              AND query LIKE '%locked_$$%' AND query NOT LIKE '%pg_stat_activity%')" "the charge lock is held"
 as_owner -c "SELECT model_id FROM dp_train('po.pts', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-6)" \
   >"$out" 2>&1 &
 runner=$!
 wait_until "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'dptrain charge'
-              AND datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory')" \
+              AND datname = current_database() AND wait_event_type = 'Lock' AND wait_event IN ('transactionid', 'tuple'))" \
   "the run waits for its charge"
 as_owner -q -c "CREATE INDEX pts_partial ON po.pts (id) WHERE id > po.who(0)" 2>/dev/null
 echo "COMMIT;" >&7
