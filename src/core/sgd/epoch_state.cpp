@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/sgd/projection.h"
+#include "core/training/feature_row_errors.h"
 
 namespace dptrain::epoch_state {
 namespace {
@@ -116,19 +117,6 @@ void check_label(double label, int K) {
   }
 }
 
-template <typename T>
-[[noreturn]] void report_non_finite(const T* x, std::int64_t len) {
-  for (std::int64_t i = 0; i < len; ++i) {
-    if (!std::isfinite(static_cast<double>(x[i])))
-      throw Error(ErrorKind::InvalidData, "feature array contains a non-finite value (NaN or infinity)", {},
-                  "Remove or repair rows with NaN or infinite features before training.",
-                  sqlstate::kFloatingPointException);
-  }
-  throw Error(ErrorKind::InvalidData, "feature values are too large",
-              "The squared norm of a feature vector overflows a double.",
-              "Scale the features (dptrain load normalizes rows to norm 1).", sqlstate::kFloatingPointException);
-}
-
 [[noreturn]] void refuse_unsampled_rows() {
   fail(ErrorKind::InvalidState, "this training state takes sampled batches only", {},
        "BST14 epochs run through dptrain.sgd_sampled_epoch over dptrain.sampled_rows, not over a permutation.");
@@ -155,7 +143,7 @@ void add_row_impl(double* s, const T* x_data, std::int64_t len, double label) {
   double* acc = accumulator(s);
 
   const double sq = squared_norm(x_data, len);
-  if (!std::isfinite(sq)) report_non_finite(x_data, len);
+  if (!std::isfinite(sq)) refuse_feature_row(x_data, len);
   const double scale = clipping_scale(s, sq);
   const auto loss = static_cast<LossKind>(static_cast<int>(s[kLoss]));
   const double h = s[kHuberH];
