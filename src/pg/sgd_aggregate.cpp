@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/sgd/epoch_state.h"
+#include "feature_array_checks.h"
 #include "pg_glue.h"
 #include "sparsevec.h"
 
@@ -125,16 +126,8 @@ Datum dptrain_sgd_transition(PG_FUNCTION_ARGS) {
   ArrayType* state = transition_state(fcinfo);
 
   ArrayType* x = PG_GETARG_ARRAYTYPE_P(1);
+  dptrain::pg::require_feature_array(x);
   const Oid elem = ARR_ELEMTYPE(x);
-  if (elem != FLOAT8OID && elem != FLOAT4OID)
-    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("features must be float8[] or real[]"),
-                    errhint("Cast the features to float8[].")));
-  if (ARR_NDIM(x) > 1)
-    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature array must be one-dimensional"),
-                    errhint("Every row's features must be a one-dimensional array.")));
-  if (ARR_HASNULL(x) && array_contains_nulls(x))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("feature array must not contain NULL elements"),
-                    errhint("Remove or repair rows with NULL features before training.")));
   const int len = ARR_NDIM(x) == 0 ? 0 : ARR_DIMS(x)[0];
 
   const double label = row_label(fcinfo);
