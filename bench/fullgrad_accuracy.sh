@@ -36,6 +36,11 @@ SEEDS=${SEEDS:-$(seq 1 "$RUNS")}  # or a list, e.g. SEEDS="6 7 8 9 10" to extend
 EPSILONS=${EPSILONS:-"0.1 1"}
 PFW_GRID=${PFW_GRID:-"1:20:1 10:20:1 10:50:1 100:20:0.1"}
 PFW_INTERCEPTS=${PFW_INTERCEPTS:-false}  # P-FW's intercept settings to sweep, e.g. "false true" (a public grid dimension)
+# P-FW's row bounds (options.row_bound, docs/pfw.md): rows are scaled to this L2 norm before the
+# coordinate clipping. The default 1 divides the AMP paper's rows (DATASET=adult_paper, norm
+# 2.8-3.4) by their norm; 4 leaves them whole and only the coordinate bound L acts (the AMP
+# paper's P-FW). A public grid dimension; not with an intercept.
+PFW_ROW_BOUNDS=${PFW_ROW_BOUNDS:-1}
 BOLTON_GRID=${BOLTON_GRID:-"0.03:5:50 0.1:5:100 0.1:10:300 1:5:100 1:10:300 1:10:50"}
 DPSGD_GRID=${DPSGD_GRID:-"0.5:1:10:50 1:0.5:10:50 0.5:1:2:50 1:0.5:2:50 1:1:2:50 0.5:0.5:10:50"}
 ALGORITHMS=${ALGORITHMS:-"pfw dpagd"}
@@ -43,7 +48,7 @@ DPAGD_OPTIONS=${DPAGD_OPTIONS:-}  # DP-AGD's options (JSON) instead of its defau
 # Several DP-AGD configurations in one sweep: JSON option sets separated by ';', '{}' = the defaults
 # (overrides DPAGD_OPTIONS), e.g. DPAGD_CONFIGS='{};{"loss_clip": 1};{"loss_clip": 2}'.
 DPAGD_CONFIGS=${DPAGD_CONFIGS:-${DPAGD_OPTIONS:-"{}"}}
-DATASET=${DATASET:-adult}         # adult, or kdd: KDD Cup 99 10% (bench/lib/accuracy.sh), KDD_ROWS training rows
+DATASET=${DATASET:-adult}         # adult, adult_paper (the AMP paper's own rows, bench/lib/accuracy.sh), or kdd: KDD Cup 99 10%, KDD_ROWS training rows
 KDD_ROWS=${KDD_ROWS:-30000}       # of kdd: the first KDD_ROWS in the order of md5(id) (depends on the ids only)
 DPAGD_DELTA=${DPAGD_DELTA:-1e-8}  # DP-AGD's delta (SQL), e.g. '1.0/30162^2' as bench/compare.sh; 1/n^2: that of the table
 LOSS=${LOSS:-logistic}            # every algorithm's loss, e.g. huber_svm
@@ -68,7 +73,10 @@ case $DATASET in
       --test-rows "$DATA/splits/kddcup99.test_rows.txt.gz" "$DATA/kddcup99/kddcup.data_10_percent.gz" >/dev/null 2>&1
     psql -X -q -v ON_ERROR_STOP=1 -c "CREATE TABLE kdd_sample AS SELECT * FROM kdd ORDER BY md5(id::text) LIMIT $KDD_ROWS;
       DROP TABLE kdd; ALTER TABLE kdd_sample RENAME TO kdd; ANALYZE kdd" ;;
-  *) echo "unknown DATASET $DATASET (adult or kdd)" >&2; exit 1 ;;
+  adult_paper)  # 36,176 + 9,044 rows, 104 features, no row normalization (docs/comparison.md)
+    source bench/lib/accuracy.sh
+    accuracy_load_paper adult_paper adult-paper ;;
+  *) echo "unknown DATASET $DATASET (adult, adult_paper or kdd)" >&2; exit 1 ;;
 esac
 n=$(psql -X -At -c "SELECT count(*) FROM $DATASET")
 [ "$DPAGD_DELTA" != 1/n^2 ] || DPAGD_DELTA="1.0/$n^2"
@@ -101,13 +109,17 @@ for eps in $EPSILONS; do
         for g in $PFW_GRID; do
           IFS=: read -r c t l <<<"$g"
           for icpt in $PFW_INTERCEPTS; do
-            label="c=$c T=$t L=$l"
-            [ "$icpt" = false ] || label="$label intercept"
-            for seed in $SEEDS; do
-              run pfw "$eps" "1.0/$n^2" "$label" "$seed" \
-                "algorithm => 'pfw', radius => $c, epochs => $t, options => '{\"coordinate_bound\": $l}', intercept => $icpt, name => 'pfw_${eps}_${c}_${t}_${l}_${icpt}_$seed'"
+            for rb in $PFW_ROW_BOUNDS; do
+              label="c=$c T=$t L=$l"
+              options="{\"coordinate_bound\": $l}"
+              [ "$icpt" = false ] || label="$label intercept"
+              [ "$rb" = 1 ] || { label="$label row bound $rb"; options="{\"coordinate_bound\": $l, \"row_bound\": $rb}"; }
+              for seed in $SEEDS; do
+                run pfw "$eps" "1.0/$n^2" "$label" "$seed" \
+                  "algorithm => 'pfw', radius => $c, epochs => $t, options => '$options', intercept => $icpt, name => 'pfw_${eps}_${c}_${t}_${l}_${icpt}_${rb}_$seed'"
+              done
+              echo "pfw eps=$eps $label done" >&2
             done
-            echo "pfw eps=$eps $label done" >&2
           done
         done ;;
       dpagd)

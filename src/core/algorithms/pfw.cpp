@@ -21,15 +21,36 @@ constexpr std::uint64_t kPfwNoiseStream = 0x7066772d6e6f6973;  // "pfw-nois"
 struct PfwSettings {
   int iterations = 0;
   double l1_radius = 0;
-  double coordinate_bound = 0;  // as given (the calibration uses min(L, feature bound))
+  double coordinate_bound = 0;  // as given (the calibration uses min(L, row bound))
+  double row_bound = 0;         // rows are scaled to this L2 norm before the coordinate clipping
   double epsilon = 0;
   double delta = 0;
 };
 
+// The L2 bound rows are scaled to before the coordinate clipping: the feature
+// bound, or options.row_bound. P-FW's calibration needs only |x_j| <= L (the
+// AMP paper's Algorithm 5 clips coordinates, not rows), so a larger row bound
+// keeps rows of norm > 1 whole, as the paper's own unnormalized Adult rows.
+double pfw_row_bound(const TrainingConfig& c) {
+  const auto it = c.options.find("row_bound");
+  if (it == c.options.end()) return c.feature_bound;
+  if (c.intercept)
+    fail(ErrorKind::NotImplemented, "pfw: options.row_bound cannot be combined with an intercept",
+         "With an intercept every row is scaled to the feature bound before the constant feature is "
+         "appended (docs/intercept.md), so another row bound would not act.",
+         "Pass intercept => false, or leave out row_bound.");
+  if (!it->is_number()) fail(ErrorKind::InvalidParameter, "options.row_bound must be a number");
+  const double bound = it->get<double>();
+  if (!(bound > 0) || !std::isfinite(bound))
+    fail(ErrorKind::InvalidParameter, "options.row_bound must be positive and finite", {},
+         "Rows are scaled to this L2 norm before every coordinate is clipped to [-L, L].");
+  return bound;
+}
+
 // Every check that needs no fact of the data (Algorithm::check_arguments).
 PfwSettings pfw_arguments(const TrainingConfig& c) {
   check_full_gradient_arguments(c, "pfw");
-  whitebox::check_options(c, "pfw", {"coordinate_bound"});
+  whitebox::check_options(c, "pfw", {"coordinate_bound", "row_bound"});
   PfwSettings s;
   s.epsilon = whitebox::required_epsilon(c, "pfw");
   if (!c.delta || *c.delta <= 0)
@@ -51,6 +72,7 @@ PfwSettings pfw_arguments(const TrainingConfig& c) {
       fail(ErrorKind::InvalidParameter, "options.coordinate_bound must be positive and finite", {},
            "Every coordinate is clipped to [-L, L]; the AMP paper's grid is 1, 0.1, 0.01.");
   }
+  s.row_bound = pfw_row_bound(c);
   return s;
 }
 
@@ -87,7 +109,7 @@ class PfwRun : public Run {
     request_.points = 1;
     request_.loss = parse_loss(config.loss);
     request_.huber_h = config.huber_h;
-    request_.feature_bound = config.feature_bound;
+    request_.feature_bound = s_.row_bound;
     request_.coordinate_bound = s_.coordinate_bound;
     request_.want = gradient_state::kGradient;
     pass_input();  // a bad request fails before any data is read
@@ -131,6 +153,7 @@ class PfwRun : public Run {
                          {"iterations", s_.iterations},
                          {"l1_radius", s_.l1_radius},
                          {"coordinate_bound", s_.coordinate_bound},
+                         {"row_bound", s_.row_bound},
                          {"lambda", config_.lambda},
                          {"feature_bound", config_.feature_bound},
                          {"step", "1/(t+1)"}};
@@ -209,7 +232,7 @@ void Pfw::check_arguments(const TrainingConfig& c) const { pfw_arguments(c); }
 
 TrainingPlan Pfw::plan(const TrainingConfig& c) const {
   const PfwSettings s = pfw_settings(c);
-  const PfwBudget b = pfw_budget(c.rows, c.models(), s.iterations, std::min(s.coordinate_bound, c.feature_bound),
+  const PfwBudget b = pfw_budget(c.rows, c.models(), s.iterations, std::min(s.coordinate_bound, s.row_bound),
                                  s.l1_radius, s.epsilon, s.delta);
   TrainingPlan p;
   p.epochs = s.iterations;
@@ -222,7 +245,7 @@ TrainingPlan Pfw::plan(const TrainingConfig& c) const {
 
 std::unique_ptr<Run> Pfw::start(const TrainingConfig& c) const {
   const PfwSettings s = pfw_settings(c);
-  const PfwBudget b = pfw_budget(c.rows, c.models(), s.iterations, std::min(s.coordinate_bound, c.feature_bound),
+  const PfwBudget b = pfw_budget(c.rows, c.models(), s.iterations, std::min(s.coordinate_bound, s.row_bound),
                                  s.l1_radius, s.epsilon, s.delta);
   return std::make_unique<PfwRun>(c, s, b, laplace_scale(b), plan(c));
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "core/algorithms/pfw.h"
@@ -85,6 +86,48 @@ TEST(PfwPlan, RecordsTheBudgetAndCalibratesWithTheSmallerOfTheTwoBounds) {
   // so L = 1 calibrates: Delta = 2 * 1 * 2 / 500 = 0.008, b = 0.016 / eps_0 = 0.301799600657.
   c.options = {{"coordinate_bound", 5.0}};
   EXPECT_LT(rel(Pfw().plan(c).privacy["laplace_scale"].get<double>(), 0.301799600657), 1e-9);
+}
+
+TEST(PfwPlan, RowBoundScalesRowsAndCalibratesWithTheSmallerBound) {
+  // K = 3, T = 4, c = 2, n = 500, eps = 1, delta = 1e-6: eps_0 = 0.0530153120321 (above).
+  TrainingConfig c = pfw_config(500, 4, 4, 2.0, 1.0, 1e-6, 3);
+  // Row bound 0.5 below the coordinate bound (the feature bound, 1): |x_j| <= 0.5, so
+  // Delta = 2 * 0.5 * 2 / 500 = 0.004 and b = 0.008 / eps_0 = 0.150899800329.
+  c.options = {{"row_bound", 0.5}};
+  EXPECT_LT(rel(Pfw().plan(c).privacy["laplace_scale"].get<double>(), 0.150899800329), 1e-9);
+  // Row bound 4, L = 2: rows of norm up to 4 keep coordinates up to 2 after the clip, so
+  // Delta = 2 * 2 * 2 / 500 = 0.016 and b = 0.032 / eps_0 = 0.603599201316.
+  c.options = {{"row_bound", 4.0}, {"coordinate_bound", 2.0}};
+  EXPECT_LT(rel(Pfw().plan(c).privacy["laplace_scale"].get<double>(), 0.603599201316), 1e-9);
+  // The gradient pass scales rows to the row bound (0 would mean no row clipping at all).
+  std::unique_ptr<dptrain::Run> run = start_run(c);
+  std::optional<Pass> p = run->next();
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(gradient_state::request_of(p->input.data()).feature_bound, 4.0);
+  EXPECT_DOUBLE_EQ(gradient_state::request_of(p->input.data()).coordinate_bound, 2.0);
+  // Without the option: the feature bound, 1.
+  c.options = nlohmann::json::object();
+  p = start_run(c)->next();
+  EXPECT_DOUBLE_EQ(gradient_state::request_of(p->input.data()).feature_bound, 1.0);
+}
+
+TEST(PfwPlan, RowBoundIsRefusedWithAnInterceptOrABadValue) {
+  TrainingConfig c = pfw_config(500, 4, 4, 2.0, 1.0, 1e-6);
+  c.intercept = true;
+  c.options = {{"row_bound", 4.0}};
+  try {
+    Pfw().check_arguments(c);
+    ADD_FAILURE() << "row_bound with an intercept accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotImplemented) << e.what();
+    EXPECT_NE(std::string(e.what()).find("intercept"), std::string::npos) << e.what();
+  }
+  c.intercept = false;
+  for (const nlohmann::json& bad : {nlohmann::json(0.0), nlohmann::json(-1.0), nlohmann::json("4"),
+                                    nlohmann::json(std::numeric_limits<double>::infinity())}) {
+    c.options = {{"row_bound", bad}};
+    EXPECT_THROW(Pfw().check_arguments(c), Error) << bad.dump();
+  }
 }
 
 TEST(PfwPlan, StepIsOneOverTPlusOne) {
@@ -257,7 +300,9 @@ TEST(PfwRun, OneVsAllSelectsPerModel) {
   // Model k's score is largest on class k's coordinate.
   for (int k = 0; k < 3; ++k)
     for (int j = 0; j < 3; ++j)
-      if (j != k) EXPECT_GT(m.weights(k, k), m.weights(k, j)) << "model " << k;
+      if (j != k) {
+        EXPECT_GT(m.weights(k, k), m.weights(k, j)) << "model " << k;
+      }
   EXPECT_EQ(m.details["privacy"]["selections"].get<int>(), 60);
 }
 
