@@ -81,6 +81,37 @@ TEST(FullGradientAudit, PfwStaysWithinItsSelectionBudgetAndCatchesTenfoldLessNoi
   EXPECT_GT(broken.bound.epsilon, 1.0) << "the broken variant was not caught";
 }
 
+// options.row_bound = 4 with L = 4: rows of norm 4 reach the pass whole (the
+// default row bound 1 would scale them to 1), so the calibration must use L = 4.
+// The same tail event as above on rows four times larger.
+Neighbours pfw_wide_neighbours() {
+  InMemoryData base;
+  for (int i = 0; i < 3; ++i) {
+    base.x.push_back({4.0});
+    base.y.push_back(0.0);
+  }
+  return canary_neighbours(base, {4.0}, 3);
+}
+
+Scenario pfw_wide_scenario(const std::string& name, double factor) {
+  Scenario s = pfw_scenario(name, factor);
+  s.config.options = {{"row_bound", 4.0}, {"coordinate_bound", 4.0}};
+  return s;
+}
+
+TEST(FullGradientAudit, PfwWithALargerRowBoundCalibratesForTheLargerRows) {
+  const Neighbours n = pfw_wide_neighbours();
+  const double eps_0 = pfw_budget(4, 1, 1, 4.0, 1.0, 1.0, 1e-5).epsilon_step;
+  const Result ok = run_audit(pfw_wide_scenario("pfw, row bound 4", 1.0), n, ci_options(6000, 1500, 13));
+  print_result(ok, eps_0);
+  EXPECT_LE(ok.bound.epsilon, eps_0);
+  // Calibrated as if rows had norm 1 (a quarter of the scale): caught above eps_0.
+  const Result broken =
+      run_audit(pfw_wide_scenario("pfw, row bound 4, scale / 4", 4.0), n, ci_options(6000, 1500, 14));
+  print_result(broken, eps_0);
+  EXPECT_GT(broken.bound.epsilon, eps_0) << "a calibration for rows of norm 1 was not caught";
+}
+
 // The selection at P-FW's planned scale (pfw_budget): the scores c g_j of a
 // replaced row move by Delta = 2 L c / n in opposite directions for +c e_j and
 // -c e_j. Far in the tail (the chosen corner's score 1.6 to 2 above the other's),
