@@ -43,14 +43,15 @@ class UnderNoisedPfw : public Pfw {
 // -y x), n = 4: three base rows (x = 1, negative) push the score of +c e_1 up
 // by a margin, so choosing +c e_1 is a tail event whose probability the
 // canary (x = 1, positive in D, negative in D') moves by the most the
-// analysis allows. One iteration: the released model is +-c/2.
-Neighbours pfw_neighbours() {
+// analysis allows. One iteration: the released model is +-c/2. `x` scales
+// every row (and the canary) alike.
+Neighbours pfw_neighbours(double x = 1.0) {
   InMemoryData base;
   for (int i = 0; i < 3; ++i) {
-    base.x.push_back({1.0});
+    base.x.push_back({x});
     base.y.push_back(0.0);
   }
-  return canary_neighbours(base, {1.0}, 3);
+  return canary_neighbours(base, {x}, 3);
 }
 
 Scenario pfw_scenario(const std::string& name, double factor) {
@@ -84,14 +85,6 @@ TEST(FullGradientAudit, PfwStaysWithinItsSelectionBudgetAndCatchesTenfoldLessNoi
 // options.row_bound = 4 with L = 4: rows of norm 4 reach the pass whole (the
 // default row bound 1 would scale them to 1), so the calibration must use L = 4.
 // The same tail event as above on rows four times larger.
-Neighbours pfw_wide_neighbours() {
-  InMemoryData base;
-  for (int i = 0; i < 3; ++i) {
-    base.x.push_back({4.0});
-    base.y.push_back(0.0);
-  }
-  return canary_neighbours(base, {4.0}, 3);
-}
 
 Scenario pfw_wide_scenario(const std::string& name, double factor) {
   Scenario s = pfw_scenario(name, factor);
@@ -100,7 +93,7 @@ Scenario pfw_wide_scenario(const std::string& name, double factor) {
 }
 
 TEST(FullGradientAudit, PfwWithALargerRowBoundCalibratesForTheLargerRows) {
-  const Neighbours n = pfw_wide_neighbours();
+  const Neighbours n = pfw_neighbours(4.0);
   const double eps_0 = pfw_budget(4, 1, 1, 4.0, 1.0, 1.0, 1e-5).epsilon_step;
   const Result ok = run_audit(pfw_wide_scenario("pfw, row bound 4", 1.0), n, ci_options(6000, 1500, 13));
   print_result(ok, eps_0);
