@@ -51,8 +51,12 @@ nlohmann::json exported(client::PgConnection& conn, const std::string& model) {
   nlohmann::json binarize = h.contains("binarize_threshold") ? h["binarize_threshold"] : nlohmann::json();
   if (binarize.is_null() && r.get(0, 2) == "opdisc") binarize = 0.5;
   auto number = [&](int c) { return r.is_null(0, c) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, c))); };
+  // Version 2 = a scorer must binarize first: a version-1 scorer, which knows
+  // no binarize_threshold, would score the raw values (another classifier).
+  // Every other model stays version 1, which such a scorer still reads right.
+  const int version = binarize.is_null() ? 1 : 2;
   return {{"format", "dptrain-export"},
-          {"version", 1},
+          {"version", version},
           {"id", std::stoll(r.get(0, 0))},
           {"name", r.get_opt(0, 1) ? nlohmann::json(r.get(0, 1)) : nlohmann::json()},
           {"algorithm", r.get(0, 2)},

@@ -71,6 +71,7 @@ python3 -c "
 import json
 j = json.load(open('$WORK/multi.json'))
 assert j['format'] == 'dptrain-export' and len(j['weights']) == 3 and len(j['weights'][0]) == 3, j
+assert j['version'] == 1 and j['binarize_threshold'] is None, j   # version 2 only for binarized models
 assert len(j['intercept']) == 3 and j['details']['hyperparameters']['intercept_feature'] == 1, j
 assert json.load(open('$WORK/nobias.json'))['intercept'] is None
 assert j['classes'] == ['a', 'b', 'c'] and j['privacy']['seeded'] and not j['privacy']['private'], j

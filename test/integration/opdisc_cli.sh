@@ -77,7 +77,7 @@ grep -q "OPDisc models give no class probabilities" "$WORK/err" || fail "dp_pred
 python_example=$WORK/score.py
 sed -n '/^```python$/,/^```$/p' "$(dirname "$0")/../../docs/export.md" | sed '1d;$d' >"$python_example"
 "$DPTRAIN_CLI" export --db "dbname=$db" --model "$c" --out "$WORK/od.json" 2>/dev/null
-python3 -c "import json; assert json.load(open('$WORK/od.json'))['binarize_threshold'] == 0.5" || fail "export"
+python3 -c "import json; m = json.load(open('$WORK/od.json')); assert m['binarize_threshold'] == 0.5 and m['version'] == 2" || fail "export"
 psql -XAt -d "$db" -c "COPY (SELECT y::text || ',' || array_to_string(x, ',') FROM mixed) TO STDOUT" >"$WORK/rows.csv"
 ours=$(python3 "$python_example" "$WORK/od.json" "$WORK/rows.csv")
 [ "$ours" = "accuracy $(acc "$c" mixed) on 600 rows" ] || fail "Python example: '$ours', dp_evaluate $(acc "$c" mixed)"
@@ -85,7 +85,7 @@ ours=$(python3 "$python_example" "$WORK/od.json" "$WORK/rows.csv")
 q "UPDATE dptrain.models SET details = details #- '{hyperparameters,binarize_threshold}' WHERE id = $c"
 [ "$(acc "$c" mixed)" = "$(acc "$c" bin)" ] || fail "a model without the field scored the raw rows"
 "$DPTRAIN_CLI" export --db "dbname=$db" --model "$c" --out "$WORK/od_old.json" 2>/dev/null
-python3 -c "import json; assert json.load(open('$WORK/od_old.json'))['binarize_threshold'] == 0.5" || fail "old export"
+python3 -c "import json; m = json.load(open('$WORK/od_old.json')); assert m['binarize_threshold'] == 0.5 and m['version'] == 2" || fail "old export"
 echo "ok: dp_predict, dp_evaluate, dptrain eval/predict and the exported model score binarized rows ($ours; raw values: $raw)"
 
 # Waits until process $1 has a child (the solver) and prints its pid.
