@@ -2,7 +2,8 @@
 # Bad flag values are refused before anything runs, naming the flag, with a
 # non-zero exit: numbers that do not fit (CLI11 clamped --seed
 # 99999999999999999999 to INT64_MAX and wrapped --max-classes -1 to 2^64 - 1),
-# and garbage. No database is reached: --db points nowhere.
+# garbage, and malformed JSON in --options & co. (a bare parser message that
+# named no flag). No database is reached: --db points nowhere.
 set -uo pipefail
 : "${DPTRAIN_CLI:?}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -35,7 +36,15 @@ refused "--epsilon: 1e999 is out of range (a magnitude of at most about 1.8e308)
 refused "--epsilon: nan is not a finite number" train --table t --epsilon nan "${nowhere[@]}"
 refused "--features: x is not a number" predict --model m --features 0.5,x "${nowhere[@]}"
 
+refused "--options: not valid JSON: parse error at line 1, column 2: syntax error while parsing object key - invalid literal; last read: '{a'; expected string literal" \
+  train --table t --options '{accountant: basic}' "${nowhere[@]}"
+refused "--options: must be a JSON object in braces, e.g. '{}', not [1]" train --table t --options '[1]' "${nowhere[@]}"
+refused "--bounds: not valid JSON: parse error at line 1, column 9: syntax error while parsing value - unexpected '}'; expected '[', '{', or a literal" \
+  train --table t --columns age --bounds '{"age": }' "${nowhere[@]}"
+refused "--grid: must be a JSON object in braces, e.g. '{}', not \"x\"" \
+  tune --table t --epsilon 1 --method liu_talwar --grid '"x"' "${nowhere[@]}"
+
 # A good value goes on (here to the connection, which fails: not a flag error).
-err=$("$DPTRAIN_CLI" train --table t --seed 007 "${nowhere[@]}" 2>&1 >/dev/null)
-grep -q -- "--seed" <<<"$err" && fail "a valid --seed was refused: $err"
+err=$("$DPTRAIN_CLI" train --table t --seed 007 --options '{}' "${nowhere[@]}" 2>&1 >/dev/null)
+grep -q -- "--seed\|--options" <<<"$err" && fail "a valid --seed or --options was refused: $err"
 echo "cli_flag_values: ok"
