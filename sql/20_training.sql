@@ -173,3 +173,20 @@ RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate_id' LANGUAGE C VOLATIL
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.dp_evaluate(bigint, regclass, text, text) IS
 'metrics of a stored model, by the id dp_train returned, on a labelled table (see dp_evaluate(text, regclass, text, text))';
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON TYPE dptrain.trained_model IS
+'what dp_train returns: the stored model''s id, name, algorithm, epsilon, delta, weights, classes and details';
+COMMENT ON FUNCTION dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8) IS
+'internal (dptrain train): validates a training table and copies its rows in a random order into a prepared table';
+COMMENT ON FUNCTION dptrain.training_reshuffle(text) IS
+'internal (dptrain train): a new random order of the rows of a prepared table';
+COMMENT ON FUNCTION dptrain.training_drop(text) IS
+'internal (dptrain train): drops a prepared table';
+COMMENT ON FUNCTION dptrain.store_model(jsonb) IS
+'internal (dptrain train, controller mode): stores a trained model and charges or logs it in the ledger';
+COMMENT ON FUNCTION dptrain.evaluate_transition(float8[], float8[], int, float8[]) IS
+'internal: transition function of dptrain.evaluate_agg';
+COMMENT ON FUNCTION dptrain.evaluate_combine(float8[], float8[]) IS
+'internal: combine function of dptrain.evaluate_agg (sums the totals)';
