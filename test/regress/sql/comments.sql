@@ -29,3 +29,10 @@ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dptrain')
   AND obj_description(d.objid, d.classid::regclass::text) IS NULL
 ORDER BY 1;
+-- The help of the prediction and evaluation functions, as written (it must
+-- say what they refuse: dp_predict_proba has no probabilities for Huber SVM
+-- or OPDisc models).
+SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') AS comment
+FROM pg_proc p
+WHERE p.proname IN ('dp_predict', 'dp_predict_proba', 'dp_evaluate', 'decision_score')
+ORDER BY 1::text;
