@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "cli_hints.h"
+#include "number_flags.h"
 #include "core/error.h"
 #include "pg_connection.h"
 
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   dptrain::cli::register_predict(app);
   dptrain::cli::register_export(app);
   dptrain::cli::register_budget(app);
+  dptrain::client::check_number_flags(app);  // --seed 99999999999999999999 is refused, not clamped
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

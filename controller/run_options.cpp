@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/training/intercept.h"
+#include "json_flags.h"
 
 namespace dptrain::cli {
 
@@ -22,7 +23,8 @@ void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const
   cmd->add_flag("--reshuffle", o.config.reshuffle, "fresh random permutation every epoch");
   cmd->add_flag("--no-intercept", o.no_intercept, "no bias term (default: an intercept, docs/intercept.md)");
   cmd->add_option("--seed", o.seed, "TESTS ONLY: reproducible shuffle and noise (the model is not private)");
-  cmd->add_option("--options", o.options, "algorithm-specific options (JSON object)");
+  cmd->add_option("--options", o.options, "algorithm-specific options (JSON object)")
+      ->check(client::json_object_flag());
   auto* server = cmd->add_flag("--server", o.server, "run the whole " + run + " inside the server (" + server_function + ")");
   cmd->add_flag("--controller", o.controller,
                 "drive the epochs from here, or fail (default: here if this role may, else in the server)")
@@ -48,9 +50,11 @@ void add_column_options(CLI::App* cmd, ColumnOptions& k) {
                   "ordinary columns to encode instead of --features (numbers need --bounds, text --categories; "
                   "runs inside the server: docs/encoding.md)")
       ->delimiter(',');
-  cmd->add_option("--bounds", k.bounds, "public bounds of numeric --columns, JSON: '{\"age\": [17, 90]}'");
+  cmd->add_option("--bounds", k.bounds, "public bounds of numeric --columns, JSON: '{\"age\": [17, 90]}'")
+      ->check(client::json_object_flag());
   cmd->add_option("--categories", k.categories,
-                  "declared categories of text --columns, JSON: '{\"sex\": [\"Female\", \"Male\"]}'");
+                  "declared categories of text --columns, JSON: '{\"sex\": [\"Female\", \"Male\"]}'")
+      ->check(client::json_object_flag());
   cmd->add_option("--normalization", k.normalization, "l2 | clip (rows of encoded --columns)")->capture_default_str();
 }
 

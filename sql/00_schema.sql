@@ -32,3 +32,8 @@ COMMENT ON TABLE dptrain.models IS 'models released by dp_train / dptrain train,
 SELECT pg_catalog.pg_extension_config_dump('dptrain.models', '');
 SELECT pg_catalog.pg_extension_config_dump('dptrain.models_id_seq', '');
 GRANT SELECT ON dptrain.models TO PUBLIC;
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON SEQUENCE dptrain.models_id_seq IS
+'ids of dptrain.models (a charged run reserves its model''s id before training)';

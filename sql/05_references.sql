@@ -36,3 +36,26 @@ CREATE CAST (dptrain.relation_ref AS pg_catalog.regclass) WITHOUT FUNCTION AS AS
 CREATE CAST (dptrain.role_ref AS pg_catalog.oid) WITHOUT FUNCTION AS IMPLICIT;
 CREATE CAST (pg_catalog.regrole AS dptrain.role_ref) WITHOUT FUNCTION AS ASSIGNMENT;
 CREATE CAST (dptrain.role_ref AS pg_catalog.regrole) WITHOUT FUNCTION AS ASSIGNMENT;
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON FUNCTION dptrain.relation_ref_in(cstring) IS
+'internal: input function of type dptrain.relation_ref (a relation name; "-" if it does not resolve)';
+COMMENT ON FUNCTION dptrain.relation_ref_out(dptrain.relation_ref) IS
+'internal: output function of type dptrain.relation_ref (the relation''s name, as regclass prints it)';
+COMMENT ON FUNCTION dptrain.role_ref_in(cstring) IS
+'internal: input function of type dptrain.role_ref (a role name; "-" if it does not resolve)';
+COMMENT ON FUNCTION dptrain.role_ref_out(dptrain.role_ref) IS
+'internal: output function of type dptrain.role_ref (the role''s name, as regrole prints it)';
+COMMENT ON CAST (dptrain.relation_ref AS pg_catalog.oid) IS
+'the relation''s OID (implicit: relation references compare and index as OIDs)';
+COMMENT ON CAST (pg_catalog.regclass AS dptrain.relation_ref) IS
+'a regclass stored as a relation reference (by assignment)';
+COMMENT ON CAST (dptrain.relation_ref AS pg_catalog.regclass) IS
+'a relation reference as a regclass (by assignment)';
+COMMENT ON CAST (dptrain.role_ref AS pg_catalog.oid) IS
+'the role''s OID (implicit: role references compare and index as OIDs)';
+COMMENT ON CAST (pg_catalog.regrole AS dptrain.role_ref) IS
+'a regrole stored as a role reference (by assignment)';
+COMMENT ON CAST (dptrain.role_ref AS pg_catalog.regrole) IS
+'a role reference as a regrole (by assignment)';

@@ -52,3 +52,18 @@ COMMENT ON AGGREGATE dptrain.sgd_epoch(real[], boolean, float8[]) IS
 -- never the extension owner's (src/pg/training_run.h, pass_role), and Citus
 -- checks EXECUTE on all of them for that role on the workers. A noiseless
 -- epoch over rows a role may select itself tells it nothing new.
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON FUNCTION dptrain.sgd_transition(float8[], float8[], float8, float8[]) IS
+'internal: transition function of the epoch aggregate dptrain.sgd_epoch';
+COMMENT ON FUNCTION dptrain.sgd_transition(float8[], float8[], boolean, float8[]) IS
+'internal: transition function of the epoch aggregate dptrain.sgd_epoch';
+COMMENT ON FUNCTION dptrain.sgd_transition(float8[], real[], float8, float8[]) IS
+'internal: transition function of the epoch aggregate dptrain.sgd_epoch';
+COMMENT ON FUNCTION dptrain.sgd_transition(float8[], real[], boolean, float8[]) IS
+'internal: transition function of the epoch aggregate dptrain.sgd_epoch';
+COMMENT ON FUNCTION dptrain.sgd_combine(float8[], float8[]) IS
+'internal: combine function of dptrain.sgd_epoch (count-weighted model averaging)';
+COMMENT ON FUNCTION dptrain.sgd_final(float8[]) IS
+'internal: final function of dptrain.sgd_epoch and dptrain.sgd_sampled_epoch';

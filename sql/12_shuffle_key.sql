@@ -38,3 +38,10 @@ REVOKE EXECUTE ON FUNCTION
     dptrain.shuffle_run_key(bigint),
     dptrain.shuffle_epoch_key(float8[], bigint)
 FROM PUBLIC;
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON FUNCTION dptrain.shuffle_run_key(bigint) IS
+'internal: a run''s shuffle key (8 words) from the OS CSPRNG, or from a test seed (then not private)';
+COMMENT ON FUNCTION dptrain.shuffle_epoch_key(float8[], bigint) IS
+'internal: the shuffle key (4 words) of one epoch, derived from the run key';

@@ -135,18 +135,18 @@ COMMENT ON FUNCTION @extschema@.dp_predict(bigint, float8[]) IS
 CREATE FUNCTION @extschema@.dp_predict_proba(model text, features float8[])
 RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_dp_predict_proba' LANGUAGE C STRICT STABLE;
 COMMENT ON FUNCTION @extschema@.dp_predict_proba(text, float8[]) IS
-'class probabilities of a logistic model, in the order of the model''s classes (one-vs-all: the K one-vs-rest probabilities normalized to sum 1)';
+'class probabilities of a logistic-loss model, in the order of the model''s classes (one-vs-all: the K one-vs-rest probabilities normalized to sum 1); Huber SVM and OPDisc models give none (an error: use dp_predict)';
 CREATE FUNCTION @extschema@.dp_predict_proba(model bigint, features float8[])
 RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_dp_predict_proba_id' LANGUAGE C STRICT STABLE;
 COMMENT ON FUNCTION @extschema@.dp_predict_proba(bigint, float8[]) IS
-'class probabilities of a logistic model, by the id dp_train returned';
+'class probabilities of a logistic-loss model (not Huber SVM or OPDisc), by the id dp_train returned';
 
 -- Evaluation aggregate: state {rows, correct, loss_sum, confusion matrix};
 -- combine = sum. decision_score ranks the rows of a binary model for ROC AUC.
 CREATE FUNCTION dptrain.decision_score(model float8[], x float8[])
 RETURNS float8 AS 'MODULE_PATHNAME', 'dptrain_decision_score' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION dptrain.decision_score(float8[], float8[]) IS
-'internal: w.x of a packed binary model (dp_evaluate''s ROC AUC)';
+'internal: the score w.x of a packed binary model, the row read as dp_predict reads it (dp_evaluate''s ROC AUC)';
 CREATE FUNCTION dptrain.evaluate_transition(float8[], float8[], int, float8[])
 RETURNS float8[] AS 'MODULE_PATHNAME', 'dptrain_evaluate_transition' LANGUAGE C PARALLEL SAFE;
 CREATE FUNCTION dptrain.evaluate_combine(float8[], float8[])
@@ -164,7 +164,7 @@ CREATE FUNCTION @extschema@.dp_evaluate(model text, source regclass, label text,
 RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate' LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.dp_evaluate(text, regclass, text, text) IS
-'metrics of a stored model (its id, or the name of one of your models) on a labelled table (features NULL: the model''s stored encoding applied to the raw columns): accuracy, rows, mean loss, majority-class rate, precision/recall/F1 and ROC AUC (binary, positive = second class), macro-F1, classes and confusion matrix [true][predicted]';
+'metrics of a stored model (its id, or the name of one of your models) on a labelled table (features NULL: the model''s stored encoding applied to the raw columns): accuracy, rows, mean loss (the model''s loss on rows clipped as in training; OPDisc: the logistic loss, for comparison), majority-class rate, precision/recall/F1 and ROC AUC (binary, positive = second class), macro-F1, classes and confusion matrix [true][predicted]';
 CREATE FUNCTION @extschema@.dp_evaluate(model bigint, source regclass, label text, features text DEFAULT NULL,
     OUT accuracy float8, OUT n bigint, OUT loss float8, OUT majority_rate float8,
     OUT "precision" float8, OUT recall float8, OUT f1 float8, OUT roc_auc float8, OUT macro_f1 float8,
@@ -173,3 +173,20 @@ RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate_id' LANGUAGE C VOLATIL
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.dp_evaluate(bigint, regclass, text, text) IS
 'metrics of a stored model, by the id dp_train returned, on a labelled table (see dp_evaluate(text, regclass, text, text))';
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON TYPE dptrain.trained_model IS
+'what dp_train returns: the stored model''s id, name, algorithm, epsilon, delta, weights, classes and details';
+COMMENT ON FUNCTION dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8) IS
+'internal (dptrain train): validates a training table and copies its rows in a random order into a prepared table';
+COMMENT ON FUNCTION dptrain.training_reshuffle(text) IS
+'internal (dptrain train): a new random order of the rows of a prepared table';
+COMMENT ON FUNCTION dptrain.training_drop(text) IS
+'internal (dptrain train): drops a prepared table';
+COMMENT ON FUNCTION dptrain.store_model(jsonb) IS
+'internal (dptrain train, controller mode): stores a trained model and charges or logs it in the ledger';
+COMMENT ON FUNCTION dptrain.evaluate_transition(float8[], float8[], int, float8[]) IS
+'internal: transition function of dptrain.evaluate_agg';
+COMMENT ON FUNCTION dptrain.evaluate_combine(float8[], float8[]) IS
+'internal: combine function of dptrain.evaluate_agg (sums the totals)';

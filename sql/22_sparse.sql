@@ -93,3 +93,28 @@ CREATE AGGREGATE dptrain.evaluate_agg(x dptrain.sparsevec, label_index int, mode
     COMBINEFUNC = dptrain.evaluate_combine, PARALLEL = SAFE);
 COMMENT ON AGGREGATE dptrain.evaluate_agg(dptrain.sparsevec, int, float8[]) IS
 'internal: the evaluation totals of a packed model over labelled sparse rows';
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON FUNCTION dptrain.sparsevec_in(cstring, oid, int) IS
+'internal: input function of type dptrain.sparsevec';
+COMMENT ON FUNCTION dptrain.sparsevec_out(dptrain.sparsevec) IS
+'internal: output function of type dptrain.sparsevec';
+COMMENT ON FUNCTION dptrain.sparsevec_recv(internal, oid, int) IS
+'internal: binary input function of type dptrain.sparsevec';
+COMMENT ON FUNCTION dptrain.sparsevec_send(dptrain.sparsevec) IS
+'internal: binary output function of type dptrain.sparsevec';
+COMMENT ON CAST (dptrain.sparsevec AS float8[]) IS
+'a sparse row as a dense float8[] (implicit: dp_predict and dp_predict_proba take sparse rows)';
+COMMENT ON CAST (float8[] AS dptrain.sparsevec) IS
+'a dense float8[] as a sparse row (explicit)';
+COMMENT ON FUNCTION dptrain.sgd_transition(float8[], dptrain.sparsevec, float8, float8[]) IS
+'internal: transition function of the epoch aggregate dptrain.sgd_epoch on sparse rows';
+COMMENT ON FUNCTION dptrain.sgd_transition(float8[], dptrain.sparsevec, boolean, float8[]) IS
+'internal: transition function of the epoch aggregate dptrain.sgd_epoch on sparse rows';
+COMMENT ON AGGREGATE dptrain.sgd_epoch(dptrain.sparsevec, float8, float8[]) IS
+'internal: one noiseless SGD epoch over sparse rows in scan order (the state of dptrain.sgd_state); a pass of dp_train';
+COMMENT ON AGGREGATE dptrain.sgd_epoch(dptrain.sparsevec, boolean, float8[]) IS
+'internal: one noiseless SGD epoch over sparse rows in scan order (the state of dptrain.sgd_state); a pass of dp_train';
+COMMENT ON FUNCTION dptrain.evaluate_transition(float8[], dptrain.sparsevec, int, float8[]) IS
+'internal: transition function of dptrain.evaluate_agg on sparse rows';

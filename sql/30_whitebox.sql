@@ -64,3 +64,16 @@ SET search_path = pg_catalog, pg_temp;
 REVOKE EXECUTE ON FUNCTION dptrain.sampled_epoch(float8[], regclass, int8, int4) FROM PUBLIC;
 COMMENT ON FUNCTION dptrain.sampled_epoch(float8[], regclass, int8, int4) IS
 'internal (BST14 pass): one epoch of sampled batches over a prepared table, from the secret key in the state; returns the final state';
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON FUNCTION dptrain.sample_batches(float8[], int8) IS
+'internal (BST14): the batches of one sampled epoch, drawn from the secret key in the state, as (batch, row number)';
+COMMENT ON FUNCTION dptrain.sgd_sampled_transition(float8[], float8[], float8, int8, float8[]) IS
+'internal: transition function of dptrain.sgd_sampled_epoch (checks that every batch arrives whole and in order)';
+COMMENT ON AGGREGATE dptrain.sgd_sampled_epoch(float8[], float8, int8, float8[]) IS
+'internal (BST14): one white-box SGD epoch over the sampled batches that dptrain.sampled_rows streams';
+COMMENT ON TYPE dptrain.sampled_row IS
+'internal: a row of dptrain.sampled_rows (batch, features, label)';
+COMMENT ON FUNCTION dptrain.sampled_rows(float8[], regclass, int8) IS
+'internal (BST14): the rows of one sampled epoch, batch after batch, fetched from a prepared table by tuple id';

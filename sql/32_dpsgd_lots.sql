@@ -47,3 +47,12 @@ REVOKE EXECUTE ON FUNCTION
     dptrain.dpsgd_lots_final(float8[]),
     dptrain.dpsgd_lots(float8[], float8, int8, float8[])
 FROM PUBLIC;
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON TYPE dptrain.lot_row IS
+'internal: a row of dptrain.lot_rows (lot, features, label)';
+COMMENT ON FUNCTION dptrain.dpsgd_lots_transition(float8[], float8[], float8, int8, float8[]) IS
+'internal: transition function of dptrain.dpsgd_lots';
+COMMENT ON FUNCTION dptrain.dpsgd_lots_final(float8[]) IS
+'internal: final function of dptrain.dpsgd_lots';

@@ -377,3 +377,26 @@ REVOKE EXECUTE ON FUNCTION
     dptrain.ledger_set_cap(regclass, float8, float8, regrole),
     dptrain.ledger_has_spending()
 FROM PUBLIC;
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON SEQUENCE dptrain.ledger_id_seq IS
+'ids of dptrain.ledger rows';
+COMMENT ON FUNCTION dptrain.skip_unresolved_budget() IS
+'internal: trigger that skips restoring a budget or cap row whose relation or role is missing ("-")';
+COMMENT ON FUNCTION dptrain.lock_source(regclass) IS
+'internal: locks the source''s row of dptrain.source_locks until the end of the transaction (serializes its charges and cap changes)';
+COMMENT ON FUNCTION dptrain.ledger_check(regclass, regrole, boolean, float8, float8, boolean, boolean) IS
+'internal: whether a role may run or store a run of (epsilon, delta) on a source, and whether its budget or the source''s cap applies (an error otherwise)';
+COMMENT ON FUNCTION dptrain.lasting_ref(regclass) IS
+'internal: the reference a ledger row keeps to its source ("-" for a temporary relation)';
+COMMENT ON FUNCTION dptrain.ledger_reserve(regclass, text, regrole, name, boolean, text, float8, float8) IS
+'internal: charges a private run before it reads its rows and logs it under the id its model will get; returns that id';
+COMMENT ON FUNCTION dptrain.ledger_log(regclass, text, regrole, boolean, bigint, text, float8, float8, boolean) IS
+'internal: logs a stored model that is not private (nothing to charge)';
+COMMENT ON FUNCTION dptrain.ledger_grant(regclass, regrole, float8, float8, regrole) IS
+'internal (dp_grant_budget): sets the budget of a role on a source; what the role spent there stays spent';
+COMMENT ON FUNCTION dptrain.ledger_set_cap(regclass, float8, float8, regrole) IS
+'internal (dp_set_table_budget): sets the cap of a source, counting everything private already charged or stored on it';
+COMMENT ON FUNCTION dptrain.ledger_has_spending() IS
+'internal: whether the ledger records privacy spent under a budget or cap (then the extension may not be dropped)';

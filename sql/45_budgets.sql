@@ -70,3 +70,14 @@ REVOKE EXECUTE ON FUNCTION dptrain.guard_ledger() FROM PUBLIC;
 CREATE EVENT TRIGGER dptrain_guard_ledger ON ddl_command_start
     WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
     EXECUTE FUNCTION dptrain.guard_ledger();
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON FUNCTION dptrain.forget_dropped_sources() IS
+'internal: event trigger function: a dropped relation''s budgets, cap, encoding and load spec go; its ledger rows and models lose the link to it';
+COMMENT ON EVENT TRIGGER dptrain_forget_dropped_sources IS
+'forgets what dptrain keeps about a dropped relation (dptrain.forget_dropped_sources)';
+COMMENT ON FUNCTION dptrain.guard_ledger() IS
+'internal: event trigger function: refuses DROP EXTENSION, DROP SCHEMA and DROP OWNED that would drop a ledger recording privacy spent under a budget or cap';
+COMMENT ON EVENT TRIGGER dptrain_guard_ledger IS
+'keeps the ledger while it records privacy spent under a budget or cap (dptrain.guard_ledger)';

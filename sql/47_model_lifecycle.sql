@@ -30,12 +30,20 @@ $$;
 COMMENT ON FUNCTION dptrain.own_model_id IS
 'internal: the id of one of your own models, by id or name (an error otherwise)';
 
+-- A NULL argument is an error (22004), not the silent NULL of a STRICT
+-- function: these change the table, and a no-op would look like success.
 CREATE FUNCTION @extschema@.dp_rename_model(model text, new_name text) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    target bigint := dptrain.own_model_id(model);
+    target bigint;
 BEGIN
-    IF new_name IS NULL OR new_name ~ '^\s*[-+]?[0-9]+\s*$' OR new_name = '' THEN
+    IF model IS NULL OR new_name IS NULL THEN
+        RAISE EXCEPTION 'argument % of dp_rename_model must not be NULL', CASE WHEN model IS NULL THEN 'model' ELSE 'new_name' END
+            USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'Pass the id or the name of one of your models and its new name.';
+    END IF;
+    target := dptrain.own_model_id(model);
+    IF new_name ~ '^\s*[-+]?[0-9]+\s*$' OR new_name = '' THEN
         RAISE EXCEPTION 'invalid model name "%"', new_name USING ERRCODE = 'invalid_parameter_value',
             HINT = 'A name is non-empty and does not look like an id (dp_predict(''7'') means model 7).';
     END IF;
@@ -54,8 +62,13 @@ COMMENT ON FUNCTION @extschema@.dp_rename_model IS
 CREATE FUNCTION @extschema@.dp_drop_model(model text) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    target bigint := dptrain.own_model_id(model);
+    target bigint;
 BEGIN
+    IF model IS NULL THEN
+        RAISE EXCEPTION 'argument model of dp_drop_model must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'Pass the id or the name of one of your models; see SELECT id, name FROM dptrain.models WHERE created_by = current_user.';
+    END IF;
+    target := dptrain.own_model_id(model);
     DELETE FROM dptrain.models m WHERE m.id = target;
     RETURN target;
 END

@@ -109,3 +109,10 @@ COMMENT ON FUNCTION @extschema@.dp_tune(regclass, text, text[], text, text, floa
                                         float8, text, bigint, text[], text, float8, boolean, boolean, float8, jsonb,
                                         jsonb, text, float8, boolean, jsonb, jsonb, text) IS
 'privately tune an algorithm on ordinary columns of a table (features => ARRAY[column, ...] with public bounds and declared categories, encoded as dp_encoding does); the chosen model stores the encoding (docs/encoding.md, docs/tuning.md)';
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON TYPE dptrain.tuned_model IS
+'what dp_tune returns: the chosen model (stored like a dp_train model) and the chosen hyperparameters';
+COMMENT ON FUNCTION dptrain.training_split(text, int) IS
+'internal (dptrain tune): deals a prepared table out into parts prepared tables by position';

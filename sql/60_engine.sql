@@ -50,3 +50,12 @@ RETURNS record AS 'MODULE_PATHNAME', 'dptrain_gradient_result' LANGUAGE C IMMUTA
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION dptrain.gradient_result IS
 'row count, loss sums (per model) and gradient sums (d, or K x d) of a dptrain.gradient_sum state';
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON FUNCTION dptrain.gradient_transition(float8[], float8[], float8, float8[]) IS
+'internal: transition function of dptrain.gradient_sum';
+COMMENT ON FUNCTION dptrain.gradient_transition(float8[], real[], float8, float8[]) IS
+'internal: transition function of dptrain.gradient_sum';
+COMMENT ON FUNCTION dptrain.gradient_combine(float8[], float8[]) IS
+'internal: combine function of dptrain.gradient_sum (sums)';

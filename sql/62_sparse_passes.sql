@@ -9,3 +9,8 @@ CREATE AGGREGATE dptrain.gradient_sum(x dptrain.sparsevec, y float8, request flo
 COMMENT ON AGGREGATE dptrain.gradient_sum(dptrain.sparsevec, float8, float8[]) IS
 'internal: exact sums of the losses and gradients at the requested points (dptrain.gradient_request); a pass of dp_train';
 -- Open to PUBLIC like its dense forms (sql/60_engine.sql).
+
+-- Help for \dx+ dptrain: the COMMENTs of this file's objects not commented above
+-- (test/regress/sql/comments.sql lists every member without one).
+COMMENT ON FUNCTION dptrain.gradient_transition(float8[], dptrain.sparsevec, float8, float8[]) IS
+'internal: transition function of dptrain.gradient_sum on sparse rows';

@@ -20,3 +20,19 @@ WHERE d.refclassid = 'pg_extension'::regclass
   AND c.relkind IN ('r', 'v', 'p') AND obj_description(c.oid, 'pg_class') IS NULL
 ORDER BY 1::text;
 DROP ROLE regress_comment_reader;
+-- And every member object \dx+ dptrain lists (internal functions, aggregate
+-- support and type I/O functions, sequences, types, casts, event triggers):
+-- the list of those without a COMMENT is empty.
+SELECT pg_describe_object(d.classid, d.objid, 0) AS member_without_comment
+FROM pg_depend d
+WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dptrain')
+  AND obj_description(d.objid, d.classid::regclass::text) IS NULL
+ORDER BY 1;
+-- The help of the prediction and evaluation functions, as written (it must
+-- say what they refuse: dp_predict_proba has no probabilities for Huber SVM
+-- or OPDisc models).
+SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') AS comment
+FROM pg_proc p
+WHERE p.proname IN ('dp_predict', 'dp_predict_proba', 'dp_evaluate', 'decision_score')
+ORDER BY 1::text;

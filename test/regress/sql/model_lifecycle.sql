@@ -18,6 +18,12 @@ SELECT * FROM pg_temp.try($$SELECT dp_rename_model('lc_a3', '42')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_rename_model('lc_a3', '')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_rename_model('no_such', 'x')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_drop_model('999999999')$$);
+-- A NULL model or name is an error (22004) that names the argument, not a
+-- silent no-op nor "you have no model".
+SELECT * FROM pg_temp.try($$SELECT dp_drop_model(NULL)$$);
+SELECT * FROM pg_temp.try($$SELECT dp_rename_model(NULL, 'x')$$);
+SELECT * FROM pg_temp.try($$SELECT dp_rename_model('lc_a3', NULL)$$);
+SELECT count(*) AS untouched_by_nulls FROM dptrain.models WHERE name IN ('lc_a3', 'lc_b');
 
 -- Another role sees nothing to rename or drop, through the functions or the table.
 CREATE ROLE regress_lc_other;

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Bad flag values are refused before anything runs, naming the flag, with a
+# non-zero exit: numbers that do not fit (CLI11 clamped --seed
+# 99999999999999999999 to INT64_MAX and wrapped --max-classes -1 to 2^64 - 1),
+# garbage, and malformed JSON in --options & co. (a bare parser message that
+# named no flag). No database is reached: --db points nowhere.
+set -uo pipefail
+: "${DPTRAIN_CLI:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# refused EXPECTED_STDERR_LINE ARGS...: exit code non-zero, first line of stderr as expected.
+refused() {
+  local expected=$1; shift
+  local err rc
+  err=$("$DPTRAIN_CLI" "$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" -ne 0 ] || fail "exit code 0 for: $*"
+  [ "$(head -1 <<<"$err")" = "$expected" ] || fail "for: $*
+expected: $expected
+got:      $err"
+}
+
+nowhere=(--db "host=/nonexistent dbname=none")
+refused "--seed: 99999999999999999999 is out of range (an integer from -9223372036854775808 to 9223372036854775807)" \
+  train --table t --seed 99999999999999999999 "${nowhere[@]}"
+refused "--seed: -99999999999999999999 is out of range (an integer from -9223372036854775808 to 9223372036854775807)" \
+  tune --table t --epsilon 1 --seed -99999999999999999999 "${nowhere[@]}"
+refused "--seed: 12abc is not a decimal integer" train --table t --seed 12abc "${nowhere[@]}"
+refused "--batch-size: 1e3 is not a decimal integer" train --table t --batch-size 1e3 "${nowhere[@]}"
+refused "--max-classes: -1 is not a non-negative decimal integer" load /nonexistent.csv --table t --max-classes -1 "${nowhere[@]}"
+refused "--projection-seed: 18446744073709551616 is out of range (an integer from 0 to 18446744073709551615)" \
+  load /nonexistent.csv --table t --projection-seed 18446744073709551616 "${nowhere[@]}"
+refused "--steps: 99999999999999999999 is out of range (an integer from -9223372036854775808 to 9223372036854775807)" \
+  privacy rdp --q 0.01 --sigma 4 --steps 99999999999999999999 --delta 1e-5
+refused "--delta: 1e-400 is too close to 0 (it would read as 0)" privacy gaussian --epsilon 1 --delta 1e-400
+refused "--epsilon: 1e999 is out of range (a magnitude of at most about 1.8e308)" train --table t --epsilon 1e999 "${nowhere[@]}"
+refused "--epsilon: nan is not a finite number" train --table t --epsilon nan "${nowhere[@]}"
+refused "--features: x is not a number" predict --model m --features 0.5,x "${nowhere[@]}"
+
+refused "--options: not valid JSON: parse error at line 1, column 2: syntax error while parsing object key - invalid literal; last read: '{a'; expected string literal" \
+  train --table t --options '{accountant: basic}' "${nowhere[@]}"
+refused "--options: must be a JSON object in braces, e.g. '{}', not [1]" train --table t --options '[1]' "${nowhere[@]}"
+refused "--bounds: not valid JSON: parse error at line 1, column 9: syntax error while parsing value - unexpected '}'; expected '[', '{', or a literal" \
+  train --table t --columns age --bounds '{"age": }' "${nowhere[@]}"
+refused "--grid: must be a JSON object in braces, e.g. '{}', not \"x\"" \
+  tune --table t --epsilon 1 --method liu_talwar --grid '"x"' "${nowhere[@]}"
+
+# A good value goes on (here to the connection, which fails: not a flag error).
+err=$("$DPTRAIN_CLI" train --table t --seed 007 --options '{}' "${nowhere[@]}" 2>&1 >/dev/null)
+grep -q -- "--seed\|--options" <<<"$err" && fail "a valid --seed or --options was refused: $err"
+echo "cli_flag_values: ok"
