@@ -45,3 +45,10 @@ fi
 grep -q '"my-table" is not a valid SQL table name' "$WORK/err" || fail "error: $(cat "$WORK/err")"
 grep -q "HINT:  Quote a name" "$WORK/err" || fail "no hint: $(cat "$WORK/err")"
 echo "ok: $(head -1 "$WORK/err")"
+
+# the same hint from the commands that read a table: an unquoted name with a space
+if "$DPTRAIN_CLI" train --db "dbname=$db" --table 'My Table' --epsilon 1 >/dev/null 2>"$WORK/err"; then
+  fail "train --table 'My Table' (unquoted) succeeded"
+fi
+grep -q "HINT:  Quote a name" "$WORK/err" || fail "train: no quoting hint: $(cat "$WORK/err")"
+echo "ok: train --table 'My Table' says how to quote it"
