@@ -233,9 +233,10 @@ class CsvReader {
         continue;
       }
       if (is_missing(fields[t_.label_column])) {
-        // The default label, the last column, empty from the first row on: a
-        // delimiter at the end of every line, not a row to drop.
-        if (data_row == 0 && o_.label.empty() && t_.label_column + 1 == ncols && fields.back().empty())
+        // The default label, the last column, unnamed in the header and empty:
+        // a delimiter at the end of every line, not a row to drop.
+        if (o_.label.empty() && t_.label_column + 1 == ncols && t_.header == HeaderKind::Names &&
+            !t_.file_header.empty() && t_.file_header.back().empty())
           fail(ErrorKind::InvalidData, "missing label at " + in.where() + ": the last column is empty",
                "The label is the last column unless --label names another; does every line end with the delimiter?",
                "Pass --label with the label column's name or 1-based number (" + std::to_string(ncols - 1) +

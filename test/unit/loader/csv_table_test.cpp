@@ -131,6 +131,16 @@ TEST(CsvTable, ATrailingDelimiterOnEveryLineIsNamedAndLabelSkipsIt) {
   EXPECT_EQ(t.header, HeaderKind::Names);
   EXPECT_EQ(t.part(Part::Train).rows(), 2u);
   EXPECT_EQ(row_values(t, Part::Train, 1), (std::vector<std::string>{"50", "nurse", "<missing>", "yes"}));
+  // Without such a header an empty last field is an ordinary missing label
+  // (scikit-learn's boston file: a first line "506,13,,,", not a trailing delimiter).
+  TempFile other("506,13,,\n1,2,3,4\n");
+  try {
+    read_csv(other.path(), std::nullopt, RowSplitter(), CsvOptions());
+    ADD_FAILURE() << "expected a missing label";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("the last column is empty"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("missing label at " + other.path() + ":1"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CsvTable, TestFileSharesDictionariesAndChecksItsHeader) {
