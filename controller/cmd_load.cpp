@@ -68,12 +68,29 @@ loader::LoadOptions to_load_options(const LoadCliOptions& c, const CLI::App& cmd
   return o;
 }
 
-// "name" or "schema.name" -> quoted, schema-qualified SQL identifier (a bare
-// name goes to the schema where the user's search_path creates tables).
-std::string qualified(client::PgConnection& conn, const std::string& name) {
-  const auto dot = name.find('.');
-  if (dot == std::string::npos) return conn.creation_schema() + "." + conn.quote_ident(name);
-  return conn.quote_ident(name.substr(0, dot)) + "." + conn.quote_ident(name.substr(dot + 1));
+// --table (and --test-table) is an SQL name, read as every other command
+// reads one (dptrain train --table, dp_train's regclass): unquoted parts fold
+// to lower case, "..." keeps case and special characters. It used to be
+// quoted verbatim, so `load --table Patients` made "Patients" and
+// `train --table Patients` then looked for patients. Returns the quoted,
+// schema-qualified name (a bare name goes to the schema where the user's
+// search_path creates tables); `suffix` extends the table part (the default
+// test table, <table>_test).
+std::string qualified(client::PgConnection& conn, const std::string& name, const std::string& suffix = {}) {
+  std::vector<std::string> parts;
+  try {
+    client::PgResult r = conn.exec("SELECT pg_catalog.unnest(pg_catalog.parse_ident($1))", {name});
+    for (int i = 0; i < r.rows(); ++i) parts.push_back(r.get(i, 0));
+  } catch (const client::PgError& e) {
+    fail(ErrorKind::InvalidParameter, "\"" + name + "\" is not a valid SQL table name", e.what(),
+         "Quote a name with capitals, spaces or other special characters as in SQL: --table '\"My Table\"' "
+         "(schema.table for another schema).");
+  }
+  if (parts.empty() || parts.size() > 2)
+    fail(ErrorKind::InvalidParameter, "\"" + name + "\" is not a table name of the form table or schema.table");
+  parts.back() += suffix;
+  if (parts.size() == 1) return conn.creation_schema() + "." + conn.quote_ident(parts[0]);
+  return conn.quote_ident(parts[0]) + "." + conn.quote_ident(parts[1]);
 }
 
 
@@ -103,7 +120,7 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
 
   client::PgConnection conn(c.db);
   const std::string table = qualified(conn, c.table);
-  const std::string test_table = qualified(conn, test_name);
+  const std::string test_table = c.test_table.empty() ? qualified(conn, c.table, "_test") : qualified(conn, c.test_table);
   if (!c.replace) {
     refuse_existing(conn, table, c.table);
     if (with_test) refuse_existing(conn, test_table, test_name);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 namespace dptrain::client {
 namespace {
@@ -87,8 +88,21 @@ PgConnection::PgConnection(const std::string& conninfo) {
 
 std::string PgConnection::resolve_relation(const std::string& name) {
   exec("SELECT pg_catalog.set_config('search_path', $1, false)", {user_search_path_});
-  PgResult found = exec("SELECT pg_catalog.to_regclass($1)::pg_catalog.oid", {name});
-  exec("SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)");
+  auto pin = [this] { exec("SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)"); };
+  std::optional<PgResult> lookup;
+  try {
+    lookup = exec("SELECT pg_catalog.to_regclass($1)::pg_catalog.oid", {name});
+  } catch (const PgError& e) {
+    pin();
+    // to_regclass returns NULL for a missing table but raises on bad syntax
+    // ('Mixed Case' unquoted): say how to quote, as dptrain load does.
+    if (e.sqlstate != "42602") throw;
+    throw PgError(e.what(), e.sqlstate, "\"" + name + "\" is not a valid SQL table name.",
+                  "Quote a name with capitals, spaces or other special characters as in SQL: --table '\"My Table\"' "
+                  "(schema.table for another schema).");
+  }
+  pin();
+  const PgResult& found = *lookup;
   if (found.is_null(0, 0)) return name;
   return exec("SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) FROM pg_catalog.pg_class c "
               "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1::pg_catalog.oid",

@@ -2,6 +2,7 @@
 // stored models, and the evaluation aggregate dp_evaluate runs: state =
 // {rows, correct, loss_sum, confusion matrix} (core/evaluation/metrics.h),
 // combine = sum, so it runs under parallel workers.
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -290,6 +291,26 @@ HeapTuple metrics_tuple(TupleDesc tupdesc, const dptrain::evaluation::Metrics& m
   return heap_form_tuple(tupdesc, out, nulls);
 }
 
+// Rows whose label is none of the model's classes count as errors (metrics.h);
+// a table labelled otherwise than the training table (0/1 against a boolean
+// model, 'yes' against 'true') would otherwise give a silent accuracy of 0.
+void warn_unknown_labels(const dptrain::evaluation::Metrics& metrics, const char* relname, const char* label,
+                         const dptrain::pg::StoredModel& model) {
+  StringInfoData names;
+  initStringInfo(&names);
+  const int shown = std::min(model.nclasses, 10);
+  for (int i = 0; i < shown; ++i) appendStringInfo(&names, "%s%s", i > 0 ? ", " : "", quote_literal_cstr(model.classes[i]));
+  if (shown < model.nclasses) appendStringInfo(&names, ", ... (%d classes)", model.nclasses);
+  ereport(WARNING,
+          (errcode(ERRCODE_WARNING),
+           errmsg("%lld of %lld rows of \"%s\" have a label that is none of the model's classes",
+                  static_cast<long long>(metrics.unknown_labels), static_cast<long long>(metrics.rows), relname),
+           errdetail("They count as errors. The model's classes are %s; a label is compared as its text "
+                     "(%s::text), so 1 is not true and 'yes' is not 'true'.",
+                     names.data, quote_identifier(label)),
+           errhint("Evaluate on labels spelled as the model's classes (convert them in a view if needed).")));
+}
+
 // dp_evaluate(model text | bigint, source regclass, label text, features text)
 //   -> (accuracy float8, n bigint, loss float8, ...). features NULL: the
 // model's stored encoding applied to the raw columns (encoded_features.h).
@@ -373,6 +394,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
                     errhint("Evaluate on a table with at least one row.")));
   dptrain::evaluation::Metrics metrics;
   DPT_CORE({ metrics = dptrain::evaluation::metrics_from_totals(totals, model.nclasses); });
+  if (metrics.unknown_labels > 0) warn_unknown_labels(metrics, relname, label, model);
   std::optional<double> auc;
   if (model.nclasses == 2) auc = binary_roc_auc(table, qualified, x, label, classes, model.packed);
   SPI_finish();

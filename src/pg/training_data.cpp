@@ -101,10 +101,14 @@ LabelKind check_label_type(Oid relid, AttrNumber attnum, const char* column) {
     case BPCHAROID:
     case NAMEOID: return LabelKind::Text;
     default:
+      // An enum's class is its text, as a text label's (every statement
+      // reads label::text); classes read from the data come in the enum's
+      // own order (the ORDER BY of row_checks_sql), the declared one.
+      if (type_is_enum(type)) return LabelKind::Text;
       ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-                      errmsg("label column \"%s\" must be boolean, a number or text", column),
+                      errmsg("label column \"%s\" must be boolean, a number, text or an enum", column),
                       errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum))),
-                      errhint("Use a boolean, integer or text label column.")));
+                      errhint("Use a boolean, integer, text or enum label column (cast it in a view).")));
   }
   return LabelKind::Text;
 }

@@ -10,6 +10,12 @@
 namespace dptrain::loader {
 namespace {
 
+// A column of at least this many distinct numbers and at most this many other
+// values is most likely numeric with a missing-value marker or a typo
+// (an R export writes NA): notices() says so.
+constexpr std::size_t kAlmostNumericNumbers = 10;
+constexpr std::size_t kAlmostNumericOthers = 2;
+
 std::string join(const std::vector<std::string>& v, std::size_t max_items = 10) {
   std::string s;
   for (std::size_t i = 0; i < v.size() && i < max_items; ++i) s += (i ? ", " : "") + v[i];
@@ -130,14 +136,17 @@ ColumnSchema::ColumnSchema(const CsvTable& t, const SchemaOptions& o) {
     std::vector<double> number(dict.size(), 0.0);
     bool all_numbers = true, any_value = false;
     std::uint32_t bad = kMissing;
+    std::size_t numbers = 0, non_numbers = 0;  // distinct values of each kind
     for (std::uint32_t c = 0; c < dict.size(); ++c) {
       if (!used[f][c]) continue;
       any_value = true;
       const auto v = parse_number(dict.value(c));
       if (v) {
         number[c] = *v;
+        ++numbers;
       } else {
         all_numbers = false;
+        ++non_numbers;
         if (bad == kMissing) bad = c;
       }
     }
@@ -177,6 +186,14 @@ ColumnSchema::ColumnSchema(const CsvTable& t, const SchemaOptions& o) {
       }
       col.width = 1;
     } else {
+      if (forced[f] == 0 && non_numbers <= kAlmostNumericOthers && numbers >= kAlmostNumericNumbers)
+        col.almost_numeric =
+            "column \"" + col.name + "\" is one-hot encoded (" + std::to_string(numbers + non_numbers) +
+            " categories) because of the non-number \"" + dict.value(bad) + "\" at " +
+            where_first(t, f, [bad](std::uint32_t c) { return c == bad; }) + "; its other " +
+            (non_numbers > 1 ? "values but one are" : "values are") +
+            " numbers. A missing-value marker? Pass --missing '" + dict.value(bad) +
+            "' (with --drop-missing). A typo? Fix it, or force the column numeric with --numeric " + col.name + ".";
       if (o.bounds.count(col.name))
         fail(ErrorKind::InvalidParameter, "--bounds given for column \"" + col.name + "\", which is categorical",
              "It holds the non-numeric value \"" + (bad != kMissing ? dict.value(bad) : std::string()) + "\".",
@@ -266,6 +283,8 @@ std::vector<std::string> ColumnSchema::notices() const {
     if (!col.numeric && !col.user_categories) data_lists.push_back(col.name);
   }
   std::vector<std::string> out;
+  for (const ColumnEncoding& col : columns_)
+    if (!col.almost_numeric.empty()) out.push_back(col.almost_numeric);
   if (!user_bounds.empty())
     out.push_back("numeric columns scaled to [0, 1] with user-given bounds: " + join(user_bounds) +
                   (clipped_user ? " (" + std::to_string(clipped_user) + " values outside the bounds clipped)" : ""));

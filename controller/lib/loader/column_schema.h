@@ -60,6 +60,10 @@ struct ColumnEncoding {
   std::vector<std::int32_t> slot;  // category index of each dictionary code, -1: none
   bool user_categories = false;
   std::uint64_t unlisted = 0;  // cells whose value is not in a user-given list
+  // Set when the column was one-hot encoded only because of one or two
+  // non-number values among many numbers (an "NA" marker, a typo): what
+  // notices() says about it, naming the value and where it is.
+  std::string almost_numeric;
 };
 
 class ColumnSchema {

@@ -232,9 +232,18 @@ class CsvReader {
         ++part.dropped;
         continue;
       }
-      if (is_missing(fields[t_.label_column]))
+      if (is_missing(fields[t_.label_column])) {
+        // The default label, the last column, unnamed in the header and empty:
+        // a delimiter at the end of every line, not a row to drop.
+        if (o_.label.empty() && t_.label_column + 1 == ncols && t_.header == HeaderKind::Names &&
+            !t_.file_header.empty() && t_.file_header.back().empty())
+          fail(ErrorKind::InvalidData, "missing label at " + in.where() + ": the last column is empty",
+               "The label is the last column unless --label names another; does every line end with the delimiter?",
+               "Pass --label with the label column's name or 1-based number (" + std::to_string(ncols - 1) +
+                   " for the column before the empty one).");
         fail(ErrorKind::InvalidData, "missing label at " + in.where(), {},
              "Remove the row, or pass --drop-missing to skip rows with missing values.");
+      }
       for (std::size_t f = 0; f < t_.feature_columns.size(); ++f) {
         const std::string_view v = fields[t_.feature_columns[f]];
         part.codes.push_back(is_missing(v) ? kMissing : t_.values[f].intern(v));
@@ -265,8 +274,12 @@ HeaderKind detect_header(const std::vector<std::string>& first, const std::vecto
       second->size() == nfeat + 1 && is_count(second->back(), &klass) && klass < first.size() - 2 &&
       std::none_of(first.begin() + 2, first.end(), [](const std::string& s) { return parse_number(s).has_value(); }))
     return HeaderKind::Sklearn;
-  const bool all_text =
-      std::all_of(first.begin(), first.end(), [](const std::string& s) { return !s.empty() && !parse_number(s); });
+  // A delimiter at the end of every line (spreadsheet exports) leaves an
+  // empty last name in the header as in the rows: still a header.
+  const bool trailing_delimiter =
+      first.size() > 1 && first.back().empty() && second && second->size() == first.size() && second->back().empty();
+  const bool all_text = std::all_of(first.begin(), first.end() - (trailing_delimiter ? 1 : 0),
+                                    [](const std::string& s) { return !s.empty() && !parse_number(s); });
   if (!all_text || !second || second->size() != first.size()) return HeaderKind::None;
   const bool has_number =
       std::any_of(second->begin(), second->end(), [](const std::string& s) { return parse_number(s).has_value(); });

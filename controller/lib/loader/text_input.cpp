@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/error.h"
@@ -45,7 +46,49 @@ std::size_t checked_read(gzFile f, const std::string& path, char* out, unsigned 
   return static_cast<std::size_t>(got);
 }
 
+// Offset of the first byte that does not belong to a well-formed UTF-8
+// sequence (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF), or
+// of a NUL byte, which no PostgreSQL text can hold; npos if there is none.
+std::size_t first_bad_byte(const std::string& s) {
+  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned c = b[i];
+    if (c == 0) return i;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len;
+    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else return i;
+    if (i + len > n || b[i + 1] < lo || b[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < len; ++k)
+      if (b[i + k] < 0x80 || b[i + k] > 0xBF) return i;
+    i += len;
+  }
+  return std::string::npos;
+}
+
 }  // namespace
+
+void LineReader::check_text(const std::string& line) const {
+  const std::size_t at = first_bad_byte(line);
+  if (at == std::string::npos) return;
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(line[at]));
+  if (line[at] == '\0')
+    fail(ErrorKind::InvalidData, file_line(path_, line_) + " holds a NUL byte (at byte " + std::to_string(at + 1) + ")",
+         {}, "Is this a text file? Binary formats other than IDX are not read.");
+  fail(ErrorKind::InvalidData,
+       file_line(path_, line_) + " is not valid UTF-8 (byte " + byte + " at byte " + std::to_string(at + 1) + " of the line)",
+       "Text values become PostgreSQL text and JSON, which must be UTF-8.",
+       "Convert the file to UTF-8 first, e.g. iconv -f latin1 -t utf-8 " + path_ + " > converted.csv");
+}
 
 std::string file_line(const std::string& path, std::uint64_t line) { return path + ":" + std::to_string(line); }
 
@@ -86,6 +129,7 @@ bool LineReader::next(std::string& line) {
       line.assign(start, len);
       strip_bom(line);
       ++line_;
+      check_text(line);
       return true;
     }
     if (!fill()) {
@@ -97,6 +141,7 @@ bool LineReader::next(std::string& line) {
       strip_bom(line);
       pos_ = end_;
       ++line_;
+      check_text(line);
       return true;
     }
   }

@@ -14,7 +14,9 @@ namespace dptrain::loader {
 // "file:line" for error messages.
 std::string file_line(const std::string& path, std::uint64_t line);
 
-// Line-by-line reader; strips the line terminator ("\n" or "\r\n").
+// Line-by-line reader; strips the line terminator ("\n" or "\r\n"). Every
+// line must be UTF-8 without NUL bytes (text values end up in PostgreSQL text
+// and JSON): another encoding is an InvalidData error naming file, line and byte.
 // Throws dptrain::Error(InvalidParameter) if the file cannot be opened and
 // InvalidData on a read error (e.g. a truncated gzip stream).
 class LineReader {
@@ -31,6 +33,7 @@ class LineReader {
  private:
   bool fill();
   void strip_bom(std::string& line) const;
+  void check_text(const std::string& line) const;
   gzFile file_ = nullptr;
   std::string path_;
   std::vector<char> buffer_;

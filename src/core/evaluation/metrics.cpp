@@ -45,8 +45,11 @@ Metrics metrics_from_totals(const std::vector<double>& totals, int classes) {
       true_count[t] += c;
       predicted_count[p] += c;
     }
-  for (int p = 0; p < classes; ++p)
-    predicted_count[p] += static_cast<long long>(totals[kTotalsHeader + classes * classes + p]);
+  for (int p = 0; p < classes; ++p) {
+    const auto u = static_cast<long long>(totals[kTotalsHeader + classes * classes + p]);
+    predicted_count[p] += u;
+    m.unknown_labels += u;
+  }
   if (m.rows == 0) return m;
   const double n = static_cast<double>(m.rows);
   m.accuracy = totals[1] / n;

@@ -19,6 +19,9 @@ inline int totals_size(int classes) { return kTotalsHeader + classes * classes +
 
 struct Metrics {
   long long rows = 0;
+  // Rows whose label is none of the model's classes (errors, outside the
+  // confusion matrix): dp_evaluate warns about them.
+  long long unknown_labels = 0;
   double accuracy = 0;
   double mean_loss = 0;
   // Accuracy of always predicting the most frequent true class of the table:

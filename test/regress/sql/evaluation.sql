@@ -76,6 +76,11 @@ SELECT e.n, e.classes, e.precision IS NULL AS no_binary_precision, e.roc_auc IS 
        abs(e.majority_rate - (SELECT max(c)::float8 / 300 FROM (SELECT count(*) c FROM ev_test GROUP BY k) q)) < 1e-12
          AS majority_ok
 FROM dp_evaluate('ev_multi', 'ev_test', 'k', 'x') e;
+-- A 0/1 integer label against the boolean model: '0' and '1' are none of its
+-- classes {false, true}, so every row is an error; a warning says so instead
+-- of a silent accuracy of 0 (found by a sweep over other label types).
+CREATE TABLE ev_int AS SELECT id, x, (y = 'true')::int AS y FROM ev_test;
+SELECT e.n, e.accuracy, e.majority_rate FROM dp_evaluate('ev_bin', 'ev_int', 'y', 'x') e;
 
 -- ---- dp_predict_proba --------------------------------------------------------
 -- Probabilities sum to 1, agree with dp_predict's class, and the binary one is

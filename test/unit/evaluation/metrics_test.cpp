@@ -27,6 +27,7 @@ TEST(EvaluationMetrics, BinaryByHand) {
   // class 0: tp 5, fp 2, fn 1 -> 10/13; class 1: 4/8
   EXPECT_DOUBLE_EQ(*m.macro_f1, (10.0 / 13 + 4.0 / 8) / 2);
   EXPECT_EQ(m.confusion[1][0], 2);
+  EXPECT_EQ(m.unknown_labels, 1);  // the row no class of the model names
 }
 
 TEST(EvaluationMetrics, UndefinedRatiosAreEmpty) {
@@ -46,6 +47,16 @@ TEST(EvaluationMetrics, MulticlassMacroF1) {
   // class 0: tp 3, fp 1, fn 0 -> 6/7; class 1: tp 1, fp 0, fn 1 -> 2/3
   EXPECT_DOUBLE_EQ(*m.macro_f1, (6.0 / 7 + 2.0 / 3) / 2);
   EXPECT_DOUBLE_EQ(m.majority_rate, 3.0 / 5);
+  EXPECT_EQ(m.unknown_labels, 0);
+}
+
+TEST(EvaluationMetrics, EveryLabelUnknown) {
+  // A boolean model evaluated on a 0/1 integer column: '0' and '1' are no
+  // class of {false, true}, so all 3 rows are unknown (2 predicted false, 1 true).
+  const Metrics m = metrics_from_totals({3, 0, 2.1, 0, 0, 0, 0, 2, 1}, 2);
+  EXPECT_EQ(m.unknown_labels, 3);
+  EXPECT_DOUBLE_EQ(m.accuracy, 0.0);
+  EXPECT_DOUBLE_EQ(m.majority_rate, 0.0);
 }
 
 TEST(EvaluationMetrics, MalformedTotalsAreRefused) {

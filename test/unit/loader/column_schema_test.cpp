@@ -70,6 +70,28 @@ TEST(ColumnSchema, MissingCategoryIsAllZerosAndDroppedRowsAddNoCategory) {
   EXPECT_EQ(dropped.schema.feature_names(), (std::vector<std::string>{"n", "c=x", "c=y"}));
 }
 
+TEST(ColumnSchema, ANumericColumnWithOneNonNumberIsNamedInANotice) {
+  // An R export writes NA for a missing number: the column becomes one-hot
+  // with a category per distinct number. Said, with the value and its line.
+  std::string train = "age,c,y\n";
+  for (int i = 0; i < 12; ++i) train += std::to_string(20 + i) + ",x,a\n";
+  train += "NA,x,b\n";
+  Loaded l(train, "");
+  EXPECT_FALSE(l.schema.columns()[0].numeric);
+  const auto notices = l.schema.notices();
+  ASSERT_FALSE(notices.empty());
+  EXPECT_NE(notices[0].find("column \"age\" is one-hot encoded (13 categories) because of the non-number \"NA\" at "),
+            std::string::npos)
+      << notices[0];
+  EXPECT_NE(notices[0].find(":14; its other values are numbers. A missing-value marker? Pass --missing 'NA'"),
+            std::string::npos)
+      << notices[0];
+  // A genuinely categorical column (c) and a short numeric-looking one are not named.
+  for (const auto& n : notices) EXPECT_EQ(n.find("column \"c\""), std::string::npos);
+  Loaded few("k,y\n1,a\n2,b\nNA,a\n", "");
+  for (const auto& n : few.schema.notices()) EXPECT_EQ(n.find("is one-hot encoded"), std::string::npos);
+}
+
 TEST(ColumnSchema, UserBoundsAreUsedAndOutOfRangeValuesClipped) {
   SchemaOptions o;
   parse_bounds_spec("age=0:100", o.bounds);

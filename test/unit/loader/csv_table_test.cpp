@@ -33,6 +33,11 @@ TEST(HeaderDetection, NamesNoneAndScikitLearn) {
   EXPECT_EQ(detect_header(sk, &bad_class), HeaderKind::None);  // class index beyond the two names
   const std::vector<std::string> one_class{"1", "2", "a"}, row3{"3", "4", "0"};
   EXPECT_EQ(detect_header(one_class, &row3), HeaderKind::None);  // data that merely looks like it
+  // A delimiter at the end of every line: the empty last name does not make
+  // the header a data row (it used to become one, labelled "label").
+  const std::vector<std::string> trailing{"age", "job", "y", ""}, trailing_row{"39", "clerk", "no", ""};
+  EXPECT_EQ(detect_header(trailing, &trailing_row), HeaderKind::Names);
+  EXPECT_EQ(detect_header(trailing, &data), HeaderKind::None);  // 4 names, 3 fields
 }
 
 TEST(CsvTable, UciFileWithoutHeaderAndACommentLine) {
@@ -114,6 +119,28 @@ TEST(CsvTable, MissingLabelIsAnError) {
   TempFile f("1,a\n2,?\n");
   EXPECT_LOAD_ERROR(read_csv(f.path(), std::nullopt, RowSplitter(), CsvOptions()),
                     "missing label at " + f.path() + ":2");
+}
+
+TEST(CsvTable, ATrailingDelimiterOnEveryLineIsNamedAndLabelSkipsIt) {
+  TempFile f("age,job,y,\n39,clerk,no,\n50,nurse,yes,\n");
+  EXPECT_LOAD_ERROR(read_csv(f.path(), std::nullopt, RowSplitter(), CsvOptions()),
+                    "missing label at " + f.path() + ":2: the last column is empty");
+  CsvOptions o;
+  o.label = "y";
+  const CsvTable t = read_csv(f.path(), std::nullopt, RowSplitter(), o);
+  EXPECT_EQ(t.header, HeaderKind::Names);
+  EXPECT_EQ(t.part(Part::Train).rows(), 2u);
+  EXPECT_EQ(row_values(t, Part::Train, 1), (std::vector<std::string>{"50", "nurse", "<missing>", "yes"}));
+  // Without such a header an empty last field is an ordinary missing label
+  // (scikit-learn's boston file: a first line "506,13,,,", not a trailing delimiter).
+  TempFile other("506,13,,\n1,2,3,4\n");
+  try {
+    read_csv(other.path(), std::nullopt, RowSplitter(), CsvOptions());
+    ADD_FAILURE() << "expected a missing label";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("the last column is empty"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("missing label at " + other.path() + ":1"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CsvTable, TestFileSharesDictionariesAndChecksItsHeader) {

@@ -90,6 +90,35 @@ TEST(LineReader, DropsAUtf8ByteOrderMarkOnTheFirstLineOnly) {
   EXPECT_EQ(line, "\xEF\xBB\xBF" "1,a");
 }
 
+TEST(LineReader, TextThatIsNotUtf8IsAClearError) {
+  // A Latin-1 export ("Café" as 43 61 66 E9) used to fail late, as an internal
+  // JSON error ("[json.exception.type_error.316] incomplete UTF-8 string").
+  std::string line;
+  {
+    TempFile f("name,y\nCaf\xE9,a\n");
+    LineReader in(f.path());
+    ASSERT_TRUE(in.next(line));
+    EXPECT_LOAD_ERROR(in.next(line), ":2 is not valid UTF-8 (byte 0xE9 at byte 4 of the line)");
+  }
+  {
+    TempFile f(std::string("a,y\n1\0,b\n", 9));
+    LineReader in(f.path());
+    ASSERT_TRUE(in.next(line));
+    EXPECT_LOAD_ERROR(in.next(line), ":2 holds a NUL byte");
+  }
+  // Well-formed UTF-8 of 2, 3 and 4 bytes passes; overlong forms, surrogates
+  // and truncated sequences do not.
+  TempFile good("caf\xC3\xA9,\xE2\x82\xAC,\xF0\x9F\x98\x80\n");
+  LineReader in(good.path());
+  ASSERT_TRUE(in.next(line));
+  EXPECT_EQ(line, "caf\xC3\xA9,\xE2\x82\xAC,\xF0\x9F\x98\x80");
+  for (const char* bad : {"\xC0\xAF", "\xED\xA0\x80", "\xE2\x82", "\xF5\x80\x80\x80", "ok\xC3"}) {
+    TempFile f(std::string(bad) + "\n");
+    LineReader r(f.path());
+    EXPECT_LOAD_ERROR(r.next(line), "is not valid UTF-8");
+  }
+}
+
 TEST(LineReader, LongLinesCrossBufferBoundaries) {
   const std::string longline(700000, 'x');
   TempFile f("a\n" + longline + "\nb\n", ".gz", true);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `dptrain load --table` reads an SQL name as `dptrain train --table` and
+# dp_train do: unquoted parts fold to lower case, "..." keeps case and
+# spaces. It used to quote the text verbatim: `load --table Patients` made
+# "Patients", and `train --table Patients` then failed with relation
+# "patients" does not exist (found by the smoke sweep). A name that is no SQL
+# name is refused with a hint on quoting.
+# Env: DPTRAIN_CLI, PGHOST/PGPORT/PGUSER of a live throwaway cluster.
+set -euo pipefail
+: "${DPTRAIN_CLI:?set DPTRAIN_CLI to the dptrain binary}"
+source "$(dirname "$0")/lib/scratch_db.sh"
+scratch_db names
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"; dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+
+python3 - "$WORK/data.csv" <<'EOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("a,b,label\n")
+    for i in range(60):
+        f.write(f"{i % 7},{(i * 3) % 11},{'yes' if i % 2 else 'no'}\n")
+EOF
+printf '0\n1\n2\n' >"$WORK/test_rows.txt"
+q "CREATE SCHEMA s1"
+
+# load then train with the same --table, for a mixed-case, a qualified and a quoted name
+for name in Patients s1.MixedCase '"My Table"'; do
+  "$DPTRAIN_CLI" load --db "dbname=$db" --table "$name" --test-rows "$WORK/test_rows.txt" "$WORK/data.csv" \
+    >/dev/null 2>"$WORK/err" || fail "load --table $name: $(cat "$WORK/err")"
+  "$DPTRAIN_CLI" train --db "dbname=$db" --table "$name" --algorithm none --batch-size 10 --json \
+    >/dev/null 2>"$WORK/err" || fail "train --table $name after load --table $name: $(cat "$WORK/err")"
+  echo "ok: load and train --table $name"
+done
+tables=$(q "SELECT c.oid::regclass::text FROM pg_class c
+            WHERE relkind = 'r' AND relnamespace IN ('public'::regnamespace, 's1'::regnamespace)" | LC_ALL=C sort | tr '\n' ' ')
+[ "$tables" = '"My Table" "My Table_test" patients patients_test s1.mixedcase s1.mixedcase_test ' ] || fail "tables: $tables"
+echo "ok: the tables are the SQL names (folded unless quoted), test tables beside them"
+
+# not an SQL name: refused before reading the file, with a hint on quoting
+if "$DPTRAIN_CLI" load --db "dbname=$db" --table 'my-table' "$WORK/data.csv" >/dev/null 2>"$WORK/err"; then
+  fail "load --table my-table succeeded"
+fi
+grep -q '"my-table" is not a valid SQL table name' "$WORK/err" || fail "error: $(cat "$WORK/err")"
+grep -q "HINT:  Quote a name" "$WORK/err" || fail "no hint: $(cat "$WORK/err")"
+echo "ok: $(head -1 "$WORK/err")"
+
+# the same hint from the commands that read a table: an unquoted name with a space
+if "$DPTRAIN_CLI" train --db "dbname=$db" --table 'My Table' --epsilon 1 >/dev/null 2>"$WORK/err"; then
+  fail "train --table 'My Table' (unquoted) succeeded"
+fi
+grep -q "HINT:  Quote a name" "$WORK/err" || fail "train: no quoting hint: $(cat "$WORK/err")"
+echo "ok: train --table 'My Table' says how to quote it"
