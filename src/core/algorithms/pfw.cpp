@@ -155,14 +155,19 @@ class PfwRun : public Run {
                          {"coordinate_bound", s_.coordinate_bound},
                          {"row_bound", s_.row_bound},
                          {"lambda", config_.lambda},
-                         {"feature_bound", config_.feature_bound},
+                         {"feature_bound", s_.row_bound},
                          {"step", "1/(t+1)"}};
     if (parse_loss(config_.loss) == LossKind::HuberSvm) f.hyperparameters["huber_h"] = config_.huber_h;
     if (!config_.options.empty()) f.hyperparameters["options"] = config_.options;
     f.privacy = plan_.privacy;
     f.warnings = plan_.warnings;
     f.seconds = seconds;
-    return released_model(config_, theta_, f);
+    // The model's feature bound is the L2 bound its training rows were
+    // scaled to (as amp records options.lipschitz): dp_evaluate's loss, the
+    // CLI's eval and an export (docs/export.md) read the rows as trained.
+    TrainingConfig trained = config_;
+    trained.feature_bound = s_.row_bound;
+    return released_model(trained, theta_, f);
   }
 
   const std::vector<std::string>& warnings() const override { return plan_.warnings; }
