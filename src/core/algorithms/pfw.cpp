@@ -39,7 +39,9 @@ double pfw_row_bound(const TrainingConfig& c) {
          "With an intercept every row is scaled to the feature bound before the constant feature is "
          "appended (docs/intercept.md), so another row bound would not act.",
          "Pass intercept => false, or leave out row_bound.");
-  if (!it->is_number()) fail(ErrorKind::InvalidParameter, "options.row_bound must be a number");
+  if (!it->is_number())
+    fail(ErrorKind::InvalidParameter, "options.row_bound must be a number", {},
+         "Pass it as a JSON number, e.g. options => '{\"row_bound\": 4}'.");
   const double bound = it->get<double>();
   if (!(bound > 0) || !std::isfinite(bound))
     fail(ErrorKind::InvalidParameter, "options.row_bound must be positive and finite", {},
@@ -66,7 +68,9 @@ PfwSettings pfw_arguments(const TrainingConfig& c) {
   s.iterations = c.epochs;  // 1..100000: validate_arguments
   s.coordinate_bound = c.feature_bound;
   if (const auto it = c.options.find("coordinate_bound"); it != c.options.end()) {
-    if (!it->is_number()) fail(ErrorKind::InvalidParameter, "options.coordinate_bound must be a number");
+    if (!it->is_number())
+      fail(ErrorKind::InvalidParameter, "options.coordinate_bound must be a number", {},
+           "Pass it as a JSON number, e.g. options => '{\"coordinate_bound\": 0.1}'.");
     s.coordinate_bound = it->get<double>();
     if (!(s.coordinate_bound > 0) || !std::isfinite(s.coordinate_bound))
       fail(ErrorKind::InvalidParameter, "options.coordinate_bound must be positive and finite", {},

@@ -125,8 +125,16 @@ TEST(PfwPlan, RowBoundIsRefusedWithAnInterceptOrABadValue) {
   c.intercept = false;
   for (const nlohmann::json& bad : {nlohmann::json(0.0), nlohmann::json(-1.0), nlohmann::json("4"),
                                     nlohmann::json(std::numeric_limits<double>::infinity())}) {
-    c.options = {{"row_bound", bad}};
-    EXPECT_THROW(Pfw().check_arguments(c), Error) << bad.dump();
+    for (const char* option : {"row_bound", "coordinate_bound"}) {
+      c.options = {{option, bad}};
+      try {
+        Pfw().check_arguments(c);
+        ADD_FAILURE() << option << " = " << bad.dump() << " accepted";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter) << e.what();
+        EXPECT_FALSE(e.hint().empty()) << option << " = " << bad.dump() << ": " << e.what();  // every refusal says what to pass
+      }
+    }
   }
 }
 
