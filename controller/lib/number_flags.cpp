@@ -40,7 +40,10 @@ std::string float_problem(const std::string& text) {
   if (text.empty() || end != text.c_str() + text.size()) return text + " is not a number";
   if (!std::isfinite(v))
     return text + (errno == ERANGE ? " is out of range (a magnitude of at most about 1.8e308)" : " is not a finite number");
-  if (v == 0 && text.find_first_of("123456789") < text.find_first_of("eEpP"))
+  // A non-zero digit before the exponent: not 0, underflowed. In a C99
+  // hexadecimal float (0x...p...) a-f are digits too and e is one of them.
+  const bool hex = text.find_first_of("xX") != std::string::npos;
+  if (v == 0 && text.find_first_of(hex ? "123456789abcdefABCDEF" : "123456789") < text.find_first_of(hex ? "pP" : "eE"))
     return text + " is too close to 0 (it would read as 0)";
   return "";
 }

@@ -23,6 +23,13 @@ SAME_MODEL_ALSO="AND a.seeded"  # private runs with a seed say so
 three_drivers "pfw binary" pts y --algorithm pfw --epsilon 1 --delta 1e-7 --epochs 8 --radius 4 \
   --options '{"coordinate_bound": 0.5}' \
   -- "algorithm => 'pfw', epsilon => 1, delta => 1e-7, epochs => 8, radius => 4, options => '{\"coordinate_bound\": 0.5}'"
+# options.row_bound (rows here have norms up to 1.5, kept whole at 2): the same
+# model, recording the row bound as its feature bound on every driver.
+SAME_MODEL_ALSO="AND a.seeded AND a.details->'hyperparameters'->'feature_bound' = b.details->'hyperparameters'->'feature_bound'
+    AND (b.details->'hyperparameters'->>'feature_bound')::float8 = 2" \
+three_drivers "pfw binary, row bound 2" pts y --algorithm pfw --epsilon 1 --delta 1e-7 --epochs 8 --radius 4 \
+  --options '{"row_bound": 2}' \
+  -- "algorithm => 'pfw', epsilon => 1, delta => 1e-7, epochs => 8, radius => 4, options => '{\"row_bound\": 2}'"
 three_drivers "pfw one-vs-all, huber" three label --algorithm pfw --epsilon 2 --delta 1e-7 --epochs 5 --radius 2 --loss huber_svm \
   --classes a,b,c \
   -- "algorithm => 'pfw', epsilon => 2, delta => 1e-7, epochs => 5, radius => 2, loss => 'huber_svm', classes => ARRAY['a','b','c']"

@@ -39,7 +39,9 @@ double pfw_row_bound(const TrainingConfig& c) {
          "With an intercept every row is scaled to the feature bound before the constant feature is "
          "appended (docs/intercept.md), so another row bound would not act.",
          "Pass intercept => false, or leave out row_bound.");
-  if (!it->is_number()) fail(ErrorKind::InvalidParameter, "options.row_bound must be a number");
+  if (!it->is_number())
+    fail(ErrorKind::InvalidParameter, "options.row_bound must be a number", {},
+         "Pass it as a JSON number, e.g. options => '{\"row_bound\": 4}'.");
   const double bound = it->get<double>();
   if (!(bound > 0) || !std::isfinite(bound))
     fail(ErrorKind::InvalidParameter, "options.row_bound must be positive and finite", {},
@@ -66,7 +68,9 @@ PfwSettings pfw_arguments(const TrainingConfig& c) {
   s.iterations = c.epochs;  // 1..100000: validate_arguments
   s.coordinate_bound = c.feature_bound;
   if (const auto it = c.options.find("coordinate_bound"); it != c.options.end()) {
-    if (!it->is_number()) fail(ErrorKind::InvalidParameter, "options.coordinate_bound must be a number");
+    if (!it->is_number())
+      fail(ErrorKind::InvalidParameter, "options.coordinate_bound must be a number", {},
+           "Pass it as a JSON number, e.g. options => '{\"coordinate_bound\": 0.1}'.");
     s.coordinate_bound = it->get<double>();
     if (!(s.coordinate_bound > 0) || !std::isfinite(s.coordinate_bound))
       fail(ErrorKind::InvalidParameter, "options.coordinate_bound must be positive and finite", {},
@@ -155,14 +159,19 @@ class PfwRun : public Run {
                          {"coordinate_bound", s_.coordinate_bound},
                          {"row_bound", s_.row_bound},
                          {"lambda", config_.lambda},
-                         {"feature_bound", config_.feature_bound},
+                         {"feature_bound", s_.row_bound},
                          {"step", "1/(t+1)"}};
     if (parse_loss(config_.loss) == LossKind::HuberSvm) f.hyperparameters["huber_h"] = config_.huber_h;
     if (!config_.options.empty()) f.hyperparameters["options"] = config_.options;
     f.privacy = plan_.privacy;
     f.warnings = plan_.warnings;
     f.seconds = seconds;
-    return released_model(config_, theta_, f);
+    // The model's feature bound is the L2 bound its training rows were
+    // scaled to (as amp records options.lipschitz): dp_evaluate's loss, the
+    // CLI's eval and an export (docs/export.md) read the rows as trained.
+    TrainingConfig trained = config_;
+    trained.feature_bound = s_.row_bound;
+    return released_model(trained, theta_, f);
   }
 
   const std::vector<std::string>& warnings() const override { return plan_.warnings; }

@@ -27,8 +27,10 @@ SET client_min_messages = warning;
 
 -- options.row_bound: rows are scaled to that L2 norm instead of 1 before the coordinate
 -- clipping (rows of norm > 1 kept whole, as the AMP paper's own Adult rows); the noise
--- still follows min(L, row bound) = 0.5: the same Laplace scale 0.130852 as above.
+-- still follows min(L, row bound) = 0.5: the same Laplace scale 0.130852 as above. The
+-- model's feature bound is the row bound (dp_evaluate's loss scales rows to it, as training did).
 SELECT details->'hyperparameters'->'row_bound' AS row_bound,
+       details->'hyperparameters'->'feature_bound' AS feature_bound,
        round((details->'privacy'->>'laplace_scale')::numeric, 6) AS laplace_scale
 FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, epochs => 20, radius => 5,
               options => '{"coordinate_bound": 0.5, "row_bound": 4}', seed => 3);

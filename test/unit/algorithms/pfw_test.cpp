@@ -125,8 +125,16 @@ TEST(PfwPlan, RowBoundIsRefusedWithAnInterceptOrABadValue) {
   c.intercept = false;
   for (const nlohmann::json& bad : {nlohmann::json(0.0), nlohmann::json(-1.0), nlohmann::json("4"),
                                     nlohmann::json(std::numeric_limits<double>::infinity())}) {
-    c.options = {{"row_bound", bad}};
-    EXPECT_THROW(Pfw().check_arguments(c), Error) << bad.dump();
+    for (const char* option : {"row_bound", "coordinate_bound"}) {
+      c.options = {{option, bad}};
+      try {
+        Pfw().check_arguments(c);
+        ADD_FAILURE() << option << " = " << bad.dump() << " accepted";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter) << e.what();
+        EXPECT_FALSE(e.hint().empty()) << option << " = " << bad.dump() << ": " << e.what();  // every refusal says what to pass
+      }
+    }
   }
 }
 
@@ -247,6 +255,29 @@ TEST(PfwRun, TwoFrankWolfeStepsByHand) {
   EXPECT_EQ(m.algorithm, "pfw");
   EXPECT_TRUE(m.seeded);
   EXPECT_EQ(m.details["privacy"]["selections"].get<int>(), 2);
+}
+
+// The model records the L2 bound its training rows were scaled to as its
+// feature bound (as amp records options.lipschitz): dp_evaluate's loss, the
+// CLI's eval and an exported model's feature_bound (docs/export.md: "training
+// rows were scaled per row to ||x|| <= this bound") read it.
+TEST(PfwRun, RecordsTheRowBoundAsTheModelsFeatureBound) {
+  const InMemoryData t = three_rows();
+  for (const double row_bound : {4.0, 0.5}) {
+    TrainingConfig c = pfw_config(0, 0, 2, 2.0, 1.0, 1e-5);
+    c.seed = 1;
+    c.options = {{"row_bound", row_bound}};
+    const Model m = train_in_memory(c, t, 1);
+    EXPECT_DOUBLE_EQ(m.feature_bound, row_bound);
+    EXPECT_DOUBLE_EQ(m.details["hyperparameters"]["feature_bound"].get<double>(), row_bound);
+    EXPECT_DOUBLE_EQ(m.details["hyperparameters"]["row_bound"].get<double>(), row_bound);
+  }
+  // Without the option: the feature bound, 1, as before.
+  TrainingConfig c = pfw_config(0, 0, 2, 2.0, 1.0, 1e-5);
+  c.seed = 1;
+  const Model m = train_in_memory(c, t, 1);
+  EXPECT_DOUBLE_EQ(m.feature_bound, 1.0);
+  EXPECT_DOUBLE_EQ(m.details["hyperparameters"]["feature_bound"].get<double>(), 1.0);
 }
 
 TEST(PfwRun, RefusesAStateOfADifferentRequestOrRowCount) {

@@ -84,6 +84,17 @@ TEST(NumberFlags, FloatsThatDoNotFitAreRefused) {
   EXPECT_EQ(parse({"--delta", "inf"}), "--delta: inf is not a finite number");
 }
 
+TEST(NumberFlags, AHexadecimalFloatThatUnderflowsIsRefusedToo) {
+  // strtod reads C99 hexadecimal floats; a non-zero hex digit is also a-f,
+  // and the exponent is p (e is a digit there): 0xAp-2000 read as 0.
+  EXPECT_EQ(parse({"--delta", "0xAp-2000"}), "--delta: 0xAp-2000 is too close to 0 (it would read as 0)");
+  EXPECT_EQ(parse({"--delta", "0x1p-2000"}), "--delta: 0x1p-2000 is too close to 0 (it would read as 0)");
+  Flags f;
+  ASSERT_EQ(parse({"--delta", "0x0p-2000", "--features", "0xAp-2,0xe"}, f), "");
+  EXPECT_EQ(f.delta, 0);
+  EXPECT_EQ(f.features, (std::vector<double>{2.5, 14}));
+}
+
 TEST(NumberFlags, ValidValuesReadExactly) {
   Flags f;
   ASSERT_EQ(parse({"--seed", "-9223372036854775808", "--projection-seed", "18446744073709551615", "--max-classes",
