@@ -129,8 +129,8 @@ void register_tune(CLI::App& app) {
                   "family)");
   cmd->add_option("--grid", o->grid_json,
                   "liu_talwar: JSON object of candidate lists, e.g. '{\"learning_rate\": [0.1, 1], \"clip_norm\": [0.5, 1]}' "
-                  "(default: the lists of --lambdas, --epochs, --batch-sizes)")
-      ->check(client::json_object_flag());
+                  "(default, or '': the lists of --lambdas, --epochs, --batch-sizes)")
+      ->check(client::json_object_flag(/*empty_means_default=*/true));
   cmd->add_option("--gamma", o->gamma, "liu_talwar: stopping probability (default 1 / grid points)");
   cmd->add_option("--name", o->config.name, "name of the chosen model");
   cmd->callback([o, k, cmd] { run(*o, *k, *cmd); });

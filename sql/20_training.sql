@@ -164,7 +164,7 @@ CREATE FUNCTION @extschema@.dp_evaluate(model text, source regclass, label text,
 RETURNS record AS 'MODULE_PATHNAME', 'dptrain_dp_evaluate' LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.dp_evaluate(text, regclass, text, text) IS
-'metrics of a stored model (its id, or the name of one of your models) on a labelled table (features NULL: the model''s stored encoding applied to the raw columns): accuracy, rows, mean loss (the model''s loss on rows clipped as in training; OPDisc: the logistic loss, for comparison), majority-class rate, precision/recall/F1 and ROC AUC (binary, positive = second class), macro-F1, classes and confusion matrix [true][predicted]';
+'metrics of a stored model (its id, or the name of one of your models) on a labelled table (features NULL: the model''s stored encoding applied to the raw columns): accuracy, rows, mean loss (the model''s loss on rows scaled to its feature bound as in training, without P-FW''s coordinate clip; OPDisc: the logistic loss, for comparison), majority-class rate, precision/recall/F1 and ROC AUC (binary, positive = second class), macro-F1, classes and confusion matrix [true][predicted]';
 CREATE FUNCTION @extschema@.dp_evaluate(model bigint, source regclass, label text, features text DEFAULT NULL,
     OUT accuracy float8, OUT n bigint, OUT loss float8, OUT majority_rate float8,
     OUT "precision" float8, OUT recall float8, OUT f1 float8, OUT roc_auc float8, OUT macro_f1 float8,

@@ -18,8 +18,12 @@ std::string json_object_problem(const std::string& text) {
   return "";
 }
 
-CLI::Validator json_object_flag() {
-  return CLI::Validator([](const std::string& text) { return json_object_problem(text); }, "JSON", "");
+CLI::Validator json_object_flag(bool empty_means_default) {
+  return CLI::Validator(
+      [empty_means_default](const std::string& text) {
+        return empty_means_default && text.empty() ? std::string() : json_object_problem(text);
+      },
+      "JSON", "");
 }
 
 }  // namespace dptrain::client

@@ -46,3 +46,19 @@ TEST(JsonFlags, OnlyAnObjectIsAccepted) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(JsonFlags, AnEmptyGridMeansTheDefaultLists) {
+  // dptrain tune --grid '' = not given (as before the check); --options '' stays an error (above).
+  CLI::App app{"test"};
+  std::string grid = "unset";
+  app.add_option("--grid", grid)->check(dptrain::client::json_object_flag(/*empty_means_default=*/true));
+  std::vector<std::string> args{"", "--grid"};
+  EXPECT_NO_THROW(app.parse(args));
+  EXPECT_EQ(grid, "");
+  std::vector<std::string> bad{"[1]", "--grid"};
+  EXPECT_THROW(app.parse(bad), CLI::ValidationError);
+}
+
+}  // namespace
