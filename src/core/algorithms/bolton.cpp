@@ -38,7 +38,8 @@ void check_options(const TrainingConfig& c, std::optional<ScheduleKind> kind, bo
           "Bolton options: schedule_c, gaussian_calibration, tolerance, multiclass_noise.");
   }
   if (c.options.contains("schedule_c")) {
-    if (!c.options["schedule_c"].is_number()) bad("options.schedule_c must be a number");
+    if (!c.options["schedule_c"].is_number()) bad("options.schedule_c must be a number",
+                                                        "c of the decreasing step 2/(beta (t + m^c)), e.g. '{\"schedule_c\": 0.5}'.");
     if (kind && *kind != ScheduleKind::Decreasing && *kind != ScheduleKind::Sqrt)
       bad("options.schedule_c applies only to the decreasing and sqrt schedules");
   }
@@ -67,7 +68,8 @@ void check_options(const TrainingConfig& c, std::optional<ScheduleKind> kind, bo
           "pass delta > 0 or drop the option.");
   }
   if (c.options.contains("gaussian_calibration")) {
-    if (!c.options["gaussian_calibration"].is_string()) bad("options.gaussian_calibration must be a string");
+    if (!c.options["gaussian_calibration"].is_string()) bad("options.gaussian_calibration must be a string",
+                                                                          "One of 'analytic' (default), 'classic' or 'amp'.");
     if (pure)
       bad("options.gaussian_calibration applies only to (epsilon, delta)-DP",
           "Pass delta > 0 for Gaussian noise, or drop the option for pure epsilon-DP.");

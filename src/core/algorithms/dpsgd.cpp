@@ -133,7 +133,8 @@ dpsgd::DpSgdRequest request_arguments(const TrainingConfig& c) {
         "is marked \"not accounted\" and is never charged as private.",
         "Drop closed_form_noise for the sound, accounted P-SGD.");
   if (c.options.contains("conversion")) {
-    if (!c.options.at("conversion").is_string()) bad("options.conversion must be a string");
+    if (!c.options.at("conversion").is_string()) bad("options.conversion must be a string", {},
+                                                              "'improved' (default) or 'classic'.");
     r.rdp.conversion = privacy::parse_rdp_conversion(c.options.at("conversion").get<std::string>());
   }
   if (c.options.contains("lots_per_query")) whole_option(c, "lots_per_query", 1, 100'000'000);

@@ -290,6 +290,26 @@ TEST(BoltonPlan, ErrorsAreClear) {
   EXPECT_TRUE(contains(error_of(c), "schedule_c"));
 }
 
+std::string hint_of(const TrainingConfig& c) {
+  try {
+    Bolton().plan(c);
+  } catch (const Error& e) {
+    return e.hint();
+  }
+  return "(no error)";
+}
+
+TEST(BoltonPlan, OptionsOfTheWrongTypeGetAHintNamingTheValues) {
+  TrainingConfig c = mnist_like();
+  c.schedule = "decreasing";
+  c.options = {{"schedule_c", "half"}};
+  EXPECT_TRUE(contains(hint_of(c), "schedule_c")) << hint_of(c);
+  c = mnist_like();
+  c.delta = 1e-6;
+  c.options = {{"gaussian_calibration", 1}};
+  EXPECT_TRUE(contains(hint_of(c), "'analytic'")) << hint_of(c);
+}
+
 TEST(BoltonNoiseRecord, RoundTripsThroughJson) {
   BoltonNoise n;
   n.distribution = BoltonNoise::Distribution::Gaussian;

@@ -203,6 +203,18 @@ TEST(DpSgdRun, BadInputIsRefusedBeforeAnyDataIsRead) {
   expect_refused(x, "schedule");
 }
 
+TEST(DpSgdRun, AConversionOfTheWrongTypeGetsAHint) {
+  TrainingConfig c = config("dpsgd", synthetic(100, 2, 2, 6));
+  c.options = {{"conversion", 1}};
+  try {
+    make_algorithm("dpsgd")->plan(c);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("options.conversion"), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find("'improved'"), std::string::npos) << e.hint();
+  }
+}
+
 // Bolt-on's Algorithm 3 (dp_tune) is a replace-one argument in which every
 // candidate spends exactly (epsilon, delta): refused for the family, before
 // anything is charged.
