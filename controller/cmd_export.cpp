@@ -2,9 +2,11 @@
 // score outside the database.
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "core/model.h"
 #include "extension.h"
 #include "model_reference.h"
 #include "pg_connection.h"
@@ -46,10 +48,13 @@ nlohmann::json exported(client::PgConnection& conn, const std::string& model) {
     }
   }
   // OPDisc scores binarized features (docs/opdisc.md): x_j -> 1 if x_j >= t,
-  // else 0, after the encoding; models stored before the recorded threshold
-  // were binarized at 1/2 by construction.
-  nlohmann::json binarize = h.contains("binarize_threshold") ? h["binarize_threshold"] : nlohmann::json();
-  if (binarize.is_null() && r.get(0, 2) == "opdisc") binarize = 0.5;
+  // else 0, after the encoding: the threshold prediction reads
+  // (Model::binarize_threshold, 1/2 for models stored before the field).
+  Model stored;
+  stored.algorithm = r.get(0, 2);
+  stored.details = details;
+  const std::optional<double> threshold = stored.binarize_threshold();
+  const nlohmann::json binarize = threshold ? nlohmann::json(*threshold) : nlohmann::json();
   auto number = [&](int c) { return r.is_null(0, c) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, c))); };
   // Version 2 = a scorer must binarize first: a version-1 scorer, which knows
   // no binarize_threshold, would score the raw values (another classifier).

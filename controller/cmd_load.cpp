@@ -83,8 +83,7 @@ std::string qualified(client::PgConnection& conn, const std::string& name, const
     for (int i = 0; i < r.rows(); ++i) parts.push_back(r.get(i, 0));
   } catch (const client::PgError& e) {
     fail(ErrorKind::InvalidParameter, "\"" + name + "\" is not a valid SQL table name", e.what(),
-         "Quote a name with capitals, spaces or other special characters as in SQL: --table '\"My Table\"' "
-         "(schema.table for another schema).");
+         client::kQuoteTableNameHint);
   }
   if (parts.empty() || parts.size() > 2)
     fail(ErrorKind::InvalidParameter, "\"" + name + "\" is not a table name of the form table or schema.table");

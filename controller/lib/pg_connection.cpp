@@ -98,8 +98,7 @@ std::string PgConnection::resolve_relation(const std::string& name) {
     // ('Mixed Case' unquoted): say how to quote, as dptrain load does.
     if (e.sqlstate != "42602") throw;
     throw PgError(e.what(), e.sqlstate, "\"" + name + "\" is not a valid SQL table name.",
-                  "Quote a name with capitals, spaces or other special characters as in SQL: --table '\"My Table\"' "
-                  "(schema.table for another schema).");
+                  kQuoteTableNameHint);
   }
   pin();
   const PgResult& found = *lookup;

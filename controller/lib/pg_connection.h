@@ -13,6 +13,12 @@
 namespace dptrain::client {
 
 // An error reported by the server (or by libpq), with its SQLSTATE.
+// The hint for a table name that is not valid SQL (e.g. 'My Table' unquoted),
+// shared by every command that reads --table.
+constexpr const char* kQuoteTableNameHint =
+    "Quote a name with capitals, spaces or other special characters as in SQL: --table '\"My Table\"' "
+    "(schema.table for another schema).";
+
 class PgError : public std::runtime_error {
  public:
   PgError(std::string message, std::string sqlstate = {}, std::string detail = {}, std::string hint = {})

@@ -169,9 +169,9 @@ class PfwRun : public Run {
     // The model's feature bound is the L2 bound its training rows were
     // scaled to (as amp records options.lipschitz): dp_evaluate's loss, the
     // CLI's eval and an export (docs/export.md) read the rows as trained.
-    TrainingConfig trained = config_;
-    trained.feature_bound = s_.row_bound;
-    return released_model(trained, theta_, f);
+    Model m = released_model(config_, theta_, f);
+    m.feature_bound = s_.row_bound;
+    return m;
   }
 
   const std::vector<std::string>& warnings() const override { return plan_.warnings; }
