@@ -120,6 +120,13 @@ SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_empty', 'y',
 SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_test', 'y', 'y')$$);
 SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_test', 'x', 'x')$$);
 SELECT * FROM pg_temp.try($$SELECT dptrain.decision_score((SELECT weights FROM dptrain.models WHERE name = 'ev_bin'), ARRAY[0.1])$$);
+-- a row of finite values whose squared norm overflows (1e308): clipped to the
+-- feature bound by 1 / inf = 0, it scored as the zero row (the intercept
+-- alone), silently; training's error now (found by a sweep over shapes)
+SELECT * FROM pg_temp.try($$SELECT dp_predict('ev_bin', ARRAY[1e308, 1e308, 0.25])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_predict_proba('ev_bin', ARRAY[1e308, 1e308, 0.25])$$);
+CREATE TABLE ev_huge AS SELECT id, CASE WHEN id = 700 THEN ARRAY[1e308, 1e308, 0.25] ELSE x END AS x, y FROM ev_test;
+SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_huge', 'y', 'x')$$);
 -- a Huber model is evaluated (ROC AUC ranks its decision score)
 SELECT e.roc_auc > 0.5 AS huber_auc, e.precision IS NOT NULL AS huber_precision
 FROM dp_evaluate('ev_huber', 'ev_test', 'y', 'x') e;
