@@ -211,7 +211,7 @@ OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared
 
 // The statement of count_and_check_rows. `checks` are the per-row checks as
 // aggregates named n, dmin, dmax, null_x, null_y, multi_dim, nan_y,
-// out_of_range. Declared adds one more aggregate (`outside`); FromData groups the same
+// out_of_range, not_finite. Declared adds one more aggregate (`outside`); FromData groups the same
 // aggregates by the label (one scan: the groups are few, as the classes
 // are) and adds them up over the groups, so that the counts are the same
 // as without the grouping and the distinct labels come with them. (Before,
@@ -239,7 +239,7 @@ const char* row_checks_sql(const char* checks, const char* y, const char* from, 
       // had it; texts of equal values after one another, in byte order.
       return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s AS t, %s FROM %s GROUP BY %s) "
                       "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
-                      "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, 0::int8, "
+                      "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, sum(not_finite)::int8, 0::int8, "
                       "(SELECT array_agg(coalesce(t, c::text) ORDER BY c, t COLLATE pg_catalog.\"C\") FROM "
                       "(SELECT c, t FROM g ORDER BY c, t COLLATE pg_catalog.\"C\" LIMIT %d) l) FROM g",
                       y, text_is_value ? "NULL::text" : psprintf("%s::pg_catalog.text", y), checks,
@@ -269,14 +269,20 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
   const char* checks = psprintf(
       "count(*)::int8 AS n, min(%s)::int8 AS dmin, max(%s)::int8 AS dmax, "
       "count(*) FILTER (WHERE %s IS NULL)::int8 AS null_x, count(*) FILTER (WHERE %s IS NULL)::int8 AS null_y, "
-      "%s AS multi_dim, %s AS nan_y, %s AS out_of_range",
+      "%s AS multi_dim, %s AS nan_y, %s AS out_of_range, %s AS not_finite",
       length, length, x, y, sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
       float_type ? psprintf("count(*) FILTER (WHERE %s::%s = 'NaN'::%s)::int8", y, float_type, float_type) : "0::int8",
-      // numeric values beyond float8's range would fail the cast below without a hint
+      // numeric values beyond float8's range would fail the cast below
+      // without a hint; NaN and +-Infinity (abs(v) >= 'Infinity': NaN sorts
+      // above every number) are not "beyond the range" (they were said to
+      // be, 22003 with a hint to scale them): the error of a float8 NaN.
       feature_elem == NUMERICOID ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v "
-                                            "WHERE abs(v) > 1.7976931348623157e308))::int8",
+                                            "WHERE abs(v) > 1.7976931348623157e308 AND abs(v) < 'Infinity'))::int8",
                                             x)
-                                 : "0::int8");
+                                 : "0::int8",
+      feature_elem == NUMERICOID
+          ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) >= 'Infinity'))::int8", x)
+          : "0::int8");
   const OutsideCount outside = mode == ClassScan::Declared ? outside_declared(y, label_type, declared)
                                                             : OutsideCount{nullptr, InvalidOid, (Datum) 0};
   Oid types[1] = {outside.type};
@@ -286,10 +292,10 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
                      mode == ClassScan::Declared ? 1 : 0, types, values, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),
-              nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8);
-  classes->outside = datum_int64(0, 9);
+              nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8), not_finite = datum_int64(0, 9);
+  classes->outside = datum_int64(0, 10);
   bool isnull;
-  const Datum found = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 10, &isnull);
+  const Datum found = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 11, &isnull);
   classes->found = isnull ? nullptr : DatumGetArrayTypePCopy(found);
   if (n == 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
@@ -309,6 +315,10 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
   if (nan_y > 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("label column \"%s\" contains NaN", label),
                     errhint("NaN is not a class: remove or repair those rows.")));
+  if (not_finite > 0)
+    ereport(ERROR, (errcode(ERRCODE_FLOATING_POINT_EXCEPTION),
+                    errmsg("feature column \"%s\" contains NaN or infinite values", features),
+                    errhint("Remove or repair rows with NaN or infinite features before training.")));
   if (out_of_range > 0)
     ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
                     errmsg("feature column \"%s\" has values beyond the range of float8", features),
