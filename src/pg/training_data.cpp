@@ -417,7 +417,8 @@ void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* typ
     ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE), errmsg("the table changed during training"),
                     errdetail("The copy did not read the rows counted before the run (the count fixes its plan and "
                               "its noise)."),
-                    errhint("Train on a table no one writes while the run lasts, or run it in a REPEATABLE READ "
+                    errhint("Train on a table no one writes while the run lasts (a view must give the same rows "
+                            "on every read: no random(), TABLESAMPLE or sequence), or run it in a REPEATABLE READ "
                             "transaction (one snapshot for the count and every read), and try again.")));
 }
 
