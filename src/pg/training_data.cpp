@@ -273,13 +273,18 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
       length, length, x, y, sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
       float_type ? psprintf("count(*) FILTER (WHERE %s::%s = 'NaN'::%s)::int8", y, float_type, float_type) : "0::int8",
       // numeric values beyond float8's range would fail the cast below
-      // without a hint; NaN and +-Infinity (abs(v) >= 'Infinity': NaN sorts
-      // above every number) are not "beyond the range" (they were said to
-      // be, 22003 with a hint to scale them): the error of a float8 NaN.
-      feature_elem == NUMERICOID ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v "
-                                            "WHERE abs(v) > 1.7976931348623157e308 AND abs(v) < 'Infinity'))::int8",
-                                            x)
-                                 : "0::int8",
+      // without a hint, after the charge: above DBL_MAX, or not 0 and so
+      // close to 0 that they round to 0 (float8in refuses that underflow:
+      // below half the smallest subnormal, 2.47032822920623272e-324; the
+      // bound is just above it). NaN and +-Infinity (abs(v) >= 'Infinity':
+      // NaN sorts above every number) are not "beyond the range" (they were
+      // said to be, 22003 with a hint to scale them): the error of a float8 NaN.
+      feature_elem == NUMERICOID
+          ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v "
+                     "WHERE (abs(v) > 1.7976931348623157e308 AND abs(v) < 'Infinity') "
+                     "OR (v <> 0 AND abs(v) < 2.4703282292062328e-324)))::int8",
+                     x)
+          : "0::int8",
       feature_elem == NUMERICOID
           ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) >= 'Infinity'))::int8", x)
           : "0::int8");
@@ -322,7 +327,9 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
   if (out_of_range > 0)
     ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
                     errmsg("feature column \"%s\" has values beyond the range of float8", features),
-                    errhint("Scale the features (dptrain load normalizes rows to norm 1).")));
+                    errdetail("A float8 holds magnitudes up to 1.8e308, and none between 0 and 2.5e-324."),
+                    errhint("Scale the features (dptrain load normalizes rows to norm 1); round values too close "
+                            "to 0 for float8 to 0.")));
   if (multi_dim > 0)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                     errmsg("feature column \"%s\" contains multi-dimensional arrays", features),
