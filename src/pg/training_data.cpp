@@ -248,6 +248,30 @@ const char* row_checks_sql(const char* checks, const char* y, const char* from, 
   return nullptr;
 }
 
+}  // namespace
+
+// A numeric[] array holding a value that no double represents (the cast to
+// float8[] fails on it): above DBL_MAX, or not 0 and so close to 0 that it
+// rounds to 0 (float8in refuses that underflow: below half the smallest
+// subnormal, 2.47032822920623272e-324; the bound is just above it). NaN and
+// +-Infinity are not counted (abs(v) >= 'Infinity': NaN sorts above every
+// number): they cast, and are refused as non-finite.
+const char* numeric_beyond_float8_sql(const char* x) {
+  return psprintf("EXISTS (SELECT FROM unnest(%s) v WHERE (abs(v) > 1.7976931348623157e308 AND abs(v) < 'Infinity') "
+                  "OR (v <> 0 AND abs(v) < 2.4703282292062328e-324))",
+                  x);
+}
+
+void refuse_numeric_beyond_float8(const char* features) {
+  ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                  errmsg("feature column \"%s\" has values beyond the range of float8", features),
+                  errdetail("A float8 holds magnitudes up to 1.8e308, and none between 0 and 2.5e-324."),
+                  errhint("Scale the features (dptrain load normalizes rows to norm 1); round values too close "
+                          "to 0 for float8 to 0.")));
+}
+
+namespace {
+
 // A reader's run: n and d, every row checked, in one scan of the source
 // (with the labels against the declared classes, or the distinct labels:
 // `mode`, the result in *classes); the first problem is an ERROR with a
@@ -273,17 +297,11 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
       length, length, x, y, sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
       float_type ? psprintf("count(*) FILTER (WHERE %s::%s = 'NaN'::%s)::int8", y, float_type, float_type) : "0::int8",
       // numeric values beyond float8's range would fail the cast below
-      // without a hint, after the charge: above DBL_MAX, or not 0 and so
-      // close to 0 that they round to 0 (float8in refuses that underflow:
-      // below half the smallest subnormal, 2.47032822920623272e-324; the
-      // bound is just above it). NaN and +-Infinity (abs(v) >= 'Infinity':
-      // NaN sorts above every number) are not "beyond the range" (they were
-      // said to be, 22003 with a hint to scale them): the error of a float8 NaN.
+      // without a hint, after the charge. NaN and +-Infinity are not "beyond
+      // the range" (they were said to be, 22003 with a hint to scale them):
+      // the error of a float8 NaN.
       feature_elem == NUMERICOID
-          ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v "
-                     "WHERE (abs(v) > 1.7976931348623157e308 AND abs(v) < 'Infinity') "
-                     "OR (v <> 0 AND abs(v) < 2.4703282292062328e-324)))::int8",
-                     x)
+          ? psprintf("count(*) FILTER (WHERE %s)::int8", numeric_beyond_float8_sql(x))
           : "0::int8",
       feature_elem == NUMERICOID
           ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) >= 'Infinity'))::int8", x)
@@ -324,12 +342,7 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
     ereport(ERROR, (errcode(ERRCODE_FLOATING_POINT_EXCEPTION),
                     errmsg("feature column \"%s\" contains NaN or infinite values", features),
                     errhint("Remove or repair rows with NaN or infinite features before training.")));
-  if (out_of_range > 0)
-    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                    errmsg("feature column \"%s\" has values beyond the range of float8", features),
-                    errdetail("A float8 holds magnitudes up to 1.8e308, and none between 0 and 2.5e-324."),
-                    errhint("Scale the features (dptrain load normalizes rows to norm 1); round values too close "
-                            "to 0 for float8 to 0.")));
+  if (out_of_range > 0) refuse_numeric_beyond_float8(features);
   if (multi_dim > 0)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                     errmsg("feature column \"%s\" contains multi-dimensional arrays", features),
@@ -480,9 +493,9 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* from, const 
 
 }  // namespace
 
-void check_evaluation_columns(Oid relid, const char* label, const char* features) {
+Oid check_evaluation_columns(Oid relid, const char* label, const char* features) {
   (void) check_label_type(relid, get_attnum(relid, label), label);
-  if (features != nullptr) (void) check_feature_type(relid, get_attnum(relid, features), features);
+  return features != nullptr ? check_feature_type(relid, get_attnum(relid, features), features) : FLOAT8OID;
 }
 
 char* with_intercept(const char* features, const PreparedData* out) {
