@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/evaluation/metrics.h"
+#include "core/training/feature_row_errors.h"
 
 namespace dptrain::packed_model {
 namespace {
@@ -26,6 +27,12 @@ void check_row(const double* p, const double* x, int len) {
     if (!std::isfinite(x[i]))
       throw Error(ErrorKind::InvalidData, "feature array contains a non-finite value (NaN or infinity)", {},
                   "Remove or repair rows with NaN or infinite features.", sqlstate::kFloatingPointException);
+  // Finite values too large to square (1e308): ||x|| would be inf, and the
+  // row clipped to the feature bound (scale bound / inf = 0) the zero row, so
+  // a model with an intercept scored the intercept alone, silently. Training
+  // refuses such a row (feature_row_errors.h); so does scoring. A binarized
+  // model reads 0/1 values, whose norm cannot overflow.
+  if (!binarized(p) && !std::isfinite(ConstVec(x, len).squaredNorm())) refuse_feature_row(x, len);
 }
 
 // A score of NaN or infinity comes from weights that are (the features are checked).

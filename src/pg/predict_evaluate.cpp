@@ -337,7 +337,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
                       errhint("Pass the label and feature column names as they are spelled in the table.")));
   // A text or scalar feature column failed as a cast ("malformed array literal"
   // with the value), an array label counted every row as an unknown class.
-  dptrain::pg::check_evaluation_columns(relid, label, features);
+  const Oid feature_elem = dptrain::pg::check_evaluation_columns(relid, label, features);
 
   MemoryContext caller = CurrentMemoryContext;
   SPI_connect();
@@ -371,6 +371,20 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   dptrain::pg::SourceRead table;
   table.source = relid;
   table.what = "the table to evaluate on";
+  if (feature_elem == NUMERICOID) {
+    // A value no double holds failed the cast below as PostgreSQL's bare
+    // 22003 printing it (400 digits for 1e-400): dp_train's error instead,
+    // from one more scan (numeric[] feature columns only).
+    StringInfoData check;
+    initStringInfo(&check);
+    appendStringInfo(&check, "SELECT EXISTS (SELECT FROM %s WHERE %s)", qualified,
+                     dptrain::pg::numeric_beyond_float8_sql(x));
+    if (dptrain::pg::execute_checked(check.data, 0, nullptr, nullptr, true, 0, table) != SPI_OK_SELECT)
+      elog(ERROR, "dptrain: evaluation query failed");
+    bool null;
+    if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null)))
+      dptrain::pg::refuse_numeric_beyond_float8(features);
+  }
   if (dptrain::pg::execute_checked(sql.data, 2, types, values, true, 0, table) != SPI_OK_SELECT)
     elog(ERROR, "dptrain: evaluation query failed");
   bool state_null, isnull;

@@ -211,7 +211,7 @@ OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared
 
 // The statement of count_and_check_rows. `checks` are the per-row checks as
 // aggregates named n, dmin, dmax, null_x, null_y, multi_dim, nan_y,
-// out_of_range. Declared adds one more aggregate (`outside`); FromData groups the same
+// out_of_range, not_finite. Declared adds one more aggregate (`outside`); FromData groups the same
 // aggregates by the label (one scan: the groups are few, as the classes
 // are) and adds them up over the groups, so that the counts are the same
 // as without the grouping and the distinct labels come with them. (Before,
@@ -239,7 +239,7 @@ const char* row_checks_sql(const char* checks, const char* y, const char* from, 
       // had it; texts of equal values after one another, in byte order.
       return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s AS t, %s FROM %s GROUP BY %s) "
                       "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
-                      "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, 0::int8, "
+                      "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, sum(not_finite)::int8, 0::int8, "
                       "(SELECT array_agg(coalesce(t, c::text) ORDER BY c, t COLLATE pg_catalog.\"C\") FROM "
                       "(SELECT c, t FROM g ORDER BY c, t COLLATE pg_catalog.\"C\" LIMIT %d) l) FROM g",
                       y, text_is_value ? "NULL::text" : psprintf("%s::pg_catalog.text", y), checks,
@@ -247,6 +247,30 @@ const char* row_checks_sql(const char* checks, const char* y, const char* from, 
   }
   return nullptr;
 }
+
+}  // namespace
+
+// A numeric[] array holding a value that no double represents (the cast to
+// float8[] fails on it): above DBL_MAX, or not 0 and so close to 0 that it
+// rounds to 0 (float8in refuses that underflow: below half the smallest
+// subnormal, 2.47032822920623272e-324; the bound is just above it). NaN and
+// +-Infinity are not counted (abs(v) >= 'Infinity': NaN sorts above every
+// number): they cast, and are refused as non-finite.
+const char* numeric_beyond_float8_sql(const char* x) {
+  return psprintf("EXISTS (SELECT FROM unnest(%s) v WHERE (abs(v) > 1.7976931348623157e308 AND abs(v) < 'Infinity') "
+                  "OR (v <> 0 AND abs(v) < 2.4703282292062328e-324))",
+                  x);
+}
+
+void refuse_numeric_beyond_float8(const char* features) {
+  ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                  errmsg("feature column \"%s\" has values beyond the range of float8", features),
+                  errdetail("A float8 holds magnitudes up to 1.8e308, and none between 0 and 2.5e-324."),
+                  errhint("Scale the features (dptrain load normalizes rows to norm 1); round values too close "
+                          "to 0 for float8 to 0.")));
+}
+
+namespace {
 
 // A reader's run: n and d, every row checked, in one scan of the source
 // (with the labels against the declared classes, or the distinct labels:
@@ -269,14 +293,19 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
   const char* checks = psprintf(
       "count(*)::int8 AS n, min(%s)::int8 AS dmin, max(%s)::int8 AS dmax, "
       "count(*) FILTER (WHERE %s IS NULL)::int8 AS null_x, count(*) FILTER (WHERE %s IS NULL)::int8 AS null_y, "
-      "%s AS multi_dim, %s AS nan_y, %s AS out_of_range",
+      "%s AS multi_dim, %s AS nan_y, %s AS out_of_range, %s AS not_finite",
       length, length, x, y, sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
       float_type ? psprintf("count(*) FILTER (WHERE %s::%s = 'NaN'::%s)::int8", y, float_type, float_type) : "0::int8",
-      // numeric values beyond float8's range would fail the cast below without a hint
-      feature_elem == NUMERICOID ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v "
-                                            "WHERE abs(v) > 1.7976931348623157e308))::int8",
-                                            x)
-                                 : "0::int8");
+      // numeric values beyond float8's range would fail the cast below
+      // without a hint, after the charge. NaN and +-Infinity are not "beyond
+      // the range" (they were said to be, 22003 with a hint to scale them):
+      // the error of a float8 NaN.
+      feature_elem == NUMERICOID
+          ? psprintf("count(*) FILTER (WHERE %s)::int8", numeric_beyond_float8_sql(x))
+          : "0::int8",
+      feature_elem == NUMERICOID
+          ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) >= 'Infinity'))::int8", x)
+          : "0::int8");
   const OutsideCount outside = mode == ClassScan::Declared ? outside_declared(y, label_type, declared)
                                                             : OutsideCount{nullptr, InvalidOid, (Datum) 0};
   Oid types[1] = {outside.type};
@@ -286,10 +315,10 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
                      mode == ClassScan::Declared ? 1 : 0, types, values, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),
-              nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8);
-  classes->outside = datum_int64(0, 9);
+              nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8), not_finite = datum_int64(0, 9);
+  classes->outside = datum_int64(0, 10);
   bool isnull;
-  const Datum found = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 10, &isnull);
+  const Datum found = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 11, &isnull);
   classes->found = isnull ? nullptr : DatumGetArrayTypePCopy(found);
   if (n == 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
@@ -309,10 +338,11 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
   if (nan_y > 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("label column \"%s\" contains NaN", label),
                     errhint("NaN is not a class: remove or repair those rows.")));
-  if (out_of_range > 0)
-    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                    errmsg("feature column \"%s\" has values beyond the range of float8", features),
-                    errhint("Scale the features (dptrain load normalizes rows to norm 1).")));
+  if (not_finite > 0)
+    ereport(ERROR, (errcode(ERRCODE_FLOATING_POINT_EXCEPTION),
+                    errmsg("feature column \"%s\" contains NaN or infinite values", features),
+                    errhint("Remove or repair rows with NaN or infinite features before training.")));
+  if (out_of_range > 0) refuse_numeric_beyond_float8(features);
   if (multi_dim > 0)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                     errmsg("feature column \"%s\" contains multi-dimensional arrays", features),
@@ -365,22 +395,24 @@ struct FillCopy {
   Oid source;
   int64 rows;
   int64 row_bytes;
+  int64 copied;  // out: the rows inserted
 };
 
 void fill_copy_as_reader(void* arg) {
-  const FillCopy* f = static_cast<const FillCopy*>(arg);
+  FillCopy* f = static_cast<FillCopy*>(arg);
   if (f->order != CopyOrder::Bucket) {
     SourceRead read = source_read(f->source);
     read.insert_target = temp_table_oid(f->shuffled + strlen("pg_temp."));
     spi_exec_as_reader(f->reader, read, psprintf("INSERT INTO %s %s", f->shuffled, f->select_sql), f->nargs, f->types,
                        f->values, SPI_OK_INSERT);
+    f->copied = static_cast<int64>(SPI_processed);
     return;
   }
   const Oid relid = temp_table_oid(f->shuffled + strlen("pg_temp."));
   IdentitySwitch sw;
   switch_identity(&sw, f->reader, true);
   const SourceRead read = source_read(f->source);
-  bucket_shuffle_insert(relid, f->select_sql, f->nargs, f->types, f->values, f->rows, f->row_bytes, &read);
+  f->copied = bucket_shuffle_insert(relid, f->select_sql, f->nargs, f->types, f->values, f->rows, f->row_bytes, &read);
   restore_identity(&sw);
 }
 
@@ -393,8 +425,21 @@ void fill_copy_as_reader(void* arg) {
 // row: it is hidden (reading_errors.h).
 void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* types, Datum* values, CopyOrder order,
                const RunIdentities& ids, Oid source, int64 rows, int64 row_bytes) {
-  FillCopy f = {shuffled, select_sql, nargs, types, values, order, ids.reader, source, rows, row_bytes};
+  FillCopy f = {shuffled, select_sql, nargs, types, values, order, ids.reader, source, rows, row_bytes, -1};
   run_hiding_errors(ids, source, fill_copy_as_reader, &f);
+  // The rows were counted before the charge, under another snapshot in a
+  // READ COMMITTED transaction: a write committed meanwhile gave a copy of
+  // another size, which every pass then refused as an internal error (XX000
+  // "the epoch did not see every row exactly once", 22000 "row numbers are
+  // not 1..n" for DP-SGD, XX000 for tuning parts). Same as a pass read in
+  // place (core/engine/table_changed.h); no count named.
+  if (f.copied != rows)
+    ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE), errmsg("the table changed during training"),
+                    errdetail("The copy did not read the rows counted before the run (the count fixes its plan and "
+                              "its noise)."),
+                    errhint("Train on a table no one writes while the run lasts (a view must give the same rows "
+                            "on every read: no random(), TABLESAMPLE or sequence), or run it in a REPEATABLE READ "
+                            "transaction (one snapshot for the count and every read), and try again.")));
 }
 
 // Bytes per row of a copy with d features, to size the shuffle's buckets:
@@ -448,9 +493,9 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* from, const 
 
 }  // namespace
 
-void check_evaluation_columns(Oid relid, const char* label, const char* features) {
+Oid check_evaluation_columns(Oid relid, const char* label, const char* features) {
   (void) check_label_type(relid, get_attnum(relid, label), label);
-  if (features != nullptr) (void) check_feature_type(relid, get_attnum(relid, features), features);
+  return features != nullptr ? check_feature_type(relid, get_attnum(relid, features), features) : FLOAT8OID;
 }
 
 char* with_intercept(const char* features, const PreparedData* out) {

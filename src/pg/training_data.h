@@ -92,8 +92,14 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
                            bool has_seed, int64 seed, const RunIdentities& ids, PreparedData* out);
 
 // dp_evaluate's columns (existing): the label and feature types dp_train
-// accepts, with its errors (42804), before a cast fails on a value.
-void check_evaluation_columns(Oid relid, const char* label, const char* features);
+// accepts, with its errors (42804), before a cast fails on a value. Returns
+// the features' element type (FLOAT8OID without a features column).
+Oid check_evaluation_columns(Oid relid, const char* label, const char* features);
+
+// A numeric[] `x` (SQL) holding a value the cast to float8[] refuses (beyond
+// DBL_MAX, or rounding to 0): the predicate, and dp_train's error for it.
+const char* numeric_beyond_float8_sql(const char* x);
+void refuse_numeric_beyond_float8(const char* features);
 
 // The columns `label` and `features` of `relid` (ERROR if missing).
 AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role);

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <vector>
 
 #include "core/error.h"
 #include "core/model.h"
@@ -121,6 +123,49 @@ TEST(PackedModel, NonFiniteWeightsAreRefused) {
   }
 }
 
+
+// A row of finite values whose squared norm overflows (1e308, 1e308) was
+// clipped by bound / ||x|| = 1 / inf = 0 to the zero row: a model with an
+// intercept predicted, gave probabilities and evaluated from its intercept
+// alone (w = (1, -1): w.x = 0, the score of (0, 0), silently), or failed as
+// "the model's weights are not finite" where w.x overflowed. Training
+// refuses such a row; scoring refuses it with training's error. A row of
+// large values whose square is finite is clipped and scores; a binarized
+// model reads 0/1 values and scores the huge row too.
+TEST(PackedModel, RowsWhoseNormOverflowsAreRefused) {
+  Model m = sample_model(1);
+  m.loss = LossKind::Logistic;
+  m.weights.resize(1, 3);
+  m.weights << 1.0, -1.0, 0.5;
+  m.intercept = 1.0;
+  const auto p = packed_model::pack(m);
+  const double huge[2] = {1e308, 1e308}, zero[2] = {0, 0};
+  double prob[2], totals[9] = {};
+  for (const auto& call : std::vector<std::function<void()>>{
+           [&] { packed_model::predict_index(p.data(), huge, 2); },
+           [&] { packed_model::probabilities(p.data(), huge, 2, prob); },
+           [&] { packed_model::decision_score(p.data(), huge, 2); },
+           [&] { packed_model::accumulate(p.data(), huge, 2, 1, totals); }}) {
+    try {
+      call();
+      ADD_FAILURE() << "scored a row whose squared norm overflows";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "feature values are too large");
+      EXPECT_EQ(e.sqlstate(), sqlstate::kFloatingPointException);
+    }
+  }
+  EXPECT_EQ(totals[0], 0);
+  // What the huge row scored before: the zero row's w_b * b = 0.5.
+  EXPECT_NEAR(packed_model::decision_score(p.data(), zero, 2), 0.5, 1e-15);
+  const double large[2] = {2e150, 1e150};  // ||x|| = sqrt(5) 1e150: clipped to norm 1, w.x = 1 / sqrt(5)
+  EXPECT_NEAR(packed_model::decision_score(p.data(), large, 2), 0.5 + 1 / std::sqrt(5.0), 1e-15);
+  Model o = sample_model(1);
+  o.algorithm = "opdisc";
+  o.weights << 1.0, -1.0;
+  o.details["hyperparameters"]["binarize_threshold"] = 0.5;
+  const auto b = packed_model::pack(o);
+  EXPECT_EQ(packed_model::predict_index(b.data(), huge, 2), 1);  // w.(1, 1) = 0 >= 0
+}
 
 // Probabilities by hand: binary w.x = 0.7 -> s(0.7) = 1 / (1 + e^-0.7) = 0.668187772168166.
 TEST(PackedModel, BinaryProbabilitiesAreTheLogisticLikelihood) {

@@ -11,6 +11,7 @@
 #include "core/privacy/parameter_checks.h"
 #include "core/privacy/report_noisy_min.h"
 #include "core/privacy/samplers.h"
+#include "core/engine/table_changed.h"
 
 namespace dptrain {
 namespace {
@@ -176,9 +177,7 @@ class DpagdRun : public Run {
     const std::vector<double> expected = input(what);
     if (len != expected.size() || !gradient_state::same_request(result, expected.data()))
       fail(ErrorKind::InvalidState, "the gradient pass returned a state of a different request");
-    if (gradient_state::rows(result) != c_.rows)
-      fail(ErrorKind::Internal, "the gradient pass did not see every row exactly once", {},
-           "Was the table modified during training?");
+    if (gradient_state::rows(result) != c_.rows) refuse_changed_table("A gradient pass");
     if (what == Phase::Gradient)
       accept_gradient(result);
     else

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/engine/table_changed.h"
 
 namespace dptrain {
 namespace {
@@ -70,9 +71,7 @@ void MinimizationRun::accept(const double* s, std::size_t len) {
     fail(ErrorKind::InvalidState, "the gradient pass returned a state of a different request");
   // Every pass must see the n rows the plan was made for (the driver holds
   // one snapshot for a table read in place; a distributed table is counted).
-  if (gradient_state::rows(s) != setup_.problem.rows)
-    fail(ErrorKind::InvalidState, "the gradient pass did not see every row exactly once", {},
-         "Was the table modified during training?");
+  if (gradient_state::rows(s) != setup_.problem.rows) refuse_changed_table("A gradient pass");
   const bool hessian = gradient_state::request_of(s).want & gradient_state::kHessian;
   const int K = setup_.problem.models, d = setup_.problem.dim;
   std::vector<optim::Evaluation> evaluations(static_cast<std::size_t>(K));

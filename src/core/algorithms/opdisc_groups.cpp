@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/engine/table_changed.h"
 
 namespace dptrain::opdisc {
 namespace {
@@ -56,10 +57,7 @@ GroupedRows parse_groups(const double* r, std::size_t len, int dim, std::int64_t
     total += group.positives + group.negatives;
     out.groups.push_back(std::move(group));
   }
-  if (total != rows || out.binarized > rows)
-    fail(ErrorKind::Internal, "the grouping pass did not see every row exactly once",
-         "It counted " + std::to_string(total) + " rows, expected " + std::to_string(rows) + ".",
-         "Was the table modified during training?");
+  if (total != rows || out.binarized > rows) refuse_changed_table("The grouping pass");
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "core/privacy/composition.h"
 #include "core/privacy/parameter_checks.h"
 #include "core/privacy/report_noisy_min.h"
+#include "core/engine/table_changed.h"
 
 namespace dptrain {
 namespace {
@@ -137,9 +138,7 @@ class PfwRun : public Run {
     const std::vector<double> expected = pass_input();
     if (len != expected.size() || !gradient_state::same_request(result, expected.data()))
       fail(ErrorKind::InvalidState, "the gradient pass returned a state of a different request");
-    if (gradient_state::rows(result) != config_.rows)
-      fail(ErrorKind::Internal, "the gradient pass did not see every row exactly once", {},
-           "Was the table modified during training?");
+    if (gradient_state::rows(result) != config_.rows) refuse_changed_table("A gradient pass");
     ++t_;
     const double mu = pfw_step(t_);
     for (int k = 0; k < config_.models(); ++k) step_model(result, k, mu);

@@ -11,6 +11,7 @@
 #include "core/packed_model.h"
 #include "core/privacy/messages.h"
 #include "core/tuning/private_tuning.h"
+#include "core/engine/table_changed.h"
 
 namespace dptrain::tuning {
 namespace {
@@ -178,10 +179,7 @@ void LiuTalwarTuner::accept(const double* result, std::size_t len) {
 void LiuTalwarTuner::accept_score(const double* totals, std::size_t len) {
   if (len < evaluation::kTotalsHeader) fail(ErrorKind::Internal, "malformed tuning evaluation");
   const auto rows = static_cast<std::int64_t>(totals[0]), correct = static_cast<std::int64_t>(totals[1]);
-  if (rows != config_.rows)
-    fail(ErrorKind::Internal, "the table does not have the planned number of rows",
-         std::to_string(rows) + " rows instead of " + std::to_string(config_.rows) + ".",
-         "Was the table modified during tuning?");
+  if (rows != config_.rows) refuse_changed_table("A candidate's scoring pass");
   if (correct < 0 || correct > rows) fail(ErrorKind::Internal, "impossible number of correct predictions");
   // Laplace(1 / eps_s) on a count of sensitivity 1: eps_s-DP, part of this candidate's output.
   const double score = selection::noisy_count_score(correct, split_.score_epsilon, rng_);

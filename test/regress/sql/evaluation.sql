@@ -120,6 +120,21 @@ SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_empty', 'y',
 SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_test', 'y', 'y')$$);
 SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_test', 'x', 'x')$$);
 SELECT * FROM pg_temp.try($$SELECT dptrain.decision_score((SELECT weights FROM dptrain.models WHERE name = 'ev_bin'), ARRAY[0.1])$$);
+-- a row of finite values whose squared norm overflows (1e308): clipped to the
+-- feature bound by 1 / inf = 0, it scored as the zero row (the intercept
+-- alone), silently; training's error now (found by a sweep over shapes)
+SELECT * FROM pg_temp.try($$SELECT dp_predict('ev_bin', ARRAY[1e308, 1e308, 0.25])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_predict_proba('ev_bin', ARRAY[1e308, 1e308, 0.25])$$);
+CREATE TABLE ev_huge AS SELECT id, CASE WHEN id = 700 THEN ARRAY[1e308, 1e308, 0.25] ELSE x END AS x, y FROM ev_test;
+SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_huge', 'y', 'x')$$);
+-- numeric[] features: a value no double holds (1e400, 1e-400) failed the cast
+-- as PostgreSQL's bare 22003 printing it; dp_train's error now (shape sweep)
+CREATE TABLE ev_numeric AS SELECT id, x::numeric[] AS x, y FROM ev_test;
+SELECT n FROM dp_evaluate('ev_bin', 'ev_numeric', 'y', 'x');
+UPDATE ev_numeric SET x = ARRAY[1e-400, 0.5, 0.25] WHERE id = 700;
+SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_numeric', 'y', 'x')$$);
+UPDATE ev_numeric SET x = ARRAY[-1e400, 0.5, 0.25] WHERE id = 700;
+SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_numeric', 'y', 'x')$$);
 -- a Huber model is evaluated (ROC AUC ranks its decision score)
 SELECT e.roc_auc > 0.5 AS huber_auc, e.precision IS NOT NULL AS huber_precision
 FROM dp_evaluate('ev_huber', 'ev_test', 'y', 'x') e;
