@@ -129,7 +129,12 @@ GRANT SELECT ON dptrain.budgets, dptrain.table_budgets, dptrain.ledger TO PUBLIC
 -- of the rows its creator could see -- under row-level security, not all of
 -- them: only its creator and the source's owner see it. A private model is
 -- differentially private in every row it was trained on, so roles that may
--- SELECT the source see it as well. dp_predict / dp_evaluate read models
+-- SELECT the source see it as well -- when every reader sees the same rows:
+-- a table, partitioned table or materialized view without row security. A
+-- model carries its exact n and d, which DP does not cover: a model of a
+-- table with a policy (or of a view, which may filter on current_user or read
+-- through one) would tell tenant B how many rows tenant A's policy shows A,
+-- or the total the owner's rows add. dp_predict / dp_evaluate read models
 -- with the caller's rights, so they obey the same rule.
 ALTER TABLE dptrain.models ADD COLUMN source_table dptrain.relation_ref;
 COMMENT ON COLUMN dptrain.models.source_table IS
@@ -149,7 +154,11 @@ CREATE POLICY creator_owner_or_reader ON dptrain.models FOR SELECT USING (
     created_by OPERATOR(pg_catalog.=) current_user
     OR EXISTS (SELECT 1 FROM pg_catalog.pg_class c
                WHERE c.oid OPERATOR(pg_catalog.=) source_table AND pg_catalog.pg_has_role(c.relowner, 'USAGE'))
-    OR (private AND pg_catalog.has_table_privilege(source_table, 'SELECT')));
+    OR (private AND pg_catalog.has_table_privilege(source_table, 'SELECT')
+        AND EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+                    WHERE c.oid OPERATOR(pg_catalog.=) source_table
+                      AND c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'm']::"char"[])
+                      AND NOT c.relrowsecurity)));
 
 -- ---- internal: the ledger logic (called by the C functions as the ----------
 -- ---- extension owner, after they checked who the caller is) ----------------

@@ -1,13 +1,15 @@
 -- Model lifecycle: a role renames and deletes its own models (never another
--- role's; row-level security decides, so the functions run with the caller's
--- rights). Deleting a model does not give back the privacy it spent: the
--- ledger keeps the charge (docs/governance.md).
-GRANT UPDATE (name), DELETE ON dptrain.models TO PUBLIC;
+-- role's). Renaming runs with the caller's rights (row-level security
+-- decides). Deleting runs in C as the extension owner, for the caller's own
+-- models only: PUBLIC holds no DELETE on the table, because a table-level
+-- DELETE lets a role LOCK the table in any mode, and one role holding
+-- ACCESS EXCLUSIVE stalled every other role's run after its charge
+-- (src/pg/model_lifecycle.cpp). Deleting a model does not give back the
+-- privacy it spent: the ledger keeps the charge (docs/governance.md).
+GRANT UPDATE (name) ON dptrain.models TO PUBLIC;
 CREATE POLICY creator_renames ON dptrain.models FOR UPDATE
     USING (created_by OPERATOR(pg_catalog.=) current_user)
     WITH CHECK (created_by OPERATOR(pg_catalog.=) current_user);
-CREATE POLICY creator_deletes ON dptrain.models FOR DELETE
-    USING (created_by OPERATOR(pg_catalog.=) current_user);
 
 -- The id of one of the caller's own models: an id, or the name of one.
 CREATE FUNCTION dptrain.own_model_id(model text) RETURNS bigint
@@ -60,18 +62,6 @@ COMMENT ON FUNCTION @extschema@.dp_rename_model IS
 'rename one of your own models (by id or name); returns its id';
 
 CREATE FUNCTION @extschema@.dp_drop_model(model text) RETURNS bigint
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    target bigint;
-BEGIN
-    IF model IS NULL THEN
-        RAISE EXCEPTION 'argument model of dp_drop_model must not be NULL' USING ERRCODE = 'null_value_not_allowed',
-            HINT = 'Pass the id or the name of one of your models; see SELECT id, name FROM dptrain.models WHERE created_by = current_user.';
-    END IF;
-    target := dptrain.own_model_id(model);
-    DELETE FROM dptrain.models m WHERE m.id = target;
-    RETURN target;
-END
-$$;
+AS 'MODULE_PATHNAME', 'dptrain_dp_drop_model' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.dp_drop_model IS
 'delete one of your own models (by id or name); the privacy it spent stays spent; returns its id';

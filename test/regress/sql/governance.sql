@@ -27,13 +27,14 @@ FROM pg_depend d JOIN pg_class c ON d.classid = 'pg_class'::regclass AND d.objid
 WHERE d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dptrain') AND c.relkind IN ('r', 'S')
 ORDER BY c.oid::regclass::text;
--- The only writes on models: a role renames (the name column only) and
--- deletes its own rows (row security: model_lifecycle.sql).
+-- The only write on models: a role renames its own (the name column only,
+-- row security); it deletes them through dp_drop_model, not with a DELETE
+-- privilege, which would let it LOCK the table (model_lifecycle.sql).
 SELECT a.attname AS model_column_public_may_update
 FROM pg_attribute a WHERE a.attrelid = 'dptrain.models'::regclass AND a.attnum > 0 AND NOT a.attisdropped
   AND has_column_privilege('regress_nobody', 'dptrain.models'::regclass, a.attnum, 'UPDATE');
 SELECT has_table_privilege('regress_nobody', 'dptrain.models', 'INSERT') AS insert_models,
-       has_table_privilege('regress_nobody', 'dptrain.models', 'DELETE') AS delete_own_models;
+       has_table_privilege('regress_nobody', 'dptrain.models', 'DELETE') AS delete_models;
 -- Privacy limits are not settings a user could change.
 SELECT count(*) AS dptrain_settings FROM pg_settings WHERE name LIKE 'dptrain.%';
 

@@ -83,18 +83,23 @@ SELECT model_id AS tenant_model FROM dp_train('ls_loaded', 'y', 'x', algorithm =
 SELECT details->'load_spec' AS load_spec FROM dptrain.models WHERE id = :tenant_model;
 RESET ROLE;
 ALTER TABLE ls_loaded DISABLE ROW LEVEL SECURITY;
--- Row security on the table withholds the spec from every model, the owner's too: a private
--- model is shown to every role with SELECT on its source, also to one a policy limits to some
--- rows (here the tenant reads the superuser's model of ls_public: no file name, no labels).
+-- Row security on the table withholds the spec from every model, the owner's too: the
+-- spec describes rows a policy hides from some readers. While the table has row security a
+-- private model of it is shown to its creator and the owner only (security_model_visibility);
+-- once row security is off, its readers see the model -- with the spec withheld (here the
+-- tenant reads the superuser's model of ls_public: no file name, no labels).
 GRANT SELECT ON ls_public TO regress_ls_tenant;
 ALTER TABLE ls_public ENABLE ROW LEVEL SECURITY;
 CREATE POLICY ls_even ON ls_public FOR SELECT USING (id % 2 = 0);
 SELECT model_id AS owner_rls_model FROM dp_train('ls_public', 'y', 'x', algorithm => 'bolton', epsilon => 1,
        epochs => 1, classes => ARRAY['false', 'true']) \gset
 SET ROLE regress_ls_tenant;
-SELECT private, details->'load_spec' AS load_spec FROM dptrain.models WHERE id = :owner_rls_model;
+SELECT count(*) AS tenant_sees_under_row_security FROM dptrain.models WHERE id = :owner_rls_model;
 RESET ROLE;
 ALTER TABLE ls_public DISABLE ROW LEVEL SECURITY;
+SET ROLE regress_ls_tenant;
+SELECT private, details->'load_spec' AS load_spec FROM dptrain.models WHERE id = :owner_rls_model;
+RESET ROLE;
 DROP POLICY ls_even ON ls_public;
 REVOKE SELECT ON ls_public FROM regress_ls_tenant;
 -- The controller's path (dptrain.store_model) takes a role that may read any one column:

@@ -5,7 +5,10 @@
 -- who sees every row): tenant B must neither see nor use tenant A's
 -- noiseless model. A private model (epsilon, no seed, classes declared) is
 -- differentially private in every row it was trained on, so roles that may
--- read the table see it too (docs/governance.md).
+-- read the table see it too -- but only where every reader sees the same
+-- rows (a table without row security): a model carries its exact n, so
+-- tenant B would read how many rows A's policy shows A (hostile review
+-- 2026-11-27; docs/governance.md).
 SET client_min_messages = warning;
 \set SHOW_CONTEXT never
 \getenv abs_srcdir PG_ABS_SRCDIR
@@ -41,7 +44,8 @@ SELECT model_id AS private_id FROM dp_train('public.rls_rows', 'y', 'x', algorit
        name => 'a_private', batch_size => 10, epochs => 2) \gset
 SELECT name, algorithm FROM dptrain.models ORDER BY name;
 
--- Tenant B sees only the private model, and cannot use the others.
+-- Tenant B sees none of them (the private one would tell it n = 200, the
+-- number of rows its policy hides), and can use none.
 SET ROLE regress_tenant_b;
 SELECT count(*) AS rows_b_sees FROM public.rls_rows;
 SELECT name, created_by FROM dptrain.models ORDER BY name;
@@ -50,7 +54,8 @@ SELECT * FROM pg_temp.try_model(format('SELECT dp_predict(%L, ''{0.5, 0.5}'')', 
 SELECT * FROM pg_temp.try_model(format('SELECT dp_evaluate(%s, ''public.rls_rows'', ''y'', ''x'')', :seeded_id));
 -- the same as for a model that does not exist
 SELECT * FROM pg_temp.try_model('SELECT dp_predict(999999999, ''{0.5, 0.5}'')');
-SELECT dp_predict(:private_id, '{0.5, 0.5}') IN ('true', 'false') AS b_uses_the_private_model;
+SELECT * FROM pg_temp.try_model(format('SELECT dp_predict(%s, ''{0.5, 0.5}'')', :private_id));
+SELECT count(*) AS private_models_b_sees FROM dptrain.models WHERE details #> '{data,rows}' IS NOT NULL;
 
 -- The owner of the table sees (and may use) all of them.
 SET ROLE regress_landlord;
@@ -63,6 +68,50 @@ CREATE ROLE regress_outsider;
 SET ROLE regress_outsider;
 SELECT count(*) AS models_outsider_sees FROM dptrain.models;
 RESET ROLE;
+
+-- An analyst (a budget, no SELECT) trains privately on the same table: its
+-- run reads as the owner, whom the policy does not limit, so its n is the
+-- total (400); a tenant would subtract what it sees. Only the analyst and
+-- the owner see that model.
+CREATE ROLE regress_rls_analyst;
+SET ROLE regress_landlord;
+SELECT dp_grant_budget('public.rls_rows', 'regress_rls_analyst', epsilon => 1);
+SET ROLE regress_rls_analyst;
+SELECT details #> '{data,rows}' AS analyst_n FROM dp_train('public.rls_rows', 'y', 'x', algorithm => 'bolton',
+       epsilon => 1, name => 'analyst_private', batch_size => 10, epochs => 2);
+SET ROLE regress_tenant_b;
+SELECT name FROM dptrain.models ORDER BY name;
+SET ROLE regress_landlord;
+SELECT name, details #> '{data,rows}' AS n FROM dptrain.models ORDER BY name;
+RESET ROLE;
+
+-- Where every reader sees every row (no row security), a private model is
+-- shared with the readers as before; a view (it may filter on current_user
+-- or read a table with a policy) is not, and row security enabled later
+-- withdraws a table's private models from its readers.
+SET ROLE regress_landlord;
+CREATE TABLE public.open_rows AS SELECT id, x, y FROM public.rls_rows;
+CREATE VIEW public.own_view AS SELECT id, x, y FROM public.rls_rows WHERE tenant = current_user;
+GRANT SELECT ON public.open_rows, public.own_view TO regress_tenant_a, regress_tenant_b;
+SET ROLE regress_tenant_a;
+SELECT count(*) AS view_rows_a_sees FROM public.own_view;
+SELECT model_id AS open_id FROM dp_train('public.open_rows', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+       name => 'o_open', batch_size => 10, epochs => 2) \gset
+SELECT model_id AS view_id FROM dp_train('public.own_view', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+       name => 'o_view', batch_size => 10, epochs => 2) \gset
+SET ROLE regress_tenant_b;
+SELECT name, details #> '{data,rows}' AS n FROM dptrain.models ORDER BY name;
+SELECT dp_predict(:open_id, '{0.5, 0.5}') IN ('true', 'false') AS b_uses_the_open_model;
+SELECT * FROM pg_temp.try_model(format('SELECT dp_predict(%s, ''{0.5, 0.5}'')', :view_id));
+SET ROLE regress_landlord;
+ALTER TABLE public.open_rows ENABLE ROW LEVEL SECURITY;
+SET ROLE regress_tenant_b;
+SELECT count(*) AS models_b_sees_after_rls FROM dptrain.models;
+SET ROLE regress_tenant_a;
+SELECT name FROM dptrain.models WHERE name IN ('o_open', 'o_view') ORDER BY name;
+RESET ROLE;
+DROP VIEW public.own_view;
+DROP TABLE public.open_rows;
 
 CREATE TABLE public.scratch_source AS SELECT id, x, y FROM public.rls_rows;
 -- Once the table is dropped, its models stay with their creators only: a
@@ -102,6 +151,7 @@ RESET ROLE;
 DROP TABLE public.scratch_source;
 
 DELETE FROM dptrain.ledger;
-DELETE FROM dptrain.models WHERE created_by IN ('regress_tenant_a', 'regress_tenant_b', 'regress_landlord');
+DELETE FROM dptrain.models WHERE created_by IN ('regress_tenant_a', 'regress_tenant_b', 'regress_landlord',
+                                                'regress_rls_analyst');
 REVOKE CREATE ON SCHEMA public FROM regress_landlord;
-DROP ROLE regress_landlord, regress_tenant_a, regress_tenant_b, regress_outsider;
+DROP ROLE regress_landlord, regress_tenant_a, regress_tenant_b, regress_outsider, regress_rls_analyst;
