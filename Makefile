@@ -16,6 +16,9 @@ BUILD_DIR   ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 CORE_LIB    := $(BUILD_DIR)/libdptrain_core.a
+# CMake targets to build (empty: all of them, tests and benches included);
+# make demo builds only the core and the CLI.
+CMAKE_TARGETS ?=
 
 # Declared before PGXS so that `all` is the default goal.
 all: cmake-build
@@ -27,7 +30,7 @@ cmake-build: $(CORE_LIB)
 # afterwards, so the extension relinks only when the core really changed.
 $(CORE_LIB): FORCE
 	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS) >/dev/null
-	cmake --build $(BUILD_DIR) -j $(JOBS)
+	cmake --build $(BUILD_DIR) -j $(JOBS) $(if $(strip $(CMAKE_TARGETS)),--target $(CMAKE_TARGETS))
 FORCE:
 
 # ---- PGXS: the extension ----------------------------------------------------

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
 
 bash scripts/install-deps.sh
+export CMAKE_TARGETS="dptrain_core dptrain"   # the demo needs neither the tests nor the benches
 make -s -j"$(nproc)"
 make -s install >/dev/null          # the extension into PostgreSQL 15, the CLI into /usr/local/bin
 DPTRAIN=/usr/local/bin/dptrain
