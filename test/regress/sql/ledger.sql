@@ -24,6 +24,11 @@ LANGUAGE sql AS $$
     'details', jsonb_build_object('data', jsonb_build_object('source', source)))
 $$;
 
+-- This file lists the whole ledger and counts every budget: it starts from
+-- none, whatever the files run before it left (run alone or in any order).
+DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.budgets;
+
 CREATE ROLE regress_owner;
 CREATE ROLE regress_controller;  -- may read the data and run the controller (dptrain train)
 CREATE ROLE regress_analyst;     -- may not read the data

@@ -11,6 +11,11 @@ SET client_min_messages = warning;
 \set try_sql :abs_srcdir '/sql/include/try.sql'
 \i :try_sql
 
+-- This file lists the whole ledger and counts every cap: it starts from
+-- none, whatever the files run before it left (run alone or in any order).
+DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.table_budgets;
+
 CREATE ROLE regress_curator;
 CREATE ROLE regress_alice;
 CREATE ROLE regress_bob;
