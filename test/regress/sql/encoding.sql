@@ -156,3 +156,7 @@ DROP VIEW enc_people_view;
 SELECT count(*) AS registered FROM dptrain.feature_encodings;
 SELECT details ? 'encoding' AS model_keeps_its_encoding FROM dptrain.models WHERE id = :enc_model;
 DROP ROLE regress_enc_other;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.enc\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.enc\_%';

@@ -184,3 +184,7 @@ SELECT count(dp_revoke_budget(c.oid::regclass, 'regress_col_analyst')) AS revoke
 FROM pg_class c WHERE c.relname LIKE 'col_secret_%' AND c.relname <> 'col_secret_base' AND c.relkind = 'r';
 DROP VIEW col_people_view;
 DROP ROLE regress_col_analyst;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.col\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.col\_%';

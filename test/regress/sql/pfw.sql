@@ -77,3 +77,7 @@ SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta =
                        options => '{"row_bound": -1}');
 SELECT count(*) = :charges AS not_charged FROM dptrain.ledger;
 SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'pfw';
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name IN ('public.fw', 'public.fw_three');
+DELETE FROM dptrain.models WHERE source IN ('public.fw', 'public.fw_three');

@@ -169,3 +169,7 @@ SELECT count(*) = (SELECT n FROM tune_before) AS nothing_stored FROM dptrain.mod
 
 DROP FUNCTION tune_record(jsonb);
 RESET client_min_messages;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.tune\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.tune\_%';
