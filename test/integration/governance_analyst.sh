@@ -15,7 +15,7 @@ WORK=$(mktemp -d)
 
 cleanup() {
   [ -n "${BG:-}" ] && kill "$BG" 2>/dev/null || true
-  dropdb --if-exists "$DB" >/dev/null 2>&1 || true
+  dropdb --if-exists --force "$DB" >/dev/null 2>&1 || true
   psql -X -q -d postgres -c "DROP ROLE IF EXISTS $OWNER, $ANALYST" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
