@@ -126,3 +126,5 @@ DELETE FROM dptrain.ledger WHERE source_name = 'public.amp_rows';
 
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.models WHERE source = 'public.amp_rows';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE amp_rows, hf;

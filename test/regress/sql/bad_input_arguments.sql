@@ -104,3 +104,6 @@ SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name = 'public.bad_args';
 DELETE FROM dptrain.models WHERE source = 'public.bad_args';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE bad_args;
+DROP SEQUENCE bad_args_seq;

@@ -146,3 +146,5 @@ SELECT c.ord, c.what, r.* FROM internals c, pg_temp.try(c.sql) r ORDER BY c.ord;
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name = 'public.st';
 DELETE FROM dptrain.models WHERE source = 'public.st';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE st, packed;

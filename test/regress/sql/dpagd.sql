@@ -68,3 +68,5 @@ SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'dpagd' AND sour
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name IN ('public.agd', 'public.agd_three');
 DELETE FROM dptrain.models WHERE source IN ('public.agd', 'public.agd_three');
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE agd, agd_three;

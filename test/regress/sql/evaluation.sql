@@ -127,3 +127,5 @@ FROM dp_evaluate('ev_huber', 'ev_test', 'y', 'x') e;
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.ev\_%';
 DELETE FROM dptrain.models WHERE source LIKE 'public.ev\_%';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE ev_train, ev_test, ev_int, ev_empty;

@@ -117,3 +117,5 @@ SELECT count(*) - :od_models_before AS stored FROM dptrain.models WHERE algorith
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name IN ('public.od', 'public.od_real');
 DELETE FROM dptrain.models WHERE source IN ('public.od', 'public.od_real');
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE od, od_real, od_mixed, od_nan, od_inf, od_null, od3, od_wide;

@@ -81,3 +81,5 @@ SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'pfw' AND source
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name IN ('public.fw', 'public.fw_three');
 DELETE FROM dptrain.models WHERE source IN ('public.fw', 'public.fw_three');
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE fw, fw_three;

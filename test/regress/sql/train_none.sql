@@ -23,3 +23,5 @@ FROM dptrain.models WHERE name = 'sep_none';
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name = 'public.sep';
 DELETE FROM dptrain.models WHERE source = 'public.sep';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE sep;

@@ -173,3 +173,5 @@ RESET client_min_messages;
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.tune\_%';
 DELETE FROM dptrain.models WHERE source LIKE 'public.tune\_%';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE tune_sep, tune_three, tune_tiny;

@@ -173,3 +173,5 @@ SELECT count(*) AS models FROM dptrain.models WHERE name LIKE 'wb_%';
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name = 'public.wb';
 DELETE FROM dptrain.models WHERE source = 'public.wb';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE wb, wb_parts;
