@@ -149,7 +149,7 @@ SELECT count(*) AS ledger_rows, count(DISTINCT source_name) AS sources FROM dptr
 
 DROP TABLE ledger_temp;
 REVOKE EXECUTE ON FUNCTION dptrain.store_model(jsonb) FROM regress_controller, regress_analyst;
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name = 'public.ledger_data';
 DELETE FROM dptrain.models WHERE created_by IN ('regress_controller', 'regress_analyst', 'regress_owner');
 REVOKE CREATE ON SCHEMA public FROM regress_owner;
 DROP ROLE regress_owner, regress_controller, regress_analyst;

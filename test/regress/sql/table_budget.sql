@@ -103,7 +103,7 @@ GROUP BY t.spent_epsilon, t.spent_delta;
 DROP TABLE public.people;
 SELECT count(*) AS caps FROM dptrain.table_budgets;
 
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name = 'public.people';
 DELETE FROM dptrain.models WHERE created_by IN ('regress_curator', 'regress_alice', 'regress_bob', 'regress_carol');
 REVOKE CREATE ON SCHEMA public FROM regress_curator;
 DROP ROLE regress_curator, regress_alice, regress_bob, regress_carol, regress_stranger;
