@@ -117,7 +117,7 @@ citus_cluster_start() {
   local db=${1:-$CITUS_DB}
   if [ -n "${CITUS_CLUSTER_DIR:-}" ]; then
     db=${db}_$$
-    trap "citus_database_drop '$db'" EXIT
+    pgtmp_at_exit "citus_database_drop '$db'"
   else
     citus_nodes_start || return 1
   fi

@@ -8,6 +8,10 @@
 #                                    # `make check` temp install); sets PGTMP_BIN
 #   pgtmp_start NAME                 # initdb + start as an unprivileged user,
 #                                    # unix socket only; exports PGHOST PGPORT ...
+#   pgtmp_at_exit "COMMAND"          # runs COMMAND on exit too (failure, signal),
+#                                    # before the clusters stop: a script that
+#                                    # sources this file adds its own cleanup here
+#                                    # instead of replacing the trap
 #
 # PostgreSQL refuses to run as root, so when we are root the server (and
 # anything that starts servers itself, like TAP tests) runs as `postgres`.
@@ -16,6 +20,7 @@ PGTMP_SYSTEM_BIN=${PGTMP_SYSTEM_BIN:-$(pg_config --bindir 2>/dev/null || echo /u
 PGTMP_BIN=${PGTMP_BIN:-$PGTMP_SYSTEM_BIN}
 PGTMP_USER=${PGTMP_USER:-postgres}
 PGTMP_CLUSTERS=()
+PGTMP_EXIT_HOOKS=()
 
 pgtmp_as_user() {
   if [ "$(id -u)" -eq 0 ]; then
@@ -26,11 +31,18 @@ pgtmp_as_user() {
 }
 
 pgtmp_cleanup() {
-  local d
+  local d i
+  for ((i = ${#PGTMP_EXIT_HOOKS[@]} - 1; i >= 0; i--)); do eval "${PGTMP_EXIT_HOOKS[i]}" || true; done
   for d in "${PGTMP_CLUSTERS[@]}"; do
     [ -f "$d/data/postmaster.pid" ] && pgtmp_as_user "$PGTMP_BIN/pg_ctl" -D "$d/data" -m immediate -w stop >/dev/null 2>&1
   done
   if [ -n "${PGTMP_DIR:-}" ] && [ -z "${PGTMP_KEEP:-}" ]; then rm -rf "$PGTMP_DIR"; fi
+}
+
+pgtmp_at_exit() {
+  PGTMP_EXIT_HOOKS+=("$1")
+  trap pgtmp_cleanup EXIT
+  trap 'exit 130' INT TERM
 }
 
 pgtmp_init() {

@@ -32,7 +32,7 @@ for stmt in "INSERT INTO pts SELECT * FROM pts_plain" "ALTER TABLE pts ADD PRIMA
   sql "$stmt" >/dev/null
 done
 
-msgs=$(mktemp)
+msgs=$(mktemp -p "$CITUS_TEST_TMP")
 login() {  # login ROLE STATEMENT: one statement in a session of ROLE itself; its results on stdout,
            # every message to the client in $msgs
   psql -X -q -At -v VERBOSITY=verbose -h "$(citus_node_dir coordinator)" -p "${CITUS_PORT[coordinator]}" \

@@ -197,7 +197,7 @@ echo "ok: a distributed table of a role whose name needs quoting trains"
 
 # The same view put in place after the counts, before the first pass (the
 # run waits for its charge while a second session holds the charge lock).
-fifo=$(mktemp -u) outf=$(mktemp)
+fifo=$(mktemp -u -p "$CITUS_TEST_TMP") outf=$(mktemp -p "$CITUS_TEST_TMP")
 mkfifo "$fifo"
 citus_psql coordinator -At <"$fifo" >/dev/null 2>&1 &
 holder=$!

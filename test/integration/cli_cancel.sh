@@ -12,7 +12,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/scratch_db.sh"
 scratch_db cancel
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"; dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$WORK"; dropdb --if-exists --force "$db" >/dev/null 2>&1 || true' EXIT
 fail() { echo "FAIL: $*" >&2; cat "$WORK/err" >&2 || true; exit 1; }
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
 

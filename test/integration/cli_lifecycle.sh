@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib/scratch_db.sh"
 scratch_db cli_lifecycle
 OTHER=lifecycle_other_$$
 WORK=$(mktemp -d)
-trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true; psql -Xq -d postgres -c "DROP ROLE IF EXISTS $OTHER" >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
+trap 'dropdb --if-exists --force "$db" >/dev/null 2>&1 || true; psql -Xq -d postgres -c "DROP ROLE IF EXISTS $OTHER" >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cli() { "$DPTRAIN_CLI" "$@" --db "dbname=$db"; }
 

@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib/scratch_db.sh"
 scratch_db hijack
 MALLORY=mallory_$$
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"; dropdb --if-exists "$db" >/dev/null 2>&1 || true;
+trap 'rm -rf "$WORK"; dropdb --if-exists --force "$db" >/dev/null 2>&1 || true;
       psql -X -q -d postgres -c "DROP ROLE IF EXISTS $MALLORY" >/dev/null 2>&1 || true' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }

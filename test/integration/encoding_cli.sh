@@ -53,7 +53,7 @@ echo "ok: dptrain eval on raw columns = dp_evaluate ($sql)"
 
 # dptrain export + the Python example of docs/export.md on raw rows = dp_evaluate.
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"; dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$WORK"; dropdb --if-exists --force "$db" >/dev/null 2>&1 || true' EXIT
 sed -n '/^```python$/,/^```$/p' "$(dirname "$0")/../../docs/export.md" | sed '1d;$d' >"$WORK/score.py"
 "$DPTRAIN_CLI" export --db "dbname=$db" --model cli_cols --out "$WORK/model.json" 2>/dev/null
 psql -XAt -d "$db" -c "COPY (SELECT y::text, age, sex, owner FROM people_test) TO STDOUT (FORMAT csv)" >"$WORK/rows.csv"

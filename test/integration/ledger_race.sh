@@ -17,7 +17,7 @@ SESSIONS=16
 K=4
 WORK=$(mktemp -d)
 cleanup() {
-  dropdb --if-exists "$DB" >/dev/null 2>&1 || true
+  dropdb --if-exists --force "$DB" >/dev/null 2>&1 || true
   psql -X -q -d postgres -c "DROP ROLE IF EXISTS $RACER" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }

@@ -15,7 +15,7 @@ SK=${DPTRAIN_SKLEARN_DATA:-/usr/lib/python3/dist-packages/sklearn/datasets/data}
 SPLITS=$DATA/splits
 DB=dptrain_load_datasets_$$
 createdb "$DB"
-trap 'dropdb --if-exists "$DB" >/dev/null 2>&1 || true' EXIT
+trap 'dropdb --if-exists --force "$DB" >/dev/null 2>&1 || true' EXIT
 sql() { psql -XAtq -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }

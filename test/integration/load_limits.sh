@@ -10,7 +10,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/scratch_db.sh"
 scratch_db limits
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"; dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$WORK"; dropdb --if-exists --force "$db" >/dev/null 2>&1 || true' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # refused FILE PATTERN [args...]: the load fails with PATTERN in its error,

@@ -12,7 +12,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/scratch_db.sh"
 scratch_db load_spec_cli
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"; dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$WORK"; dropdb --if-exists --force "$db" >/dev/null 2>&1 || true' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 q() { psql -X -At -d "$db" -c "$1" 2>/dev/null; }
 TEST_FILE=$DPTRAIN_DATA/adult/adult.test.gz

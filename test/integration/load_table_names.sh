@@ -11,7 +11,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/scratch_db.sh"
 scratch_db names
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"; dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$WORK"; dropdb --if-exists --force "$db" >/dev/null 2>&1 || true' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
 

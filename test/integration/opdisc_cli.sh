@@ -15,7 +15,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/scratch_db.sh"
 scratch_db opdisc
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"; dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$WORK"; dropdb --if-exists --force "$db" >/dev/null 2>&1 || true' EXIT
 fail() { echo "FAIL: $*" >&2; cat "$WORK/err" 2>/dev/null >&2 || true; exit 1; }
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
 
@@ -107,8 +107,11 @@ before=$(models)
 psql -X -q -At -d "$db" -c "SELECT dp_train('hard', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9,
                             options => '{\"time_limit\": 300}')" >"$WORK/out" 2>"$WORK/err" &
 psql_pid=$!
-backend=""
+backend="" waited=0
 until [ -n "$backend" ]; do
+  kill -0 "$psql_pid" 2>/dev/null || fail "dp_train ended before its backend was seen: $(cat "$WORK/err")"
+  waited=$((waited + 1))
+  [ "$waited" -lt 600 ] || fail "dp_train's backend did not show up in pg_stat_activity"
   backend=$(q "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%dp_train(''hard''%'
                AND pid <> pg_backend_pid()")
   sleep 0.1

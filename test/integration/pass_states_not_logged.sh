@@ -21,7 +21,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 q() { psql -X -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 owner=reg_pl_owner_$$ analyst=reg_pl_analyst_$$
 q -q -c "CREATE ROLE $owner LOGIN; CREATE ROLE $analyst LOGIN; GRANT CREATE ON DATABASE \"$db\" TO $owner"
-trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true
+trap 'dropdb --if-exists --force "$db" >/dev/null 2>&1 || true
       psql -X -q -d postgres -c "DROP ROLE IF EXISTS $owner, $analyst" >/dev/null 2>&1 || true' EXIT
 PGUSER=$owner q -q -c "CREATE SCHEMA pl; GRANT USAGE ON SCHEMA pl TO $analyst;
   CREATE TABLE pl.pts AS SELECT i AS id, ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x,

@@ -18,7 +18,8 @@ q() { psql -X -At -d "$db" "$@"; }
 owner=reg_po_owner_$$
 extension_owner=$(q -c "SELECT extowner::regrole FROM pg_extension WHERE extname = 'dptrain'")
 q -q -c "CREATE ROLE $owner LOGIN; GRANT CREATE ON DATABASE \"$db\" TO $owner" 
-trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true; psql -X -q -d postgres -c "DROP ROLE IF EXISTS $owner" >/dev/null 2>&1 || true' EXIT
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"; dropdb --if-exists --force "$db" >/dev/null 2>&1 || true; psql -X -q -d postgres -c "DROP ROLE IF EXISTS $owner" >/dev/null 2>&1 || true' EXIT
 as_owner() { PGUSER=$owner psql -X -At -d "$db" "$@"; }
 as_owner -q -c "CREATE SCHEMA po;
   CREATE TABLE po.pts AS SELECT i AS id, ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25]::float8[] AS x,
@@ -40,7 +41,7 @@ id=$(as_owner -c "SELECT model_id FROM dp_train('po.pts', 'y', 'x', algorithm =>
   fail "AMP on po.pts is not read in place"
 
 # The run waits for its charge while another session holds the source's charge lock.
-fifo=$(mktemp -u) out=$(mktemp)
+fifo=$WORK/fifo out=$WORK/out
 mkfifo "$fifo"
 q <"$fifo" >/dev/null 2>&1 &
 holder=$!

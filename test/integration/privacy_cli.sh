@@ -102,7 +102,7 @@ if "$CLI" privacy rdp --sigma 1 --steps 10 --delta 1e-5 >/dev/null 2>&1; then ex
 echo "CLI and SQL agree"
 db=dptrain_privacy_cli_$$
 createdb "$db"
-trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+trap 'dropdb --if-exists --force "$db" >/dev/null 2>&1 || true' EXIT
 psql -X -q -d "$db" -c "CREATE EXTENSION dptrain" >/dev/null
 cli=$("$CLI" privacy rdp --q 0.002 --sigma 0.9 --steps 50000 --delta 1e-6 --json)
 sql=$(psql -X -At -d "$db" -c "SELECT row_to_json(r) FROM dptrain.rdp_privacy(0.002, 0.9, 50000, 1e-6) r")

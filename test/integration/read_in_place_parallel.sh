@@ -9,7 +9,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/scratch_db.sh"
 scratch_db read_in_place
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"; dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$WORK"; dropdb --if-exists --force "$db" >/dev/null 2>&1 || true' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 psql -Xq -v ON_ERROR_STOP=1 -d "$db" -c "

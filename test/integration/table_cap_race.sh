@@ -15,7 +15,7 @@ SESSIONS=32
 K=8
 WORK=$(mktemp -d)
 cleanup() {
-  dropdb --if-exists "$DB" >/dev/null 2>&1 || true
+  dropdb --if-exists --force "$DB" >/dev/null 2>&1 || true
   psql -X -q -d postgres -c "DROP ROLE IF EXISTS $OWNER, ${ROLES[*]// /, }" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }

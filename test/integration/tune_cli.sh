@@ -79,7 +79,7 @@ grep -q 'epsilon' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 # charges the total epsilon once; --controller refuses instead.
 analyst=tune_analyst_$$
 err=$(mktemp)
-trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true; psql -X -q -d postgres -c "DROP ROLE IF EXISTS $analyst" >/dev/null 2>&1 || true; rm -f "$err"' EXIT
+trap 'dropdb --if-exists --force "$db" >/dev/null 2>&1 || true; psql -X -q -d postgres -c "DROP ROLE IF EXISTS $analyst" >/dev/null 2>&1 || true; rm -f "$err"' EXIT
 psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "CREATE ROLE $analyst LOGIN" -c "SELECT dp_grant_budget('pts', '$analyst', 1.0, 0)" >/dev/null
 out=$("$DPTRAIN_CLI" tune --db "dbname=$db user=$analyst" --table pts --label y --features x --classes false,true \
         --epsilon 0.7 --lambdas 0,0.01 --epochs 1,2 --json 2>"$err") || { cat "$err"; exit 1; }

@@ -9,7 +9,7 @@ set -euo pipefail
 DOC="$(cd "$(dirname "$0")/../.." && pwd)/docs/walkthrough.md"
 export DB=dptrain_walkthrough_$$ DATA=$DPTRAIN_DATA
 WORK=$(mktemp -d)
-trap 'dropdb --if-exists "$DB" >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
+trap 'dropdb --if-exists --force "$DB" >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
 BIN="$WORK/bin"; mkdir -p "$BIN"; ln -s "$DPTRAIN_CLI" "$BIN/dptrain"
 export PATH="$BIN:$PATH"
 cd "$WORK"

@@ -53,8 +53,12 @@ sub state
 	         (SELECT string_agg(name, ',' ORDER BY name) FROM dptrain.models)});
 }
 
+# Until the postmaster has reinitialized after the crash that began at log
+# offset $_[0] (the query alone could run before it even noticed the crash).
 sub wait_until_up
 {
+	my ($offset) = @_;
+	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $offset);
 	$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
 }
 
@@ -69,9 +73,10 @@ $bg->query_safe(q{BEGIN});
 is($bg->query_safe(q{SELECT dptrain.store_model(model('charged_then_killed', 0.25)) > 0}), 't',
 	'charged (committed on its own) inside the open transaction');
 is($bg->query_safe(q{SELECT spent_epsilon FROM dptrain.budgets}), '0.75', 'the open transaction sees its charge');
+my $crash = -s $node->logfile;
 kill 'KILL', $pid;
 eval { $bg->quit; };
-wait_until_up();
+wait_until_up($crash);
 is(state(), '0.75/0.000003 3 kept_1,kept_2', 'a backend killed after its charge stored no model, and paid');
 is(consistent(), 't', 'ledger consistent after the crash restart');
 
@@ -84,9 +89,10 @@ $bg->query_until(qr/started/, q{
   SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'none', epochs => 100000, name => 'killed_mid_training');
 });
 $node->wait_for_log(qr/\[$pid\].*epoch 2 of 100000 done/, $offset);    # in the middle of the epochs
+$crash = -s $node->logfile;
 kill 'KILL', $pid;
 eval { $bg->quit; };
-wait_until_up();
+wait_until_up($crash);
 is(state(), '0.75/0.000003 3 kept_1,kept_2', 'a (non-private) run killed mid-training left no model and no ledger row');
 is(consistent(), 't', 'ledger consistent after the second crash restart');
 

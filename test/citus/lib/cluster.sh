@@ -5,6 +5,7 @@
 #   sql "statement"          one query on the coordinator, unaligned tuples
 #   on NODE "statement"      the same on coordinator | worker1 | worker2
 #   fail "message"           report and exit 1
+#   CITUS_TEST_TMP           a scratch directory, removed on exit
 #   points TABLE ROWS        TABLE (id bigint, x float8[3], y boolean) of nearly separable points
 #   distributed_copy SRC DST SHARDS
 #                            DST: a copy of SRC hash-distributed by id over SHARDS shards
@@ -18,6 +19,10 @@ if ! citus_available; then
   exit 77
 fi
 citus_cluster_start
+# Scratch files of the test (fifos, captured output): removed on exit, also
+# when a check fails half-way.
+CITUS_TEST_TMP=$(mktemp -d)
+pgtmp_at_exit "rm -rf '$CITUS_TEST_TMP'"
 
 sql() { citus_sql coordinator "$1"; }
 on() { citus_sql "$1" "$2"; }

@@ -25,7 +25,7 @@ wait_until() {
 # CHANGE failed. RUN_PGOPTIONS: the run's settings.
 paused_call() {
   local table=$1 stmt=$2 change=$3 fifo out holder runner
-  out=$(mktemp) fifo=$(mktemp -u)
+  out=$(mktemp -p "$CITUS_TEST_TMP") fifo=$(mktemp -u -p "$CITUS_TEST_TMP")
   mkfifo "$fifo"
   # Session 1 holds the charge lock of the source in an open transaction.
   citus_psql coordinator -At <"$fifo" >/dev/null 2>&1 &

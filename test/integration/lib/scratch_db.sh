@@ -10,7 +10,7 @@
 scratch_db() {
   db=dptrain_$1_$$
   createdb "$db"
-  trap 'dropdb --if-exists "$db" >/dev/null 2>&1 || true' EXIT
+  trap 'dropdb --if-exists --force "$db" >/dev/null 2>&1 || true' EXIT
   psql -Xq -v ON_ERROR_STOP=1 -d "$db" -c "CREATE EXTENSION dptrain"
 }
 

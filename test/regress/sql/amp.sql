@@ -123,3 +123,8 @@ SELECT dp_revoke_budget('amp_rows', 'regress_amp_analyst');
 DROP ROLE regress_amp_analyst;
 -- Leave the ledger as found (test/regress/sql/ledger.sql reads all of it).
 DELETE FROM dptrain.ledger WHERE source_name = 'public.amp_rows';
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.models WHERE source = 'public.amp_rows';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE amp_rows, hf;

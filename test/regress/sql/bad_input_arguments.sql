@@ -100,3 +100,10 @@ INSERT INTO charge_cases (what, sql) VALUES
   ('bst14 convex without radius', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, batch_size => 5)$$);
 SELECT c.ord, c.what, r.code, r.message FROM charge_cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
 SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name = 'public.bad_args';
+DELETE FROM dptrain.models WHERE source = 'public.bad_args';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE bad_args;
+DROP SEQUENCE bad_args_seq;

@@ -117,3 +117,10 @@ SELECT c.algorithm, t AS "table", r.code, r.message
 FROM pass_cases c, unnest(ARRAY['d_nan', 'd_huge', 'd_null_elem', 'd_real_nan']) t,
      pg_temp.try(format('SELECT dp_train(%L, ''y'', ''x'', algorithm => %L, seed => 1, %s)', t, c.algorithm, c.args)) r
 ORDER BY c.ord, t;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.d\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.d\_%';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE d_null_x, d_null_y, d_null_row, d_null_elem, d_nan, d_inf, d_minus_inf, d_huge, d_ragged, d_empty_array, d_2d,
+  d_label_7, d_all_empty, d_nan_label, d_one_class, d_no_rows, d_one_row, d_real_nan, d_numeric_huge, d_too_big;

@@ -142,3 +142,9 @@ INSERT INTO internals (what, sql) VALUES
 \x on
 SELECT c.ord, c.what, r.* FROM internals c, pg_temp.try(c.sql) r ORDER BY c.ord;
 \x off
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name = 'public.st';
+DELETE FROM dptrain.models WHERE source = 'public.st';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE st, packed;

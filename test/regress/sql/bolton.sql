@@ -174,3 +174,9 @@ SELECT count(*) = (SELECT n FROM bolton_before) AS nothing_stored FROM dptrain.m
 
 DROP FUNCTION bolton_privacy(jsonb);
 RESET client_min_messages;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.bolton\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.bolton\_%';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE bolton_sep, bolton_three;

@@ -42,3 +42,7 @@ SELECT dp_revoke_budget('tol', 'regress_tol_analyst');
 DELETE FROM dptrain.ledger WHERE role = 'regress_tol_analyst'::regrole;
 DROP ROLE regress_tol_analyst;
 DROP TABLE tol;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name = 'public.tol';
+DELETE FROM dptrain.models WHERE source = 'public.tol';

@@ -63,4 +63,10 @@ SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd'
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gamma": 0}');
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, radius => 1);
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"coordinate_bound": 1}');
-SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'dpagd';
+SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'dpagd' AND source IN ('public.agd', 'public.agd_three');
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name IN ('public.agd', 'public.agd_three');
+DELETE FROM dptrain.models WHERE source IN ('public.agd', 'public.agd_three');
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE agd, agd_three;

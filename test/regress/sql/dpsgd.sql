@@ -110,3 +110,9 @@ SELECT * FROM pg_temp.try($$SELECT dp_tune('ds', 'y', 'x', algorithm => 'dpsgd',
                                            method => 'holdout')$$);
 -- nothing is left behind by the failed runs
 SELECT count(*) = :models_before AS no_new_models FROM dptrain.models;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name = 'public.ds';
+DELETE FROM dptrain.models WHERE source = 'public.ds';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE ds;

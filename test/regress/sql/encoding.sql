@@ -156,3 +156,10 @@ DROP VIEW enc_people_view;
 SELECT count(*) AS registered FROM dptrain.feature_encodings;
 SELECT details ? 'encoding' AS model_keeps_its_encoding FROM dptrain.models WHERE id = :enc_model;
 DROP ROLE regress_enc_other;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.enc\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.enc\_%';
+-- Drop what this file created: it runs again in the same database.
+DROP VIEW pg_temp.enc_people_test_view;
+DROP TABLE enc_people, enc_people_test, enc_people_plain;

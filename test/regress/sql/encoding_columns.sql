@@ -184,3 +184,11 @@ SELECT count(dp_revoke_budget(c.oid::regclass, 'regress_col_analyst')) AS revoke
 FROM pg_class c WHERE c.relname LIKE 'col_secret_%' AND c.relname <> 'col_secret_base' AND c.relkind = 'r';
 DROP VIEW col_people_view;
 DROP ROLE regress_col_analyst;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.col\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.col\_%';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE col_people, col_people_test, col_plain, col_people_typo, col_nulls, col_secret_base, col_secret_none,
+  col_secret_nan, col_secret_inf, col_secret_neg_inf, col_secret_huge, col_secret_null_bool, col_secret_undeclared,
+  col_secret_null_label, col_secret_zero;

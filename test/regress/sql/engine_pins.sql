@@ -77,3 +77,10 @@ UNION ALL
 SELECT 'adadp', p.*
 FROM pin(dp_train('pins', 'y', 'x', algorithm => 'adadp', epsilon => 1, delta => 1e-6, epochs => 2, seed => 14,
                   classes => ARRAY['false', 'true'], intercept => false)) p;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name = 'public.pins';
+DELETE FROM dptrain.models WHERE source = 'public.pins';
+-- Drop what this file created: it runs again in the same database.
+DROP FUNCTION pin(dptrain.trained_model);
+DROP TABLE pins;

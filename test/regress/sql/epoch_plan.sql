@@ -65,3 +65,5 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE pts, parts;

@@ -138,3 +138,9 @@ SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_numeric', 'y
 -- a Huber model is evaluated (ROC AUC ranks its decision score)
 SELECT e.roc_auc > 0.5 AS huber_auc, e.precision IS NOT NULL AS huber_precision
 FROM dp_evaluate('ev_huber', 'ev_test', 'y', 'x') e;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.ev\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.ev\_%';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE ev_train, ev_test, ev_int, ev_empty;

@@ -222,7 +222,7 @@ DROP VIEW patients_view, patients_logged;
 DROP FUNCTION public.spy(float8[]), public.path_spy(float8[]), public.train_for_me();
 DROP TABLE spy_log;
 DROP TABLE patients, path_log;
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.patients%';
 DELETE FROM dptrain.models WHERE created_by IN ('regress_owner', 'regress_reader', 'regress_analyst');
 REVOKE CREATE ON SCHEMA public FROM regress_owner, regress_analyst, regress_other;
 DROP ROLE regress_nobody, regress_owner, regress_analyst, regress_reader, regress_team, regress_other;

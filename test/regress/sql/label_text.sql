@@ -83,7 +83,7 @@ SELECT classes FROM dp_train('lt_enum', 'y', 'x', algorithm => 'dpsgd', epsilon 
                              batch_size => 5, classes => ARRAY['green', 'red', 'blue']);
 
 SELECT source, count(*) FROM dptrain.models WHERE source LIKE 'public.lt\_%' GROUP BY source ORDER BY source;
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.lt\_%';
 DELETE FROM dptrain.models WHERE created_by = 'regress_label_trainer';
 DELETE FROM dptrain.models WHERE source = 'public.lt_enum';
 DROP TABLE lt_numeric, lt_float, lt_float_one, lt_text, lt_order, lt_enum;

@@ -24,6 +24,11 @@ LANGUAGE sql AS $$
     'details', jsonb_build_object('data', jsonb_build_object('source', source)))
 $$;
 
+-- This file lists the whole ledger and counts every budget: it starts from
+-- none, whatever the files run before it left (run alone or in any order).
+DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.budgets;
+
 CREATE ROLE regress_owner;
 CREATE ROLE regress_controller;  -- may read the data and run the controller (dptrain train)
 CREATE ROLE regress_analyst;     -- may not read the data
@@ -144,7 +149,7 @@ SELECT count(*) AS ledger_rows, count(DISTINCT source_name) AS sources FROM dptr
 
 DROP TABLE ledger_temp;
 REVOKE EXECUTE ON FUNCTION dptrain.store_model(jsonb) FROM regress_controller, regress_analyst;
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name = 'public.ledger_data';
 DELETE FROM dptrain.models WHERE created_by IN ('regress_controller', 'regress_analyst', 'regress_owner');
 REVOKE CREATE ON SCHEMA public FROM regress_owner;
 DROP ROLE regress_owner, regress_controller, regress_analyst;

@@ -156,3 +156,7 @@ DROP TABLE ls_loaded, ls_public;
 DELETE FROM dptrain.models WHERE created_by IN ('regress_ls_analyst', 'regress_ls_tenant');
 DELETE FROM dptrain.budgets WHERE role::text = 'regress_ls_analyst';
 DROP ROLE regress_ls_analyst, regress_ls_tenant;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.ls\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.ls\_%';

@@ -69,3 +69,7 @@ DELETE FROM dptrain.ledger WHERE role::oid = 'regress_lc_creator'::regrole::oid;
 SELECT * FROM pg_temp.try($$SELECT dp_predict('lc_a3', ARRAY[0.1, 0.2])$$);
 DROP TABLE lc_pts;
 DROP ROLE regress_lc_other, regress_lc_creator;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name = 'public.lc_pts';
+DELETE FROM dptrain.models WHERE source = 'public.lc_pts';

@@ -113,3 +113,9 @@ SELECT dp_train('od_wide', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta 
 
 -- Nothing refused was stored: two named models and two unnamed ones.
 SELECT count(*) - :od_models_before AS stored FROM dptrain.models WHERE algorithm = 'opdisc';
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name IN ('public.od', 'public.od_real');
+DELETE FROM dptrain.models WHERE source IN ('public.od', 'public.od_real');
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE od, od_real, od_mixed, od_nan, od_inf, od_null, od3, od_wide;

@@ -76,4 +76,10 @@ SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta =
 SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, radius => 1,
                        options => '{"row_bound": -1}');
 SELECT count(*) = :charges AS not_charged FROM dptrain.ledger;
-SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'pfw';
+SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'pfw' AND source IN ('public.fw', 'public.fw_three');
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name IN ('public.fw', 'public.fw_three');
+DELETE FROM dptrain.models WHERE source IN ('public.fw', 'public.fw_three');
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE fw, fw_three;

@@ -163,3 +163,6 @@ DELETE FROM dptrain.models WHERE source LIKE 'public.ip\_%';
 DROP VIEW ip_view;
 DROP TABLE ip_rows, ip_sparse, ip_rls, ip_child, ip_parent, ip_columns;
 SELECT count(*) AS models_left FROM dptrain.models WHERE source LIKE 'public.ip\_%';
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.ip\_%';

@@ -43,5 +43,5 @@ SELECT * FROM pg_temp.try($$SELECT dptrain.evaluate_agg(x, y::int, pg_temp.packe
 DROP VIEW public.tiny_watched;
 DROP SEQUENCE public.reads;
 DROP TABLE public.tiny;
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.tiny%';
 DELETE FROM dptrain.models WHERE source = 'public.tiny';

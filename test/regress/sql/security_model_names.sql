@@ -119,7 +119,7 @@ FROM dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsilon => 1, bat
 RESET ROLE;
 
 DROP TABLE public.sales, public.sales_test;
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.sales%';
 DELETE FROM dptrain.models WHERE created_by IN ('regress_boss', 'regress_squatter');
 REVOKE CREATE ON SCHEMA public FROM regress_boss;
 DROP ROLE regress_boss, regress_squatter;

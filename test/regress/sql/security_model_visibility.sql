@@ -150,7 +150,9 @@ SELECT name FROM dptrain.models WHERE name LIKE 'a\_temp%' ORDER BY name;
 RESET ROLE;
 DROP TABLE public.scratch_source;
 
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name IN ('public.rls_rows', 'public.scratch_source', 'public.open_rows',
+                                               'public.own_view')
+  OR source_name LIKE 'pg\_temp\_%.scratch';
 DELETE FROM dptrain.models WHERE created_by IN ('regress_tenant_a', 'regress_tenant_b', 'regress_landlord',
                                                 'regress_rls_analyst');
 REVOKE CREATE ON SCHEMA public FROM regress_landlord;

@@ -243,7 +243,8 @@ DROP TABLE public.notes;
 DROP TABLE public.clean, public.secret_label, public.secret_null_label, public.secret_null_x, public.secret_nan,
   public.secret_inf, public.secret_huge, public.secret_null_element, public.secret_2d, public.secret_short,
   public.secret_numeric, public.secret_underflow, public.secret_nan_label;
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.secret\_%'
+  OR source_name IN ('public.clean', 'public.notes', 'public.chatty_x', 'public.cancelling_x', 'public.failing_label', 'public.failing_x');
 DELETE FROM dptrain.models WHERE created_by IN ('regress_keeper', 'regress_prober');
 REVOKE CREATE ON SCHEMA public FROM regress_keeper;
 DROP ROLE regress_keeper, regress_prober;

@@ -272,7 +272,7 @@ SELECT DISTINCT what, by_whom FROM public.hijack_log ORDER BY 1, 2;
 
 DROP TABLE public.hj_data, public.hj_test;
 DELETE FROM dptrain.table_budgets;
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.hj\_%';
 DELETE FROM dptrain.models WHERE source LIKE 'public.hj_%';
 DROP OWNED BY regress_mallory;
 DROP ROLE regress_mallory;

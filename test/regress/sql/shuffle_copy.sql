@@ -198,3 +198,6 @@ DELETE FROM dptrain.ledger WHERE role::text = 'regress_copy_analyst';
 DELETE FROM dptrain.ledger WHERE source_name = 'public.copy_rows_view';
 DROP VIEW copy_rows_view;
 DROP ROLE regress_copy_analyst;
+-- Drop what this file created: it runs again in the same database.
+DROP VIEW copy_view;
+DROP TABLE copy_rows, copy_parts, copy_parent, copy_child, copy_updated, copy_many, copy_buckets;

@@ -11,6 +11,11 @@ SET client_min_messages = warning;
 \set try_sql :abs_srcdir '/sql/include/try.sql'
 \i :try_sql
 
+-- This file lists the whole ledger and counts every cap: it starts from
+-- none, whatever the files run before it left (run alone or in any order).
+DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.table_budgets;
+
 CREATE ROLE regress_curator;
 CREATE ROLE regress_alice;
 CREATE ROLE regress_bob;
@@ -98,7 +103,7 @@ GROUP BY t.spent_epsilon, t.spent_delta;
 DROP TABLE public.people;
 SELECT count(*) AS caps FROM dptrain.table_budgets;
 
-DELETE FROM dptrain.ledger;
+DELETE FROM dptrain.ledger WHERE source_name = 'public.people';
 DELETE FROM dptrain.models WHERE created_by IN ('regress_curator', 'regress_alice', 'regress_bob', 'regress_carol');
 REVOKE CREATE ON SCHEMA public FROM regress_curator;
 DROP ROLE regress_curator, regress_alice, regress_bob, regress_carol, regress_stranger;

@@ -19,3 +19,9 @@ SELECT dp_predict('sep_none', ARRAY[0.9, 0.5, 0.25]) AS positive,
 SELECT dp_predict((SELECT id::text FROM dptrain.models WHERE name = 'sep_none'), ARRAY[0.9, 0.5, 0.25]);
 SELECT name, algorithm, loss, source, classes, seeded, created_by = current_user AS mine
 FROM dptrain.models WHERE name = 'sep_none';
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name = 'public.sep';
+DELETE FROM dptrain.models WHERE source = 'public.sep';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE sep;

@@ -169,3 +169,9 @@ SELECT count(*) = (SELECT n FROM tune_before) AS nothing_stored FROM dptrain.mod
 
 DROP FUNCTION tune_record(jsonb);
 RESET client_min_messages;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.tune\_%';
+DELETE FROM dptrain.models WHERE source LIKE 'public.tune\_%';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE tune_sep, tune_three, tune_tiny;

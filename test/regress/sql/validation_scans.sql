@@ -157,3 +157,6 @@ DELETE FROM dptrain.ledger WHERE role::text = 'regress_scan_analyst';
 DROP TABLE scan_texts, scan_small, scan_bool, scan_int, scan_text, scan_real, scan_numeric, scan_sparse, scan_columns;
 DROP ROLE regress_scan_analyst;
 DROP COLLATION scan_ci;
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.scan\_%';

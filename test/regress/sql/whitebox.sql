@@ -169,3 +169,9 @@ SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13',
 SELECT dptrain.sgd_state_with_noise(dptrain.sgd_state(3), 'laplace', 1);
 -- nothing is left behind by the failed runs
 SELECT count(*) AS models FROM dptrain.models WHERE name LIKE 'wb_%';
+
+-- Leave no model or ledger row behind: other files read the whole ledger.
+DELETE FROM dptrain.ledger WHERE source_name = 'public.wb';
+DELETE FROM dptrain.models WHERE source = 'public.wb';
+-- Drop what this file created: it runs again in the same database.
+DROP TABLE wb, wb_parts;
