@@ -251,6 +251,21 @@ void add_l2_laplace_noise(RandomSource& rng, double* out, std::size_t d, double 
   for (std::size_t i = 0; i < d; ++i) out[i] += factor * scratch[i];
 }
 
+void require_drawable_gaussian(double sigma) {
+  require_positive(sigma, "the standard deviation");
+  require_drawable(sigma, kNormalBound, "the standard deviation");
+}
+
+void require_drawable_laplace(double scale) {
+  require_positive(scale, "the scale");
+  require_drawable(scale, kExponentialBound, "the scale");
+}
+
+void require_drawable_l2_laplace(double scale, std::size_t d) {
+  require_positive(scale, "the scale");
+  require_drawable(scale, kGammaBoundPerShape * (static_cast<double>(d) + 1.0), "the scale");
+}
+
 // --- Binomial ------------------------------------------------------------------------
 
 BinomialSampler::BinomialSampler(std::int64_t n, double p) : n_(n) {
