@@ -17,7 +17,8 @@ namespace {
 void require_positive(double value, const char* what) {
   if (!(value > 0) || !std::isfinite(value))
     fail(ErrorKind::InvalidParameter, std::string(what) + " of a noise distribution must be positive and finite",
-         "Got " + show(value) + ".");
+         "Got " + show(value) + ".",
+         "Use an epsilon and a sensitivity (clip, Lipschitz constant) of ordinary size.");
 }
 
 // The largest value a draw can take, in units of its scale: the uniforms are multiples of 2^-53,
