@@ -168,6 +168,12 @@ void write_noise(const TrainingConfig& c, int K, double sensitivity, const std::
         "Use a lambda and an epsilon of ordinary magnitude (e.g. lambda 1e-4 .. 1, epsilon 0.01 .. 100).",
         "sensitivity " + num(noise.sensitivity) + ", epsilon " + num(noise.epsilon) + ", scale " + num(noise.scale) +
             ".");
+  // A finite scale can still be too large to draw (draws rounding to inf): refused when
+  // planning too (samplers.h), not by the sampler at the release.
+  if (pure)
+    privacy::require_drawable_l2_laplace(noise.scale, static_cast<std::size_t>(c.dim));
+  else
+    privacy::require_drawable_gaussian(noise.scale);
   nlohmann::json noise_json = noise.to_json();
   if (!pure) noise_json["calibration"] = calibration;
   if (pure) noise_json["expected_norm"] = c.dim * noise.scale;

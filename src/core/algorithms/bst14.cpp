@@ -94,6 +94,9 @@ TrainingPlan Bst14::plan(const TrainingConfig& c) const {
   p.epoch.schedule = plan_schedule(c, kind, p.constants, 2.0 * radius / G);
   p.epoch.noise = privacy::BatchNoiseKind::Gaussian;
   p.epoch.noise_scale = budget.sigma;
+  // Refused before the charge if no sampler can draw it (see scs13.cpp).
+  privacy::require_batch_noise_scale(p.epoch.noise, p.epoch.noise_scale,
+                                     static_cast<std::size_t>(c.dim) * static_cast<std::size_t>(c.models()));
   p.epoch.sampled_batches = true;
 
   p.privacy = {{"private", true},

@@ -87,6 +87,10 @@ TrainingPlan Scs13::plan(const TrainingConfig& c) const {
     }
     p.privacy["sigma"] = p.epoch.noise_scale;
   }
+  // An extreme epsilon or sensitivity can leave a scale no sampler can draw (inf, or draws that
+  // round to inf): refused here, before the budget is charged, not at the first batch.
+  privacy::require_batch_noise_scale(p.epoch.noise, p.epoch.noise_scale,
+                                     static_cast<std::size_t>(c.dim) * static_cast<std::size_t>(c.models()));
   whitebox::warn_if_delta_large(c, delta, p);
   p.epsilon = epsilon;
   p.delta = delta;

@@ -32,6 +32,15 @@ std::uint64_t sampling_nonce(std::uint64_t epoch_start_updates) {
   return kSamplingNonceBit | epoch_start_updates;
 }
 
+void require_batch_noise_scale(BatchNoiseKind kind, double scale, std::size_t n) {
+  switch (kind) {
+    case BatchNoiseKind::None: return;
+    case BatchNoiseKind::Gaussian: require_drawable_gaussian(scale); return;
+    case BatchNoiseKind::L2Laplace: require_drawable_l2_laplace(scale, n); return;
+  }
+  fail(ErrorKind::Internal, "unknown batch noise kind");
+}
+
 void add_batch_noise(BatchNoiseKind kind, double scale, const RandomSource::Key& key, std::uint64_t t,
                      double* out, std::size_t n) {
   if (kind == BatchNoiseKind::None) return;

@@ -41,6 +41,10 @@ std::uint64_t lot_nonce(std::uint64_t t);
 // `epoch_start_updates` (< 2^63, else Error(Internal)) updates.
 std::uint64_t sampling_nonce(std::uint64_t epoch_start_updates);
 
+// Throws Error(InvalidParameter) unless noise of `kind` and `scale` on n coordinates can be
+// drawn (samplers.h: positive, finite, no draw rounding to inf). For the plans, before the charge.
+void require_batch_noise_scale(BatchNoiseKind kind, double scale, std::size_t n);
+
 // The noise of update t of a run: RandomSource::from_key(key, noise_nonce(t)),
 // then the noise of `kind` added to out[0..n) (add_gaussian_noise or
 // add_l2_laplace_noise). For L2Laplace a thread-local scratch buffer holds

@@ -157,16 +157,20 @@ double strongly_convex_constant_step(double L, double beta, double gamma, double
   const double base = 2.0 * eta * L / b;
   const double eg = eta * gamma;  // in (0, 1]
   // G_n = sum_{i<n} rho^{iU}, computed as expm1(n U ln rho) / expm1(U ln rho).
+  // eta gamma below the smallest double (eta = 1e-300, gamma = 1e-300) rounds to 0: rho = 1 and
+  // every power of it is 1, so G_n = n and the head sum is U (the limits of the quotients below,
+  // which are 0/0 there: the bound was NaN).
   auto G = [&](int n) -> double {
     if (n == 0) return 0.0;
     if (eg >= 1.0) return 1.0;  // rho = 0: only the i = 0 term
+    if (eg == 0.0) return static_cast<double>(n);
     const double lr = std::log1p(-eg);
     return std::expm1(n * U * lr) / std::expm1(U * lr);
   };
   if (output == Output::LastIterate) return base * G(shape.epochs);
   // sum_{j=1}^{U} rho^j = rho (1 - rho^U) / (1 - rho).
   const double rho = 1.0 - eg;
-  const double head = eg >= 1.0 ? 0.0 : rho * -std::expm1(U * std::log1p(-eg)) / eg;
+  const double head = eg >= 1.0 ? 0.0 : eg == 0.0 ? U : rho * -std::expm1(U * std::log1p(-eg)) / eg;
   double sum_g = 0.0;
   for (int c = 1; c <= shape.epochs; ++c) sum_g += G(c - 1);
   return base * (1.0 + head * sum_g / shape.total_updates());

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain::privacy {
 namespace {
@@ -22,11 +23,6 @@ void require_delta(double delta) {
   if (!(delta > 0 && delta < 1))
     fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + std::to_string(delta),
          "typical choices are delta < 1/n for n training rows, e.g. 1e-5 or 1e-8");
-}
-
-// Standard normal CDF Phi(x) = erfc(-x / sqrt(2)) / 2 (accurate in both tails).
-double normal_cdf(double x) {
-  return 0.5 * boost::math::erfc(-x * boost::math::double_constants::one_div_root_two);
 }
 
 // Mills ratio R(x) = Phi(-x) / phi(x) for x >= 0 (phi = standard normal density).
@@ -54,77 +50,114 @@ double one_minus_x_mills(double x) {
   return (1 / inner) / tail;
 }
 
-// R(lo) - R(hi) for 0 <= lo < hi. A plain difference loses digits when hi - lo is
-// small (small epsilon: a = Delta/(2 sigma) is tiny), so short intervals integrate
-// -R' = 1 - xR(x) with 10-point Gauss-Legendre (R is entire, so the rule is
-// accurate to rounding on intervals of width <= 0.5).
-double mills_ratio_drop(double lo, double hi) {
-  if (hi - lo > 0.5) return mills_ratio(lo) - mills_ratio(hi);
+// ln(R(c - h) - R(c + h)) for 0 <= h <= c: the drop of R across [c - h, c + h]. The interval
+// is given by its centre and half-width, not by its ends: for small epsilon the half-width
+// a = Delta/(2 sigma) can be far below the rounding of c = b (epsilon = 1e-300 at delta =
+// 1e-300 puts a below 2^-53 b), and (b + a) - (b - a) would then be 0, i.e. "delta = 0" for
+// a sigma that is 1e141 times too small. Short intervals integrate -R' = 1 - xR(x) > 0 with
+// 10-point Gauss-Legendre (R is entire, so the rule is accurate to rounding on intervals of
+// width <= 0.5); the logarithm is taken of the half-width and the mean separately, so a tiny
+// half-width does not underflow to a drop of 0.
+double log_mills_ratio_drop(double c, double h) {
+  if (h > 0.25) {
+    const double drop = mills_ratio(c - h) - mills_ratio(c + h);
+    return drop > 0 ? std::log(drop) : std::numeric_limits<double>::quiet_NaN();
+  }
   static constexpr double kNodes[5] = {0.14887433898163121, 0.43339539412924719,
                                        0.67940956829902441, 0.86506336668898451,
                                        0.97390652851717172};
   static constexpr double kWeights[5] = {0.29552422471475287, 0.26926671930999636,
                                          0.21908636251598204, 0.14945134915058059,
                                          0.066671344308688138};
-  const double mid = (lo + hi) / 2, half = (hi - lo) / 2;
   double sum = 0;
   for (int i = 0; i < 5; ++i)
-    sum += kWeights[i] * (one_minus_x_mills(mid - half * kNodes[i]) + one_minus_x_mills(mid + half * kNodes[i]));
-  return sum * half;
+    sum += kWeights[i] * (one_minus_x_mills(c - h * kNodes[i]) + one_minus_x_mills(c + h * kNodes[i]));
+  return std::log(h) + std::log(sum);
 }
 
-// ln delta(sigma) of the analytic Gaussian mechanism (see analytic_gaussian_delta).
-// With a = Delta/(2 sigma), b = epsilon sigma / Delta (so epsilon = 2ab) one has
+// ln delta(s) of the analytic Gaussian mechanism for sensitivity 1 and noise s (delta depends
+// on sigma / Delta only, so the caller divides by Delta: no product epsilon * sigma or ratio
+// Delta / sigma can overflow). With a = 1/(2 s), b = epsilon s (so epsilon = 2ab) one has
 // e^epsilon phi(a + b) = phi(a - b), hence
 //   delta = Phi(a - b) - phi(a - b) R(a + b).
-// For b > a, Phi(a - b) = phi(b - a) R(b - a) as well, so
+// a >= b: delta = [Phi(a - b) - Phi(-a - b)] - (e^epsilon - 1) Phi(-a - b), where the
+//   bracket is P(-(a + b) < Z < a - b) = (erf((a - b)/sqrt 2) + erf((a + b)/sqrt 2)) / 2, a sum
+//   of two terms >= 0, and (e^epsilon - 1) Phi(-a - b) = -expm1(-epsilon) phi(a - b) R(a + b).
+//   Written as Phi(a - b) - phi(a - b) R(a + b) instead, both terms are near 1/2 when a and b
+//   are small (epsilon tiny), and a delta of 1e-100 came out as 0 ("sufficient").
+// b > a: Phi(a - b) = phi(b - a) R(b - a) as well, so
 //   delta = phi(a - b) (R(b - a) - R(a + b)),
-// which is evaluated in log space: no overflow of e^epsilon, no underflow of the tails.
-double log_analytic_delta(double sensitivity, double sigma, double epsilon) {
-  const double a = sensitivity / (2 * sigma);
-  const double b = epsilon * sigma / sensitivity;
+// evaluated in log space: no overflow of e^epsilon, no underflow of the tails.
+// Anything that is not a number (an overflow) is returned as NaN, which the caller treats
+// as "not sufficient": rounding may cost noise, never remove it.
+double log_analytic_delta_unit(double s, double epsilon) {
+  const double a = 1 / (2 * s);
+  const double b = epsilon * s;
+  if (!std::isfinite(a) || !std::isfinite(b)) return std::numeric_limits<double>::quiet_NaN();
   if (a >= b) {
     const double d = a - b;
-    const double value = normal_cdf(d) - std::exp(-d * d / 2 - kHalfLog2Pi) * mills_ratio(a + b);
-    return value > 0 ? std::log(value) : -std::numeric_limits<double>::infinity();
+    const double inside = 0.5 * (boost::math::erf(d * boost::math::double_constants::one_div_root_two) +
+                                 boost::math::erf((a + b) * boost::math::double_constants::one_div_root_two));
+    const double outside = -std::expm1(-epsilon) * std::exp(-d * d / 2 - kHalfLog2Pi) * mills_ratio(a + b);
+    const double value = inside - outside;
+    return value > 0 ? std::log(value) : std::numeric_limits<double>::quiet_NaN();
   }
   const double d = b - a;
-  const double diff = mills_ratio_drop(d, a + b);
-  if (!(diff > 0)) return -std::numeric_limits<double>::infinity();
-  return -d * d / 2 - kHalfLog2Pi + std::log(diff);
+  return -d * d / 2 - kHalfLog2Pi + log_mills_ratio_drop(b, a);
+}
+
+void refuse_unrepresentable_sigma(double sensitivity, double epsilon, double delta) {
+  fail(ErrorKind::InvalidParameter, "the Gaussian noise for these parameters is not a positive finite number",
+       "sensitivity = " + show(sensitivity) + ", epsilon = " + show(epsilon) + ", delta = " + show(delta),
+       "use an epsilon, delta and sensitivity of ordinary size (e.g. epsilon 0.01 .. 10, delta 1e-12 .. 1e-3)");
+}
+
+// A closed-form sigma that overflowed (a huge sensitivity over a tiny epsilon) is refused,
+// never returned as inf.
+double finite_sigma(double sigma, double sensitivity, double epsilon, double delta) {
+  if (!std::isfinite(sigma) || sigma < std::numeric_limits<double>::min())
+    refuse_unrepresentable_sigma(sensitivity, epsilon, delta);
+  return sigma;
 }
 
 // Balle & Wang (2018), Theorem 8 / Algorithm 1: delta(sigma) decreases strictly from
 // 1 (sigma -> 0) to 0 (sigma -> infinity), so the smallest sufficient sigma is found by
-// bisection on ln sigma. Returns the upper end of the final bracket, which satisfies
-// delta(sigma) <= delta: rounding errs on the side of more noise.
+// bisection on ln sigma, for sensitivity 1 (the result is then scaled by Delta). Returns the
+// upper end of the final bracket, which satisfies delta(sigma) <= delta with a margin of
+// 1e-13 in ln delta (so that exp(ln delta(sigma)), as analytic_gaussian_delta returns it,
+// is <= delta too): rounding errs on the side of more noise.
 double analytic_sigma(double sensitivity, double epsilon, double delta) {
-  const double target = std::log(delta);
-  auto sufficient = [&](double sigma) {
-    return log_analytic_delta(sensitivity, sigma, epsilon) <= target;
-  };
-  // Start near the classic value and expand geometrically until bracketed.
-  double hi = sensitivity * std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
+  const double log_delta = std::log(delta);
+  const double target = log_delta - 1e-13 * (1 - log_delta);
+  auto sufficient = [&](double s) { return log_analytic_delta_unit(s, epsilon) <= target; };
+  // Start near the classic value (ln(1.25/delta) in log form: 1.25/delta overflows for a
+  // subnormal delta) and expand geometrically until bracketed.
+  double hi = std::sqrt(2 * (std::log(1.25) - log_delta)) / epsilon;
+  if (!std::isfinite(hi)) hi = std::numeric_limits<double>::max();
   double lo = hi;
   for (int i = 0; !sufficient(hi); ++i) {
-    if (i > 2000 || !std::isfinite(hi))
-      fail(ErrorKind::Internal, "analytic Gaussian calibration: no sufficient sigma found");
+    if (i > 2100 || !std::isfinite(hi * 2)) refuse_unrepresentable_sigma(sensitivity, epsilon, delta);
     lo = hi;
     hi *= 2;
   }
   for (int i = 0; sufficient(lo); ++i) {
-    if (i > 2000 || lo == 0)
+    if (i > 2100 || lo == 0)
       fail(ErrorKind::Internal, "analytic Gaussian calibration: no insufficient sigma found");
     hi = lo;
     lo /= 2;
   }
   // Invariant: lo insufficient, hi sufficient.
   for (int i = 0; i < 200 && hi / lo - 1 > 1e-14; ++i) {
-    const double mid = std::sqrt(lo * hi);
+    const double mid = std::sqrt(lo) * std::sqrt(hi);
     if (mid <= lo || mid >= hi) break;
     (sufficient(mid) ? hi : lo) = mid;
   }
-  return hi;
+  // Delta * s rounded up (one ulp), and refused where it overflows or leaves the normal range
+  // (a subnormal sigma has lost the precision the search had).
+  const double sigma = std::nextafter(sensitivity * hi, std::numeric_limits<double>::infinity());
+  if (!std::isfinite(sigma) || sigma < std::numeric_limits<double>::min())
+    refuse_unrepresentable_sigma(sensitivity, epsilon, delta);
+  return sigma;
 }
 
 }  // namespace
@@ -152,7 +185,17 @@ double analytic_gaussian_delta(double sensitivity, double sigma, double epsilon)
   if (!std::isfinite(epsilon) || epsilon < 0)
     fail(ErrorKind::InvalidParameter, "epsilon must be a finite number >= 0",
          "epsilon = " + std::to_string(epsilon));
-  return std::exp(log_analytic_delta(sensitivity, sigma, epsilon));
+  // delta depends on sigma / Delta only; the ratio is refused where it is not a positive
+  // finite number (the extremes of double range) rather than rounded to delta = 0.
+  const double s = sigma / sensitivity;
+  if (!(s > 0) || !std::isfinite(s))
+    fail(ErrorKind::InvalidParameter, "sigma / sensitivity is not a positive finite number",
+         "sigma = " + show(sigma) + ", sensitivity = " + show(sensitivity));
+  const double log_delta = log_analytic_delta_unit(s, epsilon);
+  if (std::isnan(log_delta))
+    fail(ErrorKind::InvalidParameter, "the Gaussian privacy profile is not representable for these parameters",
+         "sigma / sensitivity = " + show(s) + ", epsilon = " + show(epsilon));
+  return std::exp(log_delta);
 }
 
 double gaussian_sigma(double sensitivity, double epsilon, double delta, GaussianCalibration method) {
@@ -166,10 +209,12 @@ double gaussian_sigma(double sensitivity, double epsilon, double delta, Gaussian
         fail(ErrorKind::InvalidParameter, "the classic Gaussian calibration requires epsilon < 1",
              "epsilon = " + std::to_string(epsilon),
              "use the analytic calibration (exact for every epsilon > 0)");
-      return sensitivity * std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
+      // ln(1.25/delta) as ln 1.25 - ln delta: 1.25/delta overflows for a subnormal delta.
+      return finite_sigma(sensitivity * std::sqrt(2 * (std::log(1.25) - std::log(delta))) / epsilon, sensitivity,
+                          epsilon, delta);
     case GaussianCalibration::Amp:
-      // Iyengar et al. (2019), Lemma III.1.
-      return sensitivity * (1 + std::sqrt(2 * std::log(1 / delta))) / epsilon;
+      // Iyengar et al. (2019), Lemma III.1 (ln(1/delta) as -ln delta, as above).
+      return finite_sigma(sensitivity * (1 + std::sqrt(-2 * std::log(delta))) / epsilon, sensitivity, epsilon, delta);
     case GaussianCalibration::Analytic:
       return analytic_sigma(sensitivity, epsilon, delta);
   }

@@ -77,9 +77,16 @@ double IntegerOrderSeries::log_a_minus_one(long alpha) {
     out[k] = static_cast<double>(base - lf[k] - lf[a - k] + kd * log_odds_ + (kd * kd - kd) * inv_two_var_);
     max_term = std::max(max_term, out[k]);
   }
+  // A term beyond double range (sigma ~ 1e-160 and below): A - 1 is infinite, and so is the RDP
+  // (inf - inf below would be NaN).
+  if (max_term == std::numeric_limits<double>::infinity()) return max_term;
+  // ">=": where max_term is above 2^59 (sigma < 1.4e-5 at order 20000, any order at sigma =
+  // 1e-10) max_term - 60 rounds to max_term itself, and a strict ">" dropped every term: ln 0 =
+  // -inf, i.e. RDP 0 and the order floor as epsilon for a mechanism with almost no noise.
+  // The largest term always counts (sum >= 1).
   double sum = 0;
   for (double term : terms_)
-    if (term > max_term - kNegligible) sum += std::exp(term - max_term);
+    if (term >= max_term - kNegligible) sum += std::exp(term - max_term);
   return max_term + std::log(sum);
 }
 

@@ -29,7 +29,12 @@ std::size_t report_noisy_min(const std::vector<double>& scores, NoisyMinNoise no
 double noisy_min_scale(double sensitivity, double epsilon, bool monotone) {
   require_positive(sensitivity, "the score sensitivity");
   require_positive(epsilon, "epsilon of report-noisy-min");
-  return (monotone ? 1.0 : 2.0) * sensitivity / epsilon;
+  const double scale = (monotone ? 1.0 : 2.0) * sensitivity / epsilon;
+  // A huge sensitivity over a tiny epsilon overflows, or leaves a scale whose Laplace or
+  // exponential draws round to inf: refused here, where the plans compute it (before the charge),
+  // rather than by the sampler during the run.
+  require_drawable_laplace(scale);
+  return scale;
 }
 
 }  // namespace dptrain::privacy

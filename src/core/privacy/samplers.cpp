@@ -1,12 +1,15 @@
 #include "core/privacy/samplers.h"
 
 #include <boost/math/distributions/binomial.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "core/error.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain::privacy {
 namespace {
@@ -14,7 +17,27 @@ namespace {
 void require_positive(double value, const char* what) {
   if (!(value > 0) || !std::isfinite(value))
     fail(ErrorKind::InvalidParameter, std::string(what) + " of a noise distribution must be positive and finite",
-         "Got " + std::to_string(value) + ".");
+         "Got " + show(value) + ".",
+         "Use an epsilon and a sensitivity (clip, Lipschitz constant) of ordinary size.");
+}
+
+// The largest value a draw can take, in units of its scale: the uniforms are multiples of 2^-53,
+// so an exponential is at most 53 ln 2 = 36.7 scales and the ziggurat's normal at most
+// r + sqrt(2 * 36.7) < 12.3 (samplers.h). A scale above DBL_MAX / bound could round a draw to
+// inf (and inf - inf to NaN in a model); such a scale is refused before any draw, never
+// clamped.
+constexpr double kNormalBound = 16;
+constexpr double kExponentialBound = 64;
+// Marsaglia-Tsang returns scale * (a - 1/3) (1 + c x)^3 with c = 1/sqrt(9 (a - 1/3)) and
+// |x| < 12.3: at most (1 + 12.3/sqrt(6))^3 = 214 times a for a >= 1; with the shape < 1
+// reduction (shape a + 1 <= 2) at most 2 * 214 times the scale.
+constexpr double kGammaBoundPerShape = 256;
+
+void require_drawable(double scale, double bound, const char* what) {
+  if (!(scale <= std::numeric_limits<double>::max() / bound))
+    fail(ErrorKind::InvalidParameter, std::string(what) + " of a noise distribution is too large for a double",
+         "Got " + show(scale) + "; a draw of up to " + show(bound) + " times it would overflow.",
+         "Use a larger epsilon or a smaller sensitivity (clip, Lipschitz constant, learning rate).");
 }
 
 // --- the ziggurat normal -----------------------------------------------------------
@@ -168,6 +191,7 @@ double ziggurat_closure_error() {
 
 double exponential(RandomSource& rng, double scale) {
   require_positive(scale, "the scale");
+  require_drawable(scale, kExponentialBound, "the scale");
   // Inversion: -ln U with U in (0, 1) on the grid k/2^53, so the value is
   // finite and positive (at most 53 ln 2 scales).
   return -scale * std::log(rng.uniform_open01());
@@ -175,6 +199,7 @@ double exponential(RandomSource& rng, double scale) {
 
 double laplace(RandomSource& rng, double scale) {
   require_positive(scale, "the scale");
+  require_drawable(scale, kExponentialBound, "the scale");
   // |X| ~ Exp(scale) and an independent fair sign.
   const bool negative = (rng.next_u64() & 1u) != 0;
   const double magnitude = -scale * std::log(rng.uniform_open01());
@@ -183,12 +208,14 @@ double laplace(RandomSource& rng, double scale) {
 
 void fill_laplace(RandomSource& rng, double* out, std::size_t n, double scale) {
   require_positive(scale, "the scale");
+  require_drawable(scale, kExponentialBound, "the scale");
   for (std::size_t i = 0; i < n; ++i) out[i] = laplace(rng, scale);
 }
 
 double gamma(RandomSource& rng, double shape, double scale) {
   require_positive(shape, "the shape");
   require_positive(scale, "the scale");
+  require_drawable(scale, kGammaBoundPerShape * std::max(shape + 1.0, 2.0), "the scale");
   if (shape >= 1.0) return gamma_shape_at_least_one(rng, shape, scale);
   // Shape < 1 (Marsaglia & Tsang, Section 6): if G ~ Gamma(a + 1) and
   // U ~ U(0, 1) independent, then G * U^(1/a) ~ Gamma(a). exp(ln U / a) may
@@ -207,6 +234,7 @@ void uniform_direction(RandomSource& rng, double* out, std::size_t d) {
 
 void add_gaussian_noise(RandomSource& rng, double* out, std::size_t d, double sigma) {
   require_positive(sigma, "the standard deviation");
+  require_drawable(sigma, kNormalBound, "the standard deviation");
   const Ziggurat& z = ziggurat();
   for (std::size_t i = 0; i < d; ++i) out[i] += sigma * draw_normal(rng, z);
 }
@@ -214,12 +242,29 @@ void add_gaussian_noise(RandomSource& rng, double* out, std::size_t d, double si
 void add_l2_laplace_noise(RandomSource& rng, double* out, std::size_t d, double scale, double* scratch) {
   require_positive(scale, "the scale");
   if (d == 0) fail(ErrorKind::InvalidParameter, "L2-Laplace noise needs at least one dimension");
+  // The norm is Gamma(d, scale); each coordinate is at most the norm.
+  require_drawable(scale, kGammaBoundPerShape * (static_cast<double>(d) + 1.0), "the scale");
   // Density prop. to exp(-||v|| / scale) is spherically symmetric; in polar
   // coordinates the radial density is prop. to r^{d-1} exp(-r / scale), i.e.
   // Gamma(shape d, scale), independent of the direction g / ||g||.
   const double sq = gaussian_vector(rng, scratch, d);
   const double factor = gamma_shape_at_least_one(rng, static_cast<double>(d), scale) / std::sqrt(sq);
   for (std::size_t i = 0; i < d; ++i) out[i] += factor * scratch[i];
+}
+
+void require_drawable_gaussian(double sigma) {
+  require_positive(sigma, "the standard deviation");
+  require_drawable(sigma, kNormalBound, "the standard deviation");
+}
+
+void require_drawable_laplace(double scale) {
+  require_positive(scale, "the scale");
+  require_drawable(scale, kExponentialBound, "the scale");
+}
+
+void require_drawable_l2_laplace(double scale, std::size_t d) {
+  require_positive(scale, "the scale");
+  require_drawable(scale, kGammaBoundPerShape * (static_cast<double>(d) + 1.0), "the scale");
 }
 
 // --- Binomial ------------------------------------------------------------------------

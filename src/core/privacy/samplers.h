@@ -96,6 +96,13 @@ void add_gaussian_noise(RandomSource& rng, double* out, std::size_t d, double si
 // holds d doubles (the direction); it may not overlap `out`.
 void add_l2_laplace_noise(RandomSource& rng, double* out, std::size_t d, double scale, double* scratch);
 
+// Throw Error(InvalidParameter) unless noise of this scale can be drawn: positive, finite, and
+// small enough that no draw rounds to inf (the samplers below check the same). Planners call
+// them before a budget is charged, so an extreme epsilon or sensitivity is refused up front.
+void require_drawable_gaussian(double sigma);
+void require_drawable_laplace(double scale);
+void require_drawable_l2_laplace(double scale, std::size_t d);
+
 // Binomial(n, p): the number of successes of n independent Bernoulli(p) trials, e.g. the
 // size of a Poisson-sampled lot of n rows at rate p. Exact in real arithmetic given U;
 // U is a multiple of 2^-53, so each outcome's probability is off by at most 2^-53. The

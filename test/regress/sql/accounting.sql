@@ -53,6 +53,13 @@ SELECT array_length(dptrain.rdp_default_orders(), 1) AS n_orders,
 -- Replace-one costs more than add/remove-one.
 SELECT dptrain.rdp_epsilon(0.01, 2, 1000, 1e-5, adjacency => 'replace-one')
        > dptrain.rdp_epsilon(0.01, 2, 1000, 1e-5) AS replace_one_costs_more;
+-- Edges (hostile review): almost no noise is not free (it was charged the order floor, 3e-5);
+-- a subnormal delta is calibrated (was XX000); a sigma beyond double range is refused, 22023.
+SELECT dptrain.rdp_epsilon(0.01, 1e-10, 1, 1e-5) >= 1e20 AS almost_no_noise_costs;
+SELECT round(dptrain.gaussian_sigma(1, 4.9406564584124654e-324)::numeric, 6) AS subnormal_delta;
+\set VERBOSITY sqlstate
+SELECT dptrain.gaussian_sigma(1e-12, 1e-300, sensitivity => 1e300);
+\set VERBOSITY default
 SELECT * FROM dptrain.dp_add_remove_to_replace_one(0.5, 0);
 SELECT dptrain.zcdp_add_remove_to_replace_one(0.25) AS rho_replace_one;
 

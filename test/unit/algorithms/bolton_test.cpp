@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/algorithms/bolton.h"
@@ -44,6 +45,19 @@ TEST(BoltonPlan, RefusesANoiseScaleThatIsNotPositiveAndFinite) {
   TrainingConfig c = mnist_like();
   c.lambda = 1e308;
   EXPECT_EQ(error_of(c), "the output noise scale of bolton is not a positive finite number");
+}
+
+// A finite scale whose draws could round to inf (Gamma(d, scale) norm above DBL_MAX): refused by the
+// plan (samplers.h bound 256 (d + 1) scales), before the charge; before, the plan accepted it and
+// the release failed after every epoch (hostile review).
+TEST(BoltonPlan, RefusesAFiniteScaleThatCannotBeDrawn) {
+  // Delta = 1.63299e-3 (above); the smallest normal epsilon, 2.2250738585072014e-308, gives
+  // scale 7.339e304 > DBL_MAX / (256 * 51) = 1.377e304.
+  TrainingConfig c = mnist_like();
+  c.epsilon = std::numeric_limits<double>::min();
+  EXPECT_TRUE(contains(error_of(c), "too large")) << error_of(c);
+  c.epsilon = 1e-300;  // scale 1.63299e297: drawable
+  EXPECT_NEAR(Bolton().plan(c).privacy["noise"]["gamma_scale"].get<double>(), 1.63299e297, 1e292);
 }
 
 TEST(BoltonPlan, ConvexPureEpsilonUsesCorollaryOneAndL2Laplace) {

@@ -47,6 +47,21 @@ TEST(Scs13Plan, PureEpsilonIsL2LaplaceWithScaleDeltaKOverEpsilon) {
   EXPECT_DOUBLE_EQ(Scs13().plan(config("scs13", 1000, 3, 10, 3, 1.0, 0.0)).epoch.noise_scale, 6.0);
 }
 
+// An extreme epsilon leaves a finite scale that no sampler can draw without overflow: refused by
+// the plan, before the charge (before: accepted, the first batch failed; hostile review).
+// Delta = 2, k = 3: scale = 6 / eps; eps = 6e-306 gives 1e306 > DBL_MAX / (256 * 4) = 1.8e305.
+TEST(Scs13Plan, RefusesAScaleThatCannotBeDrawn) {
+  try {
+    Scs13().plan(config("scs13", 1000, 3, 10, 3, 6e-306, std::nullopt));
+    ADD_FAILURE() << "accepted a noise scale of 1e306";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+  }
+  EXPECT_NEAR(Scs13().plan(config("scs13", 1000, 3, 10, 3, 6e-303, std::nullopt)).epoch.noise_scale / 1e303, 1.0,
+              1e-12);
+}
+
 TEST(Scs13Plan, FeatureBoundAndOneVsAllScaleTheSensitivity) {
   // feature_bound 0.5: Delta = 2 * 0.5 = 1, scale = 1 / (2/4) = 2.
   TrainingConfig c = config("scs13", 1000, 3, 10, 4, 2.0, std::nullopt);

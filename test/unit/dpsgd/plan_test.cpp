@@ -59,6 +59,17 @@ TEST(DpSgdPlan, NoiseMultiplierGivenReportsEpsilon) {
   EXPECT_EQ(p.epsilon, privacy::sampled_gaussian_epsilon(250.0 / 30162, 4.0, 10000, 1e-5).epsilon);
 }
 
+// A given noise multiplier of 1e-10 (almost no noise) was charged the RDP order floor, epsilon =
+// 3.05e-5 at delta = 1e-5: the RDP series dropped every term (hostile review). By hand, order 2:
+// RDP = ln(1 + q^2 expm1(1/sigma^2)) = 1e20 + 2 ln q, times 10000 steps: epsilon >= 1e24.
+TEST(DpSgdPlan, AlmostNoNoiseIsChargedItsEpsilon) {
+  DpSgdRequest r = adult("dpsgd");
+  r.epsilon.reset();
+  r.noise_multiplier = 1e-10;
+  r.learning_rate = 0.5;
+  EXPECT_GE(plan_dpsgd(r).epsilon, 1e24 * (1 - 1e-12));
+}
+
 TEST(DpSgdPlan, AdamWosmEffectiveStepAndAdadpTolerance) {
   const DpSgdPlan w = plan_dpsgd(adult("dpadamwosm"));
   // 1e-3 / (sigma C / L + 1e-8) with the calibrated sigma.

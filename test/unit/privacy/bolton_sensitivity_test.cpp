@@ -254,5 +254,15 @@ TEST(BoltonSensitivity, StronglyConvexAverageIsAccurateForLongRuns) {
   EXPECT_NEAR(strongly_convex_decreasing_step(L, beta, gamma, s, Output::UniformAverage), expected, 1e-12 * expected);
 }
 
+// Lemma 7 when eta gamma underflows (hostile review): eta = 1e-300 (= 1/beta), gamma = 1e-300, so
+// eta gamma rounds to 0 and rho = 1. By hand, m = b = 1 (U = 1), k = 3, L = 1: base 2 eta L / b =
+// 2e-300; last iterate base * G_3 = base * 3 = 6e-300; average base (1 + U (G_0 + G_1 + G_2) / T)
+// = base (1 + 3/3) = 4e-300. Before: NaN (0/0).
+TEST(BoltonSensitivity, StronglyConvexConstantStepWhenEtaGammaUnderflows) {
+  EXPECT_DOUBLE_EQ(strongly_convex_constant_step(1, 1e300, 1e-300, 1e-300, shape(1, 1, 3)), 6e-300);
+  EXPECT_DOUBLE_EQ(strongly_convex_constant_step(1, 1e300, 1e-300, 1e-300, shape(1, 1, 3), Output::UniformAverage),
+                   4e-300);
+}
+
 }  // namespace
 }  // namespace dptrain::privacy::bolton

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 
@@ -70,6 +71,25 @@ TEST(Composition, InverseOfHugeTotalsIsPositiveAndSafe) {
     EXPECT_LE(back, total) << total;  // the safe side
     EXPECT_NEAR(back / total, 1.0, 1e-9) << total;
   }
+}
+
+// The epsilon_0 solve at the edges of its inputs (hostile review; found sound): tiny and huge
+// totals, one step to 4e18 steps, delta' subnormal or near 1. The step is positive and finite,
+// re-accounts to at most the total, 1e-9 more exceeds it, and it is monotone in the total.
+TEST(Composition, InverseAtTheEdgesSatisfiesItsTarget) {
+  const std::int64_t ks[] = {1, 1000, 1000000000, 4000000000000000000};
+  for (std::int64_t k : ks)
+    for (double delta_prime : {std::numeric_limits<double>::denorm_min(), 1e-300, 1e-5, 0.999999}) {
+      double previous = 0;
+      for (double total : {1e-300, 1e-12, 1e-3, 1.0, 1e6, 1e300}) {
+        const double step = advanced_composition_step_epsilon(total, k, delta_prime);
+        ASSERT_TRUE(step > 0 && std::isfinite(step)) << total << " " << k << " " << delta_prime;
+        EXPECT_LE(advanced_composition(step, 0, k, delta_prime).epsilon, total) << total << " " << k;
+        EXPECT_GT(advanced_composition(step * (1 + 1e-9), 0, k, delta_prime).epsilon, total) << total << " " << k;
+        EXPECT_GT(step, previous) << total << " " << k << " " << delta_prime;
+        previous = step;
+      }
+    }
 }
 
 }  // namespace

@@ -153,6 +153,59 @@ TEST(GaussianCalibration, ExtremeParametersAreFinite) {
   }
 }
 
+// The edges of double range (hostile review). Before: epsilon = 1e-300, delta = 1e-300 gave
+// sigma = 9.5e157 (delta(sigma) = 4e-159: (a + b) - (b - a) rounded to 0 and read as delta = 0);
+// a subnormal delta was an Internal error (1.25/delta overflowed); Delta = 1e300 at epsilon
+// = 1e300 gave 1.8e8 (epsilon * sigma overflowed); classic/amp returned inf.
+TEST(GaussianCalibration, TinyEpsilonIsNotUnderNoised) {
+  // epsilon -> 0: delta(sigma) = Phi(a - b) - e^eps Phi(-a - b) ~ 2a phi(b) - eps Phi(-b), a = 1/(2 sigma),
+  // b = eps sigma. At delta = eps: sigma delta = b, so b (1 + Phi(-b)) = phi(b): b = 0.2760298047981433
+  // (the root, by hand: b = 0.276: phi = 0.38397, Phi(-b) = 0.39127, 0.276 * 1.39127 = 0.38399), sigma = b / eps.
+  EXPECT_NEAR(gaussian_sigma(1.0, 1e-300, 1e-300) / 2.7602980479814330e299, 1.0, 1e-9);
+  // eps = 1e-30, delta = 1e-20: b = 4e-11, phi(b) = phi(0) (1 - 8e-22), eps Phi(-b) = 5e-31:
+  // sigma = phi(0) / (delta + 5e-31) = 0.3989422804014327e20 (1 - 5e-11) = 3.9894228038148e19.
+  EXPECT_NEAR(gaussian_sigma(1.0, 1e-30, 1e-20) / 3.9894228038148559e19, 1.0, 1e-10);
+}
+
+TEST(GaussianCalibration, SubnormalDeltaIsCalibrated) {
+  const double delta = std::numeric_limits<double>::denorm_min();  // 2^-1074, ln(1/delta) = 744.44007
+  // 50-digit bisection on Theorem 8 (mpmath): 38.290557503963609.
+  const double sigma = gaussian_sigma(1.0, 1.0, delta);
+  EXPECT_NEAR(sigma / 38.290557503963609, 1.0, 1e-10);
+  // Amp: 1 + sqrt(2 * 744.44007) = 39.586010; classic (eps = 0.5): sqrt(2 (0.22314 + 744.44007)) / 0.5 = 77.183585.
+  EXPECT_NEAR(gaussian_sigma(1.0, 1.0, delta, GaussianCalibration::Amp), 39.5860096905959, 1e-9);
+  EXPECT_NEAR(gaussian_sigma(1.0, 0.5, delta, GaussianCalibration::Classic), 77.1835845486692, 1e-9);
+}
+
+TEST(GaussianCalibration, HugeEpsilonTimesSigmaDoesNotOverflowIntoLessNoise) {
+  // For eps -> infinity the condition is b - a ~ Phi^-1(1 - delta) = O(1) while a = b ~ sqrt(eps/2),
+  // so sigma = Delta / sqrt(2 eps) (1 + O(eps^-1/2)): 1e300 / sqrt(2e300) = 7.0710678118654752e149.
+  EXPECT_NEAR(gaussian_sigma(1e300, 1e300, 1e-5) / 7.0710678118654752e149, 1.0, 1e-12);
+}
+
+TEST(GaussianCalibration, UnrepresentableSigmaIsRefused) {
+  auto expect_refused = [](double s, double eps, double delta, GaussianCalibration method) {
+    try {
+      const double sigma = gaussian_sigma(s, eps, delta, method);
+      ADD_FAILURE() << "returned " << sigma << " for " << s << " " << eps << " " << delta;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      EXPECT_NE(e.hint().find("ordinary size"), std::string::npos);
+    }
+  };
+  for (auto method : {GaussianCalibration::Analytic, GaussianCalibration::Classic, GaussianCalibration::Amp})
+    expect_refused(1e300, 1e-12, 1e-300, method);  // sigma ~ 4e313 overflows
+  expect_refused(1e-300, 1e300, 1e-5, GaussianCalibration::Analytic);  // sigma ~ 7e-451 underflows
+}
+
+TEST(GaussianCalibration, ReturnedSigmaMeetsDeltaAfterExp) {
+  // ln delta(sigma) <= ln delta is checked with a margin, so exp(ln delta(sigma)) does not round
+  // above delta (before: 1.0000000000000237e-300 at eps = 1).
+  for (double delta : {1e-300, 1e-100, 1e-12, 1e-5})
+    for (double eps : {1e-3, 1.0, 30.0})
+      EXPECT_LE(analytic_gaussian_delta(1.0, gaussian_sigma(1.0, eps, delta), eps), delta) << eps << " " << delta;
+}
+
 TEST(GaussianCalibration, RejectsInvalidInput) {
   auto expect_invalid = [](double s, double eps, double delta) {
     try {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 
@@ -40,6 +41,23 @@ TEST(SampledGaussianRdp, SmallOrdersByHand) {
   EXPECT_NEAR(sampled_gaussian_rdp(0.01, 4, 3), 9.6804485623234684e-6, 1e-18);
   // Tiny q keeps full relative precision: q = 1e-6, s = 1, alpha = 2: q^2 (e - 1) = 1.7182818e-12.
   EXPECT_NEAR(sampled_gaussian_rdp(1e-6, 1, 2) / 1.7182818284575688e-12, 1.0, 1e-12);
+}
+
+// Almost no noise is not free (hostile review). Before, the log-sum-exp of the binomial terms kept
+// only terms > max - 60, and above 2^59 max - 60 rounds to max: every term was dropped, ln 0 = -inf,
+// RDP 0, and sigma = 1e-10 "cost" the order floor, epsilon = 3.05e-5 at delta = 1e-5.
+TEST(SampledGaussianRdp, AlmostNoNoiseIsNotFree) {
+  // alpha = 2: ln A = ln(1 + q^2 expm1(1/s^2)) = 1/s^2 + 2 ln q to rounding = 1e20 - 9.2.
+  EXPECT_NEAR(sampled_gaussian_rdp(0.01, 1e-10, 2) / 1e20, 1.0, 1e-12);
+  // alpha = 20000, s = 1e-5: the k = alpha term dominates, ln(q^a e^{a(a-1)/(2 s^2)}) / (a - 1)
+  //   = a / (2 s^2) + a ln q / (a - 1) = 20000 * 5e9 - 4.6 = 1e14 (before: 0).
+  EXPECT_NEAR(sampled_gaussian_rdp(0.01, 1e-5, 20000) / 1e14, 1.0, 1e-12);
+  // The best order is 2: epsilon = 1e20 + ln(1/2) - ln(2 delta) >= 1e20.
+  EXPECT_GE(sampled_gaussian_epsilon(0.01, 1e-10, 1, 1e-5).epsilon, 1e20 * (1 - 1e-12));
+  EXPECT_GE(sampled_gaussian_epsilon(1e-12, 1e-10, 1000000000, 1e-5).epsilon, 1e20);
+  // Below double range the RDP is infinite (before: an error about a NaN RDP value).
+  EXPECT_EQ(sampled_gaussian_rdp(0.01, 1e-300, 2), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(sampled_gaussian_epsilon(0.01, 1e-300, 1, 1e-5).epsilon, std::numeric_limits<double>::infinity());
 }
 
 TEST(SampledGaussianRdp, IntegerOrdersMatchExactBinomialSum) {
@@ -249,6 +267,41 @@ TEST(SampledGaussianRdp, StableAtExtremes) {
     EXPECT_TRUE(std::isfinite(sampled_gaussian_rdp(1e-6, 100, alpha)));
     EXPECT_TRUE(std::isfinite(sampled_gaussian_rdp(0.999, 0.3, alpha)));
   }
+}
+
+// Monotone in sigma down to almost no noise (hostile review: below sigma ~ 1.4e-5 the binomial
+// log-sum-exp dropped every term and epsilon fell back to the order floor, 3e-5, less than at
+// sigma = 0.03). Fixed grid; each epsilon at least the previous, and at sigma 1e-12 at least
+// T (1/sigma^2 + 2 ln q) (order 2, by hand).
+TEST(SampledGaussianRdp, MonotoneDownToAlmostNoNoise) {
+  const double sigmas[] = {10.0, 1.0, 0.3, 0.03, 1e-3, 1e-5, 1e-8, 1e-12};
+  for (double q : {1e-6, 0.01, 0.5, 1.0})
+    for (std::int64_t steps : {std::int64_t{1}, std::int64_t{1000000000}}) {
+      double previous = 0;
+      for (double sigma : sigmas) {
+        const double eps = sampled_gaussian_epsilon(q, sigma, steps, 1e-5).epsilon;
+        EXPECT_GE(eps, previous) << q << " " << steps << " " << sigma;
+        previous = eps;
+      }
+      EXPECT_GE(previous, static_cast<double>(steps) * (1e24 + 2 * std::log(q)) * (1 - 1e-12)) << q << " " << steps;
+    }
+}
+
+// The inverse at the edges: q tiny or 1, one step or 1e9, delta subnormal or near 1, epsilon
+// ordinary or huge. The returned sigma re-accounts to at most the target, and 1e-7 less noise
+// exceeds it (the search returned the noisier end of a bracket that really brackets).
+TEST(SampledGaussianRdp, InverseAtTheEdgesSatisfiesItsTarget) {
+  for (double q : {1e-12, 0.01, 1.0})
+    for (std::int64_t steps : {std::int64_t{1}, std::int64_t{1000000000}})
+      for (double eps : {0.5, 1e6})
+        for (double delta : {std::numeric_limits<double>::denorm_min(), 0.999999}) {
+          const RdpNoise noise = sampled_gaussian_noise_multiplier(q, steps, eps, delta);
+          ASSERT_TRUE(std::isfinite(noise.noise_multiplier) && noise.noise_multiplier > 0);
+          const double back = sampled_gaussian_epsilon(q, noise.noise_multiplier, steps, delta).epsilon;
+          EXPECT_LE(back, eps) << q << " " << steps << " " << eps << " " << delta;
+          EXPECT_GT(sampled_gaussian_epsilon(q, noise.noise_multiplier * (1 - 1e-7), steps, delta).epsilon, eps)
+              << q << " " << steps << " " << eps << " " << delta;
+        }
 }
 
 TEST(SampledGaussianRdp, ReplaceOneIsNoBetterThanAddRemove) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "core/error.h"
 
@@ -38,6 +39,21 @@ TEST(ReportNoisyMin, ExponentialSelectionMatchesTheLaplaceDifference) {
 TEST(ReportNoisyMin, ScaleRule) {
   EXPECT_DOUBLE_EQ(noisy_min_scale(0.5, 0.25, false), 4.0);  // 2 * 0.5 / 0.25
   EXPECT_DOUBLE_EQ(noisy_min_scale(0.5, 0.25, true), 2.0);   // 0.5 / 0.25
+}
+
+// A scale that overflows (2 * 1e300 / 1e-10) or whose draws could (1e307: Laplace up to 36.7 scales)
+// is refused when computed, not returned as inf (before: inf, then a sampler error mid-run; hostile review).
+TEST(ReportNoisyMin, ScaleBeyondDoubleRangeIsRefused) {
+  for (auto [sensitivity, epsilon] : {std::pair<double, double>{1e300, 1e-10}, {1e307, 1.0}, {1e300, 1e-8}}) {
+    try {
+      const double scale = noisy_min_scale(sensitivity, epsilon, true);
+      ADD_FAILURE() << "returned " << scale;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      EXPECT_FALSE(e.hint().empty());
+    }
+  }
+  EXPECT_DOUBLE_EQ(noisy_min_scale(1e300, 1e-4, true), 1e304);  // 64 * 1e304 < DBL_MAX: drawable
 }
 
 TEST(ReportNoisyMin, BadArguments) {

@@ -84,6 +84,26 @@ TEST(Zcdp, RoundTripAndMonotone) {
   }
 }
 
+// Tiny rho (hostile review): the optimum order alpha - 1 = t ~ sqrt(ln(1/delta) / rho) is huge and
+// t ln t - alpha ln alpha cancelled; the minimum over t picked a rounding error 8% below the bound.
+TEST(Zcdp, CksAtTinyRhoIsNotBelowTheBound) {
+  // 60-digit minimisation over ln t of Corollary 13 (mpmath, golden section): 5.1068438350050662e-14
+  // at rho = 1e-30, delta = 1e-300 (Bun-Steinke: 2 sqrt(1e-30 * 690.78) = 5.2565e-14). Before: 4.7035e-14.
+  EXPECT_NEAR(zcdp_to_dp_epsilon(1e-30, 1e-300) / 5.1068438350050662e-14, 1.0, 1e-12);
+  // rho = 1e-12, delta = 1e-10: 5.3633251062601065e-6.
+  EXPECT_NEAR(zcdp_to_dp_epsilon(1e-12, 1e-10) / 5.3633251062601065e-6, 1.0, 1e-12);
+  // Monotone in rho and in delta on a fixed grid, never above Bun-Steinke.
+  for (double delta : {1e-300, 1e-12, 1e-5}) {
+    double previous = 0;
+    for (double rho : {1e-30, 1e-28, 1e-26, 1e-24, 1e-22, 1e-20, 1e-16, 1e-12, 1e-8, 1e-4, 1.0, 1e4}) {
+      const double eps = zcdp_to_dp_epsilon(rho, delta);
+      EXPECT_GE(eps, previous) << rho << " " << delta;
+      EXPECT_LE(eps, zcdp_to_dp_epsilon(rho, delta, ZcdpConversion::BunSteinke)) << rho << " " << delta;
+      previous = eps;
+    }
+  }
+}
+
 TEST(Zcdp, RejectsBadInput) {
   EXPECT_THROW(zcdp_to_dp_epsilon(-1, 1e-5), Error);
   EXPECT_THROW(zcdp_to_dp_epsilon(0.1, 0), Error);
