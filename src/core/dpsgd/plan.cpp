@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/privacy/messages.h"
+#include "core/privacy/samplers.h"
 
 namespace dptrain::dpsgd {
 namespace {
@@ -115,6 +116,9 @@ DpSgdPlan plan_dpsgd(const DpSgdRequest& r) {
           "C = " + show(r.clip_norm) + ", noise multiplier sigma = " + show(sigma),
           "Pass a smaller options.clip_norm (default 1; rows are clipped to it, so C above the row norms adds "
           "only noise).");
+  // A finite sigma C can still be too large to draw (draws rounding to inf, samplers.h): refused
+  // here, before the charge, not by the sampler at the first lot after it.
+  privacy::require_drawable_gaussian(c.noise_std);
   c.expected_lot = r.expected_lot;
   c.optimizer = kind;
   c.learning_rate = learning_rate(r, kind, sigma);

@@ -126,6 +126,18 @@ TEST(DpSgdPlan, RefusesANoiseThatOverflows) {
   }
   r.clip_norm = 1e300;  // sigma C still finite
   EXPECT_TRUE(std::isfinite(plan_dpsgd(r).lots.noise_std));
+  // Finite, but above DBL_MAX / 16: a Gaussian draw could round to inf, so the sampler refuses
+  // it at the first lot, after the charge; the plan (before the charge) refuses it now.
+  r.clip_norm = 1e306;
+  r.epsilon.reset();
+  r.noise_multiplier = 100;  // sigma C = 1e308, finite
+  try {
+    plan_dpsgd(r);
+    ADD_FAILURE() << "planned sigma C = 1e308, which no sampler draws";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "the standard deviation of a noise distribution is too large for a double");
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+  }
 }
 
 TEST(DpSgdPlan, Refusals) {
