@@ -347,6 +347,10 @@ nlohmann::json dpagd_privacy(const DpagdSettings& s, const DpagdBudget& b, int m
 TrainingPlan Dpagd::plan(const TrainingConfig& c) const {
   const DpagdSettings s = settings(c);
   const DpagdBudget b = dpagd_budget(s);
+  // The largest Gaussian noise the run may draw is that of its smallest measurement: the first
+  // at rho_ng, a refinement at gamma times the estimate's rho (>= rho_ng). A clip so large that
+  // no sampler draws it (samplers.h) is refused here, before the charge, not at that draw.
+  privacy::require_drawable_gaussian(dpagd_sigma(s.gradient_clip, c.models(), std::min(1.0, s.gamma) * b.rho_ng));
   TrainingPlan p;
   p.epochs = static_cast<int>(std::min<std::int64_t>(b.max_iterations, 1 << 30));
   p.epsilon = s.epsilon;

@@ -165,6 +165,21 @@ TEST(DpagdPlan, LineSearchSensitivityFollowsTheLossClip) {
   EXPECT_LT(rel(p["selection_scale"].get<double>(), 7200.0), 1e-9);
 }
 
+void expect_refused(TrainingConfig c, const std::string& fragment);
+
+// eps = 0.1, delta = 1e-8, splits 60, gamma 0.1: eps_0 = 8.3333e-4, rho_ng = eps_0^2 / (4 ln(1.25e8))
+// = 9.3120e-9; the first measurement has sigma = C / sqrt(2 rho_ng) = 7328 C, a refinement at
+// gamma rho_ng = 9.3120e-10 has sigma = 23172 C. At C = 1e303 the first (7.3e306) is drawable
+// and a refinement (2.3e307 > DBL_MAX / 16 = 1.12e307) is not: the sampler refused it during
+// the run, after the charge; the plan refuses it now.
+TEST(DpagdPlan, RefusesAGradientNoiseNoSamplerDraws) {
+  TrainingConfig c = dpagd_config(100, 3, 0.1, 1e-8);
+  c.options = {{"gradient_clip", 1e303}};
+  expect_refused(c, "too large for a double");
+  c.options = {{"gradient_clip", 1e302}};  // 2.3e306: drawable
+  EXPECT_NO_THROW(Dpagd().plan(c));
+}
+
 void expect_refused(TrainingConfig c, const std::string& fragment) {
   try {
     Dpagd().plan(c);
