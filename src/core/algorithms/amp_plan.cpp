@@ -146,6 +146,10 @@ AmpPlan make_plan(const TrainingConfig& c) {
   p.regularization = p.minimum_regularization + n * p.lambda;
   p.sigma1 = objective_noise_sigma(p.lipschitz, p.rows, p.eps3, p.delta1);
   p.sigma2 = output_noise_sigma(p.rows, p.gamma, p.regularization, p.eps2, p.delta2);
+  // Finite sigmas too large to draw (a huge options.gamma or L; samplers.h) are refused here,
+  // before the charge, not by the sampler at the release.
+  privacy::require_drawable_gaussian(p.sigma1);
+  privacy::require_drawable_gaussian(p.sigma2);
   // The objective's gradient carries b1 (norm ~ sigma1 sqrt(d)): when ten
   // rounding units of it exceed gamma no computed gradient certifies the
   // bound (a tiny epsilon, 1e-12 on 200 rows, made the line search fail as

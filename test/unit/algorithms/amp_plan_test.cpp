@@ -142,6 +142,19 @@ TEST(AmpPlan, RefusesAnObjectiveNoiseBeyondDoublePrecision) {
   EXPECT_THROW(amp::make_plan(c), Error);
 }
 
+void expect_invalid(const TrainingConfig& c, const std::string& fragment);
+
+// sigma2 is proportional to gamma: 1.79898e-3 at gamma = 1/n^2, so 3.6786e6 gamma. At gamma =
+// 1e301 it is 3.7e307, finite but above DBL_MAX / 16 = 1.12e307, which the Gaussian sampler
+// refuses (a draw could round to inf) -- at the release, after the charge; the plan refuses it.
+TEST(AmpPlan, RefusesAnOutputNoiseNoSamplerDraws) {
+  TrainingConfig c = reference_config();
+  c.options["gamma"] = 1e301;
+  expect_invalid(c, "too large for a double");
+  c.options["gamma"] = 1e300;  // sigma2 = 3.7e306: drawable
+  EXPECT_NEAR(amp::make_plan(c).sigma2 / 3.6786e306, 1, 1e-4);
+}
+
 TEST(AmpPlan, HyperparameterFreeIsTheDefault) {
   TrainingConfig c = reference_config();
   c.options = nlohmann::json::object();
