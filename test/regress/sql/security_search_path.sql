@@ -271,7 +271,7 @@ RESET ROLE;
 SELECT DISTINCT what, by_whom FROM public.hijack_log ORDER BY 1, 2;
 
 DROP TABLE public.hj_data, public.hj_test;
-DELETE FROM dptrain.table_budgets;
+-- (hj_data's cap went with the table: forget_dropped_sources.)
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.hj\_%';
 DELETE FROM dptrain.models WHERE source LIKE 'public.hj_%';
 DROP OWNED BY regress_mallory;
