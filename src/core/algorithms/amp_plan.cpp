@@ -109,6 +109,16 @@ void check_arguments(const TrainingConfig& c) {
   optim::solver_settings(c.options, 1);  // optimizer and max_evaluations
 }
 
+void require_drawable_sigma(const char* which, double sigma, const char* knob) {
+  try {
+    privacy::require_drawable_gaussian(sigma);
+  } catch (const Error& e) {
+    fail(ErrorKind::InvalidParameter, std::string("AMP's ") + which + " noise is too large to draw",
+         std::string("sigma = ") + num(sigma) + "; " + e.what() + ".",
+         std::string("Use a smaller ") + knob + " or a larger epsilon.");
+  }
+}
+
 AmpPlan make_plan(const TrainingConfig& c) {
   check_arguments(c);
   validate_data_facts(c);
@@ -146,10 +156,6 @@ AmpPlan make_plan(const TrainingConfig& c) {
   p.regularization = p.minimum_regularization + n * p.lambda;
   p.sigma1 = objective_noise_sigma(p.lipschitz, p.rows, p.eps3, p.delta1);
   p.sigma2 = output_noise_sigma(p.rows, p.gamma, p.regularization, p.eps2, p.delta2);
-  // Finite sigmas too large to draw (a huge options.gamma or L; samplers.h) are refused here,
-  // before the charge, not by the sampler at the release.
-  privacy::require_drawable_gaussian(p.sigma1);
-  privacy::require_drawable_gaussian(p.sigma2);
   // The objective's gradient carries b1 (norm ~ sigma1 sqrt(d)): when ten
   // rounding units of it exceed gamma no computed gradient certifies the
   // bound (a tiny epsilon, 1e-12 on 200 rows, made the line search fail as
@@ -158,6 +164,11 @@ AmpPlan make_plan(const TrainingConfig& c) {
     bad("AMP's objective noise drowns its gradient bound gamma in double precision",
         "sigma1 = " + num(p.sigma1) + " (it grows as epsilon shrinks) in " + std::to_string(p.dim) +
             " dimensions, gamma = " + num(p.gamma) + ": pass a larger epsilon or a larger options.gamma.");
+  // A finite sigma can still be too large for a sampler to draw (a draw could round to inf:
+  // samplers.h): refused here, before the ledger charge, not when the run draws b1 (start) or
+  // the output noise (release). A huge options.gamma or L does it.
+  require_drawable_sigma("objective", p.sigma1, "options.L");
+  require_drawable_sigma("output", p.sigma2, "options.gamma (the output noise grows with it)");
   p.theorem_covers_loss = p.loss == LossKind::Logistic;
   p.solver = optim::solver_settings(c.options, c.dim);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/algorithms/released_model.h"
 #include "core/algorithms/whitebox.h"
@@ -342,15 +343,54 @@ nlohmann::json dpagd_privacy(const DpagdSettings& s, const DpagdBudget& b, int m
           {"max_iterations", b.max_iterations}};
 }
 
+// The noisiest draws the run can make, checked when planning (before the ledger charge)
+// against the samplers' bounds (samplers.h require_drawable_*), not by the sampler during the
+// run. The gradient noise is largest at the smallest rho a measurement gets: the first
+// gradient at rho_ng, or a refinement at gamma * rho_estimate >= gamma * rho_ng (the estimate's
+// rho only grows) when gamma < 1 and the budget can pay for one after the first gradient and
+// line search (the filter's order of operations, DpagdRun::spend). The selection scale is
+// the same every iteration. `factor` is the run's noise multiplier.
+void require_drawable_noise(const DpagdSettings& s, const DpagdBudget& b, int models, double factor) {
+  double rho_min = b.rho_ng;
+  if (s.gamma < 1) {
+    const double extra = (1 + s.gamma) * b.rho_ng - b.rho_ng;
+    double left = b.rho;
+    left -= b.rho_ng;
+    left -= b.rho_nmax;
+    if (left >= extra) rho_min = extra;
+  }
+  double sigma = std::numeric_limits<double>::infinity();
+  try {
+    if (rho_min > 0) sigma = factor * dpagd_sigma(s.gradient_clip, models, rho_min);
+    privacy::require_drawable_gaussian(sigma);
+  } catch (const Error& e) {
+    fail(ErrorKind::InvalidParameter, "the gradient noise of dpagd is too large to draw",
+         "sigma = " + privacy::short_number(sigma) + " = gradient_clip " + privacy::short_number(s.gradient_clip) +
+             " * sqrt(K = " + std::to_string(models) + ") / sqrt(2 rho) at rho = " +
+             privacy::short_number(rho_min) + " (the noisiest measurement); " + e.what() + ".",
+         "Use a smaller options.gradient_clip (default feature_bound / 2), a larger epsilon or fewer "
+         "options.splits (or options.gamma >= 1).");
+  }
+  // What the selection scale is (for the message): noisy_min_scale refuses it unscaled.
+  double scale = factor * s.loss_clip * models / std::sqrt(2.0 * b.rho_nmax);
+  try {
+    scale = factor * dpagd_selection_scale(s.loss_clip, models, b.rho_nmax);
+    privacy::require_drawable_laplace(scale);  // the exponential's bound: samplers.h
+  } catch (const Error& e) {
+    fail(ErrorKind::InvalidParameter, "the line-search noise of dpagd is too large to draw",
+         "selection scale = " + privacy::short_number(scale) + " = loss_clip " + privacy::short_number(s.loss_clip) +
+             " * K = " + std::to_string(models) + " / epsilon_step " + privacy::short_number(b.epsilon_step) +
+             "; " + e.what() + ".",
+         "Use a smaller options.loss_clip (default feature_bound / 2), a larger epsilon or fewer options.splits.");
+  }
+}
+
 }  // namespace
 
 TrainingPlan Dpagd::plan(const TrainingConfig& c) const {
   const DpagdSettings s = settings(c);
   const DpagdBudget b = dpagd_budget(s);
-  // The largest Gaussian noise the run may draw is that of its smallest measurement: the first
-  // at rho_ng, a refinement at gamma times the estimate's rho (>= rho_ng). A clip so large that
-  // no sampler draws it (samplers.h) is refused here, before the charge, not at that draw.
-  privacy::require_drawable_gaussian(dpagd_sigma(s.gradient_clip, c.models(), std::min(1.0, s.gamma) * b.rho_ng));
+  require_drawable_noise(s, b, c.models(), noise_factor());
   TrainingPlan p;
   p.epochs = static_cast<int>(std::min<std::int64_t>(b.max_iterations, 1 << 30));
   p.epsilon = s.epsilon;

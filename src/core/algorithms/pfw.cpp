@@ -11,6 +11,7 @@
 #include "core/privacy/composition.h"
 #include "core/privacy/parameter_checks.h"
 #include "core/privacy/report_noisy_min.h"
+#include "core/privacy/samplers.h"
 #include "core/engine/table_changed.h"
 
 namespace dptrain {
@@ -242,6 +243,9 @@ TrainingPlan Pfw::plan(const TrainingConfig& c) const {
   const PfwSettings s = pfw_settings(c);
   const PfwBudget b = pfw_budget(c.rows, c.models(), s.iterations, std::min(s.coordinate_bound, s.row_bound),
                                  s.l1_radius, s.epsilon, s.delta);
+  // The run draws at laplace_scale(b) (a test variant scales it): checked against the
+  // sampler's bound here, before the ledger charge (pfw_budget checks b.laplace_scale).
+  privacy::require_drawable_laplace(laplace_scale(b));
   TrainingPlan p;
   p.epochs = s.iterations;
   p.epsilon = s.epsilon;

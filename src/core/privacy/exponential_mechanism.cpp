@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <string>
 
 #include "core/error.h"
 
@@ -17,13 +20,33 @@ std::vector<double> relative_weights(const std::vector<double>& scores, double e
     fail(ErrorKind::InvalidParameter, "the score sensitivity must be a positive finite number");
   for (double s : scores)
     if (!std::isfinite(s)) fail(ErrorKind::InvalidParameter, "exponential mechanism scores must be finite");
-  const double best = *std::min_element(scores.begin(), scores.end());
+  const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
+  require_exponential_mechanism_range(epsilon, sensitivity, *hi - *lo);
+  const double best = *lo;
   std::vector<double> w(scores.size());
   for (std::size_t i = 0; i < scores.size(); ++i) w[i] = std::exp(-epsilon * (scores[i] - best) / (2 * sensitivity));
   return w;
 }
 
+std::string show(double v) {
+  std::ostringstream out;
+  out << std::setprecision(6) << v;
+  return out.str();
+}
+
 }  // namespace
+
+void require_exponential_mechanism_range(double epsilon, double sensitivity, double score_range) {
+  const char* hint = "Use an epsilon and a score sensitivity of ordinary size (e.g. epsilon 0.01 .. 100).";
+  if (!std::isfinite(2 * sensitivity))
+    fail(ErrorKind::InvalidParameter, "the score sensitivity of the exponential mechanism is too large for a double",
+         "2 * sensitivity overflows (sensitivity = " + show(sensitivity) + ").", hint);
+  if (!std::isfinite(epsilon * score_range))
+    fail(ErrorKind::InvalidParameter, "epsilon times the score range of the exponential mechanism overflows",
+         "epsilon = " + show(epsilon) + ", score range = " + show(score_range) +
+             ": the weights exp(-epsilon * (score - best) / (2 sensitivity)) are not representable.",
+         hint);
+}
 
 std::vector<double> exponential_mechanism_probabilities(const std::vector<double>& scores, double epsilon,
                                                         double sensitivity) {

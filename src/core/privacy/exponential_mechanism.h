@@ -32,6 +32,15 @@ namespace dptrain::privacy {
 std::vector<double> exponential_mechanism_probabilities(const std::vector<double>& scores, double epsilon,
                                                         double sensitivity);
 
+// Refuses (InvalidParameter + hint), before any weight is computed, parameters whose
+// exponent -epsilon * (score - best) / (2 sensitivity) is not representable: 2 sensitivity
+// overflowing, or epsilon times `score_range` (the largest score minus the smallest, or a
+// public bound on it) overflowing. Before, epsilon * range = inf over 2 sensitivity = inf
+// made every other weight NaN and the draw picked the last candidate deterministically.
+// Callers that charge a budget call it with the public range before the charge
+// (private_tuning: the held-out rows); the functions below call it with the scores' span.
+void require_exponential_mechanism_range(double epsilon, double sensitivity, double score_range);
+
 // One draw: the index of the chosen candidate.
 std::size_t exponential_mechanism(const std::vector<double>& scores, double epsilon, double sensitivity,
                                   RandomSource& rng);

@@ -1,6 +1,7 @@
 #include "core/selection/liu_talwar.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/error.h"
@@ -47,6 +48,23 @@ LiuTalwarBudget liu_talwar_budget(double epsilon, double delta, double gamma, do
   b.max_candidates = liu_talwar_max_candidates(gamma, b.delta2);
   const double root = (delta - b.delta2) / static_cast<double>(b.max_candidates);  // sqrt(2 delta1)
   b.candidate_delta = root * root / 2;
+  // delta1 = ((delta - delta2) / T)^2 / 2 squares an already small share: delta = 1e-300 gave
+  // delta1 = 0 (the candidates then ran without delta, or an algorithm needing delta > 0
+  // refused "delta" with no word of the split), delta = 1e-152 a subnormal delta1 = 1e-310
+  // that calibrations refuse. Any delta1 below the smallest normal double is refused here,
+  // naming the split, before the charge: delta1 >= DBL_MIN needs sqrt(2 delta1) = (delta -
+  // delta2) / T >= sqrt(2 DBL_MIN), i.e. delta >= T sqrt(2 DBL_MIN) / (1 - delta2_share).
+  if (!(b.candidate_delta >= std::numeric_limits<double>::min()))
+    fail(ErrorKind::InvalidParameter,
+         "the split of delta over the Liu-Talwar candidates is too small to represent",
+         "Each of up to T = " + std::to_string(b.max_candidates) + " candidates gets delta1 = ((delta - delta2) / T)^2 / 2 = " +
+             show(b.candidate_delta) + " (delta = " + show(delta) + ", delta2 = " + show(b.delta2) +
+             "), below the smallest normal double " + show(std::numeric_limits<double>::min()) + ".",
+         "Use delta >= " +
+             show(static_cast<double>(b.max_candidates) * std::sqrt(2 * std::numeric_limits<double>::min()) /
+                  (1 - delta2_share)) +
+             " (Liu & Talwar 2019, Thm 3.4: the search's delta is sqrt(2 delta1) T + delta2), or a larger gamma "
+             "(fewer candidates T).");
   b.candidate_epsilon = (epsilon - 3 * root) / 3;
   if (!(b.candidate_epsilon > 0))
     fail(ErrorKind::InvalidParameter, "the Liu-Talwar search leaves no epsilon for its candidates",

@@ -161,6 +161,10 @@ Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
          "The table's " + std::to_string(config_.rows) + " rows were split by a keyed hash of \"" +
              config_.distribution_column + "\" into " + std::to_string(parts()) + " parts.",
          "Tune on a larger table or with fewer candidates.");
+  // The selection's exponent -epsilon * errors / 2 must be representable for every score it
+  // can see (errors are counts in [0, held-out rows], sensitivity 1): refused now, before the
+  // charge, not by the exponential mechanism after the candidates ran.
+  privacy::require_exponential_mechanism_range(*config_.epsilon, 1.0, static_cast<double>(held_out_rows_));
 
   for (int i = 0; i < candidates(); ++i) {
     const Candidate& k = candidates_[i];

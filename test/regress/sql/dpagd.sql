@@ -61,6 +61,12 @@ SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd'
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gradient_clip": -1}');
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"loss_clip": 0}');
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gamma": 0}');
+-- Noise no sampler can draw (sigma = 1e304 * 2011 > DBL_MAX/16 at the first refinement;
+-- selection scale 1e305 * 120 > DBL_MAX/64): refused by the plan, before the ledger charge.
+SELECT count(*) AS agd_charges FROM dptrain.ledger WHERE source_name = 'public.agd' \gset
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gradient_clip": 1e304}');
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"loss_clip": 1e305}');
+SELECT count(*) = :agd_charges AS nothing_charged FROM dptrain.ledger WHERE source_name = 'public.agd';
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, radius => 1);
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"coordinate_bound": 1}');
 SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'dpagd' AND source IN ('public.agd', 'public.agd_three');

@@ -134,6 +134,8 @@ CREATE TEMP TABLE tune_before AS SELECT count(*) AS n FROM dptrain.models;
 -- epsilon is required, and the algorithm must be private and known
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, classes => ARRAY['false', 'true']);
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm => 'none', epsilon => 1, classes => ARRAY['false', 'true']);
+-- an epsilon whose selection exponent overflows (1e307 * 200 held-out errors = inf): refused before the charge
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1e307, classes => ARRAY['false', 'true']);
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm => 'boltonn', epsilon => 1, classes => ARRAY['false', 'true']);
 -- bad grids
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => NULL);

@@ -145,6 +145,8 @@ SELECT * FROM lt_try($$algorithm => 'bolton', epsilon => 1, gamma => 0.5$$);
 SELECT * FROM lt_try($$algorithm => 'bolton', epsilon => 1, grid => '{"learning_rate": [0.1]}'$$);
 SELECT * FROM lt_try($$algorithm => 'none', epsilon => 1, delta => 1e-6, method => 'liu_talwar'$$);
 SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1e-7, delta => 0.5, gamma => 1$$);
+-- delta1 = ((delta - delta2) / T)^2 / 2 underflows to 0: refused naming the split, before the charge
+SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1, delta => 1e-300, gamma => 1$$);
 SELECT * FROM lt_try($$algorithm => 'bolton', epsilon => 1, delta => 1e-6, method => 'liu_talwar',
                       grid => '{"lambda": [0], "learning_rate": [3]}'$$);
 SELECT count(*) = (SELECT n FROM lt_before) AS nothing_stored FROM dptrain.models;

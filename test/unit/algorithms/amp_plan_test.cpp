@@ -142,17 +142,23 @@ TEST(AmpPlan, RefusesAnObjectiveNoiseBeyondDoublePrecision) {
   EXPECT_THROW(amp::make_plan(c), Error);
 }
 
-void expect_invalid(const TrainingConfig& c, const std::string& fragment);
-
-// sigma2 is proportional to gamma: 1.79898e-3 at gamma = 1/n^2, so 3.6786e6 gamma. At gamma =
-// 1e301 it is 3.7e307, finite but above DBL_MAX / 16 = 1.12e307, which the Gaussian sampler
-// refuses (a draw could round to inf) -- at the release, after the charge; the plan refuses it.
-TEST(AmpPlan, RefusesAnOutputNoiseNoSamplerDraws) {
+// sigma2 is linear in gamma (sensitivity 2 n gamma / Lambda): 1.79898e-3 at gamma = 1/n^2 =
+// 4.89e-10, so 3.679e6 gamma. A finite sigma above DBL_MAX/16 = 1.12356e307 could draw inf
+// (samplers.h): gamma = 1e300 (sigma2 3.68e306) plans, 1e301 (3.68e307) is refused by the
+// plan, before the ledger charge; before, it planned and failed at the release.
+TEST(AmpPlan, RefusesAnOutputNoiseNoSamplerCanDraw) {
   TrainingConfig c = reference_config();
+  c.options["gamma"] = 1e300;
+  EXPECT_NEAR(amp::make_plan(c).sigma2, 3.679e306, 1e303);
   c.options["gamma"] = 1e301;
-  expect_invalid(c, "too large for a double");
-  c.options["gamma"] = 1e300;  // sigma2 = 3.7e306: drawable
-  EXPECT_NEAR(amp::make_plan(c).sigma2 / 3.6786e306, 1, 1e-4);
+  try {
+    amp::make_plan(c);
+    FAIL() << "planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_NE(std::string(e.what()).find("AMP's output noise is too large to draw"), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find("options.gamma"), std::string::npos);
+  }
 }
 
 TEST(AmpPlan, HyperparameterFreeIsTheDefault) {

@@ -175,7 +175,7 @@ void expect_refused(TrainingConfig c, const std::string& fragment);
 TEST(DpagdPlan, RefusesAGradientNoiseNoSamplerDraws) {
   TrainingConfig c = dpagd_config(100, 3, 0.1, 1e-8);
   c.options = {{"gradient_clip", 1e303}};
-  expect_refused(c, "too large for a double");
+  expect_refused(c, "too large to draw");
   c.options = {{"gradient_clip", 1e302}};  // 2.3e306: drawable
   EXPECT_NO_THROW(Dpagd().plan(c));
 }
@@ -224,6 +224,60 @@ TEST(DpagdSettings, BadArgumentsAreRefusedBeforeAnyData) {
   c = ok;
   c.schedule = "constant";
   expect_refused(c, "schedule");
+}
+
+// A noise scale the samplers cannot draw (a draw could round to inf: samplers.h, Gaussian
+// above DBL_MAX/16 = 1.12356e307, exponential above DBL_MAX/64 = 2.80890e306) is refused by
+// the plan, before the ledger charge, not by the sampler during the run. eps = 1, delta =
+// 1e-8, splits 60: eps_0 = 1/120, rho_ng = eps_0^2 / (4 ln 1.25e8) = 9.31199e-7, so sigma =
+// C / sqrt(2 rho_ng) = 732.763 C at the first gradient and C / sqrt(2 * 0.1 rho_ng) =
+// 2317.20 C at a refinement with the default gamma = 0.1 (rho = 0.0132 pays for one);
+// the selection scale is C_obj / eps_0 = 120 C_obj.
+class LoudDpagd : public Dpagd {
+ protected:
+  double noise_factor() const override { return 10; }
+};
+
+void expect_undrawable(const Dpagd& a, const TrainingConfig& c, const std::string& fragment) {
+  try {
+    a.plan(c);
+    ADD_FAILURE() << "planned: " << c.options.dump();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    EXPECT_FALSE(e.hint().empty());
+  }
+}
+
+TEST(DpagdPlan, RefusesNoiseTheSamplersCannotDrawBeforeTheCharge) {
+  TrainingConfig c = dpagd_config(100, 3, 1.0, 1e-8);
+  const std::string gradient = "gradient noise of dpagd is too large to draw";
+  const std::string selection = "line-search noise of dpagd is too large to draw";
+  // Refinement (gamma 0.1): 2317.20 * 4e303 = 9.27e306 draws, * 5e303 = 1.159e307 does not.
+  c.options = {{"gradient_clip", 4e303}};
+  EXPECT_NO_THROW(Dpagd().plan(c));
+  c.options = {{"gradient_clip", 5e303}};
+  expect_undrawable(Dpagd(), c, gradient);
+  // gamma = 1: the first gradient is the noisiest, 732.763 * 1.5e304 = 1.099e307 draws,
+  // * 1.6e304 = 1.172e307 does not.
+  c.options = {{"gradient_clip", 1.5e304}, {"gamma", 1}};
+  EXPECT_NO_THROW(Dpagd().plan(c));
+  c.options = {{"gradient_clip", 1.6e304}, {"gamma", 1}};
+  expect_undrawable(Dpagd(), c, gradient);
+  // A clip whose sigma overflows to inf.
+  c.options = {{"gradient_clip", 1e306}};
+  expect_undrawable(Dpagd(), c, gradient);
+  // Selection: 120 * 2e304 = 2.4e306 draws, 120 * 3e304 = 3.6e306 does not.
+  c.options = {{"loss_clip", 2e304}};
+  EXPECT_NO_THROW(Dpagd().plan(c));
+  c.options = {{"loss_clip", 3e304}};
+  expect_undrawable(Dpagd(), c, selection);
+  // The run's noise multiplier counts: ten times 1.159e306 and 2.4e306 are refused.
+  c.options = {{"gradient_clip", 5e302}};
+  EXPECT_NO_THROW(Dpagd().plan(c));
+  expect_undrawable(LoudDpagd(), c, gradient);
+  c.options = {{"loss_clip", 2e304}};
+  expect_undrawable(LoudDpagd(), c, selection);
 }
 
 TEST(DpagdSettings, ArgumentChecksNeedNoFactOfTheData) {

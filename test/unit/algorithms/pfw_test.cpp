@@ -207,6 +207,32 @@ TEST(PfwPlan, ArgumentChecksNeedNoFactOfTheData) {
   c.options = {{"coordinate_bound", -1}};
   EXPECT_THROW(Pfw().check_arguments(c), Error);
 }
+// The scale the run draws at (laplace_scale(b), which a variant may scale) is checked by the
+// plan, before the ledger charge: DBL_MAX/64 = 2.81e306 is the Laplace sampler's bound
+// (samplers.h); 1e306 plans, 1e307 is refused (before, only the budget's own scale was).
+class ScaledPfw : public Pfw {
+ public:
+  explicit ScaledPfw(double scale) : scale_(scale) {}
+
+ protected:
+  double laplace_scale(const PfwBudget&) const override { return scale_; }
+
+ private:
+  double scale_;
+};
+
+TEST(PfwPlan, RefusesASelectionScaleNoSamplerCanDraw) {
+  const TrainingConfig c = pfw_config(500, 4, 4, 2.0, 1.0, 1e-6, 3);
+  EXPECT_NO_THROW(ScaledPfw(1e306).plan(c));
+  try {
+    ScaledPfw(1e307).plan(c);
+    FAIL() << "planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_NE(std::string(e.what()).find("too large for a double"), std::string::npos) << e.what();
+    EXPECT_FALSE(e.hint().empty());
+  }
+}
 
 // P-FW with the selection noise scaled down to nothing: the run's arithmetic
 // is then deterministic and can be replayed by hand. TEST ONLY.

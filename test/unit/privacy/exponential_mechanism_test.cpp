@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <string>
 
 #include "core/error.h"
 
@@ -60,6 +62,36 @@ TEST(ExponentialMechanism, RejectsBadInput) {
   EXPECT_THROW(exponential_mechanism({1, 2}, 1.0, 0.0, rng), Error);
   EXPECT_THROW(exponential_mechanism({1, NAN}, 1.0, 1.0, rng), Error);
   EXPECT_THROW(exponential_mechanism_probabilities({1, INFINITY}, 1.0, 1.0), Error);
+}
+
+// epsilon * (score range) or 2 sensitivity overflowing: before, epsilon = 1e300 on scores
+// {0, 1e10} (1e310 = inf) with sensitivity 1e308 (2e308 = inf) gave weights inf/inf = NaN,
+// and the draw fell through to the last candidate every time (the worst one here). Refused
+// up front with a hint; the public-range check is the same function.
+TEST(ExponentialMechanism, RefusesExponentsThatOverflow) {
+  auto rng = RandomSource::seeded(6);
+  const auto expect_refused = [](const std::function<void()>& f, const std::string& fragment) {
+    try {
+      f();
+      ADD_FAILURE() << "accepted: " << fragment;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+      EXPECT_FALSE(e.hint().empty());
+    }
+  };
+  expect_refused([&] { exponential_mechanism({0, 1e10}, 1e300, 1e308, rng); }, "score sensitivity");
+  expect_refused([&] { exponential_mechanism_probabilities({0, 1e10}, 1e300, 1e308); }, "score sensitivity");
+  // epsilon * range alone: 1e300 * 1e10 = inf (sensitivity 1).
+  expect_refused([&] { exponential_mechanism({0, 1e10}, 1e300, 1.0, rng); }, "epsilon times the score range");
+  // A span that overflows by itself: 1e308 - (-1e308) = inf.
+  expect_refused([&] { exponential_mechanism({-1e308, 1e308}, 1.0, 1.0, rng); }, "epsilon times the score range");
+  expect_refused([] { require_exponential_mechanism_range(1e306, 1.0, 1000); }, "epsilon times the score range");
+  // Just inside: 1e298 * 1e10 = 1e308, and 2 * 8e307 = 1.6e308, are finite.
+  EXPECT_NO_THROW(require_exponential_mechanism_range(1e298, 8e307, 1e10));
+  const std::vector<double> p = exponential_mechanism_probabilities({0, 1e10}, 1e298, 8e307);
+  // exponent -1e308 / 1.6e308 = -0.625: p0 = 1 / (1 + e^-0.625) = 0.651355.
+  EXPECT_NEAR(p[0], 0.6513548647, 1e-9);
 }
 
 }  // namespace

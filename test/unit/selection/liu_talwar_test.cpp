@@ -50,6 +50,32 @@ TEST(LiuTalwar, BudgetForATotal) {
   EXPECT_THROW(liu_talwar_budget(1e-8, 0.1, 0.5), Error);  // 3 sqrt(2 delta1) eats all of epsilon
 }
 
+// delta1 = ((delta - delta2) / T)^2 / 2 below the smallest normal double (2.2251e-308) is
+// refused naming the split (before: 0 or subnormal, and a confusing "delta" refusal later).
+// gamma 1, delta2 = delta / 2, T = ceil(ln(1/delta2)):
+//   delta = 1e-150: T = 347, sqrt(2 delta1) = 5e-151 / 347 = 1.44092e-153, delta1 = 1.03813e-306 (normal);
+//   delta = 1e-152: T = 351, 1.42450e-155, delta1 = 1.01460e-310 (subnormal): refused, and the
+//     hint's smallest delta is T sqrt(2 DBL_MIN) / (1 - 1/2) = 351 * 2.10953e-154 * 2 = 1.48090e-151;
+//   delta = 1e-300: T = 692, delta1 = (7.22543e-304)^2 / 2 = 0 (underflow): refused.
+TEST(LiuTalwar, RefusesAPerCandidateDeltaTooSmallToRepresent) {
+  const LiuTalwarBudget ok = liu_talwar_budget(1.0, 1e-150, 1.0);
+  EXPECT_EQ(ok.max_candidates, 347);
+  EXPECT_NEAR(ok.candidate_delta / 1.03813e-306, 1.0, 1e-5);
+  for (double delta : {1e-152, 1e-300}) {
+    try {
+      liu_talwar_budget(1.0, delta, 1.0);
+      ADD_FAILURE() << "accepted delta = " << delta;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      EXPECT_NE(std::string(e.what()).find("split of delta over the Liu-Talwar candidates is too small to represent"),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(e.hint().find("Use delta >= "), std::string::npos) << e.hint();
+      if (delta == 1e-152) EXPECT_NE(e.hint().find("1.4809e-151"), std::string::npos) << e.hint();
+    }
+  }
+}
+
 TEST(LiuTalwar, StopsAtTheCapAndKeepsTheBest) {
   privacy::RandomSource rng = privacy::RandomSource::seeded(4);
   RandomStopping never(1e-12, 5, 3);  // the coin (practically) never stops it: the cap does

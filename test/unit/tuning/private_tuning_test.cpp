@@ -177,6 +177,19 @@ TEST(Tuner, RejectsWhatCannotBeTunedPrivately) {
         << e.what();
   }
   EXPECT_THROW(Tuner(base_config(5), Grid{}), Error);  // fewer rows than parts
+  // The selection's epsilon times the held-out rows (1000 / 10 = 100) overflows: 1e307 * 100 =
+  // inf. Refused by the constructor (before the charge), not by the exponential mechanism
+  // after every candidate ran.
+  TrainingConfig huge = base_config(1000);
+  huge.epsilon = 1e307;
+  try {
+    Tuner(huge, Grid{});
+    FAIL() << "accepted epsilon 1e307";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_NE(std::string(e.what()).find("epsilon times the score range"), std::string::npos) << e.what();
+    EXPECT_NE(e.detail().find("score range = 100"), std::string::npos) << e.detail();
+  }
   // A candidate whose plan fails names the candidate.
   TrainingConfig lr = base_config(1000);
   lr.learning_rate = 5.0;  // > 2/beta for the convex candidate
