@@ -33,7 +33,7 @@ my $pid = $bg->query_safe('SELECT pg_backend_pid()');
 my $offset = -s $node->logfile;
 $bg->query_until(qr/started/, q{
   \echo started
-  SELECT model_id FROM dp_train('no_such_big', 'y', 'x', algorithm => 'none', epochs => 1000, name => 'crashed');
+  SELECT model_id FROM dp_train('big', 'y', 'x', algorithm => 'none', epochs => 1000, name => 'crashed');
 });
 $node->wait_for_log(qr/\[$pid\].*epoch 1 of 1000 done/, $offset);    # in the middle of the epochs
 $node->stop('immediate');
