@@ -190,16 +190,14 @@ double ziggurat_closure_error() {
 }
 
 double exponential(RandomSource& rng, double scale) {
-  require_positive(scale, "the scale");
-  require_drawable(scale, kExponentialBound, "the scale");
+  require_drawable_laplace(scale);  // the exponential's bound
   // Inversion: -ln U with U in (0, 1) on the grid k/2^53, so the value is
   // finite and positive (at most 53 ln 2 scales).
   return -scale * std::log(rng.uniform_open01());
 }
 
 double laplace(RandomSource& rng, double scale) {
-  require_positive(scale, "the scale");
-  require_drawable(scale, kExponentialBound, "the scale");
+  require_drawable_laplace(scale);  // the exponential's bound
   // |X| ~ Exp(scale) and an independent fair sign.
   const bool negative = (rng.next_u64() & 1u) != 0;
   const double magnitude = -scale * std::log(rng.uniform_open01());
@@ -207,8 +205,7 @@ double laplace(RandomSource& rng, double scale) {
 }
 
 void fill_laplace(RandomSource& rng, double* out, std::size_t n, double scale) {
-  require_positive(scale, "the scale");
-  require_drawable(scale, kExponentialBound, "the scale");
+  require_drawable_laplace(scale);  // the exponential's bound
   for (std::size_t i = 0; i < n; ++i) out[i] = laplace(rng, scale);
 }
 
@@ -233,17 +230,14 @@ void uniform_direction(RandomSource& rng, double* out, std::size_t d) {
 }
 
 void add_gaussian_noise(RandomSource& rng, double* out, std::size_t d, double sigma) {
-  require_positive(sigma, "the standard deviation");
-  require_drawable(sigma, kNormalBound, "the standard deviation");
+  require_drawable_gaussian(sigma);
   const Ziggurat& z = ziggurat();
   for (std::size_t i = 0; i < d; ++i) out[i] += sigma * draw_normal(rng, z);
 }
 
 void add_l2_laplace_noise(RandomSource& rng, double* out, std::size_t d, double scale, double* scratch) {
-  require_positive(scale, "the scale");
   if (d == 0) fail(ErrorKind::InvalidParameter, "L2-Laplace noise needs at least one dimension");
-  // The norm is Gamma(d, scale); each coordinate is at most the norm.
-  require_drawable(scale, kGammaBoundPerShape * (static_cast<double>(d) + 1.0), "the scale");
+  require_drawable_l2_laplace(scale, d);
   // Density prop. to exp(-||v|| / scale) is spherically symmetric; in polar
   // coordinates the radial density is prop. to r^{d-1} exp(-r / scale), i.e.
   // Gamma(shape d, scale), independent of the direction g / ||g||.
@@ -264,6 +258,7 @@ void require_drawable_laplace(double scale) {
 
 void require_drawable_l2_laplace(double scale, std::size_t d) {
   require_positive(scale, "the scale");
+  // The norm is Gamma(d, scale); each coordinate is at most the norm.
   require_drawable(scale, kGammaBoundPerShape * (static_cast<double>(d) + 1.0), "the scale");
 }
 
