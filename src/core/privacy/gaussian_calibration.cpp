@@ -112,8 +112,8 @@ void refuse_unrepresentable_sigma(double sensitivity, double epsilon, double del
        "use an epsilon, delta and sensitivity of ordinary size (e.g. epsilon 0.01 .. 10, delta 1e-12 .. 1e-3)");
 }
 
-// A closed-form sigma that overflowed (a huge sensitivity over a tiny epsilon) is refused,
-// never returned as inf.
+// A sigma that overflowed (a huge sensitivity over a tiny epsilon) or is subnormal is refused,
+// never returned as inf or as a value that lost its precision.
 double finite_sigma(double sigma, double sensitivity, double epsilon, double delta) {
   if (!std::isfinite(sigma) || sigma < std::numeric_limits<double>::min())
     refuse_unrepresentable_sigma(sensitivity, epsilon, delta);
@@ -154,10 +154,8 @@ double analytic_sigma(double sensitivity, double epsilon, double delta) {
   }
   // Delta * s rounded up (one ulp), and refused where it overflows or leaves the normal range
   // (a subnormal sigma has lost the precision the search had).
-  const double sigma = std::nextafter(sensitivity * hi, std::numeric_limits<double>::infinity());
-  if (!std::isfinite(sigma) || sigma < std::numeric_limits<double>::min())
-    refuse_unrepresentable_sigma(sensitivity, epsilon, delta);
-  return sigma;
+  return finite_sigma(std::nextafter(sensitivity * hi, std::numeric_limits<double>::infinity()), sensitivity,
+                      epsilon, delta);
 }
 
 }  // namespace
