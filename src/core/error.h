@@ -41,8 +41,11 @@ namespace sqlstate {
 inline constexpr const char* kNullValueNotAllowed = "22004";
 inline constexpr const char* kArraySubscriptError = "2202E";
 inline constexpr const char* kFloatingPointException = "22P01";
-// A table read in place changed between the counts of a run and a pass.
-inline constexpr const char* kSerializationFailure = "40001";
+// A table changed between the count of a run (before its charge) and a pass.
+// A class of our own (as DP001, DP002: docs/governance.md), not 40001: many
+// clients and poolers retry serialization failures by themselves, and each
+// retry of a charged run would be charged again.
+inline constexpr const char* kTableChanged = "DP003";
 }  // namespace sqlstate
 
 [[noreturn]] inline void fail(ErrorKind kind, std::string message, std::string detail = {},

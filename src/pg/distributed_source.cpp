@@ -122,7 +122,7 @@ void count_shard_rows(Oid relid, const RunIdentities& ids, PreparedData* prep) {
     total += rows;
   }
   if (total != prep->rows)
-    ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+    ereport(ERROR, (errcode(DPTRAIN_ERRCODE_TABLE_CHANGED),
                     errmsg("the shards of \"%s\" hold %lld rows, the table %lld", prep->source_name,
                            (long long) total, (long long) prep->rows),
                     errhint("Was the table modified during training? Try again.")));

@@ -45,6 +45,9 @@ extern "C" {
 
 #include "core/error.h"
 
+// DP003, the core's sqlstate::kTableChanged: a table written during a run.
+#define DPTRAIN_ERRCODE_TABLE_CHANGED MAKE_SQLSTATE('D', 'P', '0', '0', '3')
+
 namespace dptrain::pg {
 
 // An exception caught at the boundary, as plain data.

@@ -434,7 +434,7 @@ void fill_copy(const char* shuffled, const char* select_sql, int nargs, Oid* typ
   // not 1..n" for DP-SGD, XX000 for tuning parts). Same as a pass read in
   // place (core/engine/table_changed.h); no count named.
   if (f.copied != rows)
-    ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE), errmsg("the table changed during training"),
+    ereport(ERROR, (errcode(DPTRAIN_ERRCODE_TABLE_CHANGED), errmsg("the table changed during training"),
                     errdetail("The copy did not read the rows counted before the run (the count fixes its plan and "
                               "its noise)."),
                     errhint("Train on a table no one writes while the run lasts (a view must give the same rows "

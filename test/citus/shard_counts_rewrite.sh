@@ -8,7 +8,7 @@
 # pass, keeps n and the largest shard, so every total the passes used to
 # check (P n rows, U = max_s ceil(P n_s / b) updates) is unchanged:
 #  * dp_train (bolt-on), dp_tune (holdout, keyed split) and dp_tune
-#    (liu_talwar, every candidate on the whole table) fail with 40001
+#    (liu_talwar, every candidate on the whole table) fail with DP003
 #    "the shards of the table changed during training", and are charged (a
 #    run that fails after its charge has paid, as for a changed total);
 #  * a row deleted (a total changed) fails with the same SQLSTATE;
@@ -78,11 +78,11 @@ move_row_in_part_1() {
 delete_row() { sql "DELETE FROM pts WHERE id = $DEL" >/dev/null; }
 no_change() { :; }
 
-# check_changed WHAT OUTPUT MESSAGE LEDGER_BEFORE: the run failed with 40001 and
+# check_changed WHAT OUTPUT MESSAGE LEDGER_BEFORE: the run failed with DP003 and
 # MESSAGE, and was charged once (one more ledger entry).
 check_changed() {
   ! grep -q "(the change failed)" <<<"$2" || fail "$1: the rewrite itself failed: $2"
-  grep -q "40001" <<<"$2" && grep -qF "$3" <<<"$2" || fail "$1: the rewritten table was not refused: $2"
+  grep -q "DP003" <<<"$2" && grep -qF "$3" <<<"$2" || fail "$1: the rewritten table was not refused: $2"
   grep -q "Was the table modified during training?" <<<"$2" || fail "$1: no hint: $2"
   [ "$(ledger)" = $(($4 + 1)) ] || fail "$1: expected one charge ($4 -> $(ledger))"
 }
@@ -107,14 +107,14 @@ before=$(ledger)
 out=$(paused_call pts "$train" move_row)
 check_changed "dp_train, a row moved between shards" "$out" "the shards of the table changed during training" "$before"
 [ "$(sql "SELECT count(*) FROM pts WHERE id IN ($DEL, $NEW)")" = 1 ] || fail "the row was not moved"
-echo "ok: dp_train on a table whose shard counts changed with the same totals: refused (40001), charged"
+echo "ok: dp_train on a table whose shard counts changed with the same totals: refused (DP003), charged"
 
 # dp_tune: the same rewrite within the part of candidate 1 (every part keeps
 # its total, candidate 1's largest shard its count).
 before=$(ledger)
 out=$(RUN_PGOPTIONS="-c citus.log_remote_commands=on -c client_min_messages=log" paused_call pts "$tune" move_row_in_part_1)
 check_changed "dp_tune, a row moved between shards within a part" "$out" "the shards of the table changed during training" "$before"
-echo "ok: dp_tune on a table whose shard counts in a part changed with the same totals: refused (40001), charged"
+echo "ok: dp_tune on a table whose shard counts in a part changed with the same totals: refused (DP003), charged"
 
 # dp_tune liu_talwar: every candidate is dp_train in place on the whole
 # table, so the same rewrite between its counts and its first candidate.
@@ -122,12 +122,12 @@ pick_rewrite
 before=$(ledger)
 out=$(paused_call pts "$liu_talwar" move_row)
 check_changed "dp_tune liu_talwar, a row moved between shards" "$out" "the shards of the table changed during training" "$before"
-echo "ok: dp_tune liu_talwar on a table whose shard counts changed with the same totals: refused (40001), charged"
+echo "ok: dp_tune liu_talwar on a table whose shard counts changed with the same totals: refused (DP003), charged"
 
 # A total changed: the totals check, the same SQLSTATE.
 pick_rewrite
 before=$(ledger)
 out=$(paused_call pts "$train" delete_row)
 check_changed "dp_train, a row deleted" "$out" "the epoch did not see every row exactly once" "$before"
-echo "ok: dp_train on a table that lost a row: refused (40001), charged"
+echo "ok: dp_train on a table that lost a row: refused (DP003), charged"
 echo "shard_counts_rewrite: all ok"

@@ -7,7 +7,7 @@
 # internal error -- XX000 'the epoch did not see every row exactly once'
 # (bolton), XX000 'a tuning part has an unexpected size' (dp_tune), 22000
 # 'row numbers are not 1..n' (dpsgd), 22023 or XX000 'the gradient pass did
-# not see every row exactly once' (amp; dpagd, pfw). Now: 40001 'the table
+# not see every row exactly once' (amp; dpagd, pfw). Now: DP003 'the table
 # changed during training' with a hint; in REPEATABLE READ (one snapshot) the
 # run trains on the rows it counted.
 set -euo pipefail
@@ -20,9 +20,9 @@ source "$(dirname "$0")/lib/paused_charge.sh"
 separable_points 300
 
 expect_changed() {  # expect_changed WHAT OUTPUT
-  grep -q "^ERROR:  40001: the table changed during training" <<<"$2" || fail "$1: $2"
+  grep -q "^ERROR:  DP003: the table changed during training" <<<"$2" || fail "$1: $2"
   grep -q "^HINT:  Train on a table no one writes while the run lasts" <<<"$2" || fail "$1: no hint: $2"
-  echo "ok: $1: 40001 the table changed during training"
+  echo "ok: $1: DP003 the table changed during training"
 }
 train() { echo "SELECT model_id FROM dp_train('pts', 'y', 'x', algorithm => '$1', epsilon => 1, delta => 1e-5$2)"; }
 insert="INSERT INTO pts SELECT max(id) + 1, ARRAY[0.1, 0.2, 0.25], true FROM pts"

@@ -51,7 +51,9 @@ TEST(DistributedPrivacyAudit, BoltonOnShardsStaysWithinItsClaim) {
     const Result r = run_audit(s, n, ci_options(1500, 400, 11));
     print_result(r);
     EXPECT_LE(r.bound.epsilon, r.claimed_epsilon) << s.name;
-    if (delta == 0) EXPECT_GT(r.bound.epsilon, 0.5 * r.claimed_epsilon) << s.name << ": the audit has no power";
+    if (delta == 0) {
+      EXPECT_GT(r.bound.epsilon, 0.5 * r.claimed_epsilon) << s.name << ": the audit has no power";
+    }
     // The canary moves the averaged model by the per-shard bound, which is
     // the sequential sensitivity the noise is calibrated to.
     EXPECT_GT(r.noiseless_gap / r.sensitivity, 0.99) << s.name;
@@ -97,7 +99,9 @@ TEST(DistributedPrivacyAudit, StronglyConvexBoltonOnShardsWithThePerShardNoiseSt
     const Result r = run_audit(s, n, ci_options(1500, 400, 12));
     print_result(r);
     EXPECT_LE(r.bound.epsilon, r.claimed_epsilon) << s.name;
-    if (delta == 0) EXPECT_GT(r.bound.epsilon, 0.5 * r.claimed_epsilon) << s.name << ": the audit has no power";
+    if (delta == 0) {
+      EXPECT_GT(r.bound.epsilon, 0.5 * r.claimed_epsilon) << s.name << ": the audit has no power";
+    }
     // The canary never moves the model by more than the per-shard bound
     // (soundness of the bound on these tables), and by most of it (power).
     EXPECT_LE(r.noiseless_gap, shard * (1 + 1e-9)) << s.name;

@@ -144,7 +144,7 @@ void EpochRun::accept_epoch(const double* s, std::size_t len) {
                     std::to_string(rows_per_epoch()) + " (the table has " + std::to_string(config_.rows) + ").",
                 "Was the table modified during training?",
                 // On shards the table is read in place: a concurrent write, not a bug.
-                sharded_ ? sqlstate::kSerializationFailure : "");
+                sharded_ ? sqlstate::kTableChanged : "");
   if (sharded_) check_shard_counts(s);
   // Every update of the epoch drew its noise from the stream of its own
   // update index; the next epoch continues from the public count.
@@ -181,7 +181,7 @@ void EpochRun::check_shard_counts(const double* s) const {
                 "The epoch read other per-shard row counts than those counted before the run, with the same total.",
                 "Was the table modified during training? Train on a table no one writes while the run lasts, "
                 "and try again.",
-                sqlstate::kSerializationFailure);
+                sqlstate::kTableChanged);
 }
 
 std::vector<double> EpochRun::current_packed_model() const {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/engine/table_changed.h"
 #include "core/error.h"
 
 namespace dptrain::optim {
@@ -19,9 +20,7 @@ RegularizedObjective::RegularizedObjective(std::int64_t rows, double l2_coeffici
 Evaluation RegularizedObjective::evaluate(const Eigen::VectorXd& theta, const DataSums& s) const {
   const Eigen::Index d = theta.size();
   if (s.rows != rows_)
-    fail(ErrorKind::InvalidState, "the table changed during training",
-         "a pass counted " + std::to_string(s.rows) + " rows, the plan was made for " + std::to_string(rows_),
-         "Train on a table that does not change while the run lasts (e.g. a snapshot).");
+    refuse_changed_table("a pass of the objective");
   if (s.gradient_sum.size() != d || (linear_.size() != 0 && linear_.size() != d))
     fail(ErrorKind::Internal, "objective: dimension mismatch");
   const double n = static_cast<double>(rows_);

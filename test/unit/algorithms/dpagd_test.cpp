@@ -460,7 +460,9 @@ TEST(DpagdRun, OneVsAll) {
   ASSERT_EQ(m.weights.rows(), 3);
   for (int k = 0; k < 3; ++k)
     for (int j = 0; j < 3; ++j)
-      if (j != k) EXPECT_GT(m.weights(k, k), m.weights(k, j)) << "model " << k;
+      if (j != k) {
+        EXPECT_GT(m.weights(k, k), m.weights(k, j)) << "model " << k;
+      }
   EXPECT_NEAR(m.details["privacy"]["score_sensitivity"].get<double>(), 1.5, 1e-12);
   expect_filter_respected(m);
 }

@@ -84,7 +84,7 @@ TEST(DpSgdRun, DefaultsWithOnlyEpsilonAndDelta) {
 // driver's lots, so every pass size gives the bit-identical model.
 TEST(DpSgdRun, InMemoryPassesMatchThePhaseOneDriver) {
   const InMemoryData data = synthetic(300, 4, 2, 2);
-  for (const std::string& name : {"dpsgd", "dpadam", "adadp", "dpmomentum", "dpadamwosm"}) {
+  for (const char* name : {"dpsgd", "dpadam", "adadp", "dpmomentum", "dpadamwosm"}) {
     TrainingConfig c = config(name, data);
     c.options = {{"lots_per_query", 7}};
     DpSgdRun run(c);

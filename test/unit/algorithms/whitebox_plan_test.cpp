@@ -305,7 +305,9 @@ TEST(WhiteBoxRun, MetadataNeverHoldsTheKey) {
   const std::string json = m.to_json().dump();
   for (int i = 0; i < 8; ++i) {
     const auto word = static_cast<std::uint64_t>(in[epoch_state::kNoiseKey + i]);
-    if (word > 999) EXPECT_EQ(json.find(std::to_string(word)), std::string::npos) << word;
+    if (word > 999) {
+      EXPECT_EQ(json.find(std::to_string(word)), std::string::npos) << word;
+    }
   }
   EXPECT_TRUE(m.seeded);
   EXPECT_EQ(m.algorithm, "scs13");

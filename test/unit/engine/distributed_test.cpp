@@ -454,7 +454,7 @@ TEST(DistributedEpochRun, RefusesAnEpochWhoseShardCountsChangedWithTheSameTotals
     const std::optional<Error> e = run_with_rewrite(c, t, rewritten, at);
     ASSERT_TRUE(e.has_value()) << "rewrite before epoch " << at + 1 << " not seen";
     EXPECT_STREQ(e->what(), "the shards of the table changed during training");
-    EXPECT_EQ(e->sqlstate(), "40001");
+    EXPECT_EQ(e->sqlstate(), "DP003");
     EXPECT_EQ(e->hint().find("Was the table modified during training?"), 0u);
     // It names no count (a role without read access learns that the table changed, no more).
     EXPECT_EQ(e->detail().find_first_of("0123456789"), std::string::npos);
@@ -470,7 +470,7 @@ TEST(DistributedEpochRun, RefusesAnEpochWhoseShardCountsChangedWithTheSameTotals
   const std::optional<Error> e = run_with_rewrite(c, t, fewer, 1);
   ASSERT_TRUE(e.has_value());
   EXPECT_STREQ(e->what(), "the epoch did not see every row exactly once");
-  EXPECT_EQ(e->sqlstate(), "40001");
+  EXPECT_EQ(e->sqlstate(), "DP003");
 }
 
 TEST(DistributedEpochRun, RefusesAnEpochWithTheWrongCounts) {

@@ -112,6 +112,12 @@ TEST(RegularizedObjective, RefusesAChangedTable) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidState);
+    EXPECT_STREQ(e.what(), "the table changed during training");
+    // Not 40001, which clients retry by themselves (each retry charged).
+    EXPECT_EQ(e.sqlstate(), "DP003");
+    // Names no count (a role that may not read learns no n from it).
+    EXPECT_EQ(e.detail().find('5'), std::string::npos) << e.detail();
+    EXPECT_EQ(e.detail().find('4'), std::string::npos) << e.detail();
   }
 }
 

@@ -257,10 +257,18 @@ TEST(SampledGaussianRdp, StableAtExtremes) {
     for (int b = 0; b < 4; ++b)
       for (int c = 0; c < 3; ++c)
         for (int d = 0; d < 2; ++d) {
-          if (a > 0) EXPECT_GE(eps[a][b][c][d], eps[a - 1][b][c][d]) << "q " << a << b << c << d;
-          if (b > 0) EXPECT_LE(eps[a][b][c][d], eps[a][b - 1][c][d]) << "sigma " << a << b << c << d;
-          if (c > 0) EXPECT_GE(eps[a][b][c][d], eps[a][b][c - 1][d]) << "steps " << a << b << c << d;
-          if (d > 0) EXPECT_GE(eps[a][b][c][d], eps[a][b][c][d - 1]) << "delta " << a << b << c << d;
+          if (a > 0) {
+            EXPECT_GE(eps[a][b][c][d], eps[a - 1][b][c][d]) << "q " << a << b << c << d;
+          }
+          if (b > 0) {
+            EXPECT_LE(eps[a][b][c][d], eps[a][b - 1][c][d]) << "sigma " << a << b << c << d;
+          }
+          if (c > 0) {
+            EXPECT_GE(eps[a][b][c][d], eps[a][b][c - 1][d]) << "steps " << a << b << c << d;
+          }
+          if (d > 0) {
+            EXPECT_GE(eps[a][b][c][d], eps[a][b][c][d - 1]) << "delta " << a << b << c << d;
+          }
         }
   // Individual orders stay finite at the far corner too.
   for (double alpha : {1.1, 1.5, 2.0, 1024.0, 20000.0}) {

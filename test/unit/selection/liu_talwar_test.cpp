@@ -71,7 +71,9 @@ TEST(LiuTalwar, RefusesAPerCandidateDeltaTooSmallToRepresent) {
                 std::string::npos)
           << e.what();
       EXPECT_NE(e.hint().find("Use delta >= "), std::string::npos) << e.hint();
-      if (delta == 1e-152) EXPECT_NE(e.hint().find("1.4809e-151"), std::string::npos) << e.hint();
+      if (delta == 1e-152) {
+        EXPECT_NE(e.hint().find("1.4809e-151"), std::string::npos) << e.hint();
+      }
     }
   }
 }

@@ -691,7 +691,7 @@ TEST(KeyedSplitTuner, ACandidateWhosePartChangedShardCountsWithTheSameTotalsIsRe
     ADD_FAILURE() << "the rewritten part was not refused";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "the shards of the table changed during training");
-    EXPECT_EQ(e.sqlstate(), "40001");
+    EXPECT_EQ(e.sqlstate(), "DP003");
   }
 }
 
