@@ -210,9 +210,25 @@ double gaussian_sigma(double sensitivity, double epsilon, double delta, Gaussian
       // ln(1.25/delta) as ln 1.25 - ln delta: 1.25/delta overflows for a subnormal delta.
       return finite_sigma(sensitivity * std::sqrt(2 * (std::log(1.25) - std::log(delta))) / epsilon, sensitivity,
                           epsilon, delta);
-    case GaussianCalibration::Amp:
+    case GaussianCalibration::Amp: {
       // Iyengar et al. (2019), Lemma III.1 (ln(1/delta) as -ln delta, as above).
-      return finite_sigma(sensitivity * (1 + std::sqrt(-2 * std::log(delta))) / epsilon, sensitivity, epsilon, delta);
+      const double sigma =
+          finite_sigma(sensitivity * (1 + std::sqrt(-2 * std::log(delta))) / epsilon, sensitivity, epsilon, delta);
+      // The lemma is stated for every epsilon but does not hold for large ones: the exact
+      // privacy profile of this sigma (Balle & Wang 2018, Theorem 8) exceeds delta above
+      // epsilon ~13 at delta = 0.1, ~20 at 1e-5, ~26 at 1e-12 (algorithms.md, after review:
+      // compute the exact delta of the sigma used and refuse). NaN (not representable) refuses too.
+      const double log_profile = log_analytic_delta_unit(sigma / sensitivity, epsilon);
+      if (!(log_profile <= std::log(delta)))
+        fail(ErrorKind::InvalidParameter,
+             "the Gaussian calibration of Lemma III.1 (Iyengar et al. 2019) does not give (epsilon, delta)-DP here",
+             "sigma = " + show(sigma) + " for sensitivity " + show(sensitivity) + " has exact delta " +
+                 show(std::exp(log_profile)) + " > delta = " + show(delta) + " at epsilon = " + show(epsilon) +
+                 " (Balle & Wang 2018, Theorem 8).",
+             "Use a smaller epsilon, or options.gaussian_calibration = 'analytic' where the algorithm offers it "
+             "(exact for every epsilon).");
+      return sigma;
+    }
     case GaussianCalibration::Analytic:
       return analytic_sigma(sensitivity, epsilon, delta);
   }
