@@ -66,6 +66,10 @@ TEST(DpSgdPlan, NoiseMultiplierGivenReportsEpsilon) {
   const DpSgdPlan p = plan_dpsgd(r);
   EXPECT_EQ(p.account.noise_multiplier, 4.0);
   EXPECT_EQ(p.epsilon, privacy::sampled_gaussian_epsilon(250.0 / 30162, 4.0, 10000, 1e-5).epsilon);
+  // Independently (mpmath, the formula of CalibratesTheSmallestSigma at sigma = 4): 0.844433367087,
+  // optimal order 20.
+  EXPECT_NEAR(p.epsilon / 0.844433367087, 1.0, 1e-9);
+  EXPECT_EQ(p.account.optimal_order, 20);
 }
 
 // A given noise multiplier of 1e-10 (almost no noise) was charged the RDP order floor, epsilon =
