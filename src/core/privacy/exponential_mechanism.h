@@ -1,4 +1,5 @@
-// The exponential mechanism (McSherry & Talwar, FOCS 2007) for choosing one
+// The exponential mechanism (McSherry & Talwar, FOCS 2007; Dwork & Roth 2014,
+// Definition 3.4 and Theorem 3.10: epsilon-DP with exp(epsilon u / (2 Delta u))) for choosing one
 // of l candidates by a score to MINIMIZE (e.g. misclassifications on held-out
 // rows): candidate i is chosen with probability
 //

@@ -106,6 +106,21 @@ double log_analytic_delta_unit(double s, double epsilon) {
   return -d * d / 2 - kHalfLog2Pi + log_mills_ratio_drop(b, a);
 }
 
+// ln P(L > epsilon) for the privacy loss L ~ N(mu, 2 mu), mu = 1/(2 s^2), of N(0, s^2) noise on a
+// query of sensitivity 1: ln Phi(a - b), a = 1/(2 s), b = epsilon s. For b >= a through the Mills
+// ratio, Phi(-x) = phi(x) R(x) (no underflow); otherwise Phi(a - b) >= 1/2 directly. NaN if
+// not representable (the caller refuses).
+double log_gaussian_loss_tail(double s, double epsilon) {
+  const double a = 1 / (2 * s);
+  const double b = epsilon * s;
+  if (!std::isfinite(a) || !std::isfinite(b)) return std::numeric_limits<double>::quiet_NaN();
+  if (b >= a) {
+    const double x = b - a;
+    return -x * x / 2 - kHalfLog2Pi + std::log(mills_ratio(x));
+  }
+  return std::log1p(-0.5 * boost::math::erfc((a - b) * boost::math::double_constants::one_div_root_two));
+}
+
 void refuse_unrepresentable_sigma(double sensitivity, double epsilon, double delta) {
   fail(ErrorKind::InvalidParameter, "the Gaussian noise for these parameters is not a positive finite number",
        "sensitivity = " + show(sensitivity) + ", epsilon = " + show(epsilon) + ", delta = " + show(delta),
@@ -210,9 +225,28 @@ double gaussian_sigma(double sensitivity, double epsilon, double delta, Gaussian
       // ln(1.25/delta) as ln 1.25 - ln delta: 1.25/delta overflows for a subnormal delta.
       return finite_sigma(sensitivity * std::sqrt(2 * (std::log(1.25) - std::log(delta))) / epsilon, sensitivity,
                           epsilon, delta);
-    case GaussianCalibration::Amp:
+    case GaussianCalibration::Amp: {
       // Iyengar et al. (2019), Lemma III.1 (ln(1/delta) as -ln delta, as above).
-      return finite_sigma(sensitivity * (1 + std::sqrt(-2 * std::log(delta))) / epsilon, sensitivity, epsilon, delta);
+      const double sigma =
+          finite_sigma(sensitivity * (1 + std::sqrt(-2 * std::log(delta))) / epsilon, sensitivity, epsilon, delta);
+      // The lemma is stated for every epsilon but does not hold for large ones. What its proof
+      // gives, and what AMP's Lemma IV.1 uses (a density ratio <= e^epsilon with probability
+      // >= 1 - delta), is the tail bound P(privacy loss > epsilon) <= delta, where the loss is
+      // N(mu, 2 mu), mu = Delta^2 / (2 sigma^2): P = Phi(Delta/(2 sigma) - epsilon sigma/Delta),
+      // the first term of Balle & Wang's Theorem 8 (so it also bounds their exact delta). With
+      // this sigma it exceeds delta above epsilon ~11.7 at delta = 0.1, ~17.8 at 1e-5, ~23.6
+      // at 1e-12 (algorithms.md, after review: check the sigma actually used and refuse).
+      const double log_tail = log_gaussian_loss_tail(sigma / sensitivity, epsilon);
+      if (!(log_tail <= std::log(delta)))
+        fail(ErrorKind::InvalidParameter,
+             "the Gaussian calibration of Lemma III.1 (Iyengar et al. 2019) does not give (epsilon, delta)-DP here",
+             "sigma = " + show(sigma) + " for sensitivity " + show(sensitivity) +
+                 ": the privacy loss exceeds epsilon = " + show(epsilon) + " with probability " +
+                 show(std::exp(log_tail)) + " > delta = " + show(delta) + " (the lemma's tail bound fails).",
+             "Use a smaller epsilon, or options.gaussian_calibration = 'analytic' where the algorithm offers it "
+             "(exact for every epsilon).");
+      return sigma;
+    }
     case GaussianCalibration::Analytic:
       return analytic_sigma(sensitivity, epsilon, delta);
   }

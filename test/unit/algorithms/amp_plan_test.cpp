@@ -161,6 +161,42 @@ TEST(AmpPlan, RefusesAnOutputNoiseNoSamplerCanDraw) {
   }
 }
 
+// Lemma IV.1 needs b1's density ratio <= e^eps3 with probability >= 1 - delta1, the tail bound of
+// Lemma III.1's sigma, which fails at large eps3 (gaussian_calibration_test): the objective noise of
+// a large budget was too small. Hyperparameter-free, delta = 1e-5:
+//   eps = 30: eps2 = 0.3, eps1 = 29.7, f1 = max(min(0.887 + 0.019 * 29.7^-0.373, 0.99), 1 - 0.99/29.7)
+//      = max(0.892363, 0.966667) = 0.966667, eps3 = 28.71, delta1 = 0.99e-5;
+//      sigma1 / (2L/n) = (1 + sqrt(2 ln(1/0.99e-5))) / 28.71 = (1 + 4.800620) / 28.71 = 0.2020418;
+//      P(loss > eps3) = 44.51 delta1 (mpmath), even the exact delta (Balle & Wang) is 25.49 delta1;
+//   eps = 20: f1 = max(0.893239, 1 - 0.99/19.8 = 0.95) = 0.95, eps3 = 18.81: P = 1.477 delta1
+//      (the exact delta 0.617 delta1 would pass, Lemma IV.1's tail bound does not).
+// Refused by the plan, before the charge. eps = 18 (eps3 = 16.83: 0.688 delta1) and the paper's
+// eps = 10 (eps3 = 8.91: 0.0244 delta1) plan.
+TEST(AmpPlan, RefusesABudgetWhereLemmaIII1DoesNotHold) {
+  TrainingConfig c = reference_config();
+  c.options = nlohmann::json::object();
+  c.delta = 1e-5;
+  for (double eps : {30.0, 20.0}) {
+    c.epsilon = eps;
+    try {
+      amp::make_plan(c);
+      ADD_FAILURE() << "planned eps = " << eps;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      EXPECT_NE(std::string(e.what()).find("Lemma III.1"), std::string::npos) << e.what();
+      EXPECT_NE(e.hint().find("smaller epsilon"), std::string::npos) << e.hint();
+    }
+  }
+  for (double eps : {10.0, 18.0}) {
+    c.epsilon = eps;
+    EXPECT_NO_THROW(amp::make_plan(c)) << eps;
+  }
+  // eps = 18: f1 = max(0.893489, 1 - 0.99/17.82 = 0.944444), eps3 = 16.83;
+  // sigma1 = (2/45220) * (1 + 4.800620) / 16.83 = 4.422822e-5 * 5.800620 / 16.83 = 1.524368e-5.
+  c.epsilon = 18.0;
+  EXPECT_NEAR(amp::make_plan(c).sigma1 / 1.524368e-5, 1.0, 1e-6);
+}
+
 TEST(AmpPlan, HyperparameterFreeIsTheDefault) {
   TrainingConfig c = reference_config();
   c.options = nlohmann::json::object();

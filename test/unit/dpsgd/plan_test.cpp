@@ -31,6 +31,15 @@ TEST(DpSgdPlan, CalibratesTheSmallestSigma) {
   EXPECT_LE(p.epsilon, 1.0);
   EXPECT_NEAR(p.epsilon, 1.0, 1e-6);
   const double sigma = p.account.noise_multiplier;
+  // Pinned independently (mpmath, 40 digits): the smallest sigma with
+  //   min_alpha [T ln(A_alpha)/(alpha - 1) + ln(1 - 1/alpha) - (ln delta + ln alpha)/(alpha - 1)] <= 1,
+  //   A_alpha = 1 + sum_{k=2}^{alpha} C(alpha,k) (1-q)^(alpha-k) q^k expm1((k^2 - k)/(2 sigma^2))
+  // (Mironov, Talwar & Zhang 2019, Sec. 3.2; Balle et al. 2020, Thm 21), q = 250/30162 = 8.288575e-3,
+  // T = 10000, delta = 1e-5, bisection on sigma: sigma = 3.44553815468 (optimal order 18; orders
+  // 64, 80 give 2.13, 2.64). A sensitivity of 2C (replace-one) or a q of 2 lot/n would need about
+  // twice the noise; delta/T instead of delta, or sigma^2 for sigma, moves it by far more than 1e-8.
+  EXPECT_NEAR(sigma / 3.44553815468, 1.0, 1e-8);
+  EXPECT_EQ(p.account.optimal_order, 18);
   EXPECT_EQ(p.lots.noise_std, sigma * 0.5);
   EXPECT_EQ(p.lots.expected_lot, 250);
   EXPECT_EQ(p.lots.learning_rate, 1e-3);  // Adam's default
@@ -57,6 +66,10 @@ TEST(DpSgdPlan, NoiseMultiplierGivenReportsEpsilon) {
   const DpSgdPlan p = plan_dpsgd(r);
   EXPECT_EQ(p.account.noise_multiplier, 4.0);
   EXPECT_EQ(p.epsilon, privacy::sampled_gaussian_epsilon(250.0 / 30162, 4.0, 10000, 1e-5).epsilon);
+  // Independently (mpmath, the formula of CalibratesTheSmallestSigma at sigma = 4): 0.844433367087,
+  // optimal order 20.
+  EXPECT_NEAR(p.epsilon / 0.844433367087, 1.0, 1e-9);
+  EXPECT_EQ(p.account.optimal_order, 20);
 }
 
 // A given noise multiplier of 1e-10 (almost no noise) was charged the RDP order floor, epsilon =

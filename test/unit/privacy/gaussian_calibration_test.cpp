@@ -69,6 +69,44 @@ TEST(GaussianCalibration, AmpMatchesIyengarLemma) {
   EXPECT_NEAR(gaussian_sigma(3.0, 10.0, 1e-12, GaussianCalibration::Amp), 2.530154, 1e-6);
 }
 
+// Lemma III.1's constant (G2) is not a valid calibration at large epsilon. The AMP paper states it
+// for every epsilon; its proof (and AMP's Lemma IV.1, which needs a density ratio <= e^eps with
+// probability >= 1 - delta) is the tail bound P(privacy loss > eps) <= delta, and that fails above
+// eps ~11.7 (delta = 0.1), ~15.3 (1e-3), ~17.8 (1e-5), ~23.6 (1e-12); even the exact delta of
+// Balle & Wang's Theorem 8, P(L > eps) - e^eps P(L' > eps), exceeds delta a little later.
+// By hand, Delta = 1, epsilon = 20, delta = 1e-3:
+//   sigma = (1 + sqrt(2 ln 1000)) / 20 = (1 + sqrt(13.815511)) / 20 = (1 + 3.716922) / 20 = 0.2358461;
+//   privacy loss L ~ N(mu, 2 mu), mu = 1/(2 sigma^2) = 8.989025, sd sqrt(2 mu) = 4.240053:
+//   P(L > 20) = Phi(-(20 - 8.989025) / 4.240053) = Phi(-2.596896) = 4.703524e-3 = 4.70 delta;
+//   exact delta = P(L > 20) - e^20 P(L' > 20), L' ~ N(-mu, 2 mu),
+//               = 4.703524e-3 - 4.851652e8 * Phi(-6.836949) = 4.703524e-3 - 4.851652e8 * 4.044885e-12
+//               = 4.703524e-3 - 1.962437e-3 = 2.741087e-3 (mpmath, 60 digits: 2.74108670e-3)
+// -- 2.7x the requested 1e-3: the mechanism is NOT (20, 1e-3)-DP.
+// The other refused cases (mpmath): P(L > eps) / delta = 65.98 at (30, 1e-5), 4.153 at (27, 1e-12),
+// 1.786 at (14, 0.1), 1.779 at (17, 1e-3) (exact delta / delta there: 38.97, 1.295, 1.315, 0.924);
+// accepted: 0.883 at (15, 1e-3), 2.23e-3 at (10, 1e-12).
+TEST(GaussianCalibration, AmpConstantIsRefusedWhereItsTailBoundFails) {
+  EXPECT_NEAR(analytic_gaussian_delta(1.0, 0.2358461, 20.0), 2.74109e-3, 1e-7);
+  for (auto [eps, delta] :
+       {std::pair<double, double>{20.0, 1e-3}, {30.0, 1e-5}, {27.0, 1e-12}, {14.0, 0.1}, {17.0, 1e-3}}) {
+    try {
+      const double sigma = gaussian_sigma(1.0, eps, delta, GaussianCalibration::Amp);
+      ADD_FAILURE() << "returned sigma " << sigma << " (exact delta " << analytic_gaussian_delta(1.0, sigma, eps)
+                    << ") for eps " << eps << ", delta " << delta;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      EXPECT_NE(std::string(e.what()).find("Lemma III.1"), std::string::npos) << e.what();
+      EXPECT_NE(e.hint().find("analytic"), std::string::npos) << e.hint();
+      if (eps == 20.0) EXPECT_NE(e.detail().find("0.0047035"), std::string::npos) << e.detail();
+    }
+  }
+  // Inside its valid range the constant is returned unchanged (the AMP paper's eps up to 10).
+  EXPECT_NEAR(gaussian_sigma(3.0, 10.0, 1e-12, GaussianCalibration::Amp), 2.530154, 1e-6);
+  // (1 + sqrt(2 ln 1000)) / 15 = 4.716922 / 15 = 0.3144615.
+  EXPECT_NEAR(gaussian_sigma(1.0, 15.0, 1e-3, GaussianCalibration::Amp), 0.3144615, 1e-6);
+  EXPECT_LE(analytic_gaussian_delta(1.0, gaussian_sigma(1.0, 15.0, 1e-3, GaussianCalibration::Amp), 15.0), 1e-3);
+}
+
 // Reference sigmas computed by bisection on Theorem 8 with 50-digit arithmetic (mpmath).
 TEST(GaussianCalibration, AnalyticMatchesHighPrecisionReference) {
   struct Case { double eps, delta, sigma; };
