@@ -71,7 +71,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--delta", o->delta, "privacy parameter delta (0 = pure epsilon-DP)");
   cmd->add_option("--epochs", o->config.epochs, "passes over the data (default: 5 without --algorithm, else 10)");
   cmd->add_option("--batch-size", o->config.batch_size, "mini-batch size b (default: docs/defaults.md, else 50)");
-  cmd->add_option("--lambda", o->config.lambda, "L2 regularization (default 0)");
+  cmd->add_option("--lambda", o->config.lambda, "L2 regularization (default 0; dpagd: 0.001)");
   cmd->add_option("--name", o->config.name, "model name");
   cmd->callback([o, k, cmd] { run(*o, *k, *cmd); });
 }
