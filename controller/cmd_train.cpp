@@ -1,4 +1,5 @@
 // dptrain train: train a model on a table (see remote_training.h).
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,12 @@
 namespace dptrain::cli {
 namespace {
 
+// delta in the summary line as %.6g: std::to_string's %f printed 1e-09 as 0.000000.
+std::string show_delta(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
 
 void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   apply_run_options(o, cmd);
@@ -50,7 +57,7 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
     std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
               << ", " << loss_name(m.loss) << ", " << m.classes.size() << " classes, "
               << (m.epsilon ? "epsilon = " + std::to_string(*m.epsilon) +
-                                  (m.delta && *m.delta > 0 ? ", delta = " + std::to_string(*m.delta) : "")
+                                  (m.delta && *m.delta > 0 ? ", delta = " + show_delta(*m.delta) : "")
                             : std::string("not private"))
               << (m.seeded ? " [seeded: NOT private]" : "") << ", " << r.seconds << " s\n";
   }
@@ -71,7 +78,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--delta", o->delta, "privacy parameter delta (0 = pure epsilon-DP)");
   cmd->add_option("--epochs", o->config.epochs, "passes over the data (default: 5 without --algorithm, else 10)");
   cmd->add_option("--batch-size", o->config.batch_size, "mini-batch size b (default: docs/defaults.md, else 50)");
-  cmd->add_option("--lambda", o->config.lambda, "L2 regularization (default 0)");
+  cmd->add_option("--lambda", o->config.lambda, "L2 regularization (default 0; dpagd: 0.001)");
   cmd->add_option("--name", o->config.name, "model name");
   cmd->callback([o, k, cmd] { run(*o, *k, *cmd); });
 }

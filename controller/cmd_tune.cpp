@@ -126,7 +126,7 @@ void register_tune(CLI::App& app) {
   cmd->add_option("--batch-sizes", o->grid.batch_sizes, "candidate batch sizes")->delimiter(',')->capture_default_str();
   cmd->add_option("--method", o->method,
                   "holdout (Bolt-on Alg. 3) | liu_talwar (random stopping, any algorithm; default for the DP-SGD "
-                  "family)");
+                  "family and dpagd)");
   cmd->add_option("--grid", o->grid_json,
                   "liu_talwar: JSON object of candidate lists, e.g. '{\"learning_rate\": [0.1, 1], \"clip_norm\": [0.5, 1]}' "
                   "(default, or '': the lists of --lambdas, --epochs, --batch-sizes)")

@@ -21,7 +21,7 @@ void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const
   cmd->add_option("--radius", o.radius, "projection radius R");
   cmd->add_flag("--averaging", o.config.averaging, "release the average of the iterates");
   cmd->add_flag("--reshuffle", o.config.reshuffle, "fresh random permutation every epoch");
-  cmd->add_flag("--no-intercept", o.no_intercept, "no bias term (default: an intercept, docs/intercept.md)");
+  cmd->add_flag("--no-intercept", o.no_intercept, "no bias term (default: an intercept, except for amp, pfw, dpagd and opdisc: docs/intercept.md)");
   cmd->add_option("--seed", o.seed, "TESTS ONLY: reproducible shuffle and noise (the model is not private)");
   cmd->add_option("--options", o.options, "algorithm-specific options (JSON object)")
       ->check(client::json_object_flag());

@@ -6,7 +6,7 @@
 -- its misclassifications on the last part. Total privacy: (epsilon, delta), the
 -- budget of ONE training run (parallel composition over the disjoint parts).
 -- 'liu_talwar': random stopping (Liu & Talwar 2019, Thm 3.4) over a grid of any
--- parameters of any private algorithm (the default for the DP-SGD family):
+-- parameters of any private algorithm (the default for the DP-SGD family and DP-AGD):
 -- random grid points trained on the whole table, each scored with noise, until
 -- a gamma-coin stops the search; (epsilon, delta) is the total of the search.
 
@@ -57,7 +57,7 @@ CREATE FUNCTION @extschema@.dp_tune(
     radius        float8   DEFAULT NULL,
     options       jsonb    DEFAULT '{}',
     grid          jsonb    DEFAULT NULL,   -- {"parameter": [values], ...}; NULL: lambdas x epochs x batch_sizes
-    method        text     DEFAULT NULL,   -- 'holdout' | 'liu_talwar'; NULL: holdout, liu_talwar for DP-SGD
+    method        text     DEFAULT NULL,   -- 'holdout' | 'liu_talwar'; NULL: holdout, liu_talwar for DP-SGD and DP-AGD
     gamma         float8   DEFAULT NULL,   -- liu_talwar: stopping probability; NULL: 1 / grid points
     intercept     boolean  DEFAULT NULL)
 RETURNS dptrain.tuned_model

@@ -1,5 +1,6 @@
 #include "core/algorithms/non_private.h"
 
+#include "core/algorithms/whitebox.h"
 #include "core/error.h"
 
 namespace dptrain {
@@ -9,6 +10,9 @@ TrainingPlan NonPrivateSgd::plan(const TrainingConfig& c) const {
   if (c.epsilon || c.delta)
     fail(ErrorKind::InvalidParameter, "algorithm \"none\" is not private: epsilon and delta must be NULL", {},
          "Choose a private algorithm (e.g. algorithm => 'bolton') or drop epsilon/delta.");
+  // Its one option: a key it does not know (e.g. bolton's tolerance) is a typo
+  // or a misplaced option, refused as every other algorithm refuses one.
+  whitebox::check_options(c, "none", {"schedule_c"});
   TrainingPlan p = base_plan(c);
   const LossKind loss = p.epoch.loss;
   p.epoch.radius = c.radius.value_or(0.0);

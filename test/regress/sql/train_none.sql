@@ -20,6 +20,14 @@ SELECT dp_predict((SELECT id::text FROM dptrain.models WHERE name = 'sep_none'),
 SELECT name, algorithm, loss, source, classes, seeded, created_by = current_user AS mine
 FROM dptrain.models WHERE name = 'sep_none';
 
+-- Its one option is schedule_c; any other key is refused (22023), not ignored
+-- (bolton's tolerance was silently dropped: a run of every epoch, said nowhere).
+SELECT dp_train('sep', 'y', 'x', algorithm => 'none', epochs => 1, batch_size => 10, seed => 42,
+                options => '{"tolerance": 0.01}');
+SELECT algorithm, details->'hyperparameters'->>'schedule' AS schedule
+FROM dp_train('sep', 'y', 'x', algorithm => 'none', epochs => 1, batch_size => 10, seed => 42,
+              schedule => 'decreasing', options => '{"schedule_c": 0.3}');
+
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name = 'public.sep';
 DELETE FROM dptrain.models WHERE source = 'public.sep';
