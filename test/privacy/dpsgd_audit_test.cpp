@@ -31,7 +31,7 @@ TEST(DpSgdAudit, OneFullLotStaysWithinItsClaimAndCeiling) {
 // 1/2; the claim is the accountant's for the subsampled Gaussian.
 TEST(DpSgdAudit, PoissonLotsStayWithinTheirClaim) {
   const Neighbours n = dpsgd_neighbours();
-  for (const std::string& algorithm : {"dpsgd", "dpadam"}) {
+  for (const std::string algorithm : {"dpsgd", "dpadam"}) {
     const Scenario s =
         dpsgd_scenario(algorithm + ", q = 0.5, 4 lots, eps 1", dpsgd_audit_config(algorithm, 1.0, 5, 4), 1, false);
     const Result r = run_audit(s, n, ci_options(3000, 1000, 11));

@@ -97,7 +97,9 @@ TEST(GaussianCalibration, AmpConstantIsRefusedWhereItsTailBoundFails) {
       EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
       EXPECT_NE(std::string(e.what()).find("Lemma III.1"), std::string::npos) << e.what();
       EXPECT_NE(e.hint().find("analytic"), std::string::npos) << e.hint();
-      if (eps == 20.0) EXPECT_NE(e.detail().find("0.0047035"), std::string::npos) << e.detail();
+      if (eps == 20.0) {
+        EXPECT_NE(e.detail().find("0.0047035"), std::string::npos) << e.detail();
+      }
     }
   }
   // Inside its valid range the constant is returned unchanged (the AMP paper's eps up to 10).
