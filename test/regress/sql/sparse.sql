@@ -160,10 +160,14 @@ SELECT code, message FROM pg_temp.try($$SELECT dp_predict('sp_model', '{1:1}/7':
 SELECT pg_temp.max_diff(s.weights, d.weights) < 1e-12 AS same_tuned_model
 FROM dp_tune('sp_dense', 'y', 'x', epsilon => 1, epochs => '{1,3}', lambdas => '{0.001}', seed => 8) d,
      dp_tune('sp_sparse', 'y', 'x', epsilon => 1, epochs => '{1,3}', lambdas => '{0.001}', seed => 8) s;
-SELECT pg_temp.max_diff(s.weights, d.weights) < 1e-12 AS same_model_with_tolerance
-FROM dp_train('sp_dense', 'y', 'x', algorithm => 'none', epochs => 20, learning_rate => 0.5, seed => 2,
+-- (bolt-on, strongly convex: the algorithm that has the option; the run must
+-- stop before its 20 epochs, on both tables after the same number.)
+SELECT pg_temp.max_diff(s.weights, d.weights) < 1e-12 AS same_model_with_tolerance,
+       (d.details->'stopping'->>'epochs_run')::int < 20 AS stopped_early,
+       d.details->'stopping'->'epochs_run' = s.details->'stopping'->'epochs_run' AS same_epochs
+FROM dp_train('sp_dense', 'y', 'x', algorithm => 'bolton', epsilon => 1, lambda => 0.01, epochs => 20, seed => 2,
               options => '{"tolerance": 0.01}') d,
-     dp_train('sp_sparse', 'y', 'x', algorithm => 'none', epochs => 20, learning_rate => 0.5, seed => 2,
+     dp_train('sp_sparse', 'y', 'x', algorithm => 'bolton', epsilon => 1, lambda => 0.01, epochs => 20, seed => 2,
               options => '{"tolerance": 0.01}') s;
 
 -- ---- 5. bad sparse rows ---------------------------------------------------------
