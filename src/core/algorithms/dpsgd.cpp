@@ -79,14 +79,27 @@ const std::vector<std::string>& dpsgd_family() {
 
 namespace {
 
+// The options each member reads: another member's option (dpadam's beta2 given
+// to dpsgd, dpmomentum's momentum to dpadam) is refused as a typo would be,
+// not silently ignored.
+std::vector<std::string> option_keys(dpsgd::OptimizerKind kind) {
+  std::vector<std::string> keys = {"steps", "clip_norm", "conversion", "lots_per_query"};
+  switch (kind) {
+    case dpsgd::OptimizerKind::Sgd: keys.push_back("closed_form_noise"); break;
+    case dpsgd::OptimizerKind::Momentum: keys.push_back("momentum"); break;
+    case dpsgd::OptimizerKind::Adam: keys.insert(keys.end(), {"beta1", "beta2", "xi"}); break;
+    case dpsgd::OptimizerKind::AdamWosm: keys.push_back("beta1"); break;
+    case dpsgd::OptimizerKind::Adadp: keys.push_back("adadp_tolerance"); break;
+  }
+  return keys;
+}
+
 // Every argument of the request that needs no fact of the data (n, d, K, and so T):
 // checked by check_arguments before the budget is charged, and again by the plan.
 dpsgd::DpSgdRequest request_arguments(const TrainingConfig& c) {
   validate_arguments(c);
-  whitebox::check_options(c, c.algorithm.c_str(),
-                          {"steps", "clip_norm", "momentum", "beta1", "beta2", "xi", "adadp_tolerance", "conversion",
-                           "lots_per_query", "closed_form_noise"});
   const dpsgd::OptimizerKind kind = dpsgd::parse_optimizer(c.algorithm);
+  whitebox::check_options(c, c.algorithm.c_str(), option_keys(kind));
   if (!c.epsilon)
     bad("algorithm \"" + c.algorithm + "\" needs epsilon", {}, "Pass epsilon => ... and delta => ....");
   if (!c.delta || *c.delta <= 0)

@@ -1,5 +1,6 @@
 #include "core/algorithms/whitebox.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -20,19 +21,19 @@ TrainingPlan base_plan(const TrainingConfig& c, double radius) {
   return p;
 }
 
+void check_options(const TrainingConfig& c, const std::string& algorithm, const std::vector<std::string>& allowed) {
+  for (auto it = c.options.begin(); it != c.options.end(); ++it) {
+    if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
+    std::string list;
+    for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    fail(ErrorKind::InvalidParameter, "unknown option \"" + it.key() + "\" for algorithm " + algorithm, {},
+         "Options of " + algorithm + ": " + list + ".");
+  }
+}
+
 void check_options(const TrainingConfig& c, const std::string& algorithm,
                    std::initializer_list<const char*> allowed) {
-  for (auto it = c.options.begin(); it != c.options.end(); ++it) {
-    bool known = false;
-    std::string list;
-    for (const char* a : allowed) {
-      known = known || it.key() == a;
-      list += (list.empty() ? "" : ", ") + std::string(a);
-    }
-    if (!known)
-      fail(ErrorKind::InvalidParameter, "unknown option \"" + it.key() + "\" for algorithm " + algorithm, {},
-           "Options of " + algorithm + ": " + list + ".");
-  }
+  check_options(c, algorithm, std::vector<std::string>(allowed.begin(), allowed.end()));
 }
 
 std::string string_option(const TrainingConfig& c, const char* key, const std::string& fallback) {

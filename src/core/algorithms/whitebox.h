@@ -8,6 +8,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "core/privacy/gaussian_calibration.h"
 #include "core/training/config.h"
@@ -32,6 +33,8 @@ TrainingPlan base_plan(const TrainingConfig& config, double radius);
 // Throws Error(InvalidParameter) if config.options has a key not in `allowed`.
 void check_options(const TrainingConfig& config, const std::string& algorithm,
                    std::initializer_list<const char*> allowed);
+void check_options(const TrainingConfig& config, const std::string& algorithm,
+                   const std::vector<std::string>& allowed);
 
 // options.<key> as a string (`fallback` if absent; Error if not a string).
 std::string string_option(const TrainingConfig& config, const char* key, const std::string& fallback);

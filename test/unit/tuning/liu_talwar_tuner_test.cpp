@@ -142,6 +142,34 @@ TEST(DpSgdCheckArguments, RefusesWithoutFactsOfTheData) {
   EXPECT_THROW(make_algorithm("dpmomentum")->check_arguments(c), Error);
 }
 
+// Each member reads its own options: another member's is refused before the
+// charge (it was accepted and ignored: dpsgd with a momentum ran plain SGD).
+TEST(DpSgdCheckArguments, RefusesAnotherMembersOption) {
+  const std::vector<std::pair<std::string, nlohmann::json>> own = {
+      {"dpsgd", {{"closed_form_noise", false}}}, {"psgd", {{"closed_form_noise", false}}},
+      {"dpmomentum", {{"momentum", 0.5}}},       {"dpadam", {{"beta1", 0.8}, {"beta2", 0.99}, {"xi", 1e-7}}},
+      {"dpadamwosm", {{"beta1", 0.8}}},           {"adadp", {{"adadp_tolerance", 0.5}}}};
+  const std::vector<std::string> member_only = {"closed_form_noise", "momentum", "beta1", "beta2", "xi",
+                                                "adadp_tolerance"};
+  for (const auto& [algorithm, options] : own) {
+    TrainingConfig c = dpsgd_config(0);
+    c.algorithm = algorithm;
+    c.options = options;
+    EXPECT_NO_THROW(make_algorithm(algorithm)->check_arguments(c)) << algorithm << " " << options.dump();
+    for (const std::string& key : member_only) {
+      if (options.contains(key)) continue;
+      c.options = {{key, 0.5}};
+      try {
+        make_algorithm(algorithm)->check_arguments(c);
+        ADD_FAILURE() << algorithm << " accepted options." << key;
+      } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "unknown option \"" + key + "\" for algorithm " + algorithm);
+        EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      }
+    }
+  }
+}
+
 InMemoryData separable(int m, unsigned seed) {
   std::mt19937_64 gen(seed);
   std::normal_distribution<double> g;
