@@ -27,7 +27,7 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
                               cmd.count("--batch-size") == 0, cmd.count("--lambda") == 0};
   if (unset.algorithm) {
     o.config.algorithm = defaults::algorithm(o.config);
-    o.config.intercept = !o.no_intercept && intercept::default_on(o.config.algorithm);
+    o.config.intercept = intercept_of(o, o.config.algorithm);
   }
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);

@@ -21,7 +21,11 @@ void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const
   cmd->add_option("--radius", o.radius, "projection radius R");
   cmd->add_flag("--averaging", o.config.averaging, "release the average of the iterates");
   cmd->add_flag("--reshuffle", o.config.reshuffle, "fresh random permutation every epoch");
-  cmd->add_flag("--no-intercept", o.no_intercept, "no bias term (default: an intercept, except for amp, pfw, dpagd and opdisc: docs/intercept.md)");
+  auto* no_intercept = cmd->add_flag("--no-intercept", o.no_intercept,
+                                     "no bias term (default: an intercept, except for amp, pfw, dpagd and opdisc: "
+                                     "docs/intercept.md)");
+  cmd->add_flag("--intercept", o.intercept, "a bias term also where the algorithm's default has none (intercept => true)")
+      ->excludes(no_intercept);
   cmd->add_option("--seed", o.seed, "TESTS ONLY: reproducible shuffle and noise (the model is not private)");
   cmd->add_option("--options", o.options, "algorithm-specific options (JSON object)")
       ->check(client::json_object_flag());
@@ -30,6 +34,12 @@ void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const
                 "drive the epochs from here, or fail (default: here if this role may, else in the server)")
       ->excludes(server);
   cmd->add_flag("--json", o.json, "print one JSON object");
+}
+
+// As dp_train's intercept => true | false | NULL (the algorithm's default): docs/intercept.md.
+bool intercept_of(const RunOptions& o, const std::string& algorithm) {
+  if (o.intercept) return true;
+  return !o.no_intercept && intercept::default_on(algorithm);
 }
 
 void apply_run_options(RunOptions& o, const CLI::App& cmd) {
@@ -41,7 +51,7 @@ void apply_run_options(RunOptions& o, const CLI::App& cmd) {
   if (cmd.count("--seed")) c.seed = o.seed;
   if (cmd.count("--schedule")) c.schedule = o.schedule;
   if (!o.classes.empty()) o.target.classes = o.classes;
-  c.intercept = !o.no_intercept && intercept::default_on(c.algorithm);  // as dp_train: docs/intercept.md
+  c.intercept = intercept_of(o, c.algorithm);
   c.options = nlohmann::json::parse(o.options);
 }
 

@@ -25,7 +25,7 @@ struct RunOptions {
   double epsilon = 0, delta = 0, learning_rate = 0, radius = 0;
   std::int64_t seed = 0;
   std::string schedule, options = "{}";
-  bool server = false, controller = false, json = false, no_intercept = false;
+  bool server = false, controller = false, json = false, no_intercept = false, intercept = false;
 };
 
 // Registers the shared flags. `run` is "training" or "tuning", `server_function`
@@ -34,6 +34,8 @@ void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const
 
 // Moves the flags that were given into o.config and o.target.
 void apply_run_options(RunOptions& o, const CLI::App& cmd);
+// The run's intercept from --intercept / --no-intercept / the algorithm's default.
+bool intercept_of(const RunOptions& o, const std::string& algorithm);
 
 // True if the run goes to the server: asked for, or this role lacks the
 // controller's privileges (`missing_privileges` names them; then a NOTICE,

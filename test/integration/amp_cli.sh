@@ -29,6 +29,18 @@ three_drivers "tuned AMP, huber, lbfgs" pts y --algorithm amp --epsilon 0.5 --de
   -- "algorithm => 'amp', epsilon => 0.5, delta => 1e-6, loss => 'huber_svm', lambda => 0.001,
       options => '{\"f\": 0.05, \"f1\": 0.9, \"optimizer\": \"lbfgs\"}'"
 three_drivers "the optimum" pts y --algorithm optimum --lambda 0.001 -- "algorithm => 'optimum', lambda => 0.001"
+# --intercept is intercept => true: AMP has none by default (docs/intercept.md).
+three_drivers "AMP with --intercept" pts y --algorithm amp --epsilon 1 --delta 1e-6 --intercept \
+  -- "algorithm => 'amp', epsilon => 1, delta => 1e-6, intercept => true"
+with_bias=$(psql -X -At -d "$DB" -c "SELECT count(*) FILTER (WHERE (details->'hyperparameters'->>'intercept')::boolean
+    AND array_length(weights, 1) = 5) || '/' || count(*) FROM dptrain.models WHERE algorithm = 'amp'
+    AND details->'hyperparameters' ? 'intercept'")
+[ "${with_bias%%/*}" = 3 ] || { echo "--intercept: $with_bias AMP models with a bias weight, expected 3" >&2; exit 1; }
+if out=$("$CLI" train --db "dbname=$DB" --table pts --label y --algorithm amp --epsilon 1 --delta 1e-6 --intercept --no-intercept 2>&1); then
+  echo "--intercept --no-intercept was accepted" >&2; exit 1
+fi
+grep -q "excludes" <<<"$out" || { echo "--intercept --no-intercept: $out" >&2; exit 1; }
+echo "ok: --intercept gives AMP a bias term in every driver; with --no-intercept it is refused"
 # A view is never read in place: the controller, like dp_train, copies it
 # without shuffle (AMP does not depend on the order of the rows).
 psql -X -q -d "$DB" -c "CREATE VIEW pts_view AS SELECT * FROM pts"
