@@ -2,6 +2,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "charge_report.h"
 #include "commands.h"
 #include "core/training/defaults.h"
 #include "core/training/intercept.h"
@@ -37,8 +38,12 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
               << "(dp_train)\n";
   const bool server = distributed || use_server(
       o, [&] { return client::controller_missing_privileges(conn, o.target, c); }, "training", "dp_train");
-  const client::TrainingOutcome r = server ? client::train_in_server(conn, o.target, c, unset)
-                                           : client::train_with_controller(conn, o.target, c, progress, unset);
+  // A run that fails after its charge says so (charge_report.h).
+  const client::ChargeWatch watch(conn, o.db);
+  const client::TrainingOutcome r = client::with_charge_report(watch, [&] {
+    return server ? client::train_in_server(conn, o.target, c, unset)
+                  : client::train_with_controller(conn, o.target, c, progress, unset);
+  });
   const Model& m = r.model;
   if (o.json) {
     nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, server);

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "charge_report.h"
 #include "commands.h"
 #include "json_flags.h"
 #include "core/tuning/private_tuning.h"
@@ -49,8 +50,9 @@ void run_liu_talwar(TuneOptions& o) {
                 "Drop --controller: dp_tune charges the total before any candidate runs.");
   client::PgConnection conn(o.db);
   o.target.table = conn.resolve_relation(o.target.table);
-  const client::LiuTalwarOutcome r =
-      client::tune_liu_talwar_in_server(conn, o.target, c, o.grid, o.grid_json, o.gamma);
+  const client::ChargeWatch watch(conn, o.db);  // a run that fails after its charge says so
+  const client::LiuTalwarOutcome r = client::with_charge_report(
+      watch, [&] { return client::tune_liu_talwar_in_server(conn, o.target, c, o.grid, o.grid_json, o.gamma); });
   const Model& m = r.model;
   if (o.json) {
     nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, true);
@@ -88,8 +90,11 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
               << "(dp_tune)\n";
   const bool server = distributed || use_server(
       o, [&] { return client::tuning_controller_missing_privileges(conn, o.target, c); }, "tuning", "dp_tune");
-  const client::TuningOutcome r = server ? client::tune_in_server(conn, o.target, c, o.grid)
-                                         : client::tune_with_controller(conn, o.target, c, o.grid, !o.json);
+  const client::ChargeWatch watch(conn, o.db);  // a run that fails after its charge says so
+  const client::TuningOutcome r = client::with_charge_report(watch, [&] {
+    return server ? client::tune_in_server(conn, o.target, c, o.grid)
+                  : client::tune_with_controller(conn, o.target, c, o.grid, !o.json);
+  });
   const Model& m = r.model;
   if (o.json) {
     nlohmann::json chosen = r.chosen.to_json();

@@ -1,11 +1,26 @@
 // dptrain: differentially private machine learning inside PostgreSQL.
 #include <iostream>
+#include <string>
 
+#include "charge_report.h"
 #include "commands.h"
 #include "cli_hints.h"
 #include "number_flags.h"
 #include "core/error.h"
 #include "pg_connection.h"
+
+namespace {
+
+// After Ctrl-C, SIGTERM or SIGHUP: the run rolled back, but a charge made
+// before it stays -- the failure note (charge_report.h) says so, instead of
+// the "nothing was stored" this printed alone.
+int cancelled(const char* what) {
+  const std::string& note = dptrain::client::failure_note();
+  std::cerr << "dptrain: cancelled: " << what << (note.empty() ? " (nothing was stored)" : "") << "\n" << note;
+  return dptrain::client::interrupt_exit_code();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"dptrain: differentially private model training inside PostgreSQL"};
@@ -26,27 +41,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const dptrain::client::PgError& e) {
-    if (dptrain::client::interrupted()) {
-      std::cerr << "dptrain: cancelled: " << e.what() << " (nothing was stored)\n";
-      return 130;
-    }
+    if (dptrain::client::interrupted()) return cancelled(e.what());
     std::cerr << "dptrain: error: " << e.what();
     if (!e.sqlstate.empty()) std::cerr << " (SQLSTATE " << e.sqlstate << ")";
     std::cerr << "\n";
     if (!e.detail.empty()) std::cerr << "DETAIL:  " << e.detail << "\n";
     if (!e.hint.empty()) std::cerr << "HINT:  " << dptrain::client::cli_syntax(e.hint) << "\n";
+    std::cerr << dptrain::client::failure_note();
     return 1;
   } catch (const dptrain::Error& e) {
-    if (dptrain::client::interrupted()) {  // e.g. OPDisc's solve, stopped in the controller
-      std::cerr << "dptrain: cancelled: " << e.what() << " (nothing was stored)\n";
-      return 130;
-    }
+    if (dptrain::client::interrupted()) return cancelled(e.what());  // e.g. OPDisc's solve, stopped in the controller
     std::cerr << "dptrain: error: " << e.what() << "\n";
     if (!e.detail().empty()) std::cerr << "DETAIL:  " << e.detail() << "\n";
     if (!e.hint().empty()) std::cerr << "HINT:  " << dptrain::client::cli_syntax(e.hint()) << "\n";
+    std::cerr << dptrain::client::failure_note();
     return 1;
   } catch (const std::exception& e) {
+    if (dptrain::client::interrupted()) return cancelled(e.what());
     std::cerr << "dptrain: error: " << e.what() << "\n";
+    std::cerr << dptrain::client::failure_note();
     return 1;
   }
   return 0;
