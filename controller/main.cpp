@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error 2, as documented
+    // (README.md, "The CLI: exit status and output"), not CLI11's own 105-114 per kind of error.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const dptrain::client::PgError& e) {
     if (dptrain::client::interrupted()) return cancelled(e.what());
     std::cerr << "dptrain: error: " << e.what();
