@@ -4,6 +4,7 @@
 
 #include "charge_report.h"
 #include "commands.h"
+#include "extension.h"
 #include "core/training/defaults.h"
 #include "core/training/intercept.h"
 #include "remote_training.h"
@@ -25,6 +26,7 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   }
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
+  client::api_schema(conn);  // a missing or too old extension is named first
   o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
   const bool progress = !o.json;
   // A Citus hash-distributed table trains in place, inside the server

@@ -10,6 +10,7 @@
 
 #include "charge_report.h"
 #include "commands.h"
+#include "extension.h"
 #include "json_flags.h"
 #include "core/tuning/private_tuning.h"
 #include "core/error.h"
@@ -49,6 +50,7 @@ void run_liu_talwar(TuneOptions& o) {
     throw Error(ErrorKind::NotImplemented, "--method liu_talwar runs inside the server only", {},
                 "Drop --controller: dp_tune charges the total before any candidate runs.");
   client::PgConnection conn(o.db);
+  client::api_schema(conn);  // a missing or too old extension is named first
   o.target.table = conn.resolve_relation(o.target.table);
   const client::ChargeWatch watch(conn, o.db);  // a run that fails after its charge says so
   const client::LiuTalwarOutcome r = client::with_charge_report(
@@ -78,6 +80,7 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
                 "Use --lambdas, --epochs and --batch-sizes for the holdout method.");
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
+  client::api_schema(conn);  // a missing or too old extension is named first
   o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
   // A Citus hash-distributed table is tuned in place, inside the server
   // (docs/tuning.md section 5): the controller would copy every row.
