@@ -5,6 +5,7 @@
 #include "charge_report.h"
 #include "commands.h"
 #include "extension.h"
+#include "model_reference.h"
 #include "core/training/defaults.h"
 #include "core/training/intercept.h"
 #include "remote_training.h"
@@ -56,8 +57,8 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   } else {
     std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
               << ", " << loss_name(m.loss) << ", " << m.classes.size() << " classes, "
-              << (m.epsilon ? "epsilon = " + std::to_string(*m.epsilon) +
-                                  (m.delta && *m.delta > 0 ? ", delta = " + std::to_string(*m.delta) : "")
+              << (m.epsilon ? "epsilon = " + format_privacy(*m.epsilon) +
+                                  (m.delta && *m.delta > 0 ? ", delta = " + format_privacy(*m.delta) : "")
                             : std::string("not private"))
               << (m.seeded ? " [seeded: NOT private]" : "") << ", " << r.seconds << " s\n";
   }
