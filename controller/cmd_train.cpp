@@ -1,5 +1,7 @@
 // dptrain train: train a model on a table (see remote_training.h).
 #include <iostream>
+#include <sstream>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "charge_report.h"
@@ -9,6 +11,7 @@
 #include "core/training/defaults.h"
 #include "core/training/intercept.h"
 #include "remote_training.h"
+#include "run_result.h"
 #include "run_options.h"
 
 namespace dptrain::cli {
@@ -48,19 +51,23 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
                   : client::train_with_controller(conn, o.target, c, progress, unset);
   });
   const Model& m = r.model;
+  const std::string summary =
+      "model " + std::to_string(r.model_id) + (m.name.empty() ? "" : " (" + m.name + ")") + ": " + m.algorithm +
+      ", " + loss_name(m.loss) + ", " + std::to_string(m.classes.size()) + " classes, " +
+      (m.epsilon ? "epsilon = " + format_privacy(*m.epsilon) +
+                       (m.delta && *m.delta > 0 ? ", delta = " + format_privacy(*m.delta) : "")
+                 : std::string("not private")) +
+      (m.seeded ? " [seeded: NOT private]" : "");
   if (o.json) {
     nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, server);
     j["loss"] = loss_name(m.loss);
     j["epochs"] = r.epochs;
     j["classes"] = m.classes;
-    std::cout << j.dump() << "\n";
+    client::print_run_result(j.dump() + "\n", summary + " (stored)");
   } else {
-    std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
-              << ", " << loss_name(m.loss) << ", " << m.classes.size() << " classes, "
-              << (m.epsilon ? "epsilon = " + format_privacy(*m.epsilon) +
-                                  (m.delta && *m.delta > 0 ? ", delta = " + format_privacy(*m.delta) : "")
-                            : std::string("not private"))
-              << (m.seeded ? " [seeded: NOT private]" : "") << ", " << r.seconds << " s\n";
+    std::ostringstream line;
+    line << summary << ", " << r.seconds << " s\n";
+    client::print_run_result(line.str(), summary + " (stored)");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "charge_report.h"
@@ -15,6 +16,7 @@
 #include "core/tuning/private_tuning.h"
 #include "core/error.h"
 #include "remote_tuning.h"
+#include "run_result.h"
 #include "run_options.h"
 
 namespace dptrain::cli {
@@ -24,6 +26,12 @@ std::string show(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
   return buf;
+}
+
+// What print_run_result says if the result cannot be written (run_result.h).
+std::string stored(std::int64_t id, const Model& m) {
+  return "model " + std::to_string(id) + " (" + m.algorithm + ") was stored; total epsilon = " +
+         show(m.epsilon.value_or(0)) + ", delta = " + show(m.delta.value_or(0));
 }
 
 struct TuneOptions : RunOptions {
@@ -61,13 +69,15 @@ void run_liu_talwar(TuneOptions& o) {
     j["method"] = "liu_talwar";
     j["chosen"] = r.chosen;
     j["grid_points"] = r.grid_points;
-    std::cout << j.dump() << "\n";
+    client::print_run_result(j.dump() + "\n", stored(r.model_id, m));
   } else {
-    std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
+    std::ostringstream out;
+    out << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
               << " tuned by Liu-Talwar random stopping over " << r.grid_points << " grid points; chosen "
               << r.chosen.dump() << "; total epsilon = " << show(m.epsilon.value_or(0))
               << ", delta = " << show(m.delta.value_or(0)) << (m.seeded ? " [seeded: NOT private]" : "") << ", "
               << r.seconds << " s\n";
+    client::print_run_result(out.str(), stored(r.model_id, m));
   }
 }
 
@@ -105,14 +115,16 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
     nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, server);
     j["chosen"] = chosen;
     j["candidates"] = r.candidates;
-    std::cout << j.dump() << "\n";
+    client::print_run_result(j.dump() + "\n", stored(r.model_id, m));
   } else {
-    std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
+    std::ostringstream out;
+    out << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
               << " tuned over " << r.candidates << " candidates; chosen lambda = " << show(r.chosen.lambda)
               << ", epochs = " << r.chosen.epochs << ", batch_size = " << r.chosen.batch_size
               << "; total epsilon = " << show(m.epsilon.value_or(0))
               << (m.delta && *m.delta > 0 ? ", delta = " + show(*m.delta) : std::string())
               << (m.seeded ? " [seeded: NOT private]" : "") << ", " << r.seconds << " s\n";
+    client::print_run_result(out.str(), stored(r.model_id, m));
   }
 }
 
