@@ -6,7 +6,8 @@
 # killed backend a bare connection error, and SIGTERM killed the CLI while
 # the server went on training for nobody (and stored the model). Three ways
 # to die after the charge, each stopped once the ledger holds the run's row:
-#   SIGINT to the CLI, SIGTERM to the CLI, pg_terminate_backend of its backend.
+#   SIGINT to the CLI, SIGTERM to the CLI, pg_terminate_backend of its backend;
+# and once more with the server unable to answer afterwards.
 # Env: DPTRAIN_CLI, PGHOST/PGPORT/PGUSER of a live throwaway cluster.
 set -euo pipefail
 : "${DPTRAIN_CLI:?set DPTRAIN_CLI to the dptrain binary}"
@@ -25,7 +26,7 @@ source "$(dirname "$0")/lib/paused_charge.sh"  # wait_until
 q -c "CREATE TABLE pts AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(i) > 0) AS y
       FROM generate_series(1, 4000) i;
       CREATE VIEW slow AS SELECT id, x, y FROM pts WHERE pg_sleep(0.001) IS NOT NULL;
-      SELECT dp_set_table_budget('slow', 10)"
+      SELECT dp_set_table_budget('slow', 10)" >/dev/null
 
 ledger_rows() { q -c "SELECT count(*) FROM dptrain.ledger"; }
 
@@ -71,8 +72,26 @@ die SIGTERM 143
 die terminate 1
 grep -q "terminating connection" "$WORK/err" || fail "terminate: the server's reason is not shown"
 
-# The ledger and the cap agree: three charges of 1, no model.
-[ "$(q -c "SELECT spent_epsilon = 3 FROM dptrain.table_budgets")" = t ] || fail "the cap's spent is not 3"
-[ "$(q -c "SELECT sum(epsilon) = 3 FROM dptrain.ledger")" = t ] || fail "the ledger's sum is not 3"
+# The server cannot be asked after the failure (here: the database refuses
+# new connections, as after an immediate shutdown): the CLI says that the
+# charge is unknown and how to check, instead of claiming nothing.
+before=$(ledger_rows)
+"$DPTRAIN_CLI" train --db "dbname=$db" --table slow --label y --algorithm bolton --epsilon 1 --server \
+  >"$WORK/out" 2>"$WORK/err" &
+cli=$!
+wait_until "SELECT count(*) > $before FROM dptrain.ledger" "the run is charged (unreachable)"
+psql -X -q -At -v ON_ERROR_STOP=1 -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS false" \
+  -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '$db' AND query LIKE '%dp_train%'" >/dev/null
+status=0
+wait "$cli" || status=$?
+psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIONS true"
+[ "$status" = 1 ] || fail "unreachable: exit status $status, expected 1"
+grep -q "^NOTE:  could not read the privacy ledger after the failure (.*): whether this run was charged, or even stored its model, is unknown" \
+  "$WORK/err" || fail "unreachable: the CLI did not say the charge is unknown"
+echo "ok: a server that cannot be asked after the failure: the CLI says the charge is unknown"
+
+# The ledger and the cap agree: four charges of 1, no model.
+[ "$(q -c "SELECT spent_epsilon = 4 FROM dptrain.table_budgets")" = t ] || fail "the cap's spent is not 4"
+[ "$(q -c "SELECT sum(epsilon) = 4 FROM dptrain.ledger")" = t ] || fail "the ledger's sum is not 4"
 [ "$(q -c "SELECT count(*) FROM dptrain.models")" = 0 ] || fail "a dead run stored a model"
-echo "ok: the cap's spent equals the ledger's sum (3) and no model was stored"
+echo "ok: the cap's spent equals the ledger's sum (4) and no model was stored"
