@@ -45,7 +45,7 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   const bool server = distributed || use_server(
       o, [&] { return client::controller_missing_privileges(conn, o.target, c); }, "training", "dp_train");
   // A run that fails after its charge says so (charge_report.h).
-  const client::ChargeWatch watch(conn, o.db);
+  const client::ChargeWatch watch(conn, o.db, o.target.table);
   const client::TrainingOutcome r = client::with_charge_report(watch, [&] {
     return server ? client::train_in_server(conn, o.target, c, unset)
                   : client::train_with_controller(conn, o.target, c, progress, unset);

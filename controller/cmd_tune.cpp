@@ -60,7 +60,7 @@ void run_liu_talwar(TuneOptions& o) {
   client::PgConnection conn(o.db);
   client::api_schema(conn);  // a missing or too old extension is named first
   o.target.table = conn.resolve_relation(o.target.table);
-  const client::ChargeWatch watch(conn, o.db);  // a run that fails after its charge says so
+  const client::ChargeWatch watch(conn, o.db, o.target.table);  // a run that fails after its charge says so
   const client::LiuTalwarOutcome r = client::with_charge_report(
       watch, [&] { return client::tune_liu_talwar_in_server(conn, o.target, c, o.grid, o.grid_json, o.gamma); });
   const Model& m = r.model;
@@ -103,7 +103,7 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
               << "(dp_tune)\n";
   const bool server = distributed || use_server(
       o, [&] { return client::tuning_controller_missing_privileges(conn, o.target, c); }, "tuning", "dp_tune");
-  const client::ChargeWatch watch(conn, o.db);  // a run that fails after its charge says so
+  const client::ChargeWatch watch(conn, o.db, o.target.table);  // a run that fails after its charge says so
   const client::TuningOutcome r = client::with_charge_report(watch, [&] {
     return server ? client::tune_in_server(conn, o.target, c, o.grid)
                   : client::tune_with_controller(conn, o.target, c, o.grid, !o.json);

@@ -19,19 +19,26 @@ constexpr const char* kSince =
     "SELECT l.id, l.algorithm, l.epsilon::text, l.delta::text, l.model_id, l.budgeted, "
     "coalesce((to_jsonb(l) ->> 'capped')::boolean, false), "  // (no column capped in 0.1)
     "EXISTS (SELECT FROM dptrain.models m WHERE m.id = l.model_id) "
-    "FROM dptrain.ledger l WHERE l.id > $1::bigint AND l.session_role = session_user ORDER BY l.id";
+    "FROM dptrain.ledger l WHERE l.id > $1::bigint AND l.session_role = session_user "
+    // the run's table; 0: a relation dropped since (sql/45_budgets.sql)
+    "AND l.source::oid IN ($2::oid, 0) ORDER BY l.id";
 
 }  // namespace
 
 void set_failure_note(std::string n) { note() = std::move(n); }
 const std::string& failure_note() { return note(); }
 
-ChargeWatch::ChargeWatch(PgConnection& conn, std::string conninfo) : conninfo_(std::move(conninfo)) {
+ChargeWatch::ChargeWatch(PgConnection& conn, std::string conninfo, const std::string& table)
+    : conninfo_(std::move(conninfo)) {
   try {
-    mark_ = std::stoll(conn.exec("SELECT coalesce(max(id), 0) FROM dptrain.ledger WHERE session_role = session_user")
-                           .get(0, 0));
+    PgResult r = conn.exec("SELECT coalesce(max(id), 0), $1::regclass::oid FROM dptrain.ledger "
+                           "WHERE session_role = session_user",
+                           {table});
+    table_oid_ = r.get(0, 1);
+    mark_ = std::stoll(r.get(0, 0));
   } catch (const PgError&) {
-    // No ledger here (an extension without governance): nothing to watch.
+    // No ledger here, or no such table (the run fails before any charge):
+    // nothing to watch.
     // The statement ran outside any transaction, so the run goes on.
   }
 }
@@ -40,7 +47,7 @@ std::string ChargeWatch::report() const {
   if (!mark_) return {};
   try {
     PgConnection conn(conninfo_, PgConnection::Purpose::kReport);
-    PgResult r = conn.exec(kSince, {std::to_string(*mark_)});
+    PgResult r = conn.exec(kSince, {std::to_string(*mark_), table_oid_});
     std::string out;
     for (int i = 0; i < r.rows(); ++i) {
       const bool is_private = !r.is_null(i, 2);

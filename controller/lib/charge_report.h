@@ -11,10 +11,12 @@
 // (and its charge) the user never heard of.
 //
 // ChargeWatch marks the newest ledger row of this session before the run;
-// if the run fails, report() reads the rows added since (over a fresh
-// connection: the run's may be dead, or refuse statements after Ctrl-C) and
-// says what was charged and whether a model was stored -- or, when the
-// server cannot be reached, that this is unknown and how to find out.
+// if the run fails, report() reads the rows of this login on the run's table
+// added since (over a fresh connection: the run's may be dead, or refuse
+// statements after Ctrl-C) and says what was charged and whether a model was
+// stored -- or, when the server cannot be reached, that this is unknown and
+// how to find out. (No ledger column tells apart two concurrent runs of the
+// same login on the same table: each would report both rows.)
 #pragma once
 
 #include <cstdint>
@@ -27,12 +29,15 @@ namespace dptrain::client {
 
 class ChargeWatch {
  public:
-  ChargeWatch(PgConnection& conn, std::string conninfo);
+  // `table`: the run's source as resolved (the rows of runs of this session
+  // on other tables are not this run's).
+  ChargeWatch(PgConnection& conn, std::string conninfo, const std::string& table);
   // The lines to print after the run's error (empty: nothing was charged).
   std::string report() const;
 
  private:
   std::string conninfo_;
+  std::string table_oid_;
   std::optional<std::int64_t> mark_;  // nullopt: no ledger to read (e.g. an older extension)
 };
 
