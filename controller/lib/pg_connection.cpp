@@ -52,9 +52,13 @@ void catch_sigint() {
   action.sa_handler = on_sigint;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;  // no SA_RESTART: libpq's wait returns and reads the server's answer
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-  sigaction(SIGHUP, &action, nullptr);
+  // A signal the CLI was started with ignored stays ignored: `nohup dptrain
+  // train ...` must survive the hangup, and `trap '' INT` means what it says.
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction inherited {};
+    if (sigaction(signal, nullptr, &inherited) == 0 && inherited.sa_handler == SIG_IGN) continue;
+    sigaction(signal, &action, nullptr);
+  }
 }
 
 // PQconnectdbParams with the user's conninfo expanded, after a default

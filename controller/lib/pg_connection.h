@@ -99,7 +99,8 @@ class PgConnection {
 // the CLI unwinds (rolling back) and exits. A second Ctrl-C quits at once.
 // SIGTERM and SIGHUP (kill, timeout(1), a closed terminal) do the same:
 // they used to kill the CLI outright, and the server went on training --
-// and stored the model -- for nobody.
+// and stored the model -- for nobody. A signal ignored when the CLI started
+// (nohup, trap '') stays ignored.
 bool interrupted();
 // 128 + the number of the signal that interrupted the run (130 for SIGINT).
 int interrupt_exit_code();

@@ -90,8 +90,22 @@ grep -q "^NOTE:  could not read the privacy ledger after the failure (.*): wheth
   "$WORK/err" || fail "unreachable: the CLI did not say the charge is unknown"
 echo "ok: a server that cannot be asked after the failure: the CLI says the charge is unknown"
 
-# The ledger and the cap agree: four charges of 1, no model.
-[ "$(q -c "SELECT spent_epsilon = 4 FROM dptrain.table_budgets")" = t ] || fail "the cap's spent is not 4"
-[ "$(q -c "SELECT sum(epsilon) = 4 FROM dptrain.ledger")" = t ] || fail "the ledger's sum is not 4"
-[ "$(q -c "SELECT count(*) FROM dptrain.models")" = 0 ] || fail "a dead run stored a model"
-echo "ok: the cap's spent equals the ledger's sum (4) and no model was stored"
+# A hangup the CLI was started to ignore (nohup) stays ignored: the run
+# goes on to its model (the handler for SIGHUP must not replace SIG_IGN).
+before=$(ledger_rows)
+(trap '' HUP; exec "$DPTRAIN_CLI" train --db "dbname=$db" --table slow --label y --algorithm bolton --epsilon 1 \
+  --server >"$WORK/out" 2>"$WORK/err") &
+cli=$!
+wait_until "SELECT count(*) > $before FROM dptrain.ledger" "the run is charged (nohup)"
+kill -HUP "$cli"
+status=0
+wait "$cli" || status=$?
+[ "$status" = 0 ] || fail "nohup: exit status $status, expected 0 (the ignored SIGHUP stopped the run)"
+grep -q "^model [0-9]*: bolton" "$WORK/out" || fail "nohup: no model"
+echo "ok: a SIGHUP the CLI was started to ignore does not stop the run"
+
+# The ledger and the cap agree: five charges of 1, one model (nohup's).
+[ "$(q -c "SELECT spent_epsilon = 5 FROM dptrain.table_budgets")" = t ] || fail "the cap's spent is not 5"
+[ "$(q -c "SELECT sum(epsilon) = 5 FROM dptrain.ledger")" = t ] || fail "the ledger's sum is not 5"
+[ "$(q -c "SELECT count(*) FROM dptrain.models")" = 1 ] || fail "a dead run stored a model"
+echo "ok: the cap's spent equals the ledger's sum (5) and only the run that finished stored a model"
