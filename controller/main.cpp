@@ -1,4 +1,6 @@
 // dptrain: differentially private machine learning inside PostgreSQL.
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -38,6 +40,16 @@ int main(int argc, char** argv) {
   dptrain::client::check_number_flags(app);  // --seed 99999999999999999999 is refused, not clamped
   try {
     app.parse(argc, argv);
+    // What went to stdout must have arrived: `dptrain export > model.json`
+    // on a full disk exited 0 with a truncated document (and so did every
+    // other command's output). A closed pipe still ends the CLI by SIGPIPE,
+    // as for any tool; train and tune report even that (run_result.h).
+    errno = 0;
+    if (!(std::cout << std::flush)) {
+      std::cerr << "dptrain: error: could not write to standard output"
+                << (errno ? std::string(" (") + std::strerror(errno) + ")" : std::string()) << "\n";
+      return 1;
+    }
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; every usage error 2, as documented
     // (README.md, "The CLI: exit status and output"), not CLI11's own 105-114 per kind of error.

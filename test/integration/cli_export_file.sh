@@ -3,7 +3,8 @@
 # says when it could not write (controller/lib/output_file.h). Before, it
 # streamed into std::ofstream and never checked the close: on a full device
 # it printed "written", exited 0 and left a truncated file in place of the
-# previous one; and it wrote through a symbolic link planted at FILE.
+# previous one; and it wrote through a symbolic link planted at FILE. The
+# document on standard output (`> model.json`) is checked as well.
 # Env: DPTRAIN_CLI, PGHOST/PGPORT/PGUSER of a live throwaway cluster.
 set -euo pipefail
 : "${DPTRAIN_CLI:?set DPTRAIN_CLI to the dptrain binary}"
@@ -29,6 +30,15 @@ export_to /dev/full || status=$?
 grep -q "^dptrain: error: cannot write /dev/full: .*No space left on device" "$WORK/err" || fail "/dev/full: no clear error"
 grep -q "written" "$WORK/err" && fail "/dev/full: the CLI said it wrote the file"
 echo "ok: a full device is an error (exit 1), not \"written\""
+
+# Standard output on a full device (`dptrain export > model.json` on a full
+# disk): exit status 1 and a message, not 0 (the unchecked std::cout).
+status=0
+"$DPTRAIN_CLI" export --db "dbname=$db" --model "$id" >/dev/full 2>"$WORK/err" || status=$?
+[ "$status" = 1 ] || fail "stdout on /dev/full: exit status $status, expected 1"
+grep -q "^dptrain: error: could not write to standard output (No space left on device)" "$WORK/err" \
+  || fail "stdout on /dev/full: no clear error"
+echo "ok: export to a full standard output is an error (exit 1)"
 
 # A file system that fills up (a small tmpfs; needs root): the previous
 # file stays whole, and no temporary file is left behind.
