@@ -38,8 +38,8 @@ ChargeWatch::ChargeWatch(PgConnection& conn, std::string conninfo, const std::st
     mark_ = std::stoll(r.get(0, 0));
   } catch (const PgError&) {
     // No ledger here, or no such table (the run fails before any charge):
-    // nothing to watch.
-    // The statement ran outside any transaction, so the run goes on.
+    // nothing to watch. The statement ran outside any transaction, so the
+    // run goes on.
   }
 }
 
@@ -52,7 +52,8 @@ std::string ChargeWatch::report() const {
     for (int i = 0; i < r.rows(); ++i) {
       const bool is_private = !r.is_null(i, 2);
       out += "NOTE:  ledger row " + r.get(i, 0) + ": this run (" + r.get(i, 1) + ") was charged ";
-      out += is_private ? "epsilon = " + r.get(i, 2) + (r.is_null(i, 3) || std::stod(r.get(i, 3)) == 0 ? "" : ", delta = " + r.get(i, 3))
+      const bool delta = !r.is_null(i, 3) && std::stod(r.get(i, 3)) != 0;
+      out += is_private ? "epsilon = " + r.get(i, 2) + (delta ? ", delta = " + r.get(i, 3) : std::string())
                         : std::string("nothing (not private; logged)");
       if (r.get(i, 5) == "t") out += ", to your budget";
       if (r.get(i, 6) == "t") out += ", to the table's cap";
@@ -65,7 +66,7 @@ std::string ChargeWatch::report() const {
   } catch (const PgError& e) {
     return "NOTE:  could not read the privacy ledger after the failure (" + std::string(e.what()) +
            "): whether this run was charged, or even stored its model, is unknown. Check with `dptrain budget "
-           "--table ...` and `dptrain models` once the server answers (a charge, once made, stays).\n";
+           "show --table ...` and `dptrain models` once the server answers (a charge, once made, stays).\n";
   }
 }
 
