@@ -182,6 +182,10 @@ void PgConnection::copy_in(const std::string& copy_sql, const std::function<bool
   bool more = true;
   try {
     while (more) {
+      // After Ctrl-C / SIGTERM the server has cancelled the COPY: stop
+      // producing rows (the rest of a large file took seconds to send for
+      // nothing) and abort it below.
+      refuse_if_interrupted(copy_sql);
       chunk.clear();
       more = produce(chunk);
       if (!chunk.empty() && PQputCopyData(c_, chunk.data(), static_cast<int>(chunk.size())) != 1)
