@@ -98,8 +98,9 @@ class PgConnection {
 // with SQLSTATE 57014, and every later statement of the run is refused, so
 // the CLI unwinds (rolling back) and exits. A second Ctrl-C quits at once.
 // SIGTERM and SIGHUP (kill, timeout(1), a closed terminal) do the same:
-// they used to kill the CLI outright, and the server went on training --
-// and stored the model -- for nobody. A signal ignored when the CLI started
+// they used to kill the CLI outright, and the server went on with the run,
+// for nobody, until it next wrote to the client (a NOTICE, or the result at
+// the end) and found it gone. A signal ignored when the CLI started
 // (nohup, trap '') stays ignored.
 bool interrupted();
 // 128 + the number of the signal that interrupted the run (130 for SIGINT).

@@ -4,8 +4,9 @@
 # docs/governance.md) must tell the user it was charged, and the ledger must
 # agree. Before: Ctrl-C printed "cancelled ... (nothing was stored)", a
 # killed backend a bare connection error, and SIGTERM killed the CLI while
-# the server went on training for nobody (and stored the model). Three ways
-# to die after the charge, each stopped once the ledger holds the run's row:
+# the server went on with the run for nobody (until it next wrote to the
+# client). Three ways to die after the charge, each once the ledger holds the
+# run's row:
 #   SIGINT to the CLI, SIGTERM to the CLI, pg_terminate_backend of its backend;
 # and once more with the server unable to answer afterwards.
 # Env: DPTRAIN_CLI, PGHOST/PGPORT/PGUSER of a live throwaway cluster.
