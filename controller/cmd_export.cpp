@@ -1,6 +1,5 @@
 // dptrain export: a stored model as one JSON document (docs/export.md), to
 // score outside the database.
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -9,6 +8,7 @@
 #include "core/model.h"
 #include "extension.h"
 #include "model_reference.h"
+#include "output_file.h"
 #include "pg_connection.h"
 
 namespace dptrain::cli {
@@ -89,8 +89,7 @@ void run(const ExportOptions& o) {
     std::cout << text;
     return;
   }
-  std::ofstream f(o.out);
-  if (!(f << text)) throw std::runtime_error("cannot write " + o.out);
+  client::write_output_file(o.out, text);  // never a partial file (output_file.h)
   std::cerr << "model " << o.model << " written to " << o.out << "\n";
 }
 

@@ -1,23 +1,22 @@
 // dptrain train: train a model on a table (see remote_training.h).
 #include <cstdio>
 #include <iostream>
+#include <sstream>
+#include <string>
 #include <nlohmann/json.hpp>
 
+#include "charge_report.h"
 #include "commands.h"
+#include "extension.h"
+#include "model_reference.h"
 #include "core/training/defaults.h"
 #include "core/training/intercept.h"
 #include "remote_training.h"
+#include "run_result.h"
 #include "run_options.h"
 
 namespace dptrain::cli {
 namespace {
-
-// delta in the summary line as %.6g: std::to_string's %f printed 1e-09 as 0.000000.
-std::string show_delta(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
 
 void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   apply_run_options(o, cmd);
@@ -31,6 +30,7 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   }
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
+  client::api_schema(conn);  // a missing or too old extension is named first
   o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
   const bool progress = !o.json;
   // A Citus hash-distributed table trains in place, inside the server
@@ -44,22 +44,30 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
               << "(dp_train)\n";
   const bool server = distributed || use_server(
       o, [&] { return client::controller_missing_privileges(conn, o.target, c); }, "training", "dp_train");
-  const client::TrainingOutcome r = server ? client::train_in_server(conn, o.target, c, unset)
-                                           : client::train_with_controller(conn, o.target, c, progress, unset);
+  // A run that fails after its charge says so (charge_report.h).
+  const client::ChargeWatch watch(conn, o.db, o.target.table);
+  const client::TrainingOutcome r = client::with_charge_report(watch, [&] {
+    return server ? client::train_in_server(conn, o.target, c, unset)
+                  : client::train_with_controller(conn, o.target, c, progress, unset);
+  });
   const Model& m = r.model;
+  const std::string summary =
+      "model " + std::to_string(r.model_id) + (m.name.empty() ? "" : " (" + m.name + ")") + ": " + m.algorithm +
+      ", " + loss_name(m.loss) + ", " + std::to_string(m.classes.size()) + " classes, " +
+      (m.epsilon ? "epsilon = " + format_privacy(*m.epsilon) +
+                       (m.delta && *m.delta > 0 ? ", delta = " + format_privacy(*m.delta) : "")
+                 : std::string("not private")) +
+      (m.seeded ? " [seeded: NOT private]" : "");
   if (o.json) {
     nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, server);
     j["loss"] = loss_name(m.loss);
     j["epochs"] = r.epochs;
     j["classes"] = m.classes;
-    std::cout << j.dump() << "\n";
+    client::print_run_result(j.dump() + "\n", summary + " (stored)");
   } else {
-    std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
-              << ", " << loss_name(m.loss) << ", " << m.classes.size() << " classes, "
-              << (m.epsilon ? "epsilon = " + std::to_string(*m.epsilon) +
-                                  (m.delta && *m.delta > 0 ? ", delta = " + show_delta(*m.delta) : "")
-                            : std::string("not private"))
-              << (m.seeded ? " [seeded: NOT private]" : "") << ", " << r.seconds << " s\n";
+    std::ostringstream line;
+    line << summary << ", " << r.seconds << " s\n";
+    client::print_run_result(line.str(), summary + " (stored)");
   }
 }
 

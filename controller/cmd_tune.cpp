@@ -6,13 +6,17 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "charge_report.h"
 #include "commands.h"
+#include "extension.h"
 #include "json_flags.h"
 #include "core/tuning/private_tuning.h"
 #include "core/error.h"
 #include "remote_tuning.h"
+#include "run_result.h"
 #include "run_options.h"
 
 namespace dptrain::cli {
@@ -22,6 +26,12 @@ std::string show(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
   return buf;
+}
+
+// What print_run_result says if the result cannot be written (run_result.h).
+std::string stored(std::int64_t id, const Model& m) {
+  return "model " + std::to_string(id) + " (" + m.algorithm + ") was stored; total epsilon = " +
+         show(m.epsilon.value_or(0)) + ", delta = " + show(m.delta.value_or(0));
 }
 
 struct TuneOptions : RunOptions {
@@ -48,22 +58,26 @@ void run_liu_talwar(TuneOptions& o) {
     throw Error(ErrorKind::NotImplemented, "--method liu_talwar runs inside the server only", {},
                 "Drop --controller: dp_tune charges the total before any candidate runs.");
   client::PgConnection conn(o.db);
+  client::api_schema(conn);  // a missing or too old extension is named first
   o.target.table = conn.resolve_relation(o.target.table);
-  const client::LiuTalwarOutcome r =
-      client::tune_liu_talwar_in_server(conn, o.target, c, o.grid, o.grid_json, o.gamma);
+  const client::ChargeWatch watch(conn, o.db, o.target.table);  // a run that fails after its charge says so
+  const client::LiuTalwarOutcome r = client::with_charge_report(
+      watch, [&] { return client::tune_liu_talwar_in_server(conn, o.target, c, o.grid, o.grid_json, o.gamma); });
   const Model& m = r.model;
   if (o.json) {
     nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, true);
     j["method"] = "liu_talwar";
     j["chosen"] = r.chosen;
     j["grid_points"] = r.grid_points;
-    std::cout << j.dump() << "\n";
+    client::print_run_result(j.dump() + "\n", stored(r.model_id, m));
   } else {
-    std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
+    std::ostringstream out;
+    out << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
               << " tuned by Liu-Talwar random stopping over " << r.grid_points << " grid points; chosen "
               << r.chosen.dump() << "; total epsilon = " << show(m.epsilon.value_or(0))
               << ", delta = " << show(m.delta.value_or(0)) << (m.seeded ? " [seeded: NOT private]" : "") << ", "
               << r.seconds << " s\n";
+    client::print_run_result(out.str(), stored(r.model_id, m));
   }
 }
 
@@ -76,6 +90,7 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
                 "Use --lambdas, --epochs and --batch-sizes for the holdout method.");
   const TrainingConfig& c = o.config;
   client::PgConnection conn(o.db);
+  client::api_schema(conn);  // a missing or too old extension is named first
   o.target.table = conn.resolve_relation(o.target.table);  // under the user's search_path
   // A Citus hash-distributed table is tuned in place, inside the server
   // (docs/tuning.md section 5): the controller would copy every row.
@@ -88,8 +103,11 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
               << "(dp_tune)\n";
   const bool server = distributed || use_server(
       o, [&] { return client::tuning_controller_missing_privileges(conn, o.target, c); }, "tuning", "dp_tune");
-  const client::TuningOutcome r = server ? client::tune_in_server(conn, o.target, c, o.grid)
-                                         : client::tune_with_controller(conn, o.target, c, o.grid, !o.json);
+  const client::ChargeWatch watch(conn, o.db, o.target.table);  // a run that fails after its charge says so
+  const client::TuningOutcome r = client::with_charge_report(watch, [&] {
+    return server ? client::tune_in_server(conn, o.target, c, o.grid)
+                  : client::tune_with_controller(conn, o.target, c, o.grid, !o.json);
+  });
   const Model& m = r.model;
   if (o.json) {
     nlohmann::json chosen = r.chosen.to_json();
@@ -97,14 +115,16 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
     nlohmann::json j = stored_model_json(r.model_id, m, r.seconds, server);
     j["chosen"] = chosen;
     j["candidates"] = r.candidates;
-    std::cout << j.dump() << "\n";
+    client::print_run_result(j.dump() + "\n", stored(r.model_id, m));
   } else {
-    std::cout << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
+    std::ostringstream out;
+    out << "model " << r.model_id << (m.name.empty() ? "" : " (" + m.name + ")") << ": " << m.algorithm
               << " tuned over " << r.candidates << " candidates; chosen lambda = " << show(r.chosen.lambda)
               << ", epochs = " << r.chosen.epochs << ", batch_size = " << r.chosen.batch_size
               << "; total epsilon = " << show(m.epsilon.value_or(0))
               << (m.delta && *m.delta > 0 ? ", delta = " + show(*m.delta) : std::string())
               << (m.seeded ? " [seeded: NOT private]" : "") << ", " << r.seconds << " s\n";
+    client::print_run_result(out.str(), stored(r.model_id, m));
   }
 }
 

@@ -1,11 +1,28 @@
 // dptrain: differentially private machine learning inside PostgreSQL.
+#include <cerrno>
+#include <cstring>
 #include <iostream>
+#include <string>
 
+#include "charge_report.h"
 #include "commands.h"
 #include "cli_hints.h"
 #include "number_flags.h"
 #include "core/error.h"
 #include "pg_connection.h"
+
+namespace {
+
+// After Ctrl-C, SIGTERM or SIGHUP: the run rolled back, but a charge made
+// before it stays -- the failure note (charge_report.h) says so, instead of
+// the "nothing was stored" this printed alone.
+int cancelled(const char* what) {
+  const std::string& note = dptrain::client::failure_note();
+  std::cerr << "dptrain: cancelled: " << what << (note.empty() ? " (nothing was stored)" : "") << "\n" << note;
+  return dptrain::client::interrupt_exit_code();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"dptrain: differentially private model training inside PostgreSQL"};
@@ -23,30 +40,40 @@ int main(int argc, char** argv) {
   dptrain::client::check_number_flags(app);  // --seed 99999999999999999999 is refused, not clamped
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const dptrain::client::PgError& e) {
-    if (dptrain::client::interrupted()) {
-      std::cerr << "dptrain: cancelled: " << e.what() << " (nothing was stored)\n";
-      return 130;
+    // What went to stdout must have arrived: `dptrain export > model.json`
+    // on a full disk exited 0 with a truncated document (and so did every
+    // other command's output). A closed pipe still ends the CLI by SIGPIPE,
+    // as for any tool; train and tune report even that (run_result.h).
+    errno = 0;
+    if (!(std::cout << std::flush)) {
+      std::cerr << "dptrain: error: could not write to standard output"
+                << (errno ? std::string(" (") + std::strerror(errno) + ")" : std::string()) << "\n";
+      return 1;
     }
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every usage error 2, as documented
+    // (README.md, "The CLI: exit status and output"), not CLI11's own 105-114 per kind of error.
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const dptrain::client::PgError& e) {
+    if (dptrain::client::interrupted()) return cancelled(e.what());
     std::cerr << "dptrain: error: " << e.what();
     if (!e.sqlstate.empty()) std::cerr << " (SQLSTATE " << e.sqlstate << ")";
     std::cerr << "\n";
     if (!e.detail.empty()) std::cerr << "DETAIL:  " << e.detail << "\n";
     if (!e.hint.empty()) std::cerr << "HINT:  " << dptrain::client::cli_syntax(e.hint) << "\n";
+    std::cerr << dptrain::client::failure_note();
     return 1;
   } catch (const dptrain::Error& e) {
-    if (dptrain::client::interrupted()) {  // e.g. OPDisc's solve, stopped in the controller
-      std::cerr << "dptrain: cancelled: " << e.what() << " (nothing was stored)\n";
-      return 130;
-    }
+    if (dptrain::client::interrupted()) return cancelled(e.what());  // e.g. OPDisc's solve, stopped in the controller
     std::cerr << "dptrain: error: " << e.what() << "\n";
     if (!e.detail().empty()) std::cerr << "DETAIL:  " << e.detail() << "\n";
     if (!e.hint().empty()) std::cerr << "HINT:  " << dptrain::client::cli_syntax(e.hint()) << "\n";
+    std::cerr << dptrain::client::failure_note();
     return 1;
   } catch (const std::exception& e) {
+    if (dptrain::client::interrupted()) return cancelled(e.what());
     std::cerr << "dptrain: error: " << e.what() << "\n";
+    std::cerr << dptrain::client::failure_note();
     return 1;
   }
   return 0;

@@ -11,4 +11,10 @@ std::string format_delta(const std::string& delta) {
   return buf;
 }
 
+std::string format_privacy(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 }  // namespace dptrain::cli

@@ -17,4 +17,8 @@ inline const char* kModelByReference =
 // delta in scientific notation ("1.00e-06"), "-" for none.
 std::string format_delta(const std::string& delta);
 
+// epsilon or delta in a sentence: 6 significant digits ("1e-08", "0.5").
+// (std::to_string printed a delta of 1e-8 as "0.000000", i.e. as pure DP.)
+std::string format_privacy(double v);
+
 }  // namespace dptrain::cli

@@ -28,6 +28,7 @@ std::string field(const PGresult* r, int code) {
 // The cancel handle of the newest open connection, and whether Ctrl-C came.
 std::atomic<PGcancel*> current_cancel{nullptr};
 volatile sig_atomic_t interrupt_count = 0;
+volatile sig_atomic_t interrupt_signal = SIGINT;
 
 void write_stderr(const char* text) {
   const ssize_t ignored = write(STDERR_FILENO, text, strlen(text));
@@ -35,8 +36,9 @@ void write_stderr(const char* text) {
 }
 
 // Async-signal-safe: PQcancel and write(2) only.
-void on_sigint(int) {
-  if (++interrupt_count > 1) _exit(130);
+void on_sigint(int signal) {
+  if (interrupt_count == 0) interrupt_signal = signal;
+  if (++interrupt_count > 1) _exit(128 + interrupt_signal);
   PGcancel* cancel = current_cancel.load();
   char error[256];
   if (cancel != nullptr && PQcancel(cancel, error, sizeof(error)))
@@ -50,12 +52,27 @@ void catch_sigint() {
   action.sa_handler = on_sigint;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;  // no SA_RESTART: libpq's wait returns and reads the server's answer
-  sigaction(SIGINT, &action, nullptr);
+  // A signal the CLI was started with ignored stays ignored: `nohup dptrain
+  // train ...` must survive the hangup, and `trap '' INT` means what it says.
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction inherited {};
+    if (sigaction(signal, nullptr, &inherited) == 0 && inherited.sa_handler == SIG_IGN) continue;
+    sigaction(signal, &action, nullptr);
+  }
+}
+
+// PQconnectdbParams with the user's conninfo expanded, after a default
+// connect_timeout: a setting of the user's (later in the list) wins.
+PGconn* connect_for_report(const std::string& conninfo) {
+  const char* keys[] = {"connect_timeout", "dbname", nullptr};
+  const char* values[] = {"10", conninfo.c_str(), nullptr};
+  return PQconnectdbParams(keys, values, /*expand_dbname=*/1);
 }
 
 }  // namespace
 
 bool interrupted() { return interrupt_count > 0; }
+int interrupt_exit_code() { return 128 + interrupt_signal; }
 
 int PgResult::column(const std::string& name) const {
   const int c = PQfnumber(r_.get(), name.c_str());
@@ -63,8 +80,8 @@ int PgResult::column(const std::string& name) const {
   return c;
 }
 
-PgConnection::PgConnection(const std::string& conninfo) {
-  c_ = PQconnectdb(conninfo.c_str());
+PgConnection::PgConnection(const std::string& conninfo, Purpose purpose) : purpose_(purpose) {
+  c_ = purpose == Purpose::kReport ? connect_for_report(conninfo) : PQconnectdb(conninfo.c_str());
   if (PQstatus(c_) != CONNECTION_OK) {
     std::string msg = PQerrorMessage(c_);
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
@@ -76,9 +93,11 @@ PgConnection::PgConnection(const std::string& conninfo) {
     std::cerr << sev << ":  " << msg << "\n";
   };
   PQsetNoticeReceiver(c_, notice_receiver, this);
-  cancel_ = PQgetCancel(c_);
-  current_cancel.store(cancel_);
-  catch_sigint();
+  if (purpose == Purpose::kRun) {
+    cancel_ = PQgetCancel(c_);
+    current_cancel.store(cancel_);
+    catch_sigint();
+  }
   PgResult path = exec("SELECT pg_catalog.current_setting('search_path'), "
                        "pg_catalog.quote_ident(pg_catalog.current_schema())");
   user_search_path_ = path.get(0, 0);
@@ -125,7 +144,7 @@ PgConnection::~PgConnection() {
 
 // After Ctrl-C nothing new starts; a ROLLBACK still may (it ends the run).
 void PgConnection::refuse_if_interrupted(const std::string& sql) const {
-  if (interrupted() && sql != "ROLLBACK")
+  if (interrupted() && purpose_ == Purpose::kRun && sql != "ROLLBACK")
     throw PgError("canceling statement due to user request", "57014");
 }
 
@@ -163,6 +182,10 @@ void PgConnection::copy_in(const std::string& copy_sql, const std::function<bool
   bool more = true;
   try {
     while (more) {
+      // After Ctrl-C / SIGTERM the server has cancelled the COPY: stop
+      // producing rows (the rest of a large file took seconds to send for
+      // nothing) and abort it below.
+      refuse_if_interrupted(copy_sql);
       chunk.clear();
       more = produce(chunk);
       if (!chunk.empty() && PQputCopyData(c_, chunk.data(), static_cast<int>(chunk.size())) != 1)

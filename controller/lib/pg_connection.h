@@ -49,7 +49,13 @@ using Param = std::optional<std::string>;  // nullopt = SQL NULL
 
 class PgConnection {
  public:
-  explicit PgConnection(const std::string& conninfo);
+  // kRun: the connection of a command (Ctrl-C cancels its statement, and
+  // refuses every later one). kReport: opened after a run failed, to read
+  // what it left (charge_report.h): it still answers after Ctrl-C, and gives
+  // up connecting after connect_timeout (10 s unless the conninfo sets one)
+  // rather than hang on a server that went away.
+  enum class Purpose { kRun, kReport };
+  explicit PgConnection(const std::string& conninfo, Purpose purpose = Purpose::kRun);
   ~PgConnection();
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
@@ -82,6 +88,7 @@ class PgConnection {
   void refuse_if_interrupted(const std::string& sql) const;
   PGconn* c_ = nullptr;
   PGcancel* cancel_ = nullptr;
+  Purpose purpose_;
   std::string user_search_path_;
   std::optional<std::string> creation_schema_;
 };
@@ -90,7 +97,14 @@ class PgConnection {
 // running statement (PQcancel) and lets it answer: the statement then fails
 // with SQLSTATE 57014, and every later statement of the run is refused, so
 // the CLI unwinds (rolling back) and exits. A second Ctrl-C quits at once.
+// SIGTERM and SIGHUP (kill, timeout(1), a closed terminal) do the same:
+// they used to kill the CLI outright, and the server went on with the run,
+// for nobody, until it next wrote to the client (a NOTICE, or the result at
+// the end) and found it gone. A signal ignored when the CLI started
+// (nohup, trap '') stays ignored.
 bool interrupted();
+// 128 + the number of the signal that interrupted the run (130 for SIGINT).
+int interrupt_exit_code();
 
 // float8[] text representation, both ways (shortest round-trip digits).
 std::string to_array_literal(const double* v, std::size_t n);

@@ -7,7 +7,7 @@
 namespace dptrain::client {
 
 ProgressBar::ProgressBar(std::string label, int total)
-    : label_(std::move(label)), total_(total > 0 ? total : 1), enabled_(isatty(STDERR_FILENO) != 0),
+    : label_(std::move(label)), total_(total > 0 ? total : 1), enabled_(total > 0 && isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()) {
   update(0);
 }

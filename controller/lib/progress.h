@@ -8,6 +8,9 @@ namespace dptrain::client {
 
 class ProgressBar {
  public:
+  // total <= 0: no bar (train and tune pass 0 for --json). It used to draw
+  // "label [....] 0/1" anyway and never end the line, so on a terminal the
+  // JSON of `dptrain train --json | jq` was printed after a stray bar.
   ProgressBar(std::string label, int total);
   void update(int done);  // redraws "label [#####.....] done/total  elapsed"
   void finish();          // ends the line

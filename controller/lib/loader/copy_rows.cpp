@@ -14,8 +14,12 @@ PartStats copy_part(client::PgConnection& conn, Dataset& data, Part part, const 
   const LabelType type = data.labels().type();
   std::vector<double> x(d);
   PartStats stats;
-  client::ProgressBar bar(std::string("load ") + (part == Part::Train ? "train" : "test"), static_cast<int>(n));
-  const bool progress = show_progress && bar.enabled() && n * d > 5'000'000;
+  // A bar only for a large part (total 0: none). It was made for every part
+  // and drew "load train [....] 0/n" at once, never ended on a small one.
+  const bool large = n * d > 5'000'000;
+  client::ProgressBar bar(std::string("load ") + (part == Part::Train ? "train" : "test"),
+                          show_progress && large ? static_cast<int>(n) : 0);
+  const bool progress = bar.enabled();
   std::size_t next = 0;
   bool header_sent = false, trailer_sent = false;
   conn.copy_in("COPY " + table + " (id, x, y) FROM STDIN (FORMAT binary)", [&](std::string& chunk) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "pg_connection.h"
 
 namespace dptrain::loader {
 namespace {
@@ -105,6 +106,9 @@ void LineReader::strip_bom(std::string& line) const {
 
 bool LineReader::fill() {
   if (eof_) return false;
+  // Ctrl-C or SIGTERM while a large file is parsed: stop reading now, not
+  // at the end of the file (the signal handler only cancels statements).
+  if (client::interrupted()) throw client::PgError("canceling the load due to user request", "57014");
   if (pos_ > 0) {  // keep the unfinished line at the front
     std::memmove(buffer_.data(), buffer_.data() + pos_, end_ - pos_);
     end_ -= pos_;

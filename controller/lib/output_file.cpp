@@ -1,0 +1,85 @@
+#include "output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace dptrain::client {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what, int error) {
+  throw std::runtime_error("cannot write " + path + ": " + what + ": " + std::strerror(error));
+}
+
+// Every byte of `text` to `fd` (write(2) may write less than asked).
+void write_all(int fd, const std::string& text, const std::string& path) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(path, "write", errno);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void write_in_place(const std::string& path, const std::string& text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, "open", errno);
+  try {
+    write_all(fd, text, path);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  if (close(fd) != 0) fail(path, "close", errno);
+}
+
+}  // namespace
+
+void write_output_file(const std::string& path, const std::string& text) {
+  struct stat st {};
+  const bool exists = lstat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) fail(path, "open", EISDIR);
+  if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return write_in_place(path, text);
+
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string temp = (dir == "/" ? "" : dir) + "/." + base + ".XXXXXX";
+  std::vector<char> name(temp.begin(), temp.end());
+  name.push_back('\0');
+  const int fd = mkstemp(name.data());
+  if (fd < 0) fail(path, "create a temporary file in " + dir, errno);
+  temp = name.data();
+  try {
+    // mkstemp makes the file 0600; give it the mode a new file gets
+    // (0666 less the umask), or the mode of the regular file it replaces.
+    const mode_t mask = umask(0);
+    umask(mask);
+    const mode_t mode = exists && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0666 & ~mask;
+    if (fchmod(fd, mode) != 0) fail(path, "chmod", errno);
+    write_all(fd, text, path);
+    if (fsync(fd) != 0) fail(path, "fsync", errno);  // ENOSPC / EIO of delayed writes come here
+  } catch (...) {
+    close(fd);
+    unlink(temp.c_str());
+    throw;
+  }
+  if (close(fd) != 0) {
+    const int error = errno;
+    unlink(temp.c_str());
+    fail(path, "close", error);
+  }
+  if (rename(temp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    unlink(temp.c_str());
+    fail(path, "rename", error);
+  }
+}
+
+}  // namespace dptrain::client

@@ -1,0 +1,23 @@
+// The result of a run that stored a model, printed on stdout without being
+// lost silently.
+//
+// By the time train or tune prints its result, the model is stored and a
+// private run is charged. The result used to go to std::cout unchecked:
+// with stdout on a full disk (`--json > out.json`) the CLI exited 0 having
+// printed nothing, and with stdout a pipe closed early (`| head -0`, a
+// consumer that died) SIGPIPE killed it without a word -- the user never
+// learned the model's id or that the budget was spent. Now SIGPIPE is
+// ignored while the result is written, and a failed write is an error
+// (status 1) whose message carries the one-line summary.
+#pragma once
+
+#include <string>
+
+namespace dptrain::client {
+
+// Writes `text` to stdout and flushes it; throws std::runtime_error
+// naming the reason and `summary` (e.g. "model 12 was stored: ...") if it
+// could not.
+void print_run_result(const std::string& text, const std::string& summary);
+
+}  // namespace dptrain::client

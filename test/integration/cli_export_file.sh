@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# `dptrain export --out FILE` never leaves a partial or corrupt file, and
+# says when it could not write (controller/lib/output_file.h). Before, it
+# streamed into std::ofstream and never checked the close: on a full device
+# it printed "written", exited 0 and left a truncated file in place of the
+# previous one; and it wrote through a symbolic link planted at FILE. The
+# document on standard output (`> model.json`) is checked as well.
+# Env: DPTRAIN_CLI, PGHOST/PGPORT/PGUSER of a live throwaway cluster.
+set -euo pipefail
+: "${DPTRAIN_CLI:?set DPTRAIN_CLI to the dptrain binary}"
+source "$(dirname "$0")/lib/scratch_db.sh"
+scratch_db exportfile
+WORK=$(mktemp -d)
+MNT=
+cleanup() {
+  [ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+  rm -rf "$WORK"
+  dropdb --if-exists --force "$db" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; cat "$WORK/err" >&2 2>/dev/null || true; exit 1; }
+separable_points 200
+id=$("$DPTRAIN_CLI" train --db "dbname=$db" --table pts --label y --algorithm none --json 2>/dev/null | field 'j["model_id"]')
+export_to() { "$DPTRAIN_CLI" export --db "dbname=$db" --model "$id" --out "$1" 2>"$WORK/err"; }
+
+# A device that is always full: the error of the write is reported.
+status=0
+export_to /dev/full || status=$?
+[ "$status" = 1 ] || fail "/dev/full: exit status $status, expected 1"
+grep -q "^dptrain: error: cannot write /dev/full: .*No space left on device" "$WORK/err" || fail "/dev/full: no clear error"
+grep -q "written" "$WORK/err" && fail "/dev/full: the CLI said it wrote the file"
+echo "ok: a full device is an error (exit 1), not \"written\""
+
+# Standard output on a full device (`dptrain export > model.json` on a full
+# disk): exit status 1 and a message, not 0 (the unchecked std::cout).
+status=0
+"$DPTRAIN_CLI" export --db "dbname=$db" --model "$id" >/dev/full 2>"$WORK/err" || status=$?
+[ "$status" = 1 ] || fail "stdout on /dev/full: exit status $status, expected 1"
+grep -q "^dptrain: error: could not write to standard output (No space left on device)" "$WORK/err" \
+  || fail "stdout on /dev/full: no clear error"
+echo "ok: export to a full standard output is an error (exit 1)"
+
+# A file system that fills up (a small tmpfs; needs root): the previous
+# file stays whole, and no temporary file is left behind.
+if [ "$(id -u)" = 0 ] && MNT=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$MNT" 2>/dev/null; then
+  echo previous >"$MNT/model.json"
+  dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null || true  # until the file system is full
+  status=0
+  export_to "$MNT/model.json" || status=$?
+  [ "$status" = 1 ] || fail "full tmpfs: exit status $status, expected 1"
+  grep -q "No space left on device" "$WORK/err" || fail "full tmpfs: no clear error"
+  [ "$(cat "$MNT/model.json")" = previous ] || fail "full tmpfs: the previous file was damaged"
+  [ "$(find "$MNT" -name '.model.json.*' | wc -l)" = 0 ] || fail "full tmpfs: a temporary file was left behind"
+  echo "ok: on a full file system the previous file stays whole and no temporary file is left"
+else
+  MNT=
+  echo "skipped: full file system (needs root and a tmpfs mount)"
+fi
+
+# A symbolic link at the output path is replaced, not written through.
+echo "not yours" >"$WORK/target"
+ln -s "$WORK/target" "$WORK/link.json"
+export_to "$WORK/link.json" || fail "export over a symbolic link failed"
+[ "$(cat "$WORK/target")" = "not yours" ] || fail "the export wrote through a symbolic link"
+[ -f "$WORK/link.json" ] && [ ! -L "$WORK/link.json" ] || fail "the link was not replaced by the file"
+[ "$(field 'j["id"]' <"$WORK/link.json")" = "$id" ] || fail "the exported file is not the model"
+echo "ok: a symbolic link at --out is replaced by the file; its target is untouched"
+
+# A directory: a clear error, nothing written into it.
+status=0
+export_to "$WORK" || status=$?
+[ "$status" = 1 ] && grep -q "^dptrain: error: cannot write $WORK: .*Is a directory" "$WORK/err" \
+  || fail "a directory as --out: status $status"
+[ "$(find "$WORK" -name '.*' -newer "$WORK/target" | wc -l)" = 0 ] || fail "a temporary file was left in the directory"
+echo "ok: a directory as --out is refused"
+
+# The mode of a new file is 0666 less the umask (mkstemp's 0600 is not kept).
+(umask 022 && export_to "$WORK/new.json") || fail "export to a new file failed"
+[ "$(stat -c %a "$WORK/new.json")" = 644 ] || fail "a new file has mode $(stat -c %a "$WORK/new.json"), expected 644"
+echo "ok: a new file gets the usual mode"
