@@ -4,9 +4,11 @@
 // one transaction, commits, writes the reserved model id (or the error) back, and
 // exits. C-style throughout: PG_TRY regions hold no C++ objects.
 #include "charge_worker.h"
+#include "writable_transaction.h"
 
 extern "C" {
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
@@ -128,6 +130,10 @@ void reserve(ChargeSlot* slot) {
 namespace dptrain::pg {
 
 int64 charge_durably(const DurableCharge& c) {
+  // The worker starts only once recovery has finished (BgWorkerStart_RecoveryFinished):
+  // on a standby the call would wait for it forever. (dp_train, dp_tune and
+  // store_model refuse earlier; this keeps any other path from hanging.)
+  if (RecoveryInProgress()) require_writable_transaction("a charge of the privacy budget");
   dsm_segment* segment = dsm_create(sizeof(ChargeSlot), 0);
   auto* slot = static_cast<ChargeSlot*>(dsm_segment_address(segment));
   memset(slot, 0, sizeof(ChargeSlot));
