@@ -57,6 +57,17 @@ SET ROLE regress_ts_analyst;
 SELECT e, m.epsilon FROM generate_series(1, 3) e,
        LATERAL dp_train('ts', 'y', 'x', algorithm => 'bolton', epsilon => 0.1 * e, epochs => 1,
                         classes => ARRAY['false', 'true']) m;
+-- (dp_train(...)).* is refused when planned: PostgreSQL expands it into one
+-- call per column, eight runs (eight charges, eight models) for one row
+-- mixing their columns. (Before: charged 8 x 0.5 here.) One call per row
+-- in the select list stays one run per row.
+SELECT * FROM pg_temp.try($$SELECT (dp_train('ts', 'y', 'x', algorithm => 'bolton', epsilon => 0.5, epochs => 1,
+                          classes => ARRAY['false', 'true'])).*$$);
+SELECT code, message FROM pg_temp.try($$SELECT (dp_tune('ts', 'y', 'x', epsilon => 0.5, lambdas => '{0.001}',
+                                      epochs => '{1}', classes => ARRAY['false', 'true'])).*$$);
+SELECT (dp_train('ts', 'y', 'x', algorithm => 'bolton', epsilon => 0.05, epochs => 1,
+                 classes => ARRAY['false', 'true'])).epsilon
+FROM generate_series(1, 2);
 -- inside EXPLAIN ANALYZE (nothing shown, but run, stored and charged)
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM dp_train('ts', 'y', 'x', algorithm => 'bolton', epsilon => 0.5, epochs => 1, classes => ARRAY['false', 'true']);
@@ -77,7 +88,7 @@ BEGIN ISOLATION LEVEL SERIALIZABLE;
 SELECT epsilon FROM dp_train('ts', 'y', 'x', algorithm => 'bolton', epsilon => 0.5, epochs => 1,
                              classes => ARRAY['false', 'true']);
 COMMIT;
--- 0.1 + 0.2 + 0.3 + 0.5 + 0.5 + 0.5 + 0.5 = 2.6 of 10
+-- 0.1 + 0.2 + 0.3 + 0.05 + 0.05 + 0.5 + 0.5 + 0.5 + 0.5 = 2.7 of 10
 SELECT * FROM dp_budget_remaining('ts');
 RESET ROLE;
 SELECT * FROM ts_spent;
