@@ -57,6 +57,28 @@ bool blocked_by_me(pid_t pid) {
   return false;
 }
 
+// Runs when the caller detaches the request: after the answer, or because it
+// gave up first -- an error, a cancel, statement_timeout, pg_terminate_backend
+// (the transaction's abort, or the exit, detaches the segment). A worker
+// that has not answered yet is stopped then: before, it went on waiting
+// (say, for the row lock of an owner's open transaction) and charged the
+// run after the caller had been told it failed -- a cancelled call paid.
+// A worker that already committed keeps its charge (nothing was released).
+void stop_unanswered_worker(dsm_segment* segment, Datum arg) {
+  auto* handle = reinterpret_cast<BackgroundWorkerHandle*>(DatumGetPointer(arg));
+  const auto* slot = static_cast<const ChargeSlot*>(dsm_segment_address(segment));
+  pg_read_barrier();
+  if (!slot->done) TerminateBackgroundWorker(handle);
+  pfree(handle);
+}
+
+bool register_worker(BackgroundWorker* worker, BackgroundWorkerHandle** handle) {
+  MemoryContext previous = MemoryContextSwitchTo(TopMemoryContext);
+  const bool registered = RegisterDynamicBackgroundWorker(worker, handle);
+  MemoryContextSwitchTo(previous);
+  return registered;
+}
+
 BackgroundWorkerHandle* start_worker(dsm_segment* segment) {
   BackgroundWorker worker;
   memset(&worker, 0, sizeof(worker));
@@ -71,8 +93,9 @@ BackgroundWorkerHandle* start_worker(dsm_segment* segment) {
   worker.bgw_notify_pid = MyProcPid;
   BackgroundWorkerHandle* handle = nullptr;
   // All worker slots busy (other charges, parallel queries): they free up
-  // within milliseconds; give up after a minute.
-  for (int attempt = 0; !RegisterDynamicBackgroundWorker(&worker, &handle); ++attempt) {
+  // within milliseconds; give up after a minute. (The handle outlives the
+  // call's memory: stop_unanswered_worker may use it while the transaction aborts.)
+  for (int attempt = 0; !register_worker(&worker, &handle); ++attempt) {
     if (attempt >= 1200)
       ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_RESOURCES),
                       errmsg("no background worker slot is free to charge the privacy budget"),
@@ -81,6 +104,7 @@ BackgroundWorkerHandle* start_worker(dsm_segment* segment) {
     ResetLatch(MyLatch);
     CHECK_FOR_INTERRUPTS();
   }
+  on_dsm_detach(segment, stop_unanswered_worker, PointerGetDatum(handle));
   return handle;
 }
 

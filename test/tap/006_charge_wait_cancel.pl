@@ -1,0 +1,68 @@
+# A call cancelled (or its session terminated) while its charge waits.
+#
+# The charge of a private run is made by a background worker
+# (src/pg/charge_worker.cpp), which may wait for the row lock that
+# serializes the charges on the table -- held, here, by the owner's open
+# transaction that set the table's cap. Before the fix, a caller that gave
+# up meanwhile (pg_cancel_backend, statement_timeout, pg_terminate_backend)
+# got its error, but the worker went on waiting and charged the run as soon
+# as the owner committed: the analyst paid for a call it had been told
+# failed before anything ran. Now the worker is stopped when the caller
+# gives up, and charges nothing. Waits on conditions only (the worker's lock
+# wait, the caller's end, the worker's end in pg_stat_activity).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('charge_wait');
+$node->init;
+$node->start;
+$node->safe_psql('postgres', q{
+  CREATE EXTENSION dptrain;
+  CREATE TABLE t AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(3 * i) > 0) AS y
+    FROM generate_series(1, 2000) i;
+  CREATE ROLE analyst LOGIN;
+  SELECT dp_grant_budget('t', 'analyst', 10, 0);});
+
+my $spent = q{SELECT (SELECT count(*) FROM dptrain.ledger) || '/' || (SELECT spent_epsilon FROM dptrain.budgets)};
+my $worker_waits = q{SELECT count(*) = 1 FROM pg_stat_activity
+  WHERE backend_type = 'dptrain charge' AND wait_event_type = 'Lock'};
+my $no_worker = q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'dptrain charge'};
+
+# How the caller gives up: a cancel, then the end of its session.
+for my $give_up ('pg_cancel_backend', 'pg_terminate_backend')
+{
+	my $owner = $node->background_psql('postgres', on_error_stop => 0);
+	$owner->query_safe(q{BEGIN});
+	$owner->query_safe(q{SELECT dp_set_table_budget('t', 50, 0)});    # holds the table's charge lock
+
+	my $analyst = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $analyst->query_safe(q{SELECT pg_backend_pid()});
+	$analyst->query_until(qr/started/, q{
+	  \echo started
+	  SET ROLE analyst;
+	  SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
+	                                classes => ARRAY['false', 'true']);
+	});
+	$node->poll_query_until('postgres', $worker_waits) or die 'the charge never waited for the lock';
+	$node->safe_psql('postgres', "SELECT $give_up($pid)");
+	# the caller has given up: its statement ended (or its session did)
+	$node->poll_query_until('postgres',
+		qq{SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $pid AND state = 'active'})
+	  or die 'the caller did not stop';
+	$owner->query_safe(q{COMMIT});
+	$node->poll_query_until('postgres', $no_worker) or die 'the charging worker did not end';
+	is($node->safe_psql('postgres', $spent), '0/0', "$give_up while the charge waited: nothing was charged");
+	$owner->quit;
+	eval { $analyst->quit };    # a terminated session has no psql to end cleanly
+}
+
+# A charge that is not interrupted still goes through.
+$node->safe_psql('postgres', q{SET ROLE analyst; SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton',
+  epsilon => 1, epochs => 1, classes => ARRAY['false', 'true'])});
+is($node->safe_psql('postgres', $spent), '1/1', 'a run that was not interrupted is charged');
+
+$node->stop;
+done_testing();
