@@ -14,6 +14,7 @@ extern "C" {
 #include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/fmgrprotos.h"
 }
@@ -31,6 +32,7 @@ struct ChargeSlot {
   bool reader;
   double epsilon;
   double delta;
+  int lock_timeout;  // the caller's lock_timeout (ms; 0: none)
   char source_name[kText];
   char session_role[NAMEDATALEN];
   char algorithm[NAMEDATALEN];
@@ -168,6 +170,7 @@ int64 charge_durably(const DurableCharge& c) {
   slot->reader = c.reader;
   slot->epsilon = c.epsilon;
   slot->delta = c.delta;
+  slot->lock_timeout = LockTimeout;
   copy_text(slot->source_name, c.source_name);
   strlcpy(slot->session_role, GetUserNameFromId(GetSessionUserId(), false), NAMEDATALEN);
   strlcpy(slot->algorithm, c.algorithm, NAMEDATALEN);
@@ -202,6 +205,12 @@ void dptrain_charge_worker_main(Datum argument) {
   auto* slot = static_cast<ChargeSlot*>(dsm_segment_address(segment));
   BackgroundWorkerInitializeConnectionByOid(slot->database, slot->runner, 0);
   SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+  // The caller's lock_timeout bounds the charge's wait for the source's lock
+  // as it would a lock wait of its own (it ignored it: only statement_timeout
+  // or a cancel ended the wait). The error comes back with its SQLSTATE, 55P03.
+  char lock_timeout[32];
+  snprintf(lock_timeout, sizeof(lock_timeout), "%d", slot->lock_timeout);
+  SetConfigOption("lock_timeout", lock_timeout, PGC_SUSET, PGC_S_SESSION);
   pgstat_report_appname("dptrain charge");
 
   MemoryContext worker_context = CurrentMemoryContext;

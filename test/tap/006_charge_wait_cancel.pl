@@ -8,7 +8,8 @@
 # got its error, but the worker went on waiting and charged the run as soon
 # as the owner committed: the analyst paid for a call it had been told
 # failed before anything ran. Now the worker is stopped when the caller
-# gives up, and charges nothing. Waits on conditions only (the worker's lock
+# gives up, and charges nothing; and the caller's lock_timeout bounds the
+# worker's wait as it would a wait of its own. Waits on conditions only (the worker's lock
 # wait, the caller's end, the worker's end in pg_stat_activity).
 use strict;
 use warnings;
@@ -58,6 +59,20 @@ for my $give_up ('pg_cancel_backend', 'pg_terminate_backend')
 	$owner->quit;
 	eval { $analyst->quit };    # a terminated session has no psql to end cleanly
 }
+
+# The caller's lock_timeout bounds the charge's wait (before, it was ignored:
+# the call waited for the owner's transaction however long it lasted).
+my $owner = $node->background_psql('postgres', on_error_stop => 0);
+$owner->query_safe(q{BEGIN});
+$owner->query_safe(q{SELECT dp_set_table_budget('t', 50, 0)});
+my ($ret, $out, $err) = $node->psql('postgres', q{SET lock_timeout = '200ms'; SET ROLE analyst;
+  SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
+                                classes => ARRAY['false', 'true'])});
+like($err, qr/canceling statement due to lock timeout/, "the caller's lock_timeout ends the charge's wait");
+$owner->query_safe(q{COMMIT});
+$owner->quit;
+$node->poll_query_until('postgres', $no_worker) or die 'the charging worker did not end';
+is($node->safe_psql('postgres', $spent), '0/0', 'and nothing was charged');
 
 # A charge that is not interrupted still goes through.
 $node->safe_psql('postgres', q{SET ROLE analyst; SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton',
