@@ -48,15 +48,38 @@ struct ChargeSlot {
 
 void copy_text(char* to, const char* from) { strlcpy(to, from ? from : "", kText); }
 
-// Whether backend `pid` waits for a lock held by this backend.
-bool blocked_by_me(pid_t pid) {
+// The backends `pid` waits for a lock of.
+void blockers_of(pid_t pid, List** out) {
   ArrayType* blockers = DatumGetArrayTypeP(DirectFunctionCall1(pg_blocking_pids, Int32GetDatum(pid)));
   Datum* items;
   int n;
   deconstruct_array(blockers, INT4OID, 4, true, TYPALIGN_INT, &items, nullptr, &n);
-  for (int i = 0; i < n; ++i)
-    if (DatumGetInt32(items[i]) == MyProcPid) return true;
-  return false;
+  for (int i = 0; i < n; ++i) *out = lappend_int(*out, DatumGetInt32(items[i]));
+}
+
+// Whether backend `pid` waits for a lock held by this backend: 1 directly,
+// 2 through other backends that wait (a cycle through this backend, which
+// waits for the worker on a latch the deadlock detector cannot see), 0 not.
+// Before, only the direct wait was seen: an owner holding the table's charge
+// lock and waiting for a lock of the caller's transaction left the caller
+// waiting for its worker forever.
+int waits_for_me(pid_t pid) {
+  List* seen = list_make1_int(pid);
+  List* frontier = NIL;
+  blockers_of(pid, &frontier);
+  for (int depth = 1; frontier != NIL && depth <= 8 && list_length(seen) < 64; ++depth) {
+    List* next = NIL;
+    ListCell* cell;
+    foreach (cell, frontier) {
+      const int blocker = lfirst_int(cell);
+      if (blocker == MyProcPid) return depth == 1 ? 1 : 2;
+      if (list_member_int(seen, blocker)) continue;
+      seen = lappend_int(seen, blocker);
+      blockers_of(blocker, &next);
+    }
+    frontier = next;
+  }
+  return 0;
 }
 
 // Runs when the caller detaches the request: after the answer, or because it
@@ -115,7 +138,15 @@ void wait_for_worker(BackgroundWorkerHandle* handle) {
     pid_t pid;
     const BgwHandleStatus status = GetBackgroundWorkerPid(handle, &pid);
     if (status == BGWH_STOPPED) return;
-    if (status == BGWH_STARTED && blocked_by_me(pid)) {
+    const int waits = status == BGWH_STARTED ? waits_for_me(pid) : 0;
+    if (waits == 2) {
+      TerminateBackgroundWorker(handle);
+      ereport(ERROR, (errcode(ERRCODE_T_R_DEADLOCK_DETECTED), errmsg("deadlock detected"),
+                      errdetail("The charge of this run waits for another session, which waits for this "
+                                "transaction; nothing was charged."),
+                      errhint("Retry in a new transaction, or once the other session has finished.")));
+    }
+    if (waits == 1) {
       TerminateBackgroundWorker(handle);
       ereport(ERROR, (errcode(ERRCODE_LOCK_NOT_AVAILABLE),
                       errmsg("the privacy budget cannot be charged while this transaction holds it"),

@@ -74,6 +74,36 @@ $owner->quit;
 $node->poll_query_until('postgres', $no_worker) or die 'the charging worker did not end';
 is($node->safe_psql('postgres', $spent), '0/0', 'and nothing was charged');
 
+# A cycle through the worker: the owner holds the table's charge lock and
+# waits for a lock of the analyst's transaction, which waits for its charge.
+# PostgreSQL's deadlock detector cannot see the analyst's wait (a latch):
+# before, the call waited until its statement_timeout (here 60 s, to fail
+# the old code); now it is refused at once (40P01), nothing charged.
+$owner = $node->background_psql('postgres', on_error_stop => 0);
+my $analyst = $node->background_psql('postgres', on_error_stop => 0);
+my $apid = $analyst->query_safe(q{SELECT pg_backend_pid()});
+$analyst->query_safe(q{SET statement_timeout = '60s'});
+$analyst->query_safe(q{BEGIN});
+$analyst->query_safe(q{SELECT pg_advisory_xact_lock(6006)});
+$owner->query_safe(q{BEGIN});
+$owner->query_safe(q{SELECT dp_set_table_budget('t', 50, 0)});
+$owner->query_until(qr/waiting/, q{
+  \echo waiting
+  SELECT pg_advisory_xact_lock(6006);
+});
+$node->poll_query_until('postgres', qq{SELECT $apid = ANY (pg_blocking_pids(pid)) FROM pg_stat_activity
+  WHERE pid <> $apid AND wait_event_type = 'Lock' AND wait_event = 'advisory'}) or die 'the owner never waited';
+($out, $err) = $analyst->query(q{SET ROLE analyst;
+  SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
+                                classes => ARRAY['false', 'true'])});
+like($analyst->{stderr}, qr/deadlock detected/, 'a wait cycle through the charge is refused at once');
+$analyst->query(q{ROLLBACK});
+$owner->query(q{COMMIT});
+$owner->quit;
+$analyst->quit;
+$node->poll_query_until('postgres', $no_worker) or die 'the charging worker did not end';
+is($node->safe_psql('postgres', $spent), '0/0', 'and nothing was charged');
+
 # A charge that is not interrupted still goes through.
 $node->safe_psql('postgres', q{SET ROLE analyst; SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton',
   epsilon => 1, epochs => 1, classes => ARRAY['false', 'true'])});
