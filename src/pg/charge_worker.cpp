@@ -236,6 +236,15 @@ void dptrain_charge_worker_main(Datum argument) {
   auto* slot = static_cast<ChargeSlot*>(dsm_segment_address(segment));
   BackgroundWorkerInitializeConnectionByOid(slot->database, slot->runner, 0);
   SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+  // READ COMMITTED and read-write, whatever the database's or the runner's
+  // defaults (ALTER DATABASE ... SET default_transaction_isolation =
+  // 'serializable' is common): ledger_reserve locks the rows, then reads
+  // their latest version. Under REPEATABLE READ or SERIALIZABLE a charge that
+  // waited for another (a cap set, a concurrent charge) failed with 40001
+  // instead; under default_transaction_read_only with 25006 (nextval()), for
+  // a caller whose own transaction writes.
+  SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_SESSION);
+  SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_SESSION);
   // The caller's lock_timeout bounds the charge's wait for the source's lock
   // as it would a lock wait of its own (it ignored it: only statement_timeout
   // or a cancel ended the wait). The error comes back with its SQLSTATE, 55P03.

@@ -104,10 +104,34 @@ $analyst->quit;
 $node->poll_query_until('postgres', $no_worker) or die 'the charging worker did not end';
 is($node->safe_psql('postgres', $spent), '0/0', 'and nothing was charged');
 
+# A database whose transactions are SERIALIZABLE by default: the charge
+# waits for the owner's cap, then charges (before: 40001, could not
+# serialize access, as the worker's snapshot predated the cap's update).
+$node->safe_psql('postgres', q{ALTER DATABASE postgres SET default_transaction_isolation = 'serializable'});
+$owner = $node->background_psql('postgres', on_error_stop => 0);
+$owner->query_safe(q{BEGIN});
+$owner->query_safe(q{SELECT dp_set_table_budget('t', 50, 0)});
+$analyst = $node->background_psql('postgres', on_error_stop => 0);
+$analyst->query_until(qr/started/, q{
+  \echo started
+  SET ROLE analyst;
+  SELECT model_id > 0 AS trained FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
+                                              classes => ARRAY['false', 'true']);
+  \echo finished
+});
+$node->poll_query_until('postgres', $worker_waits) or die 'the charge never waited for the lock';
+$owner->query_safe(q{COMMIT});
+$owner->quit;
+$analyst->query_until(qr/finished/, '');
+unlike($analyst->{stderr}, qr/could not serialize/, 'a charge that waited under SERIALIZABLE defaults goes through');
+$analyst->quit;
+$node->safe_psql('postgres', q{ALTER DATABASE postgres RESET default_transaction_isolation});
+is($node->safe_psql('postgres', $spent), '1/1', 'and is charged once');
+
 # A charge that is not interrupted still goes through.
 $node->safe_psql('postgres', q{SET ROLE analyst; SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton',
   epsilon => 1, epochs => 1, classes => ARRAY['false', 'true'])});
-is($node->safe_psql('postgres', $spent), '1/1', 'a run that was not interrupted is charged');
+is($node->safe_psql('postgres', $spent), '2/2', 'a run that was not interrupted is charged');
 
 $node->stop;
 done_testing();
