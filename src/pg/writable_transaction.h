@@ -7,6 +7,8 @@
 // known before the charge. On a hot standby the worker (which may start only
 // once recovery has finished) never started: the call waited until it was
 // cancelled and left its registration holding a worker slot until promotion.
+// In parallel mode (a PARALLEL SAFE wrapper, debug_parallel_query) the same
+// holds, and a run without read access hung its query (writable_transaction.cpp).
 #pragma once
 
 #include "pg_glue.h"
@@ -14,7 +16,8 @@
 namespace dptrain::pg {
 
 // ERROR 25006 (read_only_sql_transaction) naming `function` when this
-// transaction cannot write (hot standby included); nothing has been charged.
+// transaction cannot write (hot standby included), 25000 in parallel mode;
+// nothing has been charged.
 void require_writable_transaction(const char* function);
 
 }  // namespace dptrain::pg

@@ -45,6 +45,22 @@ SELECT code, message FROM pg_temp.try($$SELECT dptrain.store_model(jsonb_build_o
 COMMIT;
 SELECT * FROM dp_table_budget_remaining('ts');
 SELECT * FROM ts_spent;
+-- a PARALLEL SAFE wrapper, forced into a parallel worker: refused there
+-- (before: a reader's run was charged, then failed on its temp table; a run
+-- without read access failed in the worker unseen and the query hung)
+CREATE FUNCTION public.ts_wrapper() RETURNS bigint LANGUAGE plpgsql PARALLEL SAFE AS $$
+BEGIN
+  RETURN (SELECT model_id FROM dp_train('ts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
+                                        classes => ARRAY['false', 'true']));
+END $$;
+GRANT EXECUTE ON FUNCTION public.ts_wrapper() TO regress_ts_analyst;
+SET force_parallel_mode = on;
+SELECT code, message FROM pg_temp.try('SELECT public.ts_wrapper()');
+SET ROLE regress_ts_analyst;
+SELECT code, message FROM pg_temp.try('SELECT public.ts_wrapper()');
+RESET ROLE;
+RESET force_parallel_mode;
+DROP FUNCTION public.ts_wrapper();
 -- and a read-only transaction may still use a model (dp_predict, dp_evaluate):
 SELECT model_id AS m FROM dp_train('ts', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1) \gset
 BEGIN READ ONLY;
