@@ -106,6 +106,7 @@ CREATE FUNCTION @extschema@.dp_train(
     intercept     boolean  DEFAULT NULL)
 RETURNS dptrain.trained_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_train' LANGUAGE C VOLATILE
+SUPPORT dptrain.copied_call_support
 -- SECURITY INVOKER on purpose: the C code knows the caller (GetUserId() on
 -- entry) and switches to the table owner / extension owner step by step
 -- (src/pg/access.h, docs/governance.md). Its SQL resolves names in

@@ -271,6 +271,7 @@ CREATE FUNCTION @extschema@.dp_train(
     normalization text     DEFAULT 'l2')
 RETURNS dptrain.trained_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_train' LANGUAGE C VOLATILE
+SUPPORT dptrain.copied_call_support
 -- SECURITY INVOKER, pinned path, no JIT: as dp_train(regclass, text, text, ...).
 SET search_path = pg_catalog, pg_temp
 SET jit = off;

@@ -62,6 +62,7 @@ CREATE FUNCTION @extschema@.dp_tune(
     intercept     boolean  DEFAULT NULL)
 RETURNS dptrain.tuned_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_tune' LANGUAGE C VOLATILE
+SUPPORT dptrain.copied_call_support
 -- As dp_train: SECURITY INVOKER, identities switched step by step in C
 -- (src/pg/access.h, docs/governance.md), the caller's budget checked before
 -- and charged with the total (epsilon, delta) in the transaction that stores
@@ -103,6 +104,7 @@ CREATE FUNCTION @extschema@.dp_tune(
     normalization text     DEFAULT 'l2')
 RETURNS dptrain.tuned_model
 AS 'MODULE_PATHNAME', 'dptrain_dp_tune' LANGUAGE C VOLATILE
+SUPPORT dptrain.copied_call_support
 SET search_path = pg_catalog, pg_temp
 SET jit = off;
 COMMENT ON FUNCTION @extschema@.dp_tune(regclass, text, text[], text, text, float8, float8, float8[], int[], int[],

@@ -4,14 +4,17 @@
 // one transaction, commits, writes the reserved model id (or the error) back, and
 // exits. C-style throughout: PG_TRY regions hold no C++ objects.
 #include "charge_worker.h"
+#include "writable_transaction.h"
 
 extern "C" {
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/fmgrprotos.h"
 }
@@ -29,6 +32,7 @@ struct ChargeSlot {
   bool reader;
   double epsilon;
   double delta;
+  int lock_timeout;  // the caller's lock_timeout (ms; 0: none)
   char source_name[kText];
   char session_role[NAMEDATALEN];
   char algorithm[NAMEDATALEN];
@@ -44,15 +48,60 @@ struct ChargeSlot {
 
 void copy_text(char* to, const char* from) { strlcpy(to, from ? from : "", kText); }
 
-// Whether backend `pid` waits for a lock held by this backend.
-bool blocked_by_me(pid_t pid) {
+// The backends `pid` waits for a lock of.
+void blockers_of(pid_t pid, List** out) {
   ArrayType* blockers = DatumGetArrayTypeP(DirectFunctionCall1(pg_blocking_pids, Int32GetDatum(pid)));
   Datum* items;
   int n;
   deconstruct_array(blockers, INT4OID, 4, true, TYPALIGN_INT, &items, nullptr, &n);
-  for (int i = 0; i < n; ++i)
-    if (DatumGetInt32(items[i]) == MyProcPid) return true;
-  return false;
+  for (int i = 0; i < n; ++i) *out = lappend_int(*out, DatumGetInt32(items[i]));
+}
+
+// Whether backend `pid` waits for a lock held by this backend: 1 directly,
+// 2 through other backends that wait (a cycle through this backend, which
+// waits for the worker on a latch the deadlock detector cannot see), 0 not.
+// Before, only the direct wait was seen: an owner holding the table's charge
+// lock and waiting for a lock of the caller's transaction left the caller
+// waiting for its worker forever.
+int waits_for_me(pid_t pid) {
+  List* seen = list_make1_int(pid);
+  List* frontier = NIL;
+  blockers_of(pid, &frontier);
+  for (int depth = 1; frontier != NIL && depth <= 8 && list_length(seen) < 64; ++depth) {
+    List* next = NIL;
+    ListCell* cell;
+    foreach (cell, frontier) {
+      const int blocker = lfirst_int(cell);
+      if (blocker == MyProcPid) return depth == 1 ? 1 : 2;
+      if (list_member_int(seen, blocker)) continue;
+      seen = lappend_int(seen, blocker);
+      blockers_of(blocker, &next);
+    }
+    frontier = next;
+  }
+  return 0;
+}
+
+// Runs when the caller detaches the request: after the answer, or because it
+// gave up first -- an error, a cancel, statement_timeout, pg_terminate_backend
+// (the transaction's abort, or the exit, detaches the segment). A worker
+// that has not answered yet is stopped then: before, it went on waiting
+// (say, for the row lock of an owner's open transaction) and charged the
+// run after the caller had been told it failed -- a cancelled call paid.
+// A worker that already committed keeps its charge (nothing was released).
+void stop_unanswered_worker(dsm_segment* segment, Datum arg) {
+  auto* handle = reinterpret_cast<BackgroundWorkerHandle*>(DatumGetPointer(arg));
+  const auto* slot = static_cast<const ChargeSlot*>(dsm_segment_address(segment));
+  pg_read_barrier();
+  if (!slot->done) TerminateBackgroundWorker(handle);
+  pfree(handle);
+}
+
+bool register_worker(BackgroundWorker* worker, BackgroundWorkerHandle** handle) {
+  MemoryContext previous = MemoryContextSwitchTo(TopMemoryContext);
+  const bool registered = RegisterDynamicBackgroundWorker(worker, handle);
+  MemoryContextSwitchTo(previous);
+  return registered;
 }
 
 BackgroundWorkerHandle* start_worker(dsm_segment* segment) {
@@ -69,8 +118,9 @@ BackgroundWorkerHandle* start_worker(dsm_segment* segment) {
   worker.bgw_notify_pid = MyProcPid;
   BackgroundWorkerHandle* handle = nullptr;
   // All worker slots busy (other charges, parallel queries): they free up
-  // within milliseconds; give up after a minute.
-  for (int attempt = 0; !RegisterDynamicBackgroundWorker(&worker, &handle); ++attempt) {
+  // within milliseconds; give up after a minute. (The handle outlives the
+  // call's memory: stop_unanswered_worker may use it while the transaction aborts.)
+  for (int attempt = 0; !register_worker(&worker, &handle); ++attempt) {
     if (attempt >= 1200)
       ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_RESOURCES),
                       errmsg("no background worker slot is free to charge the privacy budget"),
@@ -79,6 +129,7 @@ BackgroundWorkerHandle* start_worker(dsm_segment* segment) {
     ResetLatch(MyLatch);
     CHECK_FOR_INTERRUPTS();
   }
+  on_dsm_detach(segment, stop_unanswered_worker, PointerGetDatum(handle));
   return handle;
 }
 
@@ -87,7 +138,15 @@ void wait_for_worker(BackgroundWorkerHandle* handle) {
     pid_t pid;
     const BgwHandleStatus status = GetBackgroundWorkerPid(handle, &pid);
     if (status == BGWH_STOPPED) return;
-    if (status == BGWH_STARTED && blocked_by_me(pid)) {
+    const int waits = status == BGWH_STARTED ? waits_for_me(pid) : 0;
+    if (waits == 2) {
+      TerminateBackgroundWorker(handle);
+      ereport(ERROR, (errcode(ERRCODE_T_R_DEADLOCK_DETECTED), errmsg("deadlock detected"),
+                      errdetail("The charge of this run waits for another session, which waits for this "
+                                "transaction; nothing was charged."),
+                      errhint("Retry in a new transaction, or once the other session has finished.")));
+    }
+    if (waits == 1) {
       TerminateBackgroundWorker(handle);
       ereport(ERROR, (errcode(ERRCODE_LOCK_NOT_AVAILABLE),
                       errmsg("the privacy budget cannot be charged while this transaction holds it"),
@@ -128,6 +187,10 @@ void reserve(ChargeSlot* slot) {
 namespace dptrain::pg {
 
 int64 charge_durably(const DurableCharge& c) {
+  // The worker starts only once recovery has finished (BgWorkerStart_RecoveryFinished):
+  // on a standby the call would wait for it forever. (dp_train, dp_tune and
+  // store_model refuse earlier; this keeps any other path from hanging.)
+  if (RecoveryInProgress()) require_writable_transaction("a charge of the privacy budget");
   dsm_segment* segment = dsm_create(sizeof(ChargeSlot), 0);
   auto* slot = static_cast<ChargeSlot*>(dsm_segment_address(segment));
   memset(slot, 0, sizeof(ChargeSlot));
@@ -138,6 +201,7 @@ int64 charge_durably(const DurableCharge& c) {
   slot->reader = c.reader;
   slot->epsilon = c.epsilon;
   slot->delta = c.delta;
+  slot->lock_timeout = LockTimeout;
   copy_text(slot->source_name, c.source_name);
   strlcpy(slot->session_role, GetUserNameFromId(GetSessionUserId(), false), NAMEDATALEN);
   strlcpy(slot->algorithm, c.algorithm, NAMEDATALEN);
@@ -172,6 +236,21 @@ void dptrain_charge_worker_main(Datum argument) {
   auto* slot = static_cast<ChargeSlot*>(dsm_segment_address(segment));
   BackgroundWorkerInitializeConnectionByOid(slot->database, slot->runner, 0);
   SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+  // READ COMMITTED and read-write, whatever the database's or the runner's
+  // defaults (ALTER DATABASE ... SET default_transaction_isolation =
+  // 'serializable' is common): ledger_reserve locks the rows, then reads
+  // their latest version. Under REPEATABLE READ or SERIALIZABLE a charge that
+  // waited for another (a cap set, a concurrent charge) failed with 40001
+  // instead; under default_transaction_read_only with 25006 (nextval()), for
+  // a caller whose own transaction writes.
+  SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_SESSION);
+  SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_SESSION);
+  // The caller's lock_timeout bounds the charge's wait for the source's lock
+  // as it would a lock wait of its own (it ignored it: only statement_timeout
+  // or a cancel ended the wait). The error comes back with its SQLSTATE, 55P03.
+  char lock_timeout[32];
+  snprintf(lock_timeout, sizeof(lock_timeout), "%d", slot->lock_timeout);
+  SetConfigOption("lock_timeout", lock_timeout, PGC_SUSET, PGC_S_SESSION);
   pgstat_report_appname("dptrain charge");
 
   MemoryContext worker_context = CurrentMemoryContext;

@@ -11,6 +11,7 @@
 #include "feature_encodings.h"
 #include "ledger.h"
 #include "load_specs.h"
+#include "writable_transaction.h"
 
 namespace dptrain::pg {
 namespace {
@@ -332,6 +333,8 @@ PG_FUNCTION_INFO_V1(dptrain_store_model);
 // to read that relation -- controller mode reads the data itself, and a role
 // that may not read it trains with dp_train instead.
 Datum dptrain_store_model(PG_FUNCTION_ARGS) {
+  // It charges, then inserts the model: refused before the charge if it could not insert.
+  dptrain::pg::require_writable_transaction("dptrain.store_model");
   const char* json = DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(0)));
   Jsonb* model = PG_GETARG_JSONB_P(0);
   const char* source = nullptr;

@@ -16,6 +16,7 @@
 #include "phase_timing.h"
 #include "training_data.h"
 #include "training_run.h"
+#include "writable_transaction.h"
 
 namespace {
 
@@ -76,6 +77,8 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("argument %s of dp_train must not be NULL",
                                                                       arg_name(i)),
                       errhint("Leave the argument out to use its default.")));
+  // Storing the model needs a writable transaction: refused now, before any charge.
+  dptrain::pg::require_writable_transaction("dp_train");
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_train must return a row");
   tupdesc = BlessTupleDesc(tupdesc);

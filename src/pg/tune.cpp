@@ -24,6 +24,7 @@
 #include "models.h"
 #include "training_data.h"
 #include "training_run.h"
+#include "writable_transaction.h"
 
 namespace {
 
@@ -177,6 +178,8 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                       errmsg("argument %s of dp_tune must not be NULL", arg_name(i)),
                       errhint("Leave the argument out to use its default.")));
+  // Storing the chosen model needs a writable transaction: refused now, before any charge.
+  dptrain::pg::require_writable_transaction("dp_tune");
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_tune must return a row");
   tupdesc = BlessTupleDesc(tupdesc);
