@@ -12,13 +12,13 @@ WHERE d.refclassid = 'pg_extension'::regclass
                   WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn, a.aggdeserialfn))
   AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
   AND obj_description(p.oid, 'pg_proc') IS NULL
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text COLLATE "C";
 SELECT c.oid::regclass AS table_without_comment
 FROM pg_depend d JOIN pg_class c ON d.classid = 'pg_class'::regclass AND d.objid = c.oid
 WHERE d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dptrain')
   AND c.relkind IN ('r', 'v', 'p') AND obj_description(c.oid, 'pg_class') IS NULL
-ORDER BY 1::text;
+ORDER BY c.oid::regclass::text COLLATE "C";
 DROP ROLE regress_comment_reader;
 -- And every member object \dx+ dptrain lists (internal functions, aggregate
 -- support and type I/O functions, sequences, types, casts, event triggers):
@@ -35,4 +35,4 @@ ORDER BY 1;
 SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') AS comment
 FROM pg_proc p
 WHERE p.proname IN ('dp_predict', 'dp_predict_proba', 'dp_evaluate', 'decision_score')
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text COLLATE "C";
