@@ -15,6 +15,7 @@
 // query being planned; it does not say which of the copies it simplifies
 // (its FuncExpr has no location), so the whole query level is checked.
 #include "pg_glue.h"
+#include "tree_walker.h"
 
 extern "C" {
 #include "nodes/nodeFuncs.h"
@@ -24,12 +25,7 @@ extern "C" {
 
 namespace {
 
-// PostgreSQL's walkers take an old-style bool (*)() (PostgreSQL 15).
-using Walker = bool (*)();
-template <typename F>
-Walker walker(F f) {
-  return reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(f));
-}
+using dptrain::pg::walker;  // tree_walker.h
 
 // The calls of one function in one query level, by place in the query text.
 struct Calls {

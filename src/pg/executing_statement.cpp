@@ -1,4 +1,5 @@
 #include "executing_statement.h"
+#include "tree_walker.h"
 
 #include "citus_read_barrier.h"
 #include "shard_guard.h"
@@ -15,12 +16,7 @@ namespace {
 ExecutorRun_hook_type previous_run = nullptr;
 QueryDesc* running = nullptr;  // innermost statement in ExecutorRun
 
-// PostgreSQL's walkers take an old-style bool (*)() (PostgreSQL 15).
-using Walker = bool (*)();
-template <typename F>
-Walker walker(F f) {
-  return reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(f));
-}
+using dptrain::pg::walker;  // tree_walker.h
 
 bool is_target(Node* node, void* target) {
   if (node == nullptr) return false;

@@ -1,4 +1,5 @@
 #include "shard_guard.h"
+#include "tree_walker.h"
 
 extern "C" {
 #include "access/relation.h"
@@ -155,12 +156,7 @@ void check_guarded_relation(Oid relid, Datum* columns, int ncolumns, bool row_se
 
 namespace {
 
-// PostgreSQL's walkers take an old-style bool (*)() (PostgreSQL 15).
-using Walker = bool (*)();
-template <typename F>
-Walker walker(F f) {
-  return reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(f));
-}
+using dptrain::pg::walker;  // tree_walker.h
 
 struct GuardedQuery {
   Oid dptrain;        // the dptrain schema's OID

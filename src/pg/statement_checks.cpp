@@ -1,4 +1,5 @@
 #include "statement_checks.h"
+#include "tree_walker.h"
 
 #include "citus_read_barrier.h"
 #include "shard_guard.h"
@@ -15,12 +16,7 @@ namespace {
 
 bool refused = false;
 
-// PostgreSQL's node walkers take an old-style bool (*)() (PostgreSQL 15).
-using Walker = bool (*)();
-template <typename F>
-Walker walker(F f) {
-  return reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(f));
-}
+using dptrain::pg::walker;  // tree_walker.h
 
 struct Walk {
   const SourceRead* r;
