@@ -81,6 +81,10 @@ SELECT * FROM pg_temp.try($$SELECT (dp_train('ts', 'y', 'x', algorithm => 'bolto
                           classes => ARRAY['false', 'true'])).*$$);
 SELECT code, message FROM pg_temp.try($$SELECT (dp_tune('ts', 'y', 'x', epsilon => 0.5, lambdas => '{0.001}',
                                       epochs => '{1}', classes => ARRAY['false', 'true'])).*$$);
+-- ... in a VALUES list too, a range table entry of its own (before: not
+-- refused, 8 runs of 0.5 here)
+SELECT code, message FROM pg_temp.try($$SELECT count(*) FROM (VALUES ((dp_train('ts', 'y', 'x', algorithm => 'bolton',
+                                      epsilon => 0.5, epochs => 1, classes => ARRAY['false', 'true'])).*)) v$$);
 SELECT (dp_train('ts', 'y', 'x', algorithm => 'bolton', epsilon => 0.05, epochs => 1,
                  classes => ARRAY['false', 'true'])).epsilon
 FROM generate_series(1, 2);
