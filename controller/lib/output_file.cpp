@@ -27,11 +27,14 @@ void write_all(int fd, const std::string& text, const std::string& path) {
   }
 }
 
-void write_in_place(const std::string& path, const std::string& text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+// `flags`: O_TRUNC for a regular file; fsync too, so that ENOSPC and EIO of
+// delayed writes are seen.
+void write_in_place(const std::string& path, const std::string& text, int flags = 0) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | flags);
   if (fd < 0) fail(path, "open", errno);
   try {
     write_all(fd, text, path);
+    if ((flags & O_TRUNC) && fsync(fd) != 0) fail(path, "fsync", errno);
   } catch (...) {
     close(fd);
     throw;
@@ -54,6 +57,12 @@ void write_output_file(const std::string& path, const std::string& text) {
   std::vector<char> name(temp.begin(), temp.end());
   name.push_back('\0');
   const int fd = mkstemp(name.data());
+  // A writable file in a directory this user may not write (no temporary
+  // file can be made there): written in place, as before the rename, every
+  // error still checked; only the all-or-nothing replacement is lost.
+  if (fd < 0 && (errno == EACCES || errno == EPERM) && exists && S_ISREG(st.st_mode) &&
+      access(path.c_str(), W_OK) == 0)
+    return write_in_place(path, text, O_TRUNC);
   if (fd < 0) fail(path, "create a temporary file in " + dir, errno);
   temp = name.data();
   try {

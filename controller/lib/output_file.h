@@ -13,7 +13,8 @@
 // file or the new one, never a part. A symbolic link at `path` is replaced,
 // not written through (no write lands where a planted link points). An
 // existing character device or FIFO (/dev/stdout, a pipe) cannot be renamed
-// over and is written in place, with every error checked.
+// over and is written in place, with every error checked; so is an existing
+// writable regular file in a directory where no temporary file can be made.
 #pragma once
 
 #include <string>

@@ -78,3 +78,19 @@ echo "ok: a directory as --out is refused"
 (umask 022 && export_to "$WORK/new.json") || fail "export to a new file failed"
 [ "$(stat -c %a "$WORK/new.json")" = 644 ] || fail "a new file has mode $(stat -c %a "$WORK/new.json"), expected 644"
 echo "ok: a new file gets the usual mode"
+
+# A writable file in a directory its user may not write: no temporary file
+# can be made next to it, so it is written in place (every error checked),
+# not refused. Needs an unprivileged user (root writes every directory).
+if runuser -u postgres -- test -x "$DPTRAIN_CLI"; then
+  chmod 711 "$WORK"
+  mkdir "$WORK/locked" && chmod 755 "$WORK/locked"
+  echo '{"old": true}' >"$WORK/locked/model.json" && chown postgres "$WORK/locked/model.json"
+  runuser -u postgres -- "$DPTRAIN_CLI" export --db "dbname=$db" --model "$id" --out "$WORK/locked/model.json" \
+    2>"$WORK/err" || fail "a writable file in a locked directory was not written"
+  [ "$(field 'j["id"]' <"$WORK/locked/model.json")" = "$id" ] || fail "the locked directory's file is not the model"
+  [ "$(ls -A "$WORK/locked")" = model.json ] || fail "something else in the locked directory: $(ls -A "$WORK/locked")"
+  echo "ok: a writable file in a directory its user may not write is written in place"
+else
+  echo "SKIP: a writable file in a locked directory (the postgres OS user cannot run $DPTRAIN_CLI)"
+fi
