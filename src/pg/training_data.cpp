@@ -122,7 +122,7 @@ int64 datum_int64(int row, int col) {
 // At most kMaxClasses declared classes: checked first thing (the size of an
 // argument, public), before the scan that searches the declared array for
 // every row's label -- O(n K): 10^5 classes over 10^5 rows ran 20 s before
-// this refusal came (issue 33).
+// this refusal came.
 void check_declared_class_count(ArrayType* declared) {
   if (ArrayGetNItems(ARR_NDIM(declared), ARR_DIMS(declared)) > kMaxClasses)
     ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED), errmsg("too many classes"),

@@ -1,4 +1,4 @@
--- Resource limits (issue 33): more than 1000 declared classes are refused
+-- Resource limits: more than 1000 declared classes are refused
 -- before the scan of the rows, which searches the declared array for every
 -- row's label (O(n K): 10^5 classes over 10^5 rows took 20 s before the
 -- refusal). A table whose scan would fail first shows the order: the
