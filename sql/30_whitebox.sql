@@ -2,7 +2,7 @@
 -- added at the end of every mini-batch inside the epoch aggregate (the state
 -- carries the noise scale and the run's secret key), so SCS13 runs its
 -- permutation epochs through dptrain.sgd_epoch unchanged. BST14 needs freshly
--- sampled batches instead of a permutation (algorithms.md trap T9):
+-- sampled batches instead of a permutation (Abadi et al. 2016, Section 3.1: not Poisson lots):
 --
 --   SELECT dptrain.sgd_sampled_epoch((r).x, (r).y, (r).batch, $1)
 --   FROM (SELECT dptrain.sampled_rows($1, '<prepared table>'::regclass, n) AS r) s;

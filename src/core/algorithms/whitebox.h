@@ -18,7 +18,7 @@ namespace dptrain::whitebox {
 // L2-sensitivity (Dwork & Roth 2014, Definition 3.8) of the gradient sum of one
 // batch, jointly over the K one-vs-all models, under replace-one adjacency: the
 // Delta = 2L of SCS13's per-batch noise and of BST14 as Bolt-on re-runs them
-// (Algorithms 4-5; algorithms.md §2-3). Each row's loss gradient
+// (Wu et al. 2017, Algorithms 4-5). Each row's loss gradient
 // is l'(z) y x with |l'| <= 1 (logistic and Huber) and ||x|| <= L_x (rows are
 // clipped to the feature bound), so replacing one row moves each model's sum
 // by at most 2 L_x, and the K-model vector by at most 2 L_x sqrt(K). The

@@ -13,7 +13,7 @@
 // gets N(0, (sigma C)^2 I_{Kd}) from RandomSource::from_key(key, noise_nonce(t)), is
 // divided by the EXPECTED lot size q n (Abadi et al. 2016, Algorithm 1: (1/L)(sum of
 // clipped gradients + N(0, sigma^2 C^2 I)); never the realised size |L_t| of seed 004's
-// Algorithm 2, which is secret and data-dependent under add/remove-one: trap T11), plus lambda theta if regularized, and the
+// Algorithm 2, which is secret and data-dependent under add/remove-one), plus lambda theta if regularized, and the
 // optimizer steps (optimizers.h), then projects each model onto ||w_k|| <= R if a radius
 // is set. A lot with no rows (possible under Poisson sampling) still adds its noise and
 // steps: whether a lot is empty never changes what is computed.

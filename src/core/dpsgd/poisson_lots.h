@@ -1,6 +1,6 @@
 // The lots of a DP-SGD run: Poisson sampling (Abadi et al. 2016, Section 3.1 and Theorem 1,
 // sampling probability q = L/N; the sampling the RDP accountant of Mironov, Talwar & Zhang
-// 2019 assumes, its Section 3 and Theorem 4; algorithms.md trap T9). Lot t includes each of the rows
+// 2019 assumes, its Section 3 and Theorem 4; sampled batches are not Poisson lots). Lot t includes each of the rows
 // 1..n independently with probability q. It is drawn as B_t ~ Binomial(n, q) and then a
 // uniformly random B_t-subset (Floyd's algorithm): given its size, a Poisson sample is a
 // uniform subset of that size, so the two steps give exactly the Poisson distribution

@@ -1,7 +1,7 @@
 // Per-row feature normalization: every paper's analysis assumes ||x||_2 <= 1.
 // Clipping is the "sample clipping" of Iyengar et al. (S&P 2019), Section V-A:
 // x <- x min(1, L / ||x||), which makes the logistic and Huber losses L-Lipschitz
-// (algorithms.md §0.1; a global rescale is trap T16).
+// (a global rescale by the data's largest norm would depend on every row).
 //
 // Each operation looks at one row only, so it is the same function for every
 // dataset and neighbouring datasets differ in at most one transformed row:

@@ -235,7 +235,7 @@ double gaussian_sigma(double sensitivity, double epsilon, double delta, Gaussian
       // N(mu, 2 mu), mu = Delta^2 / (2 sigma^2): P = Phi(Delta/(2 sigma) - epsilon sigma/Delta),
       // the first term of Balle & Wang's Theorem 8 (so it also bounds their exact delta). With
       // this sigma it exceeds delta above epsilon ~11.7 at delta = 0.1, ~17.8 at 1e-5, ~23.6
-      // at 1e-12 (algorithms.md, after review: check the sigma actually used and refuse).
+      // at 1e-12 (so the sigma actually used is checked, and refused; docs/accounting.md).
       const double log_tail = log_gaussian_loss_tail(sigma / sensitivity, epsilon);
       // The same margin as analytic_sigma's target (1e-13 in ln delta): the tail is computed to a
       // few ulps, and a value at the boundary must not pass by rounding.
