@@ -40,7 +40,7 @@ check "$out" sigma 3.73063163 1e-7
 out=$("$CLI" privacy gaussian --epsilon 1 --delta 1e-5 --method amp --sensitivity 2 --json)
 check "$out" sigma 11.5970519 1e-6   # 2 * (1 + sqrt(2 ln 1e5)) = 2 * 5.79852591
 out=$("$CLI" privacy gaussian --epsilon 0.5 --delta 1e-5 --method classic --json)
-check "$out" sigma 9.68961 1e-5      # sqrt(2 ln 125000) / 0.5 (algorithms.md §13, G1 = 4.84481)
+check "$out" sigma 9.68961 1e-5      # sqrt(2 ln 125000) / 0.5 (Dwork–Roth Thm A.1: G1 = 4.84481)
 "$CLI" privacy gaussian --epsilon 1 --delta 1e-5 | grep '^sigma 3.73063' >/dev/null
 
 echo "rdp"

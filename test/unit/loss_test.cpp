@@ -66,7 +66,7 @@ TEST(Loss, HuberPieces) {
   EXPECT_NEAR(loss_value(LossKind::HuberSvm, 1.1 - 1e-12, h), 0.0, 1e-9);
 }
 
-// algorithms.md §0.1: Bolt-on's constants with ||x|| <= 1, R = 1/lambda.
+// Wu et al. 2017, §3 (Table 1): Bolt-on's constants with ||x|| <= 1, R = 1/lambda.
 TEST(Loss, ConstantsOfThePapers) {
   const LossConstants convex = loss_constants(LossKind::Logistic, 1.0, 0.0, 0.0);
   EXPECT_DOUBLE_EQ(convex.lipschitz, 1.0);

@@ -1,6 +1,6 @@
 -- Privacy accounting functions (sql/30_accounting.sql). Values are rounded so that
 -- the expected output does not depend on the platform's last bits.
--- Gaussian mechanism, algorithms.md §13 at Delta = 1, epsilon = 1, delta = 1e-5:
+-- Gaussian mechanism, Dwork–Roth Thm A.1 at Delta = 1, epsilon = 1, delta = 1e-5:
 -- analytic 3.7306, G2 (amp) 5.79853; classic (G1 4.84481) needs epsilon < 1.
 SELECT round(dptrain.gaussian_sigma(1, 1e-5)::numeric, 4) AS analytic,
        round(dptrain.gaussian_sigma(1, 1e-5, method => 'amp')::numeric, 5) AS amp,
@@ -13,10 +13,10 @@ SELECT round((dptrain.gaussian_delta(dptrain.gaussian_sigma(1, 1e-5), 1) / 1e-5)
 SELECT round(total_epsilon::numeric, 6) AS total_epsilon, round(total_delta::numeric, 12) AS total_delta
 FROM dptrain.advanced_composition(0.1, 1e-6, 100, 1e-5);
 SELECT * FROM dptrain.basic_composition(0.25, 0, 4);
--- BST14 per-step budget (algorithms.md §13): 1.32628e-3.
+-- BST14 per-step budget (advanced composition, by hand): 1.32628e-3.
 SELECT round(dptrain.advanced_composition_step_epsilon(1, 12000, 1 / 7.2e9)::numeric, 8) AS step_epsilon;
 
--- zCDP (algorithms.md §13: 1.35350e-4, 0.0333119, 0.0208199).
+-- zCDP (Bun–Steinke 2016, by hand: 1.35350e-4, 0.0333119, 0.0208199).
 SELECT round(dptrain.dp_to_zcdp(0.1, 1e-8)::numeric, 9) AS rho1,
        round(dptrain.dp_to_zcdp(1.6, 1e-8)::numeric, 7) AS rho2,
        round(dptrain.dp_to_zcdp(1, 1e-5)::numeric, 7) AS rho3;
@@ -25,7 +25,7 @@ SELECT round(dptrain.zcdp_to_dp(0.0208199, 1e-5, 'bun-steinke')::numeric, 5) AS 
 SELECT dptrain.zcdp_gaussian_rho(10, 3) AS rho_gauss, dptrain.zcdp_from_pure_dp(0.5) AS rho_pure,
        dptrain.zcdp_gaussian_sigma(0.045, 3) AS sigma_for_rho;
 
--- RDP of the Poisson-subsampled Gaussian (algorithms.md §13, integer orders 2..256).
+-- RDP of the Poisson-subsampled Gaussian (Mironov et al. 2019, integer orders 2..256).
 SELECT round(dptrain.rdp_epsilon(256 / 60000.0, 1.1, 14062, 1e-5, 'classic',
                                  ARRAY(SELECT generate_series(2, 256))::float8[])::numeric, 4) AS mnist_classic,
        round(dptrain.rdp_epsilon(256 / 60000.0, 1.1, 14062, 1e-5, 'improved',
@@ -40,7 +40,7 @@ SELECT round(sigma::numeric, 5) AS sigma, achieved_epsilon <= 1 AS within_target
 FROM dptrain.rdp_sigma(0.01, 10000, 1, 1e-5);
 SELECT round(dptrain.sampled_gaussian_rdp(1, 2, 10)::numeric, 10) AS full_batch,
        round((dptrain.sampled_gaussian_rdp(0.01, 4, 2) * 1e6)::numeric, 8) AS order2_times_1e6;
--- Large orders (algorithms.md §13): q = 50/36176, z = 80.1, T = 1000, delta = 1/36176^2 is
+-- Large orders (by hand): q = 50/36176, z = 80.1, T = 1000, delta = 1/36176^2 is
 -- floored at 0.04116 with orders up to 512; the default grid (up to 20000) certifies
 -- 0.00354 (classic) / 0.00255 (improved).
 SELECT round(dptrain.rdp_epsilon(50 / 36176.0, 80.1, 1000, 1 / 36176.0^2, 'classic',

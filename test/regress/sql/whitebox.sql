@@ -39,7 +39,7 @@ SELECT algorithm, epsilon, delta, details->'privacy'->'updates' AS updates,
 FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'bst14', epsilon => 1, delta => 1e-6, epochs => 3, batch_size => 10,
               lambda => 0.01, name => 'wb_bst14_sc', seed => 7);
 -- BST14, convex: projection onto the given radius, eta_t = 2R / (G sqrt t);
--- the reconstruction of algorithms.md §13 (linear amplification, classic Gaussian)
+-- the hand-computed BST14 reconstruction (linear amplification, classic Gaussian)
 SELECT details->'hyperparameters'->>'schedule' AS schedule, details->'hyperparameters'->'radius' AS radius,
        details->'privacy'->>'amplification' AS amplification, details->'privacy'->>'calibration' AS calibration,
        round((details->'privacy'->>'sigma')::numeric, 6) AS sigma

@@ -67,7 +67,7 @@ TEST(BoltonPlan, ConvexPureEpsilonUsesCorollaryOneAndL2Laplace) {
   EXPECT_DOUBLE_EQ(p.epoch.schedule.eta, 1.0 / std::sqrt(60000.0));  // paper default 1/sqrt(m)
   EXPECT_EQ(p.epoch.radius, 0.0);                                     // no projection needed (convex)
   EXPECT_EQ(p.epoch.lambda, 0.0);
-  // Delta = 2 k L eta / b = 2 * 10 * 1 * (1/sqrt(60000)) / 50 = 1.63299e-3 (algorithms.md §13)
+  // Delta = 2 k L eta / b = 2 * 10 * 1 * (1/sqrt(60000)) / 50 = 1.63299e-3 (Wu et al. 2017, Thm 1)
   EXPECT_NEAR(p.privacy["sensitivity"].get<double>(), 1.63299e-3, 1e-8);
   EXPECT_EQ(p.privacy["notion"], "epsilon-DP");
   EXPECT_EQ(p.privacy["convexity"], "convex");

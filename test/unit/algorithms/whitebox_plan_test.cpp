@@ -154,14 +154,14 @@ TEST(Scs13Plan, ErrorPaths) {
 
 // ---- BST14 -------------------------------------------------------------------
 
-TEST(Bst14Budget, ReproducesTheReconstructionOfAlgorithmsMd13) {
+TEST(Bst14Budget, ReproducesTheHandComputedReconstruction) {
   // m = 60000, b = 50, k = 10, eps = 1, delta = 1/m^2 = 2.7778e-10:
   //   T = 10 * 1200 = 12000; delta' = delta/2 = 1.3889e-10; delta_1 = delta/(2T) = 1.1574e-14;
   //   eps_1: sqrt(2 * 12000 * ln(7.2e9)) eps_1 + 12000 eps_1 (e^eps_1 - 1) = 1
   //          (738.06 eps_1 + 12000 eps_1^2 ~ 1) => eps_1 = 1.32628e-3;
   //   q = 50/60000 = 8.3333e-4; linear: eps_0 = eps_1 / (2q) = 0.795768; delta_0 = delta_1/q = 1.38889e-11;
   //   classic: sigma = 2 sqrt(2 ln(1.25/1.38889e-11)) / 0.795768 = 2 sqrt(2 * 25.22308) / 0.795768
-  //          = 2 * 7.102547 / 0.795768 = 17.8508 (algorithms.md §13: 17.8508).
+  //          = 2 * 7.102547 / 0.795768 = 17.8508.
   const double m = 60000;
   const Bst14Budget b = bst14_budget(60000, 50, 10, 1.0, 1 / (m * m), 2.0, privacy::GaussianCalibration::Classic,
                                      Bst14Amplification::Linear);

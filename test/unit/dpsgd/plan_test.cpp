@@ -94,7 +94,7 @@ TEST(DpSgdPlan, AdamWosmEffectiveStepAndAdadpTolerance) {
 }
 
 TEST(DpSgdPlan, ClosedFormPsgdIsRecordedAsNotAccounted) {
-  // algorithms.md section 13: n = 36176, lot 50, T = 100, claimed eps 0.1, delta = 1/n^2:
+  // P-SGD closed form (Abadi et al. 2016, Thm 1 shape): n = 36176, lot 50, T = 100, claimed eps 0.1, delta = 1/n^2:
   // z = 4 q sqrt(T ln(1/delta)) / eps = 2.53303, whose RDP epsilon is 0.199 (improved).
   DpSgdRequest r;
   r.algorithm = "psgd";

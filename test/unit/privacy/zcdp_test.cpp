@@ -23,7 +23,7 @@ TEST(Zcdp, PrimitiveCosts) {
   EXPECT_NEAR(zcdp_gaussian_sigma(3.0, 0.045), 10.0, 1e-14);
   // Pure eps = 0.2 => rho = 0.02.
   EXPECT_NEAR(zcdp_from_pure_dp(0.2), 0.02, 1e-17);
-  // DP-AGD init (algorithms.md §13): eps_nmax = 0.1 / 120 = 8.3333e-4 => rho_nmax = 3.4722e-7.
+  // DP-AGD init (Lee & Kifer 2018, Alg. 2: eps_nmax = eps / (2 splits), splits = 60; rho = eps^2 / 2, Bun–Steinke Prop. 1.4): eps_nmax = 0.1 / 120 = 8.3333e-4 => rho_nmax = 3.4722e-7.
   EXPECT_NEAR(zcdp_from_pure_dp(0.1 / 120), 3.4722e-7, 5e-12);
   EXPECT_NEAR(zcdp_compose({0.01, 0.02, 0.005}), 0.035, 1e-17);
   EXPECT_THROW(zcdp_gaussian_rho(1.0, 0.0), Error);
@@ -31,7 +31,7 @@ TEST(Zcdp, PrimitiveCosts) {
 }
 
 TEST(Zcdp, DpToZcdpMatchesTestVectors) {
-  // algorithms.md §13. E.g. eps = 0.1, delta = 1e-8: L = ln 1e8 = 18.4206807,
+  // (eps, delta)-DP to rho (Lee & Kifer 2018, eq. (5)). E.g. eps = 0.1, delta = 1e-8: L = ln 1e8 = 18.4206807,
   // sqrt(L + 0.1) - sqrt(L) = 4.3035661 - 4.2919320 = 0.0116341, squared 1.35350e-4.
   EXPECT_NEAR(dp_to_zcdp_rho(0.1, 1e-8), 1.35350e-4, 5e-10);
   EXPECT_NEAR(dp_to_zcdp_rho(1.6, 1e-8), 0.0333119, 5e-8);
