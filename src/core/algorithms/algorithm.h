@@ -68,6 +68,18 @@ class Algorithm : public std::enable_shared_from_this<Algorithm> {
   // (algorithms/ledger_charge.h), and Bolt-on's held-out tuning covers
   // replace-one runs only. Default: replace-one (n public).
   virtual privacy::Adjacency adjacency() const { return privacy::Adjacency::ReplaceOne; }
+  // Whether every pass kind its runs ask for has an aggregate that reads
+  // dptrain.sparsevec rows (docs/sparse.md); sparse::check refuses the others
+  // before the charge. Default: yes (every pass kind of engine/pass.h has one).
+  virtual bool reads_sparse_rows() const { return true; }
+  // Whether its privacy analysis holds when a Citus-distributed table is
+  // trained in place, shard by shard (docs/distributed.md): every pass an
+  // exact sum (pushed down unchanged), or per-shard permutation-SGD epochs
+  // averaged by the combine function (an EpochAlgorithm whose noise is
+  // added once, at release: distributed::plan_epochs checks that).
+  // Noise per batch, sampled rows or grouped rows: no. Default: the runs of
+  // exact sums.
+  virtual bool trains_on_shards() const { return reads_sums_only(); }
 };
 
 class EpochAlgorithm : public Algorithm {
@@ -99,5 +111,9 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name);
 
 // Names accepted by make_algorithm, implemented or not, for messages.
 std::vector<std::string> known_algorithms();
+
+// The implemented algorithms for which `capability` holds (e.g.
+// &Algorithm::trains_on_shards), in the order of known_algorithms(): for hints.
+std::vector<std::string> algorithms_that(bool (Algorithm::*capability)() const);
 
 }  // namespace dptrain

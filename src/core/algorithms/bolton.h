@@ -51,6 +51,8 @@ struct BoltonNoise {
 class Bolton : public EpochAlgorithm {
  public:
   std::string name() const override { return "bolton"; }
+  // Per-shard PSGD with output noise once (docs/distributed.md §2, Wu et al. 2017 Thm 1 per shard).
+  bool trains_on_shards() const override { return true; }
   TrainingPlan plan(const TrainingConfig& config) const override;
   // epsilon, the loss and the options, before the charge (not the schedule:
   // the defaults may still fill in its learning_rate; nor what depends on

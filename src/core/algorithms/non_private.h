@@ -12,6 +12,7 @@ class NonPrivateSgd : public EpochAlgorithm {
   static constexpr double kDefaultLearningRate = 1.0;
 
   std::string name() const override { return "none"; }
+  bool trains_on_shards() const override { return true; }  // per-shard PSGD, docs/distributed.md §2
   TrainingPlan plan(const TrainingConfig& config) const override;
   void release(const TrainingConfig&, const TrainingPlan&, WeightMatrix&,
                privacy::RandomSource&) const override {}

@@ -35,6 +35,13 @@ std::vector<std::string> known_algorithms() {
   return v;
 }
 
+std::vector<std::string> algorithms_that(bool (Algorithm::*capability)() const) {
+  std::vector<std::string> v;
+  for (const std::string& name : kImplemented)
+    if ((*make_algorithm(name).*capability)()) v.push_back(name);
+  return v;
+}
+
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name) {
   if (name == "none") return std::make_unique<NonPrivateSgd>();
   if (name == "bolton") return std::make_unique<Bolton>();

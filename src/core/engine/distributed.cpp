@@ -16,15 +16,19 @@ namespace {
 
 namespace pd = privacy::distributed;
 
-// Algorithms whose passes are all exact sums or per-shard SGD epochs.
-// Everything else needs rows one at a time in one sequential order (noise
-// per batch: SCS13, BST14, the DP-SGD family) or a GROUP BY of rows (OPDisc).
-const std::vector<std::string> kDistributable = {"none", "bolton", "amp", "optimum", "pfw", "dpagd"};
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
 
+// The algorithms whose passes are all exact sums or per-shard SGD epochs
+// (Algorithm::trains_on_shards) are named in every refusal's hint.
 [[noreturn]] void refuse(const std::string& what, const std::string& detail) {
   fail(ErrorKind::NotImplemented, what + " cannot train on a distributed table", detail,
-       "Use algorithm bolton or amp (or dpagd, pfw) on the distributed table, or train on a local copy "
-       "(CREATE TABLE ... AS SELECT ...).");
+       "Use one of the algorithms that train on a distributed table (" +
+           joined(algorithms_that(&Algorithm::trains_on_shards)) +
+           "), or train on a local copy (CREATE TABLE ... AS SELECT ...).");
 }
 
 std::string number(double v) {
@@ -116,7 +120,10 @@ std::vector<double> pass_input(Pass& pass) {
 
 void check(const TrainingConfig& c) {
   if (!c.distributed()) fail(ErrorKind::Internal, "distributed::check on a plain table");
-  if (std::find(kDistributable.begin(), kDistributable.end(), c.algorithm) == kDistributable.end())
+  // Everything but exact sums and per-shard SGD epochs needs rows one at a
+  // time in one sequential order (noise per batch: SCS13, BST14, the DP-SGD
+  // family) or a GROUP BY of rows (OPDisc).
+  if (!make_algorithm(c.algorithm)->trains_on_shards())
     refuse("algorithm " + c.algorithm,
            "Its privacy analysis is of one sequential pass over sampled or permuted rows with noise per batch "
            "(or of grouped rows); a distributed table is trained shard by shard (docs/distributed.md).");

@@ -190,6 +190,20 @@ void expect_refused(const TrainingConfig& c) {
   }
 }
 
+TEST(DistributedCheck, TheAlgorithmsThatTrainOnShardsAreExactSumsAndPerShardEpochs) {
+  EXPECT_EQ(algorithms_that(&Algorithm::trains_on_shards),
+            (std::vector<std::string>{"none", "bolton", "amp", "optimum", "pfw", "dpagd"}));
+  // Each algorithm's refusal hint names them.
+  TrainingConfig c = sharded("scs13");
+  c.delta = 1e-6;
+  try {
+    distributed::check(c);
+    ADD_FAILURE() << "scs13 was not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(e.hint().find("none, bolton, amp, optimum, pfw, dpagd"), std::string::npos) << e.hint();
+  }
+}
+
 TEST(DistributedCheck, RefusesNoisePerBatchSampledRowsAveragingAndTolerance) {
   for (const char* name : {"scs13", "bst14", "dpsgd", "dpadam", "opdisc"}) {
     TrainingConfig c = sharded(name);

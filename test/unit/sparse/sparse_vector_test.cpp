@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/algorithms/algorithm.h"
+#include "core/algorithms/non_private.h"
 #include "core/error.h"
 #include "core/sparse/sparse_vector.h"
 #include "core/sparse/support.h"
@@ -116,23 +118,37 @@ TEST(SparseVector, AugmentMatchesTheDenseInterceptRow) {
   EXPECT_EQ(small.value[0], 0.5);
 }
 
+// An algorithm whose passes have no sparse overload (as a new one might).
+class DenseOnly : public NonPrivateSgd {
+ public:
+  std::string name() const override { return "dense_only"; }
+  bool reads_sparse_rows() const override { return false; }
+};
+
 TEST(SparseSupport, EveryAlgorithmButNotADistributedTable) {
   TrainingConfig c;
-  for (const char* a : {"none", "bolton", "scs13", "bst14", "amp", "optimum", "pfw", "dpagd", "dpsgd", "psgd",
-                        "dpmomentum", "dpadam", "dpadamwosm", "adadp", "opdisc"}) {
+  for (const std::string& a : known_algorithms()) {
     c.algorithm = a;
     EXPECT_NO_THROW(check(c)) << a;
   }
-  // A name outside the list (an algorithm added without sparse passes) is
-  // refused with 0A000, naming it, with the hint to densify.
+  EXPECT_EQ(supported_algorithms(), known_algorithms());
+  // An algorithm that says it cannot read sparse rows is refused with
+  // 0A000, naming it, with the hint to densify.
+  try {
+    check(DenseOnly(), c);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotImplemented);
+    EXPECT_NE(std::string(e.what()).find("dense_only"), std::string::npos);
+    EXPECT_NE(e.hint().find("float8[]"), std::string::npos);
+  }
+  // An unknown name is refused as everywhere else (22023).
   c.algorithm = "future_algorithm";
   try {
     check(c);
     ADD_FAILURE() << "accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::NotImplemented);
-    EXPECT_NE(std::string(e.what()).find("future_algorithm"), std::string::npos);
-    EXPECT_NE(e.hint().find("float8[]"), std::string::npos);
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
   }
   c.algorithm = "bolton";
   c.shard_rows = {10, 10};
