@@ -10,6 +10,8 @@
 #include "extension.h"
 #include "model_reference.h"
 #include "core/training/defaults.h"
+#include "core/algorithms/algorithm.h"
+#include "core/joined.h"
 #include "core/training/intercept.h"
 #include "remote_training.h"
 #include "run_result.h"
@@ -71,6 +73,17 @@ void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   }
 }
 
+// "L2 regularization (default 0; dpagd: 0.001)", from each algorithm's default_lambda().
+std::string lambda_help() {
+  std::string h = "L2 regularization (default 0";
+  for (const std::string& name : algorithms_that([](const Algorithm& a) { return a.default_lambda() != 0; })) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", make_algorithm(name)->default_lambda());
+    h += "; " + name + ": " + value;
+  }
+  return h + ")";
+}
+
 }  // namespace
 
 void register_train(CLI::App& app) {
@@ -80,13 +93,14 @@ void register_train(CLI::App& app) {
   add_run_options(cmd, *o, "training", "dp_train");
   add_column_options(cmd, *k);
   cmd->add_option("--algorithm", o->config.algorithm,
-                  "none | bolton | scs13 | bst14 | amp | optimum | pfw | dpagd | opdisc | dpsgd | ... (default: dpsgd "
-                  "with --delta, else bolton, with defaults from n, d and epsilon: docs/defaults.md)");
+                  joined(known_algorithms(), " | ") +
+                      " (default: dpsgd with --delta, else bolton, with defaults from n, d and epsilon: "
+                      "docs/defaults.md)");
   cmd->add_option("--epsilon", o->epsilon, "privacy budget epsilon");
   cmd->add_option("--delta", o->delta, "privacy parameter delta (0 = pure epsilon-DP)");
   cmd->add_option("--epochs", o->config.epochs, "passes over the data (default: 5 without --algorithm, else 10)");
   cmd->add_option("--batch-size", o->config.batch_size, "mini-batch size b (default: docs/defaults.md, else 50)");
-  cmd->add_option("--lambda", o->config.lambda, "L2 regularization (default 0; dpagd: 0.001)");
+  cmd->add_option("--lambda", o->config.lambda, lambda_help());
   cmd->add_option("--name", o->config.name, "model name");
   cmd->callback([o, k, cmd] { run(*o, *k, *cmd); });
 }

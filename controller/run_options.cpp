@@ -3,6 +3,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "core/algorithms/algorithm.h"
+#include "core/joined.h"
 #include "core/training/intercept.h"
 #include "json_flags.h"
 
@@ -22,8 +24,12 @@ void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const
   cmd->add_flag("--averaging", o.config.averaging, "release the average of the iterates");
   cmd->add_flag("--reshuffle", o.config.reshuffle, "fresh random permutation every epoch");
   auto* no_intercept = cmd->add_flag("--no-intercept", o.no_intercept,
-                                     "no bias term (default: an intercept, except for amp, pfw, dpagd and opdisc: "
-                                     "docs/intercept.md)");
+                                     "no bias term (default: an intercept, except for " +
+                                         dptrain::joined(dptrain::algorithms_that([](const dptrain::Algorithm& a) {
+                                                           return !a.default_intercept();
+                                                         }),
+                                                         ", ") +
+                                         ": docs/intercept.md)");
   cmd->add_flag("--intercept", o.intercept, "a bias term also where the algorithm's default has none (intercept => true)")
       ->excludes(no_intercept);
   cmd->add_option("--seed", o.seed, "TESTS ONLY: reproducible shuffle and noise (the model is not private)");

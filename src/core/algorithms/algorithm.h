@@ -12,6 +12,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -112,8 +113,9 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name);
 // Names accepted by make_algorithm, implemented or not, for messages.
 std::vector<std::string> known_algorithms();
 
-// The implemented algorithms for which `capability` holds (e.g.
-// &Algorithm::trains_on_shards), in the order of known_algorithms(): for hints.
-std::vector<std::string> algorithms_that(bool (Algorithm::*capability)() const);
+// The implemented algorithms for which `holds` is true (e.g.
+// &Algorithm::trains_on_shards), in the order of known_algorithms(): for
+// hints and help texts.
+std::vector<std::string> algorithms_that(const std::function<bool(const Algorithm&)>& holds);
 
 }  // namespace dptrain

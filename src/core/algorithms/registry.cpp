@@ -12,6 +12,7 @@
 #include "core/algorithms/pfw.h"
 #include "core/algorithms/scs13.h"
 #include "core/error.h"
+#include "core/joined.h"
 
 namespace dptrain {
 namespace {
@@ -21,12 +22,6 @@ const std::vector<std::string> kImplemented = {"none",  "bolton", "scs13",      
                                                "dpsgd", "psgd",   "dpmomentum", "dpadam", "dpadamwosm", "adadp", "opdisc"};
 const std::vector<std::string> kPlanned = {};
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 }  // namespace
 
 std::vector<std::string> known_algorithms() {
@@ -35,10 +30,10 @@ std::vector<std::string> known_algorithms() {
   return v;
 }
 
-std::vector<std::string> algorithms_that(bool (Algorithm::*capability)() const) {
+std::vector<std::string> algorithms_that(const std::function<bool(const Algorithm&)>& holds) {
   std::vector<std::string> v;
   for (const std::string& name : kImplemented)
-    if ((*make_algorithm(name).*capability)()) v.push_back(name);
+    if (holds(*make_algorithm(name))) v.push_back(name);
   return v;
 }
 

@@ -9,18 +9,13 @@
 #include "core/engine/gradient_state.h"
 #include "core/engine/run.h"
 #include "core/error.h"
+#include "core/joined.h"
 #include "core/privacy/distributed_sensitivity.h"
 
 namespace dptrain::distributed {
 namespace {
 
 namespace pd = privacy::distributed;
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 // The algorithms whose passes are all exact sums or per-shard SGD epochs
 // (Algorithm::trains_on_shards) are named in every refusal's hint.

@@ -2,6 +2,7 @@
 
 #include "core/algorithms/algorithm.h"
 #include "core/error.h"
+#include "core/joined.h"
 
 namespace dptrain::sparse {
 namespace {
@@ -9,12 +10,6 @@ namespace {
 const char* kDensifyHint =
     "Train on a dense copy (CREATE TABLE t_dense AS SELECT ..., x::float8[] AS x FROM t), or use one of the "
     "algorithms that read sparse rows.";
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 }  // namespace
 
