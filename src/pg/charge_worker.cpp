@@ -33,11 +33,14 @@ struct ChargeSlot {
   double epsilon;
   double delta;
   int lock_timeout;  // the caller's lock_timeout (ms; 0: none)
+  int synchronous_commit;  // the caller's (enum SyncCommitLevel)
   char source_name[kText];
   char session_role[NAMEDATALEN];
   char algorithm[NAMEDATALEN];
-  // the answer, valid once `done`
+  // the answer, valid once `done`; `committed` as soon as the charge's
+  // commit returned (also when the worker is stopped before it answers)
   bool done;
+  bool committed;
   bool failed;
   int64 model_id;
   int sqlerrcode;
@@ -202,12 +205,20 @@ int64 charge_durably(const DurableCharge& c) {
   slot->epsilon = c.epsilon;
   slot->delta = c.delta;
   slot->lock_timeout = LockTimeout;
+  slot->synchronous_commit = synchronous_commit;
   copy_text(slot->source_name, c.source_name);
   strlcpy(slot->session_role, GetUserNameFromId(GetSessionUserId(), false), NAMEDATALEN);
   strlcpy(slot->algorithm, c.algorithm, NAMEDATALEN);
 
   wait_for_worker(start_worker(segment));
   pg_read_barrier();
+  // (A worker stopped while a synchronous standby had not confirmed its
+  // commit has committed locally: charged, but nothing is released.)
+  if (!slot->done && slot->committed)
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("the privacy budget was charged, but not confirmed"),
+                    errdetail("The charging background worker was stopped after its commit (waiting for a "
+                              "synchronous standby?) and before it answered; the run was charged."),
+                    errhint("Nothing was trained or released; retry, and see the server log if it persists.")));
   if (!slot->done)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("the privacy budget could not be charged"),
                     errdetail("The charging background worker ended without an answer; see the server log."),
@@ -251,6 +262,18 @@ void dptrain_charge_worker_main(Datum argument) {
   char lock_timeout[32];
   snprintf(lock_timeout, sizeof(lock_timeout), "%d", slot->lock_timeout);
   SetConfigOption("lock_timeout", lock_timeout, PGC_SUSET, PGC_S_SESSION);
+  // The charge is durable before the run goes on to release anything: with
+  // synchronous_commit = off (ALTER DATABASE or ALTER ROLE of the runner,
+  // which a worker connected like this takes; or local) the commit returned
+  // before its WAL was flushed, and a crash before the WAL writer's next
+  // cycle lost the charge of a model already released
+  // (test/tap/007_charge_durable.pl). At least "on": flushed here, and on
+  // the synchronous standbys if synchronous_standby_names names any; the
+  // caller's remote_apply is kept. (PGC_S_SESSION outranks the database's and
+  // role's settings; ledger_reserve sets none.)
+  const int durable = Max(Max(slot->synchronous_commit, synchronous_commit), SYNCHRONOUS_COMMIT_ON);
+  SetConfigOption("synchronous_commit", durable == SYNCHRONOUS_COMMIT_REMOTE_APPLY ? "remote_apply" : "on",
+                  PGC_SUSET, PGC_S_SESSION);
   pgstat_report_appname("dptrain charge");
 
   MemoryContext worker_context = CurrentMemoryContext;
@@ -263,6 +286,14 @@ void dptrain_charge_worker_main(Datum argument) {
     reserve(slot);
     PopActiveSnapshot();
     CommitTransactionCommand();
+    // The commit record is on disk whatever the setting above became (a
+    // no-op when it is, as synchronous_commit = on made it).
+    XLogFlush(XactLastCommitEnd);
+    slot->committed = true;
+    // Terminated while waiting for a synchronous standby (the wait ends with
+    // a WARNING and the commit stands locally): exit without an answer, so
+    // that the run releases nothing the standby might not have charged.
+    CHECK_FOR_INTERRUPTS();
   }
   PG_CATCH();
   {
