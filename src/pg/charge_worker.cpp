@@ -23,6 +23,13 @@ namespace {
 
 constexpr int kText = 1024;
 
+// The context line of the errors of a charge (its worker's, and the caller's refusals while it waits).
+constexpr const char* kUnchargedContext =
+    "while committing the privacy charge of this run in a background worker; nothing was charged";
+constexpr const char* kChargedContext =
+    "after committing the privacy charge of this run in a background worker; the run was charged, nothing "
+    "was released";
+
 struct ChargeSlot {
   // the request
   Oid database;
@@ -147,7 +154,8 @@ void wait_for_worker(BackgroundWorkerHandle* handle) {
       ereport(ERROR, (errcode(ERRCODE_T_R_DEADLOCK_DETECTED), errmsg("deadlock detected"),
                       errdetail("The charge of this run waits for another session, which waits for this "
                                 "transaction; nothing was charged."),
-                      errhint("Retry in a new transaction, or once the other session has finished.")));
+                      errhint("Retry in a new transaction, or once the other session has finished."),
+                      errcontext("%s", kUnchargedContext)));
     }
     if (waits == 1) {
       TerminateBackgroundWorker(handle);
@@ -155,7 +163,7 @@ void wait_for_worker(BackgroundWorkerHandle* handle) {
                       errmsg("the privacy budget cannot be charged while this transaction holds it"),
                       errdetail("This transaction changed a budget or cap of the table (or locked dptrain's "
                                 "tables); the charge is committed on its own and would wait for it forever."),
-                      errhint("Commit the change first, then train.")));
+                      errhint("Commit the change first, then train."), errcontext("%s", kUnchargedContext)));
     }
     // The postmaster sets the latch when the worker starts and stops.
     (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
@@ -223,10 +231,16 @@ int64 charge_durably(const DurableCharge& c) {
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("the privacy budget could not be charged"),
                     errdetail("The charging background worker ended without an answer; see the server log."),
                     errhint("Nothing was trained or charged; retry, and see the server log if it persists.")));
+  // The worker's error, with its SQLSTATE, and a context line saying where
+  // it came from and what it cost: a bare "canceling statement due to lock
+  // timeout" did not say that the run's charge had waited, nor that
+  // nothing was charged. (An error after the commit -- none is known --
+  // would leave the charge standing: said so.)
   if (slot->failed)
     ereport(ERROR, (errcode(slot->sqlerrcode), errmsg("%s", slot->message),
                     slot->detail[0] ? errdetail("%s", slot->detail) : 0,
-                    slot->hint[0] ? errhint("%s", slot->hint) : 0));
+                    slot->hint[0] ? errhint("%s", slot->hint) : 0,
+                    errcontext("%s", slot->committed ? kChargedContext : kUnchargedContext)));
   const int64 id = slot->model_id;
   dsm_detach(segment);
   return id;
@@ -300,6 +314,12 @@ void dptrain_charge_worker_main(Datum argument) {
     MemoryContextSwitchTo(worker_context);
     ErrorData* e = CopyErrorData();
     FlushErrorState();
+    // Whether the charge was committed: XactLastCommitEnd is set once this
+    // worker's only transaction has committed (after any synchronous
+    // standby's wait; between its commit record and there run only a
+    // critical section, where an error is a PANIC, and that wait, which ends
+    // with WARNINGs). An error before it aborts the charge: nothing charged.
+    slot->committed = !XLogRecPtrIsInvalid(XactLastCommitEnd);
     AbortCurrentTransaction();
     slot->failed = true;
     slot->sqlerrcode = e->sqlerrcode;
