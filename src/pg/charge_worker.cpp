@@ -23,6 +23,13 @@ namespace {
 
 constexpr int kText = 1024;
 
+// The context line of the errors of a charge (its worker's, and the caller's refusals while it waits).
+constexpr const char* kUnchargedContext =
+    "while committing the privacy charge of this run in a background worker; nothing was charged";
+constexpr const char* kChargedContext =
+    "after committing the privacy charge of this run in a background worker; the run was charged, nothing "
+    "was released";
+
 struct ChargeSlot {
   // the request
   Oid database;
@@ -33,11 +40,14 @@ struct ChargeSlot {
   double epsilon;
   double delta;
   int lock_timeout;  // the caller's lock_timeout (ms; 0: none)
+  int synchronous_commit;  // the caller's (enum SyncCommitLevel)
   char source_name[kText];
   char session_role[NAMEDATALEN];
   char algorithm[NAMEDATALEN];
-  // the answer, valid once `done`
+  // the answer, valid once `done`; `committed` as soon as the charge's
+  // commit returned (also when the worker is stopped before it answers)
   bool done;
+  bool committed;
   bool failed;
   int64 model_id;
   int sqlerrcode;
@@ -144,7 +154,8 @@ void wait_for_worker(BackgroundWorkerHandle* handle) {
       ereport(ERROR, (errcode(ERRCODE_T_R_DEADLOCK_DETECTED), errmsg("deadlock detected"),
                       errdetail("The charge of this run waits for another session, which waits for this "
                                 "transaction; nothing was charged."),
-                      errhint("Retry in a new transaction, or once the other session has finished.")));
+                      errhint("Retry in a new transaction, or once the other session has finished."),
+                      errcontext("%s", kUnchargedContext)));
     }
     if (waits == 1) {
       TerminateBackgroundWorker(handle);
@@ -152,7 +163,7 @@ void wait_for_worker(BackgroundWorkerHandle* handle) {
                       errmsg("the privacy budget cannot be charged while this transaction holds it"),
                       errdetail("This transaction changed a budget or cap of the table (or locked dptrain's "
                                 "tables); the charge is committed on its own and would wait for it forever."),
-                      errhint("Commit the change first, then train.")));
+                      errhint("Commit the change first, then train."), errcontext("%s", kUnchargedContext)));
     }
     // The postmaster sets the latch when the worker starts and stops.
     (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
@@ -202,20 +213,34 @@ int64 charge_durably(const DurableCharge& c) {
   slot->epsilon = c.epsilon;
   slot->delta = c.delta;
   slot->lock_timeout = LockTimeout;
+  slot->synchronous_commit = synchronous_commit;
   copy_text(slot->source_name, c.source_name);
   strlcpy(slot->session_role, GetUserNameFromId(GetSessionUserId(), false), NAMEDATALEN);
   strlcpy(slot->algorithm, c.algorithm, NAMEDATALEN);
 
   wait_for_worker(start_worker(segment));
   pg_read_barrier();
+  // (A worker stopped while a synchronous standby had not confirmed its
+  // commit has committed locally: charged, but nothing is released.)
+  if (!slot->done && slot->committed)
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("the privacy budget was charged, but not confirmed"),
+                    errdetail("The charging background worker was stopped after its commit (waiting for a "
+                              "synchronous standby?) and before it answered; the run was charged."),
+                    errhint("Nothing was trained or released; retry, and see the server log if it persists.")));
   if (!slot->done)
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("the privacy budget could not be charged"),
                     errdetail("The charging background worker ended without an answer; see the server log."),
                     errhint("Nothing was trained or charged; retry, and see the server log if it persists.")));
+  // The worker's error, with its SQLSTATE, and a context line saying where
+  // it came from and what it cost: a bare "canceling statement due to lock
+  // timeout" did not say that the run's charge had waited, nor that
+  // nothing was charged. (An error after the commit -- none is known --
+  // would leave the charge standing: said so.)
   if (slot->failed)
     ereport(ERROR, (errcode(slot->sqlerrcode), errmsg("%s", slot->message),
                     slot->detail[0] ? errdetail("%s", slot->detail) : 0,
-                    slot->hint[0] ? errhint("%s", slot->hint) : 0));
+                    slot->hint[0] ? errhint("%s", slot->hint) : 0,
+                    errcontext("%s", slot->committed ? kChargedContext : kUnchargedContext)));
   const int64 id = slot->model_id;
   dsm_detach(segment);
   return id;
@@ -251,6 +276,18 @@ void dptrain_charge_worker_main(Datum argument) {
   char lock_timeout[32];
   snprintf(lock_timeout, sizeof(lock_timeout), "%d", slot->lock_timeout);
   SetConfigOption("lock_timeout", lock_timeout, PGC_SUSET, PGC_S_SESSION);
+  // The charge is durable before the run goes on to release anything: with
+  // synchronous_commit = off (ALTER DATABASE or ALTER ROLE of the runner,
+  // which a worker connected like this takes; or local) the commit returned
+  // before its WAL was flushed, and a crash before the WAL writer's next
+  // cycle lost the charge of a model already released
+  // (test/tap/007_charge_durable.pl). At least "on": flushed here, and on
+  // the synchronous standbys if synchronous_standby_names names any; the
+  // caller's remote_apply is kept. (PGC_S_SESSION outranks the database's and
+  // role's settings; ledger_reserve sets none.)
+  const int durable = Max(Max(slot->synchronous_commit, synchronous_commit), SYNCHRONOUS_COMMIT_ON);
+  SetConfigOption("synchronous_commit", durable == SYNCHRONOUS_COMMIT_REMOTE_APPLY ? "remote_apply" : "on",
+                  PGC_SUSET, PGC_S_SESSION);
   pgstat_report_appname("dptrain charge");
 
   MemoryContext worker_context = CurrentMemoryContext;
@@ -263,12 +300,26 @@ void dptrain_charge_worker_main(Datum argument) {
     reserve(slot);
     PopActiveSnapshot();
     CommitTransactionCommand();
+    // The commit record is on disk whatever the setting above became (a
+    // no-op when it is, as synchronous_commit = on made it).
+    XLogFlush(XactLastCommitEnd);
+    slot->committed = true;
+    // Terminated while waiting for a synchronous standby (the wait ends with
+    // a WARNING and the commit stands locally): exit without an answer, so
+    // that the run releases nothing the standby might not have charged.
+    CHECK_FOR_INTERRUPTS();
   }
   PG_CATCH();
   {
     MemoryContextSwitchTo(worker_context);
     ErrorData* e = CopyErrorData();
     FlushErrorState();
+    // Whether the charge was committed: XactLastCommitEnd is set once this
+    // worker's only transaction has committed (after any synchronous
+    // standby's wait; between its commit record and there run only a
+    // critical section, where an error is a PANIC, and that wait, which ends
+    // with WARNINGs). An error before it aborts the charge: nothing charged.
+    slot->committed = !XLogRecPtrIsInvalid(XactLastCommitEnd);
     AbortCurrentTransaction();
     slot->failed = true;
     slot->sqlerrcode = e->sqlerrcode;

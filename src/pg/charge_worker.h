@@ -24,8 +24,12 @@ struct DurableCharge {
 
 // Runs dptrain.ledger_reserve(...) in a background worker connected to this
 // database as `runner`, waits for it to commit, and returns the model id it
-// reserved.
-// Its errors (42501, DP001, DP002) are re-raised here with their SQLSTATE.
+// reserved. The charge is flushed to disk (and to synchronous standbys)
+// before this returns, whatever synchronous_commit the database, the runner
+// or the caller set.
+// Its errors (42501, DP001, DP002, 55P03 of lock_timeout, ...) are re-raised
+// here with their SQLSTATE and a context line saying they come from the
+// charge and whether anything was charged.
 // If the worker waits for a lock this transaction holds (e.g. the caller
 // changed the budget or cap in the same transaction), it is stopped and the
 // call fails with 55P03 instead of waiting forever.

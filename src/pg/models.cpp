@@ -11,6 +11,7 @@
 #include "feature_encodings.h"
 #include "ledger.h"
 #include "load_specs.h"
+#include "model_name_holder.h"
 #include "writable_transaction.h"
 
 namespace dptrain::pg {
@@ -132,6 +133,18 @@ void check_model_name(const char* name, const RunIdentities& ids) {
   if (taken)
     ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("you already have a model named \"%s\"", name),
                     errhint("Choose another name, or leave name NULL.")));
+  // Held by a transaction that has not ended (a prepared one, typically):
+  // the INSERT would wait for it after the charge (model_name_holder.h).
+  const TransactionId holder = model_name_holder(GetUserNameFromId(ids.caller, false), name);
+  if (TransactionIdIsValid(holder))
+    ereport(ERROR, (errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+                    errmsg("a model named \"%s\" is being stored by another of your transactions", name),
+                    errdetail("Transaction %u stored a model under this name (or renamed one to it) and has not "
+                              "ended; it may be prepared (pg_prepared_xacts). This run would wait for it after its "
+                              "charge; nothing was charged.",
+                              holder),
+                    errhint("End that transaction (a prepared one with COMMIT PREPARED or ROLLBACK PREPARED), "
+                            "or choose another name.")));
 }
 
 // A model trained on an encoded view keeps the view's encoding, so raw rows

@@ -69,6 +69,9 @@ my ($ret, $out, $err) = $node->psql('postgres', q{SET lock_timeout = '200ms'; SE
   SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
                                 classes => ARRAY['false', 'true'])});
 like($err, qr/canceling statement due to lock timeout/, "the caller's lock_timeout ends the charge's wait");
+# (the worker's error says where it came from, and that nothing was charged)
+like($err, qr/CONTEXT:  while committing the privacy charge of this run in a background worker; nothing was charged/,
+	"the worker's error carries the charge's context");
 $owner->query_safe(q{COMMIT});
 $owner->quit;
 $node->poll_query_until('postgres', $no_worker) or die 'the charging worker did not end';
@@ -97,6 +100,8 @@ $node->poll_query_until('postgres', qq{SELECT $apid = ANY (pg_blocking_pids(pid)
   SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
                                 classes => ARRAY['false', 'true'])});
 like($analyst->{stderr}, qr/deadlock detected/, 'a wait cycle through the charge is refused at once');
+like($analyst->{stderr}, qr/CONTEXT:  while committing the privacy charge .*; nothing was charged/,
+	'with the context of the charge');
 $analyst->query(q{ROLLBACK});
 $owner->query(q{COMMIT});
 $owner->quit;
