@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "extension.h"
+#include "model_name_flag.h"
 #include "model_reference.h"
 #include "pg_connection.h"
 
@@ -71,7 +72,7 @@ void register_models(CLI::App& app) {
   cmd->add_flag("--json", o->json, "print a JSON array");
   CLI::App* ren = cmd->add_subcommand("rename", "rename one of your models");
   ren->add_option("--model", o->model, "model name or id")->required();
-  ren->add_option("--to", o->to, "the new name")->required();
+  ren->add_option("--to", o->to, "the new name")->required()->check(client::model_name_flag());
   ren->callback([o] { rename(*o); });
   CLI::App* del = cmd->add_subcommand("drop", "delete one of your models (its privacy cost stays spent)");
   del->add_option("--model", o->model, "model name or id")->required();

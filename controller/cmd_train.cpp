@@ -8,6 +8,7 @@
 #include "charge_report.h"
 #include "commands.h"
 #include "extension.h"
+#include "model_name_flag.h"
 #include "model_reference.h"
 #include "core/training/defaults.h"
 #include "core/algorithms/algorithm.h"
@@ -101,7 +102,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--epochs", o->config.epochs, "passes over the data (default: 5 without --algorithm, else 10)");
   cmd->add_option("--batch-size", o->config.batch_size, "mini-batch size b (default: docs/defaults.md, else 50)");
   cmd->add_option("--lambda", o->config.lambda, lambda_help());
-  cmd->add_option("--name", o->config.name, "model name");
+  cmd->add_option("--name", o->config.name, "model name")->check(client::model_name_flag());
   cmd->callback([o, k, cmd] { run(*o, *k, *cmd); });
 }
 

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "extension.h"
 #include "json_flags.h"
+#include "model_name_flag.h"
 #include "core/tuning/private_tuning.h"
 #include "core/error.h"
 #include "remote_tuning.h"
@@ -152,7 +153,7 @@ void register_tune(CLI::App& app) {
                   "(default, or '': the lists of --lambdas, --epochs, --batch-sizes)")
       ->check(client::json_object_flag(/*empty_means_default=*/true));
   cmd->add_option("--gamma", o->gamma, "liu_talwar: stopping probability (default 1 / grid points)");
-  cmd->add_option("--name", o->config.name, "name of the chosen model");
+  cmd->add_option("--name", o->config.name, "name of the chosen model")->check(client::model_name_flag());
   cmd->callback([o, k, cmd] { run(*o, *k, *cmd); });
 }
 

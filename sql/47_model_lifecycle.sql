@@ -49,6 +49,13 @@ BEGIN
         RAISE EXCEPTION 'invalid model name "%"', new_name USING ERRCODE = 'invalid_parameter_value',
             HINT = 'A name is non-empty and does not look like an id (dp_predict(''7'') means model 7).';
     END IF;
+    -- Control characters, as dp_train refuses them (src/pg/models.cpp): C0,
+    -- DEL, and C1 in a UTF-8 database. The name is not printed.
+    IF new_name ~ '[\x01-\x1f\x7f]'
+       OR (pg_catalog.getdatabaseencoding() = 'UTF8' AND new_name ~ '[\u0080-\u009f]') THEN
+        RAISE EXCEPTION 'a model name must not contain control characters' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Choose a name of printable characters (no newline, tab or escape sequence).';
+    END IF;
     IF EXISTS (SELECT FROM dptrain.models m WHERE m.name = new_name AND m.created_by = current_user
                AND m.id <> target) THEN
         RAISE EXCEPTION 'you already have a model named "%"', new_name USING ERRCODE = 'duplicate_object',

@@ -35,16 +35,32 @@ void write_stderr(const char* text) {
   (void) ignored;
 }
 
+// What the CLI says when `signal` came, cancelling the server's statement or
+// not: Ctrl-C is SIGINT's; a kill (SIGTERM) or a hangup (SIGHUP) is named as
+// itself (they said "Ctrl-C" too). Constant strings: async-signal-safe.
+const char* interrupt_message(int signal, bool cancelling) {
+  switch (signal) {
+    case SIGTERM:
+      return cancelling ? "\ndptrain: interrupted by SIGTERM: cancelling the server's statement (a second signal "
+                          "quits at once)\n"
+                        : "\ndptrain: interrupted by SIGTERM (a second signal quits at once)\n";
+    case SIGHUP:
+      return cancelling ? "\ndptrain: interrupted by SIGHUP: cancelling the server's statement (a second signal "
+                          "quits at once)\n"
+                        : "\ndptrain: interrupted by SIGHUP (a second signal quits at once)\n";
+    default:
+      return cancelling ? "\ndptrain: interrupted: cancelling the server's statement (Ctrl-C again to quit at once)\n"
+                        : "\ndptrain: interrupted (Ctrl-C again to quit at once)\n";
+  }
+}
+
 // Async-signal-safe: PQcancel and write(2) only.
 void on_sigint(int signal) {
   if (interrupt_count == 0) interrupt_signal = signal;
   if (++interrupt_count > 1) _exit(128 + interrupt_signal);
   PGcancel* cancel = current_cancel.load();
   char error[256];
-  if (cancel != nullptr && PQcancel(cancel, error, sizeof(error)))
-    write_stderr("\ndptrain: interrupted: cancelling the server's statement (Ctrl-C again to quit at once)\n");
-  else
-    write_stderr("\ndptrain: interrupted (Ctrl-C again to quit at once)\n");
+  write_stderr(interrupt_message(signal, cancel != nullptr && PQcancel(cancel, error, sizeof(error))));
 }
 
 void catch_sigint() {

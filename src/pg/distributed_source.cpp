@@ -7,6 +7,7 @@
 #include "core/engine/distributed.h"
 
 #include "utils/fmgroids.h"
+#include "label_classes.h"
 #include "shard_guard.h"
 #include "statement_checks.h"
 
@@ -206,9 +207,9 @@ Oid citus_table_behind(Oid relid) {
 void source_row_expressions(const RunIdentities& ids, PreparedData* prep) {
   const char* classes = quote_literal_cstr(
       OidOutputFunctionCall(F_ARRAY_OUT, PointerGetDatum(prep->classes_array)));
-  const char* ys = psprintf("(pg_catalog.array_position(%s::pg_catalog.text[], %s::pg_catalog.text) "
+  const char* ys = psprintf("(pg_catalog.array_position(%s::pg_catalog.text[], %s) "
                             "OPERATOR(pg_catalog.-) 1)::pg_catalog.float8",
-                            classes, prep->y);
+                            classes, label_class_sql(prep->y, prep->label_type));
   if (ids.caller_reads) {
     // Sparse rows stay sparse (the sparse aggregates take them as they are).
     prep->x_expr = prep->sparse ? pstrdup(prep->x) : psprintf("%s::pg_catalog.float8[]", prep->x);

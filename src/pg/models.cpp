@@ -14,6 +14,10 @@
 #include "model_name_holder.h"
 #include "writable_transaction.h"
 
+extern "C" {
+#include "mb/pg_wchar.h"
+}
+
 namespace dptrain::pg {
 namespace {
 
@@ -100,6 +104,25 @@ bool looks_like_id(const char* text, int64* id) {
   return true;
 }
 
+// The first control character of `name` -- C0 (0x01-0x1f), DEL (0x7f), and
+// in a UTF-8 database C1 (U+0080-U+009F) -- as its 1-based byte position,
+// its code in *code; 0 if none. A name is printed by every listing (dptrain
+// models, psql): a newline forges lines, an ESC sequence drives the
+// terminal. (In another encoding the bytes 0x80-0x9f may be printable: WIN1252's
+// euro sign.)
+int control_character(const char* name, unsigned* code) {
+  const bool utf8 = GetDatabaseEncoding() == PG_UTF8;
+  for (int i = 0; name[i] != '\0'; ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    const auto next = static_cast<unsigned char>(name[i + 1]);
+    if (c < 0x20 || c == 0x7f || (utf8 && c == 0xc2 && next >= 0x80 && next <= 0x9f)) {
+      *code = c == 0xc2 ? next : c;
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 void check_model_name(const char* name, const RunIdentities& ids) {
@@ -130,6 +153,12 @@ void check_model_name(const char* name, const RunIdentities& ids) {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("model name \"%s\" looks like a model id", name),
                     errdetail("A reference that looks like an integer always means a model id."),
                     errhint("Choose a name with a letter in it.")));
+  unsigned code = 0;
+  if (const int at = control_character(name, &code))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a model name must not contain control characters"),
+                    code < 0x80 ? errdetail("Byte %d is the control character 0x%02x.", at, code)
+                                : errdetail("Byte %d starts the control character U+%04X.", at, code),
+                    errhint("Choose a name of printable characters (no newline, tab or escape sequence).")));
   if (taken)
     ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("you already have a model named \"%s\"", name),
                     errhint("Choose another name, or leave name NULL.")));

@@ -9,6 +9,7 @@
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
 #include "encoded_features.h"
+#include "label_classes.h"
 #include "models.h"
 #include "shard_guard.h"
 #include "sparsevec.h"
@@ -223,14 +224,14 @@ namespace {
 // each group's positives and negatives (rows of unknown labels left out).
 // `x` is the features expression (a quoted column, or the model's encoding).
 std::optional<double> binary_roc_auc(const dptrain::pg::SourceRead& table, const char* qualified, const char* x,
-                                     const char* label, ArrayType* classes, ArrayType* packed) {
+                                     const char* label_class, ArrayType* classes, ArrayType* packed) {
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql,
                    "SELECT count(*) FILTER (WHERE pos)::float8, count(*) FILTER (WHERE NOT pos)::float8 FROM ("
-                   "SELECT dptrain.decision_score($2, %s::float8[]) s, %s::text = $1[2] pos FROM %s "
-                   "WHERE %s::text = ANY ($1)) q GROUP BY s ORDER BY s",
-                   x, quote_identifier(label), qualified, quote_identifier(label));
+                   "SELECT dptrain.decision_score($2, %s::float8[]) s, %s = $1[2] pos FROM %s "
+                   "WHERE %s = ANY ($1)) q GROUP BY s ORDER BY s",
+                   x, label_class, qualified, label_class);
   Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
   Datum values[2] = {PointerGetDatum(classes), PointerGetDatum(packed)};
   if (dptrain::pg::execute_checked(sql.data, 2, types, values, true, 0, table) != SPI_OK_SELECT)
@@ -306,7 +307,8 @@ void warn_unknown_labels(const dptrain::evaluation::Metrics& metrics, const char
            errmsg("%lld of %lld rows of \"%s\" have a label that is none of the model's classes",
                   static_cast<long long>(metrics.unknown_labels), static_cast<long long>(metrics.rows), relname),
            errdetail("They count as errors. The model's classes are %s; a label is compared as its text "
-                     "(%s::text), so 1 is not true and 'yes' is not 'true'.",
+                     "(%s::text; a number without trailing zeros, -0 as 0), so 1 is not true and 'yes' is not "
+                     "'true'.",
                      names.data, quote_identifier(label)),
            errhint("Evaluate on labels spelled as the model's classes (convert them in a view if needed).")));
 }
@@ -337,7 +339,11 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
                       errhint("Pass the label and feature column names as they are spelled in the table.")));
   // A text or scalar feature column failed as a cast ("malformed array literal"
   // with the value), an array label counted every row as an unknown class.
-  const Oid feature_elem = dptrain::pg::check_evaluation_columns(relid, label, features);
+  Oid label_type;
+  const Oid feature_elem = dptrain::pg::check_evaluation_columns(relid, label, features, &label_type);
+  // The row's class text, as training maps it (label_classes.h): a numeric
+  // 1.0 is the class '1'.
+  const char* label_class = dptrain::pg::label_class_sql(quote_identifier(label), label_type);
 
   MemoryContext caller = CurrentMemoryContext;
   SPI_connect();
@@ -361,9 +367,9 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   initStringInfo(&sql);
   appendStringInfo(&sql,
                    "SELECT s, nulls FROM ("
-                   "SELECT dptrain.evaluate_agg(%s::float8[], (array_position($1, %s::text) - 1)::int, $2) s, "
+                   "SELECT dptrain.evaluate_agg(%s::float8[], (array_position($1, %s) - 1)::int, $2) s, "
                    "count(*) FILTER (WHERE %s IS NULL) nulls FROM %s) q",
-                   x, quote_identifier(label), quote_identifier(label), qualified);
+                   x, label_class, quote_identifier(label), qualified);
   // The statements name the table by text, and run with the caller's
   // rights: parsed, they must read `relid` and nothing else by name
   // (statement_checks.h: a schema renamed meanwhile by another session could
@@ -410,7 +416,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   DPT_CORE({ metrics = dptrain::evaluation::metrics_from_totals(totals, model.nclasses); });
   if (metrics.unknown_labels > 0) warn_unknown_labels(metrics, relname, label, model);
   std::optional<double> auc;
-  if (model.nclasses == 2) auc = binary_roc_auc(table, qualified, x, label, classes, model.packed);
+  if (model.nclasses == 2) auc = binary_roc_auc(table, qualified, x, label_class, classes, model.packed);
   SPI_finish();
   PG_RETURN_DATUM(HeapTupleGetDatum(metrics_tuple(tupdesc, metrics, auc, classes)));
 }

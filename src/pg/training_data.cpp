@@ -15,6 +15,7 @@ extern "C" {
 #include "core/sgd/epoch_state.h"
 #include "core/training/intercept.h"
 #include "core/preprocessing/feature_encoding.h"
+#include "label_classes.h"
 #include "reading_errors.h"
 #include "shard_guard.h"
 #include "sparsevec.h"
@@ -101,8 +102,8 @@ LabelKind check_label_type(Oid relid, AttrNumber attnum, const char* column) {
     case BPCHAROID:
     case NAMEOID: return LabelKind::Text;
     default:
-      // An enum's class is its text, as a text label's (every statement
-      // reads label::text); classes read from the data come in the enum's
+      // An enum's class is its text, as a text label's (label_classes.h);
+      // classes read from the data come in the enum's
       // own order (the ORDER BY of row_checks_sql), the declared one.
       if (type_is_enum(type)) return LabelKind::Text;
       ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -178,14 +179,15 @@ bool canonical_int8(const char* s, int64* value) {
 }
 
 // The aggregate counting the rows whose label is not a declared class, and
-// its parameter $1. What is checked is the label's text: the copy maps
-// array_position(classes, label::text). For a boolean or integer label each
-// value has one text ('true', '-12'), so the same rows are those whose value
-// is not the value of a declared class, compared as values without forming
-// every row's text (the text and its search cost about half a scan:
-// docs/performance.md, "The validation"); a declared class that is no
-// value's text ('yes', '01') matches no row either way, and a NULL label
-// counts as outside as before.
+// its parameter $1. What is checked is the label's class text
+// (label_classes.h): the copy maps array_position(classes, <class text>).
+// For a boolean or integer label each value has one text ('true', '-12'),
+// so the same rows are those whose value is not the value of a declared
+// class, compared as values without forming every row's text (the text and
+// its search cost about half a scan: docs/performance.md, "The validation");
+// a declared class that is no value's text ('yes'; an integer label's '01'
+// is '1' already: canonical_declared_classes) matches no row either way,
+// and a NULL label counts as outside as before.
 struct OutsideCount {
   const char* sql;
   Oid type;
@@ -198,8 +200,8 @@ OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared
   deconstruct_array(declared, TEXTOID, -1, false, TYPALIGN_INT, &items, &nulls, &k);
   const bool boolean = label_type == BOOLOID;
   if (!boolean && label_type != INT2OID && label_type != INT4OID && label_type != INT8OID)
-    return {psprintf("count(*) FILTER (WHERE array_position($1, %s::text) IS NULL)::int8", y), TEXTARRAYOID,
-            PointerGetDatum(declared)};
+    return {psprintf("count(*) FILTER (WHERE array_position($1, %s) IS NULL)::int8", label_class_sql(y, label_type)),
+            TEXTARRAYOID, PointerGetDatum(declared)};
   Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * (k > 0 ? k : 1)));
   int m = 0;
   for (int i = 0; i < k; ++i) {
@@ -226,32 +228,29 @@ OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared
 // the declared classes and the classes read from the data each cost a
 // second scan of the source: docs/performance.md, "The validation".)
 //
-// A class is a label's text (the copy maps array_position(classes,
-// label::text)), so the classes read from the data are
-// the distinct texts. Grouped by the value alone, equal values with other
-// texts (numeric 1 and 1.0, float8 0 and -0) were one class of one of their
-// texts, and the rows of the others became NULL labels in the copy: the run
-// failed after its charge ("label must not be NULL"). Only float and numeric
-// values have several texts: every other label (`text_is_value`) is grouped
-// by its value alone, its text formed once per group. (A text label's class
-// is its text under the label's collation, which array_position uses: equal
-// under a nondeterministic collation, 'Yes' and 'yes' are one class, as the
-// copy maps them.)
+// A class is a label's class text (label_classes.h: the copy maps
+// array_position(classes, <class text>)), one text per value of the label
+// type's =. So the labels are grouped by their value alone, each group's
+// text formed once. (Grouped by value and text, equal numbers with other
+// texts -- numeric 1 and 1.0, float8 0 and -0 -- were classes of their own,
+// although PostgreSQL's = and GROUP BY take them as one; grouped by value
+// and named by one of their texts, the rows of the other texts became NULL
+// labels in the copy: the run failed after its charge.) A text label's
+// class is its text under the label's collation, which array_position
+// uses: equal under a nondeterministic collation, 'Yes' and 'yes' are one
+// class, as the copy maps them.
 const char* row_checks_sql(const char* checks, const char* y, const char* from, ClassScan mode,
-                           const char* outside, bool text_is_value) {
+                           const char* outside, Oid label_type) {
   switch (mode) {
     case ClassScan::None: return psprintf("SELECT %s, 0::int8, NULL::text[] FROM %s", checks, from);
     case ClassScan::Declared: return psprintf("SELECT %s, %s, NULL::text[] FROM %s", checks, outside, from);
     case ClassScan::FromData:
-      // ORDER BY c: the label type's own order, as SELECT DISTINCT ... ORDER BY 1
-      // had it; texts of equal values after one another, in byte order.
-      return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s AS t, %s FROM %s GROUP BY %s) "
+      // ORDER BY c: the label type's own order, as SELECT DISTINCT ... ORDER BY 1 had it.
+      return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s FROM %s GROUP BY 1) "
                       "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
                       "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, sum(not_finite)::int8, 0::int8, "
-                      "(SELECT array_agg(coalesce(t, c::text) ORDER BY c, t COLLATE pg_catalog.\"C\") FROM "
-                      "(SELECT c, t FROM g ORDER BY c, t COLLATE pg_catalog.\"C\" LIMIT %d) l) FROM g",
-                      y, text_is_value ? "NULL::text" : psprintf("%s::pg_catalog.text", y), checks,
-                      from, text_is_value ? "1" : "1, 2", kMaxClasses + 1);
+                      "(SELECT array_agg(%s ORDER BY c) FROM (SELECT c FROM g ORDER BY c LIMIT %d) l) FROM g",
+                      y, checks, from, label_class_sql("c", label_type), kMaxClasses + 1);
   }
   return nullptr;
 }
@@ -318,8 +317,7 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
                                                             : OutsideCount{nullptr, InvalidOid, (Datum) 0};
   Oid types[1] = {outside.type};
   Datum values[1] = {outside.value};
-  const bool text_is_value = label_type != FLOAT4OID && label_type != FLOAT8OID && label_type != NUMERICOID;
-  spi_exec_as_reader(reader, source_read(relid), row_checks_sql(checks, y, from, mode, outside.sql, text_is_value),
+  spi_exec_as_reader(reader, source_read(relid), row_checks_sql(checks, y, from, mode, outside.sql, label_type),
                      mode == ClassScan::Declared ? 1 : 0, types, values, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),
@@ -487,7 +485,8 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* from, const 
                    "FROM (SELECT i, xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM (%s) r) s",
                    with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
                    shuffled_rows_sql(from,
-                                     psprintf("%s AS xs, (array_position($1, %s::text) - 1)::float8 AS ys", features, y),
+                                     psprintf("%s AS xs, (array_position($1, %s) - 1)::float8 AS ys", features,
+                                              label_class_sql(y, out->label_type)),
                                      order));
   double* zeros = static_cast<double*>(palloc0(sizeof(double) * dim));
   // The fixed public row: d zeros (for sparse rows: no entries, dimension d).
@@ -501,8 +500,9 @@ void copy_replacing_unusable_rows(const char* shuffled, const char* from, const 
 
 }  // namespace
 
-Oid check_evaluation_columns(Oid relid, const char* label, const char* features) {
+Oid check_evaluation_columns(Oid relid, const char* label, const char* features, Oid* label_type) {
   (void) check_label_type(relid, get_attnum(relid, label), label);
+  *label_type = getBaseType(get_atttype(relid, get_attnum(relid, label)));
   return features != nullptr ? check_feature_type(relid, get_attnum(relid, features), features) : FLOAT8OID;
 }
 
@@ -553,7 +553,11 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
       encoded ? FLOAT8OID : check_feature_type(relid, require_column(relid, relname, features, "features"), features);
   const LabelKind label_kind = check_label_type(relid, y_att, label);
   const Oid label_type = getBaseType(get_atttype(relid, y_att));
-  if (declared != nullptr) check_declared_class_count(declared);
+  if (declared != nullptr) {
+    check_declared_class_count(declared);
+    // '1.0' of a numeric label is the class '1' (label_classes.h).
+    declared = canonical_declared_classes(declared, label_type);
+  }
   if (declared == nullptr && label_kind != LabelKind::Boolean && !ids.caller_reads)
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
                     errmsg("the classes must be declared to train on \"%s\" without read access", relname),
@@ -681,6 +685,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   out->sparse = feature_elem == sparsevec_type_oid();
   out->x = x;
   out->y = y;
+  out->label_type = label_type;
 }
 
 void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, PreparedData* out) {
@@ -735,8 +740,8 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
     ereport(NOTICE, (errmsg("dptrain: shuffling %lld rows into a random order", (long long) out->rows)));
   if (ids.caller_reads) {
     appendStringInfo(&sql,
-                     "SELECT i, %s, (array_position($1, y::text) - 1)::float8 FROM (%s) r",
-                     with_intercept(out->sparse ? "x" : "x::float8[]", out),
+                     "SELECT i, %s, (array_position($1, %s) - 1)::float8 FROM (%s) r",
+                     with_intercept(out->sparse ? "x" : "x::float8[]", out), label_class_sql("y", out->label_type),
                      shuffled_rows_sql(from, psprintf("%s AS x, %s AS y", x, y), order));
     Oid types[1] = {TEXTARRAYOID};
     Datum values[1] = {PointerGetDatum(out->classes_array)};

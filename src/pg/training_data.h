@@ -30,6 +30,7 @@ struct PreparedData {
   bool sparse = false;
   const char* x;          // quoted column names
   const char* y;
+  Oid label_type = InvalidOid;  // the label column's base type: its class text is label_class_sql's
   // > 0: copy the rows as (x clipped to intercept_bound, intercept) (training/intercept.h)
   double intercept = 0;
   double intercept_bound = 0;
@@ -93,8 +94,9 @@ void prepare_training_data(Oid relid, const char* label, const char* features, A
 
 // dp_evaluate's columns (existing): the label and feature types dp_train
 // accepts, with its errors (42804), before a cast fails on a value. Returns
-// the features' element type (FLOAT8OID without a features column).
-Oid check_evaluation_columns(Oid relid, const char* label, const char* features);
+// the features' element type (FLOAT8OID without a features column), and the
+// label's base type in *label_type (label_classes.h).
+Oid check_evaluation_columns(Oid relid, const char* label, const char* features, Oid* label_type);
 
 // A numeric[] `x` (SQL) holding a value the cast to float8[] refuses (beyond
 // DBL_MAX, or rounding to 0): the predicate, and dp_train's error for it.

@@ -27,6 +27,8 @@ q "CREATE TABLE big AS SELECT i AS id, ARRAY[sin(i), cos(i), sin(2 * i), cos(3 *
 # query, sends SIGINT, waits for the CLI to exit and checks that nothing of
 # it is still running in the server.
 interrupt() {
+  local signal=INT
+  case $1 in SIG*) signal=${1#SIG}; shift ;; esac
   local what=$1; shift
   # (job control on: a background job of a script would otherwise ignore
   # SIGINT, unlike a command run from a terminal)
@@ -42,21 +44,35 @@ interrupt() {
     [ "$waited" -lt 600 ] || fail "$*: the run did not start"
     sleep 0.1
   done
-  kill -INT "$cli"
+  kill "-$signal" "$cli"
   local status=0
   wait "$cli" || status=$?
   local running
   running=$(q "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
                AND pid <> pg_backend_pid() AND state = 'active'")
   [ "$running" = 0 ] || fail "$*: $running statement(s) still running in the server after the CLI exited"
-  [ "$status" = 130 ] || fail "$*: exit status $status, expected 130 (interrupted)"
+  local expected
+  expected=$((128 + $(kill -l "$signal")))
+  [ "$status" = "$expected" ] || fail "$*: exit status $status, expected $expected (SIG$signal)"
   grep -q "cancel" "$WORK/err" || fail "$*: the CLI did not say it cancelled"
-  echo "ok: Ctrl-C on dptrain $1 ($what) cancels the server's statement before the CLI exits"
+  # The message names what came: Ctrl-C for SIGINT, the signal otherwise
+  # (it said "Ctrl-C" after a kill or a hangup too).
+  if [ "$signal" = INT ]; then
+    grep -q "^dptrain: interrupted: cancelling the server's statement (Ctrl-C again to quit at once)$" "$WORK/err" \
+      || fail "$*: SIGINT: $(cat "$WORK/err")"
+  else
+    grep -q "^dptrain: interrupted by SIG$signal: cancelling the server's statement (a second signal quits at once)$" \
+      "$WORK/err" || fail "$*: SIG$signal: not named: $(cat "$WORK/err")"
+    grep -q "Ctrl-C" "$WORK/err" && fail "$*: SIG$signal: the message speaks of Ctrl-C"
+  fi
+  echo "ok: SIG$signal on dptrain $1 ($what) cancels the server's statement before the CLI exits"
 }
 
 interrupt "dptrain.training_prepare" train --table slow --label y --algorithm none --controller
 interrupt "dp_train" train --table slow --label y --algorithm none --server
 interrupt "dp_tune" tune --table slow --label y --epsilon 1 --server
+interrupt SIGTERM "dp_train" train --table slow --label y --algorithm none --server
+interrupt SIGHUP "dp_train" train --table slow --label y --algorithm none --server
 # nothing was stored
 [ "$(q "SELECT count(*) FROM dptrain.models")" = 0 ] || fail "a cancelled run stored a model"
 echo "ok: the cancelled runs stored nothing"

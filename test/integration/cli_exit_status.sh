@@ -25,6 +25,16 @@ status 2 train --table t --epsilon 1 --epsilon 2 "${nowhere[@]}"
 status 2 train --epsilon 1 "${nowhere[@]}"                            # --table missing
 status 2 train --table t --server --controller "${nowhere[@]}"          # excluded together
 status 2 predict --model m "${nowhere[@]}"                              # neither --features nor --file
+# a model name with a control character (a newline, ESC, DEL, a C1 control):
+# a usage error, as dp_train refuses it (22023)
+status 2 train --table t --epsilon 1 --name $'two\nlines' "${nowhere[@]}"
+status 2 train --table t --epsilon 1 --name $'\e[31mred' "${nowhere[@]}"
+status 2 tune --table t --epsilon 1 --name $'del\x7f' "${nowhere[@]}"
+status 2 models rename --model m --to $'c1\xc2\x85' "${nowhere[@]}"
+err=$("$DPTRAIN_CLI" train --table t --epsilon 1 --name $'two\nlines' "${nowhere[@]}" 2>&1 >/dev/null)
+[ "$(head -1 <<<"$err")" = "--name: a model name must not contain control characters (control character 0x0a at byte 4)" ] \
+  || fail "--name with a newline: $err"
+status 1 train --table t --epsilon 1 --name 'résumé 2' "${nowhere[@]}"  # printable: on to the connection
 status 2 no-such-command
 status 2
 status 1 train --table t --epsilon 1 "${nowhere[@]}"                    # could not connect

@@ -80,12 +80,16 @@ const std::vector<std::string>& dpsgd_family() {
 namespace {
 
 // The options each member reads: another member's option (dpadam's beta2 given
-// to dpsgd, dpmomentum's momentum to dpadam) is refused as a typo would be,
-// not silently ignored.
-std::vector<std::string> option_keys(dpsgd::OptimizerKind kind) {
+// to dpsgd, dpmomentum's momentum to dpadam, P-SGD's closed_form_noise to
+// dpsgd, which shares its optimizer) is refused as a typo would be, not
+// silently ignored.
+std::vector<std::string> option_keys(const std::string& algorithm, dpsgd::OptimizerKind kind) {
   std::vector<std::string> keys = {"steps", "clip_norm", "conversion", "lots_per_query"};
   switch (kind) {
-    case dpsgd::OptimizerKind::Sgd: keys.push_back("closed_form_noise"); break;
+    case dpsgd::OptimizerKind::Sgd:
+      // P-SGD's closed-form noise (Iyengar et al. 2019, Alg. 2; seeded runs only, NOT accounted)
+      if (algorithm == "psgd") keys.push_back("closed_form_noise");
+      break;
     case dpsgd::OptimizerKind::Momentum: keys.push_back("momentum"); break;
     case dpsgd::OptimizerKind::Adam: keys.insert(keys.end(), {"beta1", "beta2", "xi"}); break;
     case dpsgd::OptimizerKind::AdamWosm: keys.push_back("beta1"); break;
@@ -99,7 +103,7 @@ std::vector<std::string> option_keys(dpsgd::OptimizerKind kind) {
 dpsgd::DpSgdRequest request_arguments(const TrainingConfig& c) {
   validate_arguments(c);
   const dpsgd::OptimizerKind kind = dpsgd::parse_optimizer(c.algorithm);
-  whitebox::check_options(c, c.algorithm.c_str(), option_keys(kind));
+  whitebox::check_options(c, c.algorithm.c_str(), option_keys(c.algorithm, kind));
   if (!c.epsilon)
     bad("algorithm \"" + c.algorithm + "\" needs epsilon", {}, "Pass epsilon => ... and delta => ....");
   if (!c.delta || *c.delta <= 0)

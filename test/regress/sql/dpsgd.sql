@@ -105,6 +105,9 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('ds', 'y', 'x', algorithm => 'psgd',
 -- another member's option (it was ignored: dpsgd with a momentum ran plain SGD)
 SELECT * FROM pg_temp.try($$SELECT dp_train('ds', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-5,
                                             options => '{"momentum": 0.5}')$$);
+-- P-SGD's closed-form noise is not dpsgd's option (false was accepted and ignored)
+SELECT * FROM pg_temp.try($$SELECT dp_train('ds', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-5,
+                                            options => '{"closed_form_noise": false}')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('ds', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-5,
                                             batch_size => 2000)$$);
 -- dp_tune's Algorithm 3 is a replace-one argument: not for the add/remove-one family

@@ -16,6 +16,7 @@ SELECT name FROM dptrain.models WHERE id = :lc_a;
 SELECT * FROM pg_temp.try($$SELECT dp_rename_model('lc_a3', 'lc_b')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_rename_model('lc_a3', '42')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_rename_model('lc_a3', '')$$);
+SELECT * FROM pg_temp.try($$SELECT dp_rename_model('lc_a3', E'x\ty')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_rename_model('no_such', 'x')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_drop_model('999999999')$$);
 -- A NULL model or name is an error (22004) that names the argument, not a

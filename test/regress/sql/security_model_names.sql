@@ -49,6 +49,15 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('public.sales', 'y', 'x', algorithm 
 -- white space the table's CHECK counts (\s: also vertical tab and form feed)
 SELECT * FROM pg_temp.try($$SELECT dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsilon => 1,
                           name => E'\x0b7\f')$$);
+-- control characters (a newline, ESC, DEL, a C1 control): a name is printed
+-- in listings and terminals; refused before the charge as well
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+                          name => E'two\nlines')$$);
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+                          name => E'\x1b[31mred')$$);
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.sales', 'y', 'x', algorithm => 'bolton', epsilon => 1,
+                          name => E'del\x7f')$$);
+SELECT * FROM pg_temp.try($$SELECT dp_tune('public.sales', 'y', 'x', epsilon => 1, name => E'c1\u0085')$$);
 \x off
 -- (refused before anything was charged)
 SELECT epsilon AS budget_left FROM dp_budget_remaining('public.sales');

@@ -97,11 +97,13 @@ SELECT count(*) FROM dp_train('scan_int', 'y', 'x', algorithm => 'none', seed =>
 SELECT pg_stat_force_next_flush();
 SELECT what, scans FROM pg_temp.after();
 
--- The labels are checked against the declared classes by their text (the
--- copy maps array_position(classes, label::text)); boolean and integer
--- labels are compared as values, with the same answers: a declared class
--- that is no value's text ('00', 'f') matches no row. NaN is found in
--- float8 and numeric labels.
+-- The labels are checked against the declared classes by their class text
+-- (the copy maps array_position(classes, <class text>): label_classes.h);
+-- boolean and integer labels are compared as values, with the same answers.
+-- A declared class of a number label is read as a value of its type ('00'
+-- and '+0' of an integer label are 0, '1.0' of a numeric one is 1: they
+-- matched no row before); one that is no value of the type ('f' for an
+-- integer) matches no row. NaN is found in float8 and numeric labels.
 CREATE TABLE scan_small AS SELECT id, x, (id % 2)::int AS y, (id % 2 = 0) AS b, (id % 2)::numeric AS nu,
   CASE WHEN id % 2 = 0 THEN 9223372036854775807 ELSE -9223372036854775808 END AS big
   FROM scan_bool WHERE id <= 20;
@@ -127,12 +129,13 @@ SELECT classes FROM dp_train('scan_small', 'nu', 'x', algorithm => 'none', seed 
 SELECT classes FROM dp_train('scan_small', 'f', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => '{0,1}');
 \set VERBOSITY default
 
--- A class is a label's text (the copy maps array_position(classes,
--- label::text)): classes read from the data are the distinct texts, also of
--- equal values (numeric 1 and 1.0, float8 0 and -0), in the label's order,
--- equal values' texts in byte order. Grouped by the value alone, one text
--- of each stood for all and the rows of the others became NULL labels in
--- the copy ("label must not be NULL" in the first epoch, after the charge).
+-- A class is a label's class text, one per value of the label type's =
+-- (label_classes.h): classes read from the data are the distinct values
+-- (numeric 1 and 1.0 are '1', float8 0 and -0 are '0'), in the label's
+-- order. (Grouped by the value alone with one raw text of each, the rows of
+-- the other texts became NULL labels in the copy -- "label must not be NULL"
+-- in the first epoch, after the charge; then equal values with other texts
+-- were classes of their own.)
 CREATE TABLE scan_texts AS SELECT id, x,
   (CASE id % 3 WHEN 0 THEN '1.0' WHEN 1 THEN '1' ELSE '0' END)::numeric AS nu,
   (CASE id % 3 WHEN 0 THEN '-0' WHEN 1 THEN '0' ELSE '1' END)::float8 AS f,

@@ -146,7 +146,7 @@ TEST(DpSgdCheckArguments, RefusesWithoutFactsOfTheData) {
 // charge (it was accepted and ignored: dpsgd with a momentum ran plain SGD).
 TEST(DpSgdCheckArguments, RefusesAnotherMembersOption) {
   const std::vector<std::pair<std::string, nlohmann::json>> own = {
-      {"dpsgd", {{"closed_form_noise", false}}}, {"psgd", {{"closed_form_noise", false}}},
+      {"dpsgd", {{"clip_norm", 0.5}}},           {"psgd", {{"closed_form_noise", false}}},
       {"dpmomentum", {{"momentum", 0.5}}},       {"dpadam", {{"beta1", 0.8}, {"beta2", 0.99}, {"xi", 1e-7}}},
       {"dpadamwosm", {{"beta1", 0.8}}},           {"adadp", {{"adadp_tolerance", 0.5}}}};
   const std::vector<std::string> member_only = {"closed_form_noise", "momentum", "beta1", "beta2", "xi",
@@ -168,6 +168,30 @@ TEST(DpSgdCheckArguments, RefusesAnotherMembersOption) {
       }
     }
   }
+}
+
+// closed_form_noise is P-SGD's (Iyengar et al. 2019, Alg. 2): dpsgd shares
+// its optimizer but not the option. options.closed_form_noise = false was
+// accepted and ignored by dpsgd, and true refused by the plan's own check
+// ("only for algorithm psgd") instead of as an option dpsgd does not read.
+TEST(DpSgdCheckArguments, DpsgdRefusesClosedFormNoiseWithItsOptions) {
+  for (const bool value : {false, true}) {
+    TrainingConfig c = dpsgd_config(0);
+    c.algorithm = "dpsgd";
+    c.options = {{"closed_form_noise", value}};
+    try {
+      make_algorithm("dpsgd")->check_arguments(c);
+      ADD_FAILURE() << "dpsgd accepted options.closed_form_noise = " << value;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "unknown option \"closed_form_noise\" for algorithm dpsgd");
+      EXPECT_EQ(e.hint(), "Options of dpsgd: steps, clip_norm, conversion, lots_per_query.");
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    }
+  }
+  TrainingConfig c = dpsgd_config(0);
+  c.algorithm = "psgd";
+  c.options = {{"closed_form_noise", false}};
+  EXPECT_NO_THROW(make_algorithm("psgd")->check_arguments(c));
 }
 
 InMemoryData separable(int m, unsigned seed) {

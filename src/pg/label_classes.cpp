@@ -1,0 +1,148 @@
+#include "label_classes.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" {
+#include "utils/float.h"
+#include "utils/fmgrprotos.h"
+}
+
+namespace dptrain::pg {
+namespace {
+
+// The white space the number input functions skip (isspace in the C locale).
+bool c_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+// `s` without the white space around it (palloc'd).
+char* trimmed(const char* s) {
+  while (c_space(*s)) ++s;
+  size_t n = strlen(s);
+  while (n > 0 && c_space(s[n - 1])) --n;
+  return pnstrdup(s, n);
+}
+
+bool all_digits(const char* p, const char* end) {
+  if (p == end) return false;
+  for (; p < end; ++p)
+    if (*p < '0' || *p > '9') return false;
+  return true;
+}
+
+// An integer as int8in reads it (a sign, digits; white space around):
+// its canonical text, or nullptr (not an integer, or beyond int8).
+char* integer_class(const char* name) {
+  const char* t = trimmed(name);
+  const char* digits = (*t == '+' || *t == '-') ? t + 1 : t;
+  if (!all_digits(digits, digits + strlen(digits))) return nullptr;
+  errno = 0;
+  const long long v = strtoll(t, nullptr, 10);
+  if (errno != 0) return nullptr;
+  return psprintf("%lld", v);
+}
+
+// A decimal number as numeric_in reads it: [sign] digits [. digits]
+// [e [sign] digits], white space around. Limited to what numeric_in cannot
+// refuse (1,000 characters, an exponent of at most 3 digits: its limit is
+// 1,000), so that no name raises its error; 'NaN' and the infinities by
+// name. The canonical text (trim_scale), or nullptr.
+char* numeric_class(const char* name) {
+  const char* t = trimmed(name);
+  if (pg_strcasecmp(t, "nan") == 0) return pstrdup("NaN");
+  for (const char* inf : {"infinity", "+infinity", "inf", "+inf"})
+    if (pg_strcasecmp(t, inf) == 0) return pstrdup("Infinity");
+  for (const char* inf : {"-infinity", "-inf"})
+    if (pg_strcasecmp(t, inf) == 0) return pstrdup("-Infinity");
+  if (strlen(t) > 1000) return nullptr;
+  const char* p = (*t == '+' || *t == '-') ? t + 1 : t;
+  const char* e = p;
+  while (*e != '\0' && *e != 'e' && *e != 'E') ++e;
+  const char* point = strchr(p, '.');
+  if (point != nullptr && point > e) point = nullptr;
+  const bool mantissa = point == nullptr ? all_digits(p, e)
+                                         : (point == p || all_digits(p, point)) &&
+                                               (point + 1 == e || all_digits(point + 1, e)) && e - p > 1;
+  if (!mantissa) return nullptr;
+  if (*e != '\0') {
+    const char* x = e + 1;
+    if (*x == '+' || *x == '-') ++x;
+    const size_t digits = strlen(x);
+    if (digits == 0 || digits > 3 || !all_digits(x, x + digits)) return nullptr;
+  }
+  const Datum v = DirectFunctionCall3(numeric_in, CStringGetDatum(t), ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+  return DatumGetCString(DirectFunctionCall1(numeric_out, DirectFunctionCall1(numeric_trim_scale, v)));
+}
+
+// A float as float8in / float4in reads it (strtod; white space around; not
+// out of the type's range): its text with -0 as 0, or nullptr.
+char* float_class(const char* name, bool single) {
+  const char* t = trimmed(name);
+  if (*t == '\0') return nullptr;
+  char* end = nullptr;
+  errno = 0;
+  if (single) {
+    float v = strtof(t, &end);
+    if (*end != '\0' || (errno == ERANGE && (v == 0 || std::isinf(v)))) return nullptr;
+    if (v == 0) v = 0;  // -0 is 0
+    return DatumGetCString(DirectFunctionCall1(float4out, Float4GetDatum(v)));
+  }
+  double v = strtod(t, &end);
+  if (*end != '\0' || (errno == ERANGE && (v == 0 || std::isinf(v)))) return nullptr;
+  if (v == 0) v = 0;
+  return float8out_internal(v);
+}
+
+}  // namespace
+
+const char* label_class_sql(const char* y, Oid label_type) {
+  switch (label_type) {
+    case NUMERICOID: return psprintf("pg_catalog.trim_scale(%s)::pg_catalog.text", y);
+    case FLOAT4OID:
+    case FLOAT8OID:
+      // -0 = 0 under float's =: one class, '0'.
+      return psprintf("(CASE WHEN %s OPERATOR(pg_catalog.=) 0::pg_catalog.float8 THEN '0'::pg_catalog.text "
+                      "ELSE %s::pg_catalog.text END)",
+                      y, y);
+    default: return psprintf("%s::pg_catalog.text", y);
+  }
+}
+
+ArrayType* canonical_declared_classes(ArrayType* declared, Oid label_type) {
+  char* (*canonical)(const char*, Oid) = nullptr;
+  switch (label_type) {
+    case INT2OID:
+    case INT4OID:
+    case INT8OID: canonical = [](const char* s, Oid) { return integer_class(s); }; break;
+    case NUMERICOID: canonical = [](const char* s, Oid) { return numeric_class(s); }; break;
+    case FLOAT4OID:
+    case FLOAT8OID: canonical = [](const char* s, Oid t) { return float_class(s, t == FLOAT4OID); }; break;
+    default: return declared;
+  }
+  if (ARR_NDIM(declared) != 1 || (ARR_HASNULL(declared) && array_contains_nulls(declared))) return declared;
+  Datum* items;
+  int k;
+  deconstruct_array(declared, TEXTOID, -1, false, TYPALIGN_INT, &items, nullptr, &k);
+  char** given = static_cast<char**>(palloc(sizeof(char*) * (k > 0 ? k : 1)));
+  char** names = static_cast<char**>(palloc(sizeof(char*) * (k > 0 ? k : 1)));
+  Datum* out = static_cast<Datum*>(palloc(sizeof(Datum) * (k > 0 ? k : 1)));
+  for (int i = 0; i < k; ++i) {
+    given[i] = TextDatumGetCString(items[i]);
+    char* c = canonical(given[i], label_type);
+    names[i] = c != nullptr ? c : given[i];
+    out[i] = CStringGetTextDatum(names[i]);
+  }
+  // Two spellings of one value (an exact repetition is declared_class_names'
+  // "listed twice", after the row checks as before).
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < i; ++j)
+      if (strcmp(names[i], names[j]) == 0 && strcmp(given[i], given[j]) != 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("class \"%s\" is listed twice", names[i]),
+                        errdetail("\"%s\" and \"%s\" are the same %s label.", given[j], given[i],
+                                  format_type_be(label_type)),
+                        errhint("List every class once.")));
+  return construct_array(out, k, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+}  // namespace dptrain::pg
