@@ -313,9 +313,10 @@ done
 sql "CREATE TABLE gov_local AS SELECT * FROM pts_plain; ALTER TABLE gov_local OWNER TO reg_owner_$$;
      CREATE FUNCTION gov_rows() RETURNS boolean LANGUAGE plpgsql AS
        \$\$ BEGIN RETURN (SELECT count(*) > 0 FROM public.pts_gov); END \$\$;
-     ALTER FUNCTION gov_rows() OWNER TO reg_owner_$$" >/dev/null
-as reg_owner_$$ "CREATE VIEW gov_local_v AS SELECT * FROM gov_local WHERE gov_rows();
-                 SELECT dp_grant_budget('gov_local_v', 'reg_analyst_$$', 1.0, 1e-6)" >/dev/null
+     ALTER FUNCTION gov_rows() OWNER TO reg_owner_$$;
+     CREATE VIEW gov_local_v AS SELECT * FROM gov_local WHERE gov_rows();
+     ALTER VIEW gov_local_v OWNER TO reg_owner_$$" >/dev/null
+as reg_owner_$$ "SELECT dp_grant_budget('gov_local_v', 'reg_analyst_$$', 1.0, 1e-6)" >/dev/null
 err=$(as reg_analyst_$$ "SELECT dp_train('gov_local_v', 'y', 'x', algorithm => 'bolton', epsilon => 0.5, epochs => 1)" || true)
 # (without read access: the fixed error of a read that failed, charged -- a
 # view's condition runs per row, so whether its function runs may depend on
