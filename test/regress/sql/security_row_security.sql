@@ -1,4 +1,4 @@
--- Attack (hostile review 34): row-level security, security_invoker views and
+-- Attack (hostile review, 2026-11-27): row-level security, security_invoker views and
 -- schemas for a run without read access. Such a run reads the source with
 -- its owner's rights (docs/governance.md, "Identities"), to whom the
 -- policies of other roles do not apply. On a table with row security that
