@@ -1,5 +1,10 @@
 #include "access.h"
 
+extern "C" {
+#include "access/reloptions.h"
+#include "utils/rel.h"
+}
+
 namespace dptrain::pg {
 
 void switch_identity(IdentitySwitch* s, Oid role, bool restricted) {
@@ -67,6 +72,52 @@ char* require_training_relation(Oid relid) {
     ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not a table or view", relname),
                     errhint("Train on a table, view, materialized view, foreign or partitioned table.")));
   return relname;
+}
+
+void refuse_owner_read_of_invoker_rules(Oid relid, const char* relname, Oid caller) {
+  // The owner (or a member of it) reads as itself; a role with BYPASSRLS
+  // would read every row under row security too.
+  if (has_privs_of_role(caller, relation_owner(relid))) return;
+  HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+  if (!HeapTupleIsValid(tuple)) elog(ERROR, "dptrain: cache lookup failed for relation %u", relid);
+  const Form_pg_class c = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple));
+  const bool row_security = c->relrowsecurity && !has_bypassrls_privilege(caller);
+  bool invoker = false;
+  if (c->relkind == RELKIND_VIEW) {
+    bool isnull;
+    const Datum options = SysCacheGetAttr(RELOID, tuple, Anum_pg_class_reloptions, &isnull);
+    if (!isnull) {
+      const ViewOptions* v = reinterpret_cast<const ViewOptions*>(view_reloptions(options, false));
+      invoker = v != nullptr && v->security_invoker;
+    }
+  }
+  ReleaseSysCache(tuple);
+  if (row_security)
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                    errmsg("\"%s\" has row-level security, and %s may not read its label and feature columns", relname,
+                           GetUserNameFromId(caller, false)),
+                    errdetail("A run without read access reads the rows with the owner's rights, to which the "
+                              "policies for %s do not apply: it would train on (and count in n) rows they hide.",
+                              GetUserNameFromId(caller, false)),
+                    errhint("The owner may grant SELECT on the columns (the role's runs then read the rows its "
+                            "policies show it), or grant the budget on a view that selects the rows it may train on.")));
+  if (invoker)
+    ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                    errmsg("\"%s\" is a security_invoker view, and %s may not read its label and feature columns",
+                           relname, GetUserNameFromId(caller, false)),
+                    errdetail("A run without read access reads the rows with the owner's rights, but the view reads "
+                              "its tables with the rights and policies of whoever reads it."),
+                    errhint("The owner may grant SELECT on the columns, or grant the budget on a view without "
+                            "security_invoker.")));
+}
+
+void require_schema_usage(Oid relid, Oid caller) {
+  const Oid nsp = get_rel_namespace(relid);
+  if (pg_namespace_aclcheck(nsp, caller, ACL_USAGE) == ACLCHECK_OK) return;
+  ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("permission denied for schema %s", get_namespace_name(nsp)),
+                  errdetail("Role %s may not use the schema of \"%s\".", GetUserNameFromId(caller, false),
+                            get_rel_name(relid)),
+                  errhint("Ask the owner of the schema for USAGE on it.")));
 }
 
 const char* quoted_role(Oid role) { return quote_identifier(GetUserNameFromId(role, false)); }

@@ -77,6 +77,19 @@ bool can_read_any_column(Oid relid, Oid role);
 // foreign or partitioned table), else ERROR. Returns its name.
 char* require_training_relation(Oid relid);
 
+// A run of `caller`, who may not read the columns, reads the source with its
+// owner's rights (RunIdentities::reader). Refused (42501) where the source
+// applies the rights or policies of whoever reads it -- row-level security
+// on it, or a security_invoker view -- and `caller` would be subject to them:
+// read as the owner, the owner's rules would apply instead of the caller's
+// (docs/governance.md, "Row-level security").
+void refuse_owner_read_of_invoker_rules(Oid relid, const char* relname, Oid caller);
+
+// USAGE on the relation's schema, else 42501: PostgreSQL lets nobody use a
+// relation in a schema it may not use, and a role without read access
+// reads as the owner, who may (a relation passed by OID needs no lookup).
+void require_schema_usage(Oid relid, Oid caller);
+
 // A quoted role name for SQL text.
 const char* quoted_role(Oid role);
 

@@ -69,6 +69,7 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
   ids.caller = GetUserId();
   ids.runner = function_owner(fcinfo);
   char* relname = require_training_relation(relid);
+  require_schema_usage(relid, ids.caller);
   if (columns != nullptr) {
     ids.caller_reads = check_feature_columns(relid, relname, label, *columns, ids.caller);
   } else {
@@ -87,6 +88,8 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
   charged_amounts(c.algorithm, c.epsilon.has_value(), &epsilon, &delta);
   ledger_precheck(ids, relid, c.epsilon.has_value(), epsilon, c.delta.has_value() || delta > 0, delta,
                   c.seed.has_value());
+  // (after the budget check: a role without a budget is told that first)
+  if (!ids.caller_reads) refuse_owner_read_of_invoker_rules(relid, relname, ids.caller);
   return ids;
 }
 
