@@ -6,6 +6,7 @@
 #include <cstring>
 
 extern "C" {
+#include "common/shortest_dec.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
 }
@@ -22,6 +23,25 @@ char* trimmed(const char* s) {
   size_t n = strlen(s);
   while (n > 0 && c_space(s[n - 1])) --n;
   return pnstrdup(s, n);
+}
+
+// A float's class text: its shortest exact text (Ryu, common/shortest_dec.h:
+// what float8out / float4out print with extra_float_digits >= 1, the
+// default), whatever the session's extra_float_digits, which rounds the
+// output functions' text (0 and less: 0.3 and 0.30000000000000004 were both
+// '0.3'); -0 as '0' (-0 = 0); 'NaN', 'Infinity', '-Infinity' by name.
+char* float8_text(double v) {
+  if (v == 0) v = 0;  // -0 is 0
+  char* buf = static_cast<char*>(palloc(DOUBLE_SHORTEST_DECIMAL_LEN));
+  double_to_shortest_decimal_buf(v, buf);
+  return buf;
+}
+
+char* float4_text(float v) {
+  if (v == 0) v = 0;
+  char* buf = static_cast<char*>(palloc(FLOAT_SHORTEST_DECIMAL_LEN));
+  float_to_shortest_decimal_buf(v, buf);
+  return buf;
 }
 
 bool all_digits(const char* p, const char* end) {
@@ -76,7 +96,8 @@ char* numeric_class(const char* name) {
 }
 
 // A float as float8in / float4in reads it (strtod; white space around; not
-// out of the type's range): its text with -0 as 0, or nullptr.
+// out of the type's range): its class text (float8_text, float4_text), or
+// nullptr.
 char* float_class(const char* name, bool single) {
   const char* t = trimmed(name);
   if (*t == '\0') return nullptr;
@@ -85,13 +106,11 @@ char* float_class(const char* name, bool single) {
   if (single) {
     float v = strtof(t, &end);
     if (*end != '\0' || (errno == ERANGE && (v == 0 || std::isinf(v)))) return nullptr;
-    if (v == 0) v = 0;  // -0 is 0
-    return DatumGetCString(DirectFunctionCall1(float4out, Float4GetDatum(v)));
+    return float4_text(v);
   }
   double v = strtod(t, &end);
   if (*end != '\0' || (errno == ERANGE && (v == 0 || std::isinf(v)))) return nullptr;
-  if (v == 0) v = 0;
-  return float8out_internal(v);
+  return float8_text(v);
 }
 
 }  // namespace
@@ -99,12 +118,9 @@ char* float_class(const char* name, bool single) {
 const char* label_class_sql(const char* y, Oid label_type) {
   switch (label_type) {
     case NUMERICOID: return psprintf("pg_catalog.trim_scale(%s)::pg_catalog.text", y);
-    case FLOAT4OID:
-    case FLOAT8OID:
-      // -0 = 0 under float's =: one class, '0'.
-      return psprintf("(CASE WHEN %s OPERATOR(pg_catalog.=) 0::pg_catalog.float8 THEN '0'::pg_catalog.text "
-                      "ELSE %s::pg_catalog.text END)",
-                      y, y);
+    // Not y::text: its text depends on extra_float_digits (float8_text).
+    case FLOAT4OID: return psprintf("dptrain.label_class(%s::pg_catalog.float4)", y);
+    case FLOAT8OID: return psprintf("dptrain.label_class(%s::pg_catalog.float8)", y);
     default: return psprintf("%s::pg_catalog.text", y);
   }
 }
@@ -146,3 +162,20 @@ ArrayType* canonical_declared_classes(ArrayType* declared, Oid label_type) {
 }
 
 }  // namespace dptrain::pg
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(dptrain_label_class_float8);
+PG_FUNCTION_INFO_V1(dptrain_label_class_float4);
+
+// dptrain.label_class(float8 | float4) -> text: a float label's class text
+// (label_class_sql), the same under every setting.
+Datum dptrain_label_class_float8(PG_FUNCTION_ARGS) {
+  PG_RETURN_TEXT_P(cstring_to_text(dptrain::pg::float8_text(PG_GETARG_FLOAT8(0))));
+}
+
+Datum dptrain_label_class_float4(PG_FUNCTION_ARGS) {
+  PG_RETURN_TEXT_P(cstring_to_text(dptrain::pg::float4_text(PG_GETARG_FLOAT4(0))));
+}
+
+}  // extern "C"
