@@ -1,12 +1,13 @@
 #include "label_classes.h"
 
+#include "float_text.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 extern "C" {
-#include "common/shortest_dec.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
 }
@@ -23,25 +24,6 @@ char* trimmed(const char* s) {
   size_t n = strlen(s);
   while (n > 0 && c_space(s[n - 1])) --n;
   return pnstrdup(s, n);
-}
-
-// A float's class text: its shortest exact text (Ryu, common/shortest_dec.h:
-// what float8out / float4out print with extra_float_digits >= 1, the
-// default), whatever the session's extra_float_digits, which rounds the
-// output functions' text (0 and less: 0.3 and 0.30000000000000004 were both
-// '0.3'); -0 as '0' (-0 = 0); 'NaN', 'Infinity', '-Infinity' by name.
-char* float8_text(double v) {
-  if (v == 0) v = 0;  // -0 is 0
-  char* buf = static_cast<char*>(palloc(DOUBLE_SHORTEST_DECIMAL_LEN));
-  double_to_shortest_decimal_buf(v, buf);
-  return buf;
-}
-
-char* float4_text(float v) {
-  if (v == 0) v = 0;
-  char* buf = static_cast<char*>(palloc(FLOAT_SHORTEST_DECIMAL_LEN));
-  float_to_shortest_decimal_buf(v, buf);
-  return buf;
 }
 
 bool all_digits(const char* p, const char* end) {
@@ -118,9 +100,9 @@ char* float_class(const char* name, bool single) {
 const char* label_class_sql(const char* y, Oid label_type) {
   switch (label_type) {
     case NUMERICOID: return psprintf("pg_catalog.trim_scale(%s)::pg_catalog.text", y);
-    // Not y::text: its text depends on extra_float_digits (float8_text).
-    case FLOAT4OID: return psprintf("dptrain.label_class(%s::pg_catalog.float4)", y);
-    case FLOAT8OID: return psprintf("dptrain.label_class(%s::pg_catalog.float8)", y);
+    // Not y::text: its text depends on extra_float_digits (float_text.h).
+    case FLOAT4OID: return psprintf("dptrain.float_text(%s::pg_catalog.float4)", y);
+    case FLOAT8OID: return psprintf("dptrain.float_text(%s::pg_catalog.float8)", y);
     default: return psprintf("%s::pg_catalog.text", y);
   }
 }
@@ -163,19 +145,3 @@ ArrayType* canonical_declared_classes(ArrayType* declared, Oid label_type) {
 
 }  // namespace dptrain::pg
 
-extern "C" {
-
-PG_FUNCTION_INFO_V1(dptrain_label_class_float8);
-PG_FUNCTION_INFO_V1(dptrain_label_class_float4);
-
-// dptrain.label_class(float8 | float4) -> text: a float label's class text
-// (label_class_sql), the same under every setting.
-Datum dptrain_label_class_float8(PG_FUNCTION_ARGS) {
-  PG_RETURN_TEXT_P(cstring_to_text(dptrain::pg::float8_text(PG_GETARG_FLOAT8(0))));
-}
-
-Datum dptrain_label_class_float4(PG_FUNCTION_ARGS) {
-  PG_RETURN_TEXT_P(cstring_to_text(dptrain::pg::float4_text(PG_GETARG_FLOAT4(0))));
-}
-
-}  // extern "C"

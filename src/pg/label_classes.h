@@ -8,7 +8,7 @@
 // canonical text (README.md, "Labels"):
 //   numeric          trim_scale: 1.0 -> '1', 2.50 -> '2.5' (no -0 in numeric)
 //   float4, float8   -0 -> '0'; every other value its shortest exact text
-//                    (dptrain.label_class: not the output function's text,
+//                    (dptrain.float_text: not the output function's text,
 //                    which extra_float_digits rounds)
 // A class text depends on the value only, never on the session's settings.
 //   integers, boolean, text, enums: their text (already one per value)
