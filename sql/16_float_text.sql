@@ -11,3 +11,7 @@ CREATE FUNCTION dptrain.float_text(float8) RETURNS text
 AS 'MODULE_PATHNAME', 'dptrain_float_text_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dptrain.float_text(float4) RETURNS text
 AS 'MODULE_PATHNAME', 'dptrain_float_text_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dptrain.float_text(float8) IS
+'internal: a float8''s shortest exact text (-0 as 0), whatever extra_float_digits';
+COMMENT ON FUNCTION dptrain.float_text(float4) IS
+'internal: a real''s shortest exact text (-0 as 0), whatever extra_float_digits';
