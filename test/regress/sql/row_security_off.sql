@@ -26,5 +26,6 @@ SELECT dp_drop_model('rso_other') IS NOT NULL AS dropped;
 RESET row_security;
 RESET ROLE;
 SELECT count(*) AS left_over FROM dptrain.models WHERE source = 'public.rso_data';
+DELETE FROM dptrain.ledger WHERE source_name = 'public.rso_data';
 DROP TABLE rso_data;
 DROP ROLE regress_rso_user;
