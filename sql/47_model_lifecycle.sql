@@ -12,8 +12,12 @@ CREATE POLICY creator_renames ON dptrain.models FOR UPDATE
     WITH CHECK (created_by OPERATOR(pg_catalog.=) current_user);
 
 -- The id of one of the caller's own models: an id, or the name of one.
+-- SET row_security = on: dptrain.models' policies applied to the caller's
+-- own reads whatever its row_security (with off, PostgreSQL would refuse the
+-- reads and writes below, 42501; src/pg/access.h, pin_row_security).
 CREATE FUNCTION dptrain.own_model_id(model text) RETURNS bigint
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+SET row_security = on AS $$
 DECLARE
     found bigint;
 BEGIN
@@ -35,7 +39,8 @@ COMMENT ON FUNCTION dptrain.own_model_id IS
 -- A NULL argument is an error (22004), not the silent NULL of a STRICT
 -- function: these change the table, and a no-op would look like success.
 CREATE FUNCTION @extschema@.dp_rename_model(model text, new_name text) RETURNS bigint
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+SET row_security = on AS $$
 DECLARE
     target bigint;
 BEGIN
@@ -69,6 +74,7 @@ COMMENT ON FUNCTION @extschema@.dp_rename_model IS
 'rename one of your own models (by id or name); returns its id';
 
 CREATE FUNCTION @extschema@.dp_drop_model(model text) RETURNS bigint
-AS 'MODULE_PATHNAME', 'dptrain_dp_drop_model' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp;
+AS 'MODULE_PATHNAME', 'dptrain_dp_drop_model' LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp
+SET row_security = on;
 COMMENT ON FUNCTION @extschema@.dp_drop_model IS
 'delete one of your own models (by id or name); the privacy it spent stays spent; returns its id';

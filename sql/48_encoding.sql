@@ -190,7 +190,11 @@ BEGIN
         RAISE EXCEPTION 'the label column cannot be called "x"' USING ERRCODE = 'invalid_parameter_value',
             HINT = 'The view''s feature column is x; rename the label in a view first.';
     END IF;
-    SELECT string_agg(format('%I::text', c->>'name'), ', ' ORDER BY o) INTO cols
+    -- A number column as dptrain.float_text writes its float8 value (its
+    -- text, col::text, would follow the reader's extra_float_digits:
+    -- src/pg/float_text.h), the others as their text.
+    SELECT string_agg(CASE WHEN c->>'type' = 'numeric' THEN format('dptrain.float_text(%I::pg_catalog.float8)', c->>'name')
+                           ELSE format('%I::pg_catalog.text', c->>'name') END, ', ' ORDER BY o) INTO cols
     FROM jsonb_array_elements(enc -> 'columns') WITH ORDINALITY AS e(c, o);
     -- An unqualified name goes to the source's schema (this function's own
     -- search_path is pinned, and the caller's is not known here).

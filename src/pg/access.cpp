@@ -30,6 +30,12 @@ int pin_search_path() {
 
 void unpin_search_path(int level) { AtEOXact_GUC(true, level); }
 
+int pin_row_security() {
+  const int level = NewGUCNestLevel();
+  (void) set_config_option("row_security", "on", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+  return level;
+}
+
 Oid function_owner(FunctionCallInfo fcinfo) {
   HeapTuple tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
   if (!HeapTupleIsValid(tuple)) elog(ERROR, "dptrain: cache lookup failed for function %u", fcinfo->flinfo->fn_oid);

@@ -65,6 +65,15 @@ void restore_identity(const IdentitySwitch* s);
 int pin_search_path();
 void unpin_search_path(int level);
 
+// row_security = on until unpin_search_path(level) (or the abort): around
+// dptrain's own reads of its tables as the caller (dptrain.models, whose
+// policies choose the models a role sees). Under a caller's row_security =
+// off (pg_dump's setting) PostgreSQL refuses such a query (42501 "query
+// would be affected by row-level security policy") rather than apply the
+// policies; on applies them, and never shows more. Not for a source table:
+// its read stays the caller's, under the caller's setting.
+int pin_row_security();
+
 // The owner of the SQL function being called (the extension owner).
 Oid function_owner(FunctionCallInfo fcinfo);
 Oid relation_owner(Oid relid);

@@ -91,20 +91,29 @@ char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentit
 }
 
 char* encoded_features_sql(const char* encoding_json) {
-  std::vector<std::string>* names = nullptr;
+  // Each column as the text the encoder reads: a number column's float8
+  // value as dptrain.float_text writes it (float_text.h; col::text follows
+  // the session's extra_float_digits, which rounds a float with 0 or less),
+  // the others (boolean, text, enum) as their text, which no setting changes.
+  std::vector<std::string>* columns = nullptr;
   DPT_CORE({
     auto v = std::make_unique<std::vector<std::string>>();
     const auto e = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(encoding_json));
-    for (const auto& c : e.columns()) v->push_back(c.name);
-    names = v.release();
+    for (const auto& c : e.columns()) {
+      const std::string col = quote_identifier(c.name.c_str());
+      v->push_back(c.kind == dptrain::preprocessing::ColumnKind::Numeric
+                       ? "dptrain.float_text(" + col + "::pg_catalog.float8)"
+                       : col + "::pg_catalog.text");
+    }
+    columns = v.release();
   });
-  delete_on_reset(CurrentMemoryContext, names);
+  delete_on_reset(CurrentMemoryContext, columns);
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql, "dptrain.encode_row(%s::jsonb, VARIADIC ARRAY[", quote_literal_cstr(encoding_json));
-  for (std::size_t i = 0; i < names->size(); ++i)
-    appendStringInfo(&sql, "%s%s::text", i > 0 ? ", " : "", quote_identifier((*names)[i].c_str()));
-  appendStringInfoString(&sql, "]::text[])");
+  for (std::size_t i = 0; i < columns->size(); ++i)
+    appendStringInfo(&sql, "%s%s", i > 0 ? ", " : "", (*columns)[i].c_str());
+  appendStringInfoString(&sql, "]::pg_catalog.text[])");
   return sql.data;
 }
 

@@ -1,5 +1,7 @@
 #include "label_classes.h"
 
+#include "float_text.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -76,7 +78,8 @@ char* numeric_class(const char* name) {
 }
 
 // A float as float8in / float4in reads it (strtod; white space around; not
-// out of the type's range): its text with -0 as 0, or nullptr.
+// out of the type's range): its class text (float8_text, float4_text), or
+// nullptr.
 char* float_class(const char* name, bool single) {
   const char* t = trimmed(name);
   if (*t == '\0') return nullptr;
@@ -85,13 +88,11 @@ char* float_class(const char* name, bool single) {
   if (single) {
     float v = strtof(t, &end);
     if (*end != '\0' || (errno == ERANGE && (v == 0 || std::isinf(v)))) return nullptr;
-    if (v == 0) v = 0;  // -0 is 0
-    return DatumGetCString(DirectFunctionCall1(float4out, Float4GetDatum(v)));
+    return float4_text(v);
   }
   double v = strtod(t, &end);
   if (*end != '\0' || (errno == ERANGE && (v == 0 || std::isinf(v)))) return nullptr;
-  if (v == 0) v = 0;
-  return float8out_internal(v);
+  return float8_text(v);
 }
 
 }  // namespace
@@ -99,12 +100,9 @@ char* float_class(const char* name, bool single) {
 const char* label_class_sql(const char* y, Oid label_type) {
   switch (label_type) {
     case NUMERICOID: return psprintf("pg_catalog.trim_scale(%s)::pg_catalog.text", y);
-    case FLOAT4OID:
-    case FLOAT8OID:
-      // -0 = 0 under float's =: one class, '0'.
-      return psprintf("(CASE WHEN %s OPERATOR(pg_catalog.=) 0::pg_catalog.float8 THEN '0'::pg_catalog.text "
-                      "ELSE %s::pg_catalog.text END)",
-                      y, y);
+    // Not y::text: its text depends on extra_float_digits (float_text.h).
+    case FLOAT4OID: return psprintf("dptrain.float_text(%s::pg_catalog.float4)", y);
+    case FLOAT8OID: return psprintf("dptrain.float_text(%s::pg_catalog.float8)", y);
     default: return psprintf("%s::pg_catalog.text", y);
   }
 }
@@ -146,3 +144,4 @@ ArrayType* canonical_declared_classes(ArrayType* declared, Oid label_type) {
 }
 
 }  // namespace dptrain::pg
+

@@ -7,7 +7,10 @@
 // PostgreSQL's = and GROUP BY take them as one: a number's class is now its
 // canonical text (README.md, "Labels"):
 //   numeric          trim_scale: 1.0 -> '1', 2.50 -> '2.5' (no -0 in numeric)
-//   float4, float8   -0 -> '0'; every other value its own text
+//   float4, float8   -0 -> '0'; every other value its shortest exact text
+//                    (dptrain.float_text: not the output function's text,
+//                    which extra_float_digits rounds)
+// A class text depends on the value only, never on the session's settings.
 //   integers, boolean, text, enums: their text (already one per value)
 #pragma once
 

@@ -321,9 +321,11 @@ void fill_model(const char* shown, MemoryContext context, StoredModel* out) {
 
 }  // namespace
 
+namespace {
+
 // (Not read-only: a model stored earlier in the same statement, e.g. by
 // dp_train in FROM, must be visible.)
-void load_model_by_id(int64 id, MemoryContext context, StoredModel* out) {
+void read_model_by_id(int64 id, MemoryContext context, StoredModel* out) {
   Oid types[1] = {INT8OID};
   Datum values[1] = {Int64GetDatum(id)};
   if (SPI_execute_with_args(psprintf("%sWHERE id = $1", kModelColumns), 1, types, values, nullptr, false, 1) !=
@@ -335,9 +337,9 @@ void load_model_by_id(int64 id, MemoryContext context, StoredModel* out) {
   fill_model(psprintf("%lld", (long long) id), context, out);
 }
 
-void load_model(const char* reference, MemoryContext context, StoredModel* out) {
+void read_model(const char* reference, MemoryContext context, StoredModel* out) {
   int64 id;
-  if (looks_like_id(reference, &id)) return load_model_by_id(id, context, out);
+  if (looks_like_id(reference, &id)) return read_model_by_id(id, context, out);
   Oid types[1] = {TEXTOID};
   Datum values[1] = {CStringGetTextDatum(reference)};
   if (SPI_execute_with_args(psprintf("%sWHERE name = $1 AND created_by = current_user", kModelColumns), 1, types,
@@ -354,6 +356,22 @@ void load_model(const char* reference, MemoryContext context, StoredModel* out) 
                   others ? errdetail("You have no model of that name; other roles' models named so: %s.", others) : 0,
                   errhint(others ? "A name refers to your own models only; refer to another role's model by its id."
                                  : "See SELECT id, name FROM dptrain.models.")));
+}
+
+}  // namespace
+
+// The models' policies applied whatever the caller's row_security
+// (access.h, pin_row_security).
+void load_model_by_id(int64 id, MemoryContext context, StoredModel* out) {
+  const int pinned = pin_row_security();
+  read_model_by_id(id, context, out);
+  unpin_search_path(pinned);
+}
+
+void load_model(const char* reference, MemoryContext context, StoredModel* out) {
+  const int pinned = pin_row_security();
+  read_model(reference, context, out);
+  unpin_search_path(pinned);
 }
 
 namespace {

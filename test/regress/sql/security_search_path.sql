@@ -42,6 +42,9 @@ WHERE d.refclassid = 'pg_extension'::regclass
                     'dptrain.shuffle_epoch_key(float8[], bigint)'::regprocedure,
                     'dptrain.shuffle_run_key(bigint)'::regprocedure,
                     'dptrain.tuning_part(bigint, float8[], int)'::regprocedure,
+                    -- a float's text, whatever extra_float_digits (label classes, encoded columns)
+                    'dptrain.float_text(float8)'::regprocedure,
+                    'dptrain.float_text(float4)'::regprocedure,
                     -- the shard guard of the distributed passes reads the catalog caches only
                     'dptrain.shard_guard(text[], boolean, dptrain.role_ref)'::regprocedure,
                     'dptrain.encode_row(jsonb, text[])'::regprocedure,
