@@ -627,7 +627,13 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   bool from_data = false;
   if (declared != nullptr) {
     class_names = declared_class_names(declared, &nclasses);
-    classes = declared;
+    // Rebuilt with subscripts from 1: the copy numbers a row's class
+    // array_position(classes, label) - 1, which counts from the array's lower
+    // bound ('[0:1]={false,true}' made false -1 and true 0).
+    Datum* items;
+    int k;
+    deconstruct_array(declared, TEXTOID, -1, false, TYPALIGN_INT, &items, nullptr, &k);
+    classes = construct_array(items, k, TEXTOID, -1, false, TYPALIGN_INT);
   } else if (label_kind == LabelKind::Boolean) {
     Datum items[2] = {CStringGetTextDatum("false"), CStringGetTextDatum("true")};
     classes = construct_array(items, 2, TEXTOID, -1, false, TYPALIGN_INT);

@@ -101,6 +101,16 @@ INSERT INTO charge_cases (what, sql) VALUES
 SELECT c.ord, c.what, r.code, r.message FROM charge_cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
 SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;
 
+-- Declared classes whose subscripts do not start at 1 are the same classes:
+-- the copy numbered the rows from the array's lower bound, so '[0:1]={false,true}'
+-- trained every row as the negative class (a wrong model, no error) and DP-SGD
+-- failed after its charge ("label -1 is not a class index").
+SELECT a.weights = b.weights AS same_model, a.classes
+FROM dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, seed => 1, classes => '[0:1]={false,true}') a,
+     dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, seed => 1, classes => '{false,true}') b;
+SELECT algorithm, classes FROM dp_train('bad_args', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-6,
+                                         batch_size => 5, seed => 1, classes => '[-3:-2]={false,true}');
+
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name = 'public.bad_args';
 DELETE FROM dptrain.models WHERE source = 'public.bad_args';
