@@ -61,7 +61,9 @@ INSERT INTO cases (what, sql) VALUES
   ('too many classes',     $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => (SELECT array_agg(i::text) FROM generate_series(1, 1001) i))$$),
   -- (these two had no hint)
   ('DP-SGD option a string', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, batch_size => 5, options => '{"clip_norm": "1"}')$$),
-  ('schedule_c, constant steps', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, options => '{"schedule_c": 0.5}')$$);
+  ('schedule_c, constant steps', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, options => '{"schedule_c": 0.5}')$$),
+  -- (it printed nlohmann's "[json.exception.out_of_range.406] number overflow parsing" and 401 digits)
+  ('option beyond float8', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, schedule => 'decreasing', options => '{"schedule_c": 1e400}')$$);
 
 \x on
 SELECT c.ord, c.what, r.* FROM cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
