@@ -74,12 +74,10 @@ CREATE AGGREGATE dptrain.sgd_epoch(x dptrain.sparsevec, y boolean, init float8[]
     SFUNC = dptrain.sgd_transition, STYPE = float8[],
     FINALFUNC = dptrain.sgd_final, FINALFUNC_MODIFY = READ_WRITE,
     COMBINEFUNC = dptrain.sgd_combine, PARALLEL = SAFE);
-REVOKE EXECUTE ON FUNCTION
-    dptrain.sgd_transition(float8[], dptrain.sparsevec, float8, float8[]),
-    dptrain.sgd_transition(float8[], dptrain.sparsevec, boolean, float8[]),
-    dptrain.sgd_epoch(dptrain.sparsevec, float8, float8[]),
-    dptrain.sgd_epoch(dptrain.sparsevec, boolean, float8[])
-FROM PUBLIC;
+-- Open to PUBLIC like its dense forms (sql/10_sgd_epoch.sql; docs/governance.md, "Code the
+-- planner runs"): they were left revoked when the pass aggregates were opened, and the CLI's
+-- controller mode on a sparse table failed mid-run with a bare "permission denied for
+-- aggregate sgd_epoch" (it checks EXECUTE on the dense form).
 
 -- Scoring sparse rows: dp_predict and dp_predict_proba take a sparse row
 -- through the implicit cast to float8[] above (overloads of their own

@@ -46,6 +46,15 @@ void check_budget_amounts(const char* what, double epsilon, double delta, const 
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s delta must be in [0, 1)", what),
                     std::isfinite(delta) && delta > 0 && delta < 1 ? errdetail("%g is subnormal.", delta) : 0,
                     errhint("Use delta => 0 to allow pure epsilon-DP runs only; typically delta is far below 1/n.")));
+  // The budget tables keep amounts as numeric, which a float8 becomes with 15
+  // significant digits: a delta within 5e-16 of 1 (0.9999999999999999) is
+  // stored as 1, and the table's CHECK refused it (23514, no hint).
+  char digits[32];
+  snprintf(digits, sizeof(digits), "%.15g", delta);
+  if (strtod(digits, nullptr) >= 1)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s delta must be in [0, 1)", what),
+                    errdetail("%.17g is 1 to the 15 significant digits the ledger keeps.", delta),
+                    errhint("Use delta => 0 to allow pure epsilon-DP runs only; typically delta is far below 1/n.")));
 }
 
 // Runs `sql` with `values` as the extension owner (the caller of the C

@@ -1,5 +1,7 @@
 #include "pg_glue.h"
 
+#include <string>
+
 #include <cstring>
 
 extern "C" {
@@ -45,8 +47,26 @@ void capture(CoreError* out, const char* what, bool out_of_memory) {
 
 void capture_json(CoreError* out, const char* what) {
   out->sqlstate = ERRCODE_INVALID_PARAMETER_VALUE;
+  // nlohmann's "[json.exception.type_error.302] type must be number, ...": the text without its tag.
+  std::string text = what;
+  if (text.rfind("[json.exception.", 0) == 0 && text.find("] ") != std::string::npos)
+    text.erase(0, text.find("] ") + 2);
+  // A number beyond double range (jsonb writes 1e400 out in 401 digits): the text said
+  // "[json.exception.out_of_range.406] number overflow parsing '10000...'" in full.
+  if (text.rfind("number overflow parsing '", 0) == 0) {
+    const std::string number = text.substr(25, text.size() > 26 ? text.size() - 26 : 0);
+    copy_text(out->message, sizeof(out->message), "a number in the JSON argument is beyond the range of float8");
+    copy_text(out->detail, sizeof(out->detail),
+              ("The number " + (number.size() > 24 ? number.substr(0, 24) + "... (" + std::to_string(number.size()) +
+                                                         " characters)"
+                                                   : number) +
+               ".")
+                  .c_str());
+    copy_text(out->hint, sizeof(out->hint), "JSON numbers of dptrain's arguments must be at most about 1.8e308.");
+    return;
+  }
   copy_text(out->message, sizeof(out->message), "invalid JSON value");
-  copy_text(out->detail, sizeof(out->detail), what);
+  copy_text(out->detail, sizeof(out->detail), text.c_str());
   copy_text(out->hint, sizeof(out->hint),
             "Check the types in the JSON argument, e.g. options => '{\"schedule_c\": 0.5}' takes a number.");
 }

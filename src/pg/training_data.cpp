@@ -221,7 +221,7 @@ OutsideCount outside_declared(const char* y, Oid label_type, ArrayType* declared
 
 // The statement of count_and_check_rows. `checks` are the per-row checks as
 // aggregates named n, dmin, dmax, null_x, null_y, multi_dim, nan_y,
-// out_of_range, not_finite. Declared adds one more aggregate (`outside`); FromData groups the same
+// out_of_range, not_finite, null_elem. Declared adds one more aggregate (`outside`); FromData groups the same
 // aggregates by the label (one scan: the groups are few, as the classes
 // are) and adds them up over the groups, so that the counts are the same
 // as without the grouping and the distinct labels come with them. (Before,
@@ -248,7 +248,8 @@ const char* row_checks_sql(const char* checks, const char* y, const char* from, 
       // ORDER BY c: the label type's own order, as SELECT DISTINCT ... ORDER BY 1 had it.
       return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s FROM %s GROUP BY 1) "
                       "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
-                      "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, sum(not_finite)::int8, 0::int8, "
+                      "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, sum(not_finite)::int8, "
+                      "sum(null_elem)::int8, 0::int8, "
                       "(SELECT array_agg(%s ORDER BY c) FROM (SELECT c FROM g ORDER BY c LIMIT %d) l) FROM g",
                       y, checks, from, label_class_sql("c", label_type), kMaxClasses + 1);
   }
@@ -297,10 +298,24 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
   // elements, NaN or more than one dimension (its input refuses them).
   const bool sparse = feature_elem == sparsevec_type_oid();
   const char* length = sparse ? psprintf("dptrain.sparsevec_dims(%s)", x) : psprintf("cardinality(%s)", x);
+  // NULL elements and NaN or infinite float8 and real values: the copy and the
+  // epoch refused them, after a private run's charge (a reader's run refuses
+  // every row it cannot use before it). array_position searches
+  // one-dimensional arrays only (a multi-dimensional one is refused anyway).
+  const bool float_elements = feature_elem == FLOAT8OID || feature_elem == FLOAT4OID;
+  const char* null_elements =
+      sparse ? "0::int8"
+             : psprintf("count(*) FILTER (WHERE CASE WHEN array_ndims(%s) = 1 THEN "
+                        "pg_catalog.array_position(%s, NULL) IS NOT NULL END)::int8",
+                        x, x);
+  const char* float_not_finite =
+      psprintf("count(*) FILTER (WHERE %s OPERATOR(pg_catalog.&&) "
+               "'{NaN,Infinity,-Infinity}'::%s)::int8",
+               x, feature_elem == FLOAT4OID ? "pg_catalog.float4[]" : "pg_catalog.float8[]");
   const char* checks = psprintf(
       "count(*)::int8 AS n, min(%s)::int8 AS dmin, max(%s)::int8 AS dmax, "
       "count(*) FILTER (WHERE %s IS NULL)::int8 AS null_x, count(*) FILTER (WHERE %s IS NULL)::int8 AS null_y, "
-      "%s AS multi_dim, %s AS nan_y, %s AS out_of_range, %s AS not_finite",
+      "%s AS multi_dim, %s AS nan_y, %s AS out_of_range, %s AS not_finite, %s AS null_elem",
       length, length, x, y, sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
       float_type ? psprintf("count(*) FILTER (WHERE %s::%s = 'NaN'::%s)::int8", y, float_type, float_type) : "0::int8",
       // numeric values beyond float8's range would fail the cast below
@@ -312,7 +327,8 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
           : "0::int8",
       feature_elem == NUMERICOID
           ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) >= 'Infinity'))::int8", x)
-          : "0::int8");
+          : float_elements ? float_not_finite : "0::int8",
+      null_elements);
   const OutsideCount outside = mode == ClassScan::Declared ? outside_declared(y, label_type, declared)
                                                             : OutsideCount{nullptr, InvalidOid, (Datum) 0};
   Oid types[1] = {outside.type};
@@ -321,10 +337,11 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
                      mode == ClassScan::Declared ? 1 : 0, types, values, SPI_OK_SELECT);
   const int64 n = datum_int64(0, 1), dmin = datum_int64(0, 2), dmax = datum_int64(0, 3);
   const int64 null_x = datum_int64(0, 4), null_y = datum_int64(0, 5), multi_dim = datum_int64(0, 6),
-              nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8), not_finite = datum_int64(0, 9);
-  classes->outside = datum_int64(0, 10);
+              nan_y = datum_int64(0, 7), out_of_range = datum_int64(0, 8), not_finite = datum_int64(0, 9),
+              null_elem = datum_int64(0, 10);
+  classes->outside = datum_int64(0, 11);
   bool isnull;
-  const Datum found = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 11, &isnull);
+  const Datum found = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 12, &isnull);
   classes->found = isnull ? nullptr : DatumGetArrayTypePCopy(found);
   if (n == 0)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("table \"%s\" has no rows to train on", relname),
@@ -353,6 +370,10 @@ void count_and_check_rows(Oid relid, const char* relname, const char* from, cons
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                     errmsg("feature column \"%s\" contains multi-dimensional arrays", features),
                     errhint("Every row's features must be a one-dimensional array.")));
+  if (null_elem > 0)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("feature column \"%s\" contains arrays with NULL elements", features),
+                    errhint("Remove or repair rows with NULL features before training.")));
   if (dmin != dmax)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("feature arrays have different lengths"),
                     errdetail("Lengths range from %lld to %lld.", (long long) dmin, (long long) dmax),
@@ -631,7 +652,13 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   bool from_data = false;
   if (declared != nullptr) {
     class_names = declared_class_names(declared, &nclasses);
-    classes = declared;
+    // Rebuilt with subscripts from 1: the copy numbers a row's class
+    // array_position(classes, label) - 1, which counts from the array's lower
+    // bound ('[0:1]={false,true}' made false -1 and true 0).
+    Datum* items;
+    int k;
+    deconstruct_array(declared, TEXTOID, -1, false, TYPALIGN_INT, &items, nullptr, &k);
+    classes = construct_array(items, k, TEXTOID, -1, false, TYPALIGN_INT);
   } else if (label_kind == LabelKind::Boolean) {
     Datum items[2] = {CStringGetTextDatum("false"), CStringGetTextDatum("true")};
     classes = construct_array(items, 2, TEXTOID, -1, false, TYPALIGN_INT);

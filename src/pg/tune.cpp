@@ -67,7 +67,8 @@ const char* arg_name(int i) {
 int32* int4_array(ArrayType* a, int* n, const char* what) {
   if (ARR_NDIM(a) > 1 || (ARR_HASNULL(a) && array_contains_nulls(a)))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("%s must be a one-dimensional array without NULLs", what)));
+                    errmsg("%s must be a one-dimensional array without NULLs", what),
+                    errhint("E.g. epochs => '{1,5,10}', batch_sizes => '{50}'.")));
   Datum* items;
   deconstruct_array(a, INT4OID, 4, true, TYPALIGN_INT, &items, nullptr, n);
   int32* out = static_cast<int32*>(palloc(sizeof(int32) * (*n > 0 ? *n : 1)));

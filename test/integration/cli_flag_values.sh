@@ -39,6 +39,14 @@ refused "--features: x is not a number" predict --model m --features 0.5,x "${no
 refused "--options: not valid JSON: parse error at line 1, column 2: syntax error while parsing object key - invalid literal; last read: '{a'; expected string literal" \
   train --table t --options '{accountant: basic}' "${nowhere[@]}"
 refused "--options: must be a JSON object in braces, e.g. '{}', not [1]" train --table t --options '[1]' "${nowhere[@]}"
+# a number beyond double range is malformed JSON too (it escaped the check as
+# "[json.exception.out_of_range.406] ...", exit status 1, naming no flag)
+refused "--options: not valid JSON: number overflow parsing '1e400'" \
+  train --table t --options '{"clip_norm": 1e400}' "${nowhere[@]}"
+refused "--grid: not valid JSON: number overflow parsing '1e400'" \
+  tune --table t --epsilon 1 --method liu_talwar --grid '{"lambda": [1e400]}' "${nowhere[@]}"
+"$DPTRAIN_CLI" train --table t --bounds '{"age": [0, 1e400]}' --columns age "${nowhere[@]}" 2>/dev/null
+[ $? -eq 2 ] || fail "--bounds with 1e400: exit status not 2 (a usage error)"
 refused "--bounds: not valid JSON: parse error at line 1, column 9: syntax error while parsing value - unexpected '}'; expected '[', '{', or a literal" \
   train --table t --columns age --bounds '{"age": }' "${nowhere[@]}"
 refused "--grid: must be a JSON object in braces, e.g. '{}', not \"x\"" \

@@ -63,6 +63,24 @@ for mode in "" "--server"; do
   echo "ok: the same dpsgd model from the sparse table (${mode:-controller})"
 done
 
+# A trusted role (not a superuser) drives the epochs of the sparse table from
+# the controller: the pass aggregates are open to PUBLIC (docs/governance.md),
+# the sparse sgd_epoch too (it was left revoked: "permission denied for
+# aggregate sgd_epoch" mid-run, no hint).
+TRUSTED=sparse_cli_trusted_$$
+psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<SQL
+CREATE ROLE $TRUSTED LOGIN;
+GRANT SELECT ON sparse TO $TRUSTED;
+GRANT EXECUTE ON FUNCTION dptrain.training_prepare(regclass, text, text, text[], bigint, float8, float8),
+  dptrain.training_drop(text), dptrain.store_model(jsonb) TO $TRUSTED;
+SQL
+t=$("$DPTRAIN_CLI" train --db "dbname=$db user=$TRUSTED" --table sparse --label y --features x --algorithm none \
+    --epochs 1 --batch-size 10 --seed 3 --controller --json | field "j['model_id']") ||
+  fail "a trusted role's controller run on the sparse table failed"
+psql -X -q -d "$db" -c "DELETE FROM dptrain.models WHERE created_by = '$TRUSTED'" \
+  -c "DELETE FROM dptrain.ledger WHERE role::text = '$TRUSTED'" -c "DROP OWNED BY $TRUSTED" -c "DROP ROLE $TRUSTED"
+echo "ok: a trusted role's controller run on the sparse table (model $t)"
+
 # The sparse table's load spec travels with its model: `dptrain eval --file`
 # reads the LIBSVM file into sparse rows and prints dp_evaluate's numbers.
 e=$("$DPTRAIN_CLI" eval --db "dbname=$db" --model "$s" --file "$WORK/rows.svm" --json)

@@ -41,7 +41,8 @@ void check_options(const TrainingConfig& c, std::optional<ScheduleKind> kind, bo
     if (!c.options["schedule_c"].is_number()) bad("options.schedule_c must be a number",
                                                         "c of the decreasing step 2/(beta (t + m^c)), e.g. '{\"schedule_c\": 0.5}'.");
     if (kind && *kind != ScheduleKind::Decreasing && *kind != ScheduleKind::Sqrt)
-      bad("options.schedule_c applies only to the decreasing and sqrt schedules");
+      bad("options.schedule_c applies only to the decreasing and sqrt schedules",
+          "Pass schedule => 'decreasing' or 'sqrt', or drop options.schedule_c.");
   }
   if (c.options.contains("tolerance")) {
     const auto& t = c.options["tolerance"];
@@ -252,7 +253,8 @@ void Bolton::check_arguments(const TrainingConfig& c) const {
     bad("the inverse_sqrt schedule has no Bolt-on sensitivity bound",
         "Use schedule constant, decreasing or sqrt (lambda = 0), or strongly_convex (lambda > 0).");
   if (c.options.contains("schedule_c") && !decreasing)
-    bad("options.schedule_c applies only to the decreasing and sqrt schedules");
+    bad("options.schedule_c applies only to the decreasing and sqrt schedules",
+        "Pass schedule => 'decreasing' or 'sqrt', or drop options.schedule_c.");
   if (decreasing && c.learning_rate)
     bad("learning_rate is not used by the " + schedule_name(*kind) + " schedule",
         "Drop learning_rate (the step is 2/(beta (t + m^c))), or use schedule => 'constant'.");

@@ -235,6 +235,12 @@ class DpagdRun : public Run {
     std::vector<double> points(static_cast<std::size_t>(s_.candidates + 1) * kd_);
     for (int j = 0; j <= s_.candidates; ++j)
       for (std::size_t i = 0; i < kd_; ++i) points[j * kd_ + i] = w_[i] - step(j) * dir_[i];
+    // Steps or lambda far too large overflow the candidates; make_state then said only "a
+    // model point is NaN or infinite", with no hint.
+    for (double v : points)
+      if (!std::isfinite(v))
+        fail(ErrorKind::InvalidParameter, "DP-AGD diverged: a candidate model is infinite or NaN",
+             "After " + std::to_string(iterations_) + " steps.", "Lower options.alpha_max or lambda.");
     return gradient_state::make_state(line_search_, points.data());
   }
 

@@ -23,7 +23,9 @@ constexpr double kRowsPerQuery = 250000;
 double number_option(const TrainingConfig& c, const char* key, double fallback) {
   if (!c.options.contains(key)) return fallback;
   const nlohmann::json& v = c.options.at(key);
-  if (!v.is_number()) bad(std::string("options.") + key + " must be a number");
+  if (!v.is_number())
+    bad(std::string("options.") + key + " must be a number", "Got " + v.dump() + ".",
+        std::string("Write a JSON number, e.g. '{\"") + key + "\": 1}'.");
   return v.get<double>();
 }
 
@@ -34,14 +36,17 @@ std::optional<double> optional_number(const TrainingConfig& c, const char* key) 
 
 bool bool_option(const TrainingConfig& c, const char* key) {
   if (!c.options.contains(key)) return false;
-  if (!c.options.at(key).is_boolean()) bad(std::string("options.") + key + " must be true or false");
+  if (!c.options.at(key).is_boolean())
+    bad(std::string("options.") + key + " must be true or false", "Got " + c.options.at(key).dump() + ".",
+        std::string("Write a JSON boolean, e.g. '{\"") + key + "\": true}'.");
   return c.options.at(key).get<bool>();
 }
 
 std::int64_t whole_option(const TrainingConfig& c, const char* key, std::int64_t fallback, std::int64_t most) {
   const double v = number_option(c, key, static_cast<double>(fallback));
   if (!(v >= 1 && v <= static_cast<double>(most) && std::floor(v) == v))
-    bad(std::string("options.") + key + " must be a whole number in [1, " + std::to_string(most) + "]");
+    bad(std::string("options.") + key + " must be a whole number in [1, " + std::to_string(most) + "]", {},
+        std::string("E.g. '{\"") + key + "\": 1000}'.");
   return static_cast<std::int64_t>(v);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "core/error.h"
@@ -70,12 +71,31 @@ void step(double* s, std::uint64_t t) {
   }
 }
 
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+// A step or lambda far too large makes the weights overflow; the next call's validate()
+// called that a malformed state, one that "must come from dptrain itself".
+void require_finite_model(const double* s, std::uint64_t t) {
+  const std::size_t n = 3 * parameters(s);  // theta and the optimizer's two moments
+  for (std::size_t i = kHeaderSize; i < kHeaderSize + n; ++i)
+    if (!std::isfinite(s[i]))
+      fail(ErrorKind::InvalidParameter, "DP-SGD diverged: the model became infinite or NaN",
+           "At lot " + std::to_string(t) + " (learning rate " + short_number(s[kLearningRate]) + ", lambda " +
+               short_number(s[kLambda]) + ").",
+           "Lower learning_rate or lambda (the step times lambda should stay well below 2).");
+}
+
 // Ends the current lot: noise, divide, step, project; the next lot starts with a zero sum.
 void end_lot(double* s) {
   const std::uint64_t t = current_lot(s);
   noisy_gradient(s, t);
   step(s, t);
   project(s);
+  require_finite_model(s, t);
   std::fill(sum(s), sum(s) + parameters(s), 0.0);
   s[kLot] = static_cast<double>(t + 1);
 }

@@ -26,16 +26,17 @@ std::string adjacency_name(Adjacency adjacency) {
 
 double replace_one_sensitivity(double add_remove_sensitivity) {
   if (!std::isfinite(add_remove_sensitivity) || add_remove_sensitivity < 0)
-    fail(ErrorKind::InvalidParameter, "sensitivity must be a finite number >= 0");
+    fail(ErrorKind::InvalidParameter, "sensitivity must be a finite number >= 0", {},
+         "The sensitivity under add/remove-one adjacency: 0 or more.");
   return 2 * add_remove_sensitivity;
 }
 
 DpGuarantee dp_add_remove_to_replace_one(double epsilon, double delta) {
   if (!std::isfinite(epsilon) || epsilon < 0)
     fail(ErrorKind::InvalidParameter, "epsilon must be a finite number >= 0",
-         "epsilon = " + show(epsilon));
+         "epsilon = " + show(epsilon), "epsilon is a privacy loss: a finite number such as 0.1, 1 or 10.");
   if (!(delta >= 0 && delta < 1))
-    fail(ErrorKind::InvalidParameter, "delta must be in [0, 1)", "delta = " + show(delta));
+    fail(ErrorKind::InvalidParameter, "delta must be in [0, 1)", "delta = " + show(delta), "delta is a probability below 1, typically far below 1/n for n rows (e.g. 1e-5).");
   if (delta == 0) return {2 * epsilon, 0.0};
   // ln((1 + e^epsilon) delta) = ln delta + epsilon + ln(1 + e^-epsilon): no
   // overflow of e^epsilon; a delta of 1 or more says nothing and is capped.
@@ -45,7 +46,8 @@ DpGuarantee dp_add_remove_to_replace_one(double epsilon, double delta) {
 
 double zcdp_add_remove_to_replace_one(double rho) {
   if (!std::isfinite(rho) || rho < 0)
-    fail(ErrorKind::InvalidParameter, "rho must be a finite number >= 0", "rho = " + show(rho));
+    fail(ErrorKind::InvalidParameter, "rho must be a finite number >= 0", "rho = " + show(rho),
+         "rho is a zCDP budget: 0 or more (epsilon-DP is epsilon^2/2-zCDP).");
   return 4 * rho;
 }
 

@@ -14,20 +14,20 @@ void require_epsilon(double epsilon, const char* name, bool allow_zero) {
   if (!std::isfinite(epsilon) || epsilon < 0 || (!allow_zero && epsilon == 0))
     fail(ErrorKind::InvalidParameter,
          std::string(name) + (allow_zero ? " must be a finite number >= 0" : " must be a finite number > 0"),
-         std::string(name) + " = " + show(epsilon));
+         std::string(name) + " = " + show(epsilon), "epsilon is a privacy loss: a finite number such as 0.1, 1 or 10.");
 }
 
 void require_delta(double delta, const char* name, bool allow_zero) {
   if (!(delta < 1 && (allow_zero ? delta >= 0 : delta > 0)))
     fail(ErrorKind::InvalidParameter,
          std::string(name) + (allow_zero ? " must be in [0, 1)" : " must be in (0, 1)"),
-         std::string(name) + " = " + show(delta));
+         std::string(name) + " = " + show(delta), "delta is a probability below 1, typically far below 1/n for n rows (e.g. 1e-5).");
 }
 
 void require_steps(std::int64_t k) {
   if (k < 1)
     fail(ErrorKind::InvalidParameter, "k (the number of composed mechanisms) must be >= 1",
-         "k = " + std::to_string(k));
+         "k = " + std::to_string(k), "k counts the mechanisms composed: 1 or more.");
 }
 
 // epsilon' of the advanced composition theorem.

@@ -16,7 +16,9 @@ constexpr double kHalfLog2Pi = 0.91893853320467274178;  // ln(sqrt(2 pi))
 void require_finite_positive(double value, const char* name) {
   if (!std::isfinite(value) || value <= 0)
     fail(ErrorKind::InvalidParameter, std::string(name) + " must be a finite number > 0",
-         std::string(name) + " = " + std::to_string(value));
+         std::string(name) + " = " + std::to_string(value),
+         "Pass positive finite numbers (a training run derives the sensitivity from lambda, the step and n: "
+         "extreme values make it 0 or infinite).");
 }
 
 void require_delta(double delta) {
@@ -197,7 +199,7 @@ double analytic_gaussian_delta(double sensitivity, double sigma, double epsilon)
   require_finite_positive(sigma, "sigma");
   if (!std::isfinite(epsilon) || epsilon < 0)
     fail(ErrorKind::InvalidParameter, "epsilon must be a finite number >= 0",
-         "epsilon = " + std::to_string(epsilon));
+         "epsilon = " + std::to_string(epsilon), "epsilon is a privacy loss: a finite number such as 0.1, 1 or 10.");
   // delta depends on sigma / Delta only; the ratio is refused where it is not a positive
   // finite number (the extremes of double range) rather than rounded to delta = 0.
   const double s = sigma / sensitivity;

@@ -32,17 +32,20 @@ std::vector<double> default_rdp_orders() {
 
 double rdp_order_floor(double largest_order, double delta) {
   if (!(delta > 0 && delta < 1))
-    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta));
+    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta), "delta is a probability below 1, typically far below 1/n for n rows (e.g. 1e-5).");
   if (!(largest_order > 1)) fail(ErrorKind::InvalidParameter, "RDP order must be > 1");
   return -std::log(delta) / (largest_order - 1);
 }
 
 void validate_rdp_orders(const std::vector<double>& orders) {
-  if (orders.empty()) fail(ErrorKind::InvalidParameter, "the list of RDP orders is empty");
+  if (orders.empty())
+    fail(ErrorKind::InvalidParameter, "the list of RDP orders is empty", {},
+         "Pass orders > 1, or leave them out for the default grid (dptrain.rdp_default_orders()).");
   for (double alpha : orders) {
     if (!(std::isfinite(alpha) && alpha > 1))
       fail(ErrorKind::InvalidParameter, "RDP orders must be finite numbers > 1",
-           "order = " + show(alpha));
+           "order = " + show(alpha),
+           "Pass orders > 1, or leave them out for the default grid (dptrain.rdp_default_orders()).");
     if (alpha > kMaxRdpOrder)
       fail(ErrorKind::ProgramLimit, "RDP order too large", "order = " + show(alpha),
            "orders up to 100000 are supported; the default grid ends at 20000");
@@ -51,7 +54,7 @@ void validate_rdp_orders(const std::vector<double>& orders) {
 
 double rdp_to_dp_epsilon_at(double order, double rdp, double delta, RdpConversion conversion) {
   if (!(delta > 0 && delta < 1))
-    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta));
+    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta), "delta is a probability below 1, typically far below 1/n for n rows (e.g. 1e-5).");
   if (!(order > 1)) fail(ErrorKind::InvalidParameter, "RDP order must be > 1");
   if (!(rdp >= 0)) fail(ErrorKind::InvalidParameter, "RDP value must be >= 0 (and not NaN)");
   double epsilon;

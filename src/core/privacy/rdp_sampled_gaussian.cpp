@@ -23,17 +23,18 @@ void require_rate(double q) {
 void require_sigma(double sigma) {
   if (!std::isfinite(sigma) || sigma <= 0)
     fail(ErrorKind::InvalidParameter, "the noise multiplier sigma must be a finite number > 0",
-         "sigma = " + show(sigma));
+         "sigma = " + show(sigma), "sigma is the noise standard deviation over the clipping norm, e.g. 1.1.");
 }
 
 void require_steps(std::int64_t steps) {
   if (steps < 1)
-    fail(ErrorKind::InvalidParameter, "steps must be >= 1", "steps = " + std::to_string(steps));
+    fail(ErrorKind::InvalidParameter, "steps must be >= 1", "steps = " + std::to_string(steps),
+         "steps is the number T of noisy steps (lots): 1 or more.");
 }
 
 void require_delta(double delta) {
   if (!(delta > 0 && delta < 1))
-    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta));
+    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta), "delta is a probability below 1, typically far below 1/n for n rows (e.g. 1e-5).");
 }
 
 bool is_integer(double x) { return std::floor(x) == x; }
@@ -155,7 +156,7 @@ RdpNoise sampled_gaussian_noise_multiplier(double q, std::int64_t steps, double 
   require_delta(delta);
   if (!std::isfinite(target_epsilon) || target_epsilon <= 0)
     fail(ErrorKind::InvalidParameter, "the target epsilon must be a finite number > 0",
-         "epsilon = " + show(target_epsilon));
+         "epsilon = " + show(target_epsilon), "Pass the epsilon the noise must reach, e.g. 1.");
   // As sigma -> infinity the RDP vanishes and epsilon tends to the conversion's value at the
   // largest order, at most ln(1/delta)/(alpha_max - 1). Targets near that floor would be met
   // only at the top of the grid with a noise multiplier that the grid, not the mechanism,

@@ -97,7 +97,15 @@ double IntegerOrderSeries::log_a_minus_one(long alpha) {
 //   A = sum_i C(alpha,i) [ (1-q)^(alpha-i) q^i e^{(i^2-i)/(2s^2)} P(N(i, s^2) <= z0)
 //                        + q^(alpha-i) (1-q)^i e^{(j^2-j)/(2s^2)} P(N(j, s^2) > z0) ],  j = alpha - i.
 double log_a_fractional(double q, double sigma, double alpha) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  // sigma^2 beyond double range (sigma > ~1.3e154): z0 is infinite or NaN and the series never
+  // ended (XX000). The RDP falls as sigma grows (more noise is a post-processing of less), so
+  // the value at sigma = 1e150 is an upper bound.
+  if (sigma > 1e150) sigma = 1e150;
   const double log_q = std::log(q), log_1mq = std::log1p(-q);
+  // 1/(2 sigma^2) beyond double range (sigma < ~1e-154): A is infinite, and so is the RDP, as
+  // at integer orders (log_a_minus_one); the series had NaN terms and never ended.
+  if (!std::isfinite(1 / (2 * sigma * sigma))) return kInf;
   const double inv_two_var = 1 / (2 * sigma * sigma);
   const double z0 = sigma * sigma * (log_1mq - log_q) + 0.5;
   const double scale = 1 / (std::sqrt(2.0) * sigma);
@@ -119,6 +127,8 @@ double log_a_fractional(double q, double sigma, double alpha) {
     const double log_s1 = log_abs_binom + j * log_q + id * log_1mq + (j * j - j) * inv_two_var + log_half +
                           log_math::log_erfc((z0 - j) * scale);
     const double log_term = log_add(log_s0, log_s1);
+    // A term beyond double range (tiny sigma at a high order): A is infinite.
+    if (log_term == kInf) return kInf;
     if (negative) {
       log_neg = log_add(log_neg, log_term);
     } else {

@@ -12,7 +12,8 @@ namespace {
 
 void require_clip_norm(double c) {
   if (!(std::isfinite(c) && c > 0))
-    fail(ErrorKind::InvalidParameter, "the clipping norm C must be a finite number > 0", "C = " + show(c));
+    fail(ErrorKind::InvalidParameter, "the clipping norm C must be a finite number > 0", "C = " + show(c),
+         "C bounds each row's gradient norm, e.g. 1.");
 }
 
 }  // namespace

@@ -13,17 +13,18 @@ namespace {
 void require_positive(double value, const char* name) {
   if (!std::isfinite(value) || value <= 0)
     fail(ErrorKind::InvalidParameter, std::string(name) + " must be a finite number > 0",
-         std::string(name) + " = " + show(value));
+         std::string(name) + " = " + show(value), "Pass a positive finite number.");
 }
 
 void require_rho(double rho) {
   if (!std::isfinite(rho) || rho < 0)
-    fail(ErrorKind::InvalidParameter, "rho must be a finite number >= 0", "rho = " + show(rho));
+    fail(ErrorKind::InvalidParameter, "rho must be a finite number >= 0", "rho = " + show(rho),
+         "rho is a zCDP budget: 0 or more (epsilon-DP is epsilon^2/2-zCDP).");
 }
 
 void require_delta(double delta) {
   if (!(delta > 0 && delta < 1))
-    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta));
+    fail(ErrorKind::InvalidParameter, "delta must be in (0, 1)", "delta = " + show(delta), "delta is a probability below 1, typically far below 1/n for n rows (e.g. 1e-5).");
 }
 
 // CKS Corollary 13 at one order alpha > 1, written with t = alpha - 1 > 0:

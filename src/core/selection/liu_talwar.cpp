@@ -26,7 +26,8 @@ void require_gamma_delta2(double gamma, double delta2) {
 std::int64_t liu_talwar_max_candidates(double gamma, double delta2) {
   require_gamma_delta2(gamma, delta2);
   const double t = std::ceil(std::log(1 / delta2) / gamma);
-  if (!(t <= 1e9)) fail(ErrorKind::ProgramLimit, "too many Liu-Talwar candidates", "T = " + show(t));
+  if (!(t <= 1e9)) fail(ErrorKind::ProgramLimit, "too many Liu-Talwar candidates", "T = " + show(t),
+                             "Raise gamma (the stopping probability; default 1 / grid points).");
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(t));
 }
 

@@ -86,6 +86,12 @@ void step(double* s) {
     if (radius > 0) project_l2_ball(wk.data(), d, radius);
     gk.setZero();
   }
+  // A step or lambda far too large makes the weights overflow; the next call's
+  // validate() called that a malformed state that the user must not construct.
+  if (!ConstVec(w, block(s)).allFinite())
+    fail(ErrorKind::InvalidParameter, "SGD diverged: the model became infinite or NaN",
+         "At update " + std::to_string(t) + ".",
+         "Lower learning_rate or lambda (the step times lambda should stay well below 2).");
   s[kUpdates] = static_cast<double>(t);
   s[kPending] = 0;
   if (averaging(s)) {

@@ -53,11 +53,11 @@ std::vector<Candidate> expand(const Grid& g) {
   require_distinct(g.epochs, "number of epochs");
   require_distinct(g.batch_sizes, "batch size");
   for (double l : g.lambdas)
-    if (!std::isfinite(l) || l < 0) bad("every lambda of the tuning grid must be a non-negative finite number");
+    if (!std::isfinite(l) || l < 0) bad("every lambda of the tuning grid must be a non-negative finite number", "E.g. lambdas => '{0.0001,0.001,0.01}'.");
   for (int e : g.epochs)
-    if (e < 1 || e > 100000) bad("every number of epochs in the tuning grid must be between 1 and 100000");
+    if (e < 1 || e > 100000) bad("every number of epochs in the tuning grid must be between 1 and 100000", "E.g. epochs => '{1,5,10}'.");
   for (std::int64_t b : g.batch_sizes)
-    if (b < 1) bad("every batch size in the tuning grid must be at least 1");
+    if (b < 1) bad("every batch size in the tuning grid must be at least 1", "E.g. batch_sizes => '{50}'.");
   const std::size_t l = g.lambdas.size() * g.epochs.size() * g.batch_sizes.size();
   if (l > static_cast<std::size_t>(kMaxCandidates))
     bad("the tuning grid has " + std::to_string(l) + " candidates, more than " + std::to_string(kMaxCandidates),

@@ -40,6 +40,15 @@ SELECT round(sigma::numeric, 5) AS sigma, achieved_epsilon <= 1 AS within_target
 FROM dptrain.rdp_sigma(0.01, 10000, 1, 1e-5);
 SELECT round(dptrain.sampled_gaussian_rdp(1, 2, 10)::numeric, 10) AS full_batch,
        round((dptrain.sampled_gaussian_rdp(0.01, 4, 2) * 1e6)::numeric, 8) AS order2_times_1e6;
+-- Fractional orders at extreme sigma (they failed with XX000 "did not converge"): a noise
+-- too small for 1/(2 sigma^2), or for a term of the series, is an infinite RDP, as at integer
+-- orders; a noise too large for sigma^2 is bounded by the RDP at sigma = 1e150 (the RDP falls
+-- as sigma grows).
+SELECT dptrain.sampled_gaussian_rdp(0.5, 1e-160, 1.5) AS tiny_sigma,
+       dptrain.sampled_gaussian_rdp(0.5, 1e-160, 2) AS tiny_sigma_integer,
+       dptrain.sampled_gaussian_rdp(0.5, 1e-150, 1000.5) AS tiny_sigma_high_order,
+       dptrain.sampled_gaussian_rdp(0.5, 1e200, 1.5) BETWEEN 0 AND dptrain.sampled_gaussian_rdp(0.5, 1e100, 1.5)
+         AS huge_sigma_bounded;
 -- Large orders (by hand): q = 50/36176, z = 80.1, T = 1000, delta = 1/36176^2 is
 -- floored at 0.04116 with orders up to 512; the default grid (up to 20000) certifies
 -- 0.00354 (classic) / 0.00255 (improved).

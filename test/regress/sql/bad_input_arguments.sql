@@ -58,7 +58,12 @@ INSERT INTO cases (what, sql) VALUES
   ('classes with NULL',    $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => ARRAY['false', NULL])$$),
   ('classes empty',        $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => '{}')$$),
   ('class listed twice',   $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => '{false,true,false}')$$),
-  ('too many classes',     $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => (SELECT array_agg(i::text) FROM generate_series(1, 1001) i))$$);
+  ('too many classes',     $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', classes => (SELECT array_agg(i::text) FROM generate_series(1, 1001) i))$$),
+  -- (these two had no hint)
+  ('DP-SGD option a string', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, batch_size => 5, options => '{"clip_norm": "1"}')$$),
+  ('schedule_c, constant steps', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, options => '{"schedule_c": 0.5}')$$),
+  -- (it printed nlohmann's "[json.exception.out_of_range.406] number overflow parsing" and 401 digits)
+  ('option beyond float8', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, schedule => 'decreasing', options => '{"schedule_c": 1e400}')$$);
 
 \x on
 SELECT c.ord, c.what, r.* FROM cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
@@ -100,6 +105,16 @@ INSERT INTO charge_cases (what, sql) VALUES
   ('bst14 convex without radius', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, batch_size => 5)$$);
 SELECT c.ord, c.what, r.code, r.message FROM charge_cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
 SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;
+
+-- Declared classes whose subscripts do not start at 1 are the same classes:
+-- the copy numbered the rows from the array's lower bound, so '[0:1]={false,true}'
+-- trained every row as the negative class (a wrong model, no error) and DP-SGD
+-- failed after its charge ("label -1 is not a class index").
+SELECT a.weights = b.weights AS same_model, a.classes
+FROM dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, seed => 1, classes => '[0:1]={false,true}') a,
+     dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, seed => 1, classes => '{false,true}') b;
+SELECT algorithm, classes FROM dp_train('bad_args', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-6,
+                                         batch_size => 5, seed => 1, classes => '[-3:-2]={false,true}');
 
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name = 'public.bad_args';

@@ -69,6 +69,9 @@ SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd'
 SELECT count(*) = :agd_charges AS nothing_charged FROM dptrain.ledger WHERE source_name = 'public.agd';
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, radius => 1);
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"coordinate_bound": 1}');
+-- Steps or lambda so large that the candidates overflow say so (it was "a model point is NaN
+-- or infinite", no hint).
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, seed => 1, lambda => 1e300);
 SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'dpagd' AND source IN ('public.agd', 'public.agd_three');
 
 -- Leave no model or ledger row behind: other files read the whole ledger.

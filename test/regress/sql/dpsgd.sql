@@ -114,6 +114,12 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('ds', 'y', 'x', algorithm => 'dpsgd'
 -- (its default method is liu_talwar: tuning_liu_talwar.sql)
 SELECT * FROM pg_temp.try($$SELECT dp_tune('ds', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-5,
                                            method => 'holdout')$$);
+-- a run whose weights overflow (a step or lambda far too large) says so: it reported a
+-- "malformed DP-SGD lot state" that "must come from dptrain itself"
+SELECT * FROM pg_temp.try($$SELECT dp_train('ds', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-5,
+                                            seed => 1, lambda => 1e300)$$);
+SELECT * FROM pg_temp.try($$SELECT dp_train('ds', 'y', 'x', algorithm => 'dpadam', epsilon => 1, delta => 1e-5,
+                                            seed => 1, learning_rate => 1e308)$$);
 -- nothing is left behind by the failed runs
 SELECT count(*) = :models_before AS no_new_models FROM dptrain.models;
 

@@ -51,6 +51,8 @@ SET ROLE regress_owner;
 SELECT * FROM pg_temp.try($$SELECT dp_grant_budget('ledger_data', 'regress_controller', 0, 0)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_grant_budget('ledger_data', 'regress_controller', 'Infinity', 0)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_grant_budget('ledger_data', 'regress_controller', 1, 1)$$);
+-- 15 significant digits (the ledger's numeric) round it to 1: refused as above, not by the table's CHECK (23514)
+SELECT * FROM pg_temp.try($$SELECT dp_grant_budget('ledger_data', 'regress_controller', 1, 0.9999999999999999)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_grant_budget('ledger_data', 'regress_controller', 1, NULL)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_grant_budget('ledger_data', 'regress_nobody', 1, 0)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_grant_budget('ledger_data', 'public', 1, 0)$$);

@@ -41,6 +41,8 @@ SET ROLE regress_curator;
 SELECT * FROM pg_temp.try($$SELECT dp_set_table_budget('public.people', 0)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_set_table_budget('public.people', 'NaN')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_set_table_budget('public.people', 1, 1)$$);
+-- rounds to 1 in the ledger's numeric (15 significant digits): refused as above, not by the table's CHECK (23514)
+SELECT * FROM pg_temp.try($$SELECT dp_set_table_budget('public.people', 1, 0.9999999999999999)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_set_table_budget('public.people', 1e-320)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_set_table_budget(NULL, 1)$$);
 \x off

@@ -100,6 +100,9 @@ SELECT algorithm, epsilon, delta FROM dptrain.ledger WHERE role = 'lt_analyst'::
 -- 0.5 more (charged 1) would exceed the 0.8 left
 SELECT * FROM pg_temp.try($$SELECT dp_tune('lt_owned', 'y', 'x', algorithm => 'dpsgd', epsilon => 0.5, delta => 1e-6,
   grid => '{"learning_rate": [0.1]}', classes => ARRAY['false', 'true'])$$);
+-- a stopping probability so small that the number of candidates is beyond any run (it had no hint)
+SELECT * FROM pg_temp.try($$SELECT dp_tune('lt_owned', 'y', 'x', algorithm => 'dpsgd', epsilon => 0.1, delta => 1e-6,
+  grid => '{"learning_rate": [0.1]}', gamma => 1e-300, classes => ARRAY['false', 'true'])$$);
 -- an unknown DP-SGD option in the grid, a clipping norm <= 0: refused before the charge
 SELECT * FROM pg_temp.try($$SELECT dp_tune('lt_owned', 'y', 'x', algorithm => 'dpsgd', epsilon => 0.1, delta => 1e-6,
   grid => '{"clip_nrom": [1]}', classes => ARRAY['false', 'true'])$$);

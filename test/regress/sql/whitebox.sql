@@ -167,6 +167,9 @@ SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13',
 SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, options => '{"gaussian_calibration": "classic"}');
 SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, options => '{"sigma": 1}');
 SELECT dptrain.sgd_state_with_noise(dptrain.sgd_state(3), 'laplace', 1);
+-- a step so large that the weights overflow says so (it was "malformed dptrain training state",
+-- "do not construct them by hand")
+SELECT * FROM dp_train('wb', 'y', 'x', algorithm => 'scs13', epsilon => 1, seed => 1, learning_rate => 1e308);
 -- nothing is left behind by the failed runs
 SELECT count(*) AS models FROM dptrain.models WHERE name LIKE 'wb_%';
 
