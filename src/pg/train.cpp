@@ -10,6 +10,7 @@
 
 #include "core/engine/run.h"
 #include "core/training/defaults.h"
+#include "charged_context.h"
 #include "encoded_features.h"
 #include "ledger.h"
 #include "models.h"
@@ -117,6 +118,8 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   // 3. Public facts of the data and one random permutation of it.
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
+  dptrain::pg::ChargedContext charged;
+  dptrain::pg::push_charged_context(&charged, &ids.charge, "dp_train");
   if (on_columns) prep.columns = &columns;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep, dptrain::pg::InPlace::Any, plan_before_charge, s);
@@ -169,6 +172,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   stored_details = MemoryContextStrdup(caller, stored_details);  // SPI_finish frees SPI's memory
   clock.mark("store");
   SPI_finish();
+  dptrain::pg::pop_charged_context(&charged);
 
   const dptrain::Model& m = s->model;
   Datum values[8];

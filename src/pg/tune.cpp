@@ -19,6 +19,7 @@
 #include "core/training/intercept.h"
 #include "core/tuning/liu_talwar_tuner.h"
 #include "core/tuning/private_tuning.h"
+#include "charged_context.h"
 #include "distributed_source.h"
 #include "encoded_features.h"
 #include "models.h"
@@ -258,6 +259,8 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   // as dp_train and dp_evaluate would. Every other table takes the shuffled copy.
   dptrain::pg::RunIdentities ids;
   dptrain::pg::PreparedData prep;
+  dptrain::pg::ChargedContext charged;
+  dptrain::pg::push_charged_context(&charged, &ids.charge, "dp_tune");
   if (on_columns) prep.columns = &columns;
   s->relid = relid;
   s->ids = &ids;
@@ -322,6 +325,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
       dptrain::pg::store_model_json(s->json.c_str(), ids, relid, prep.source_name, &stored_details, prep.encoding);
   stored_details = MemoryContextStrdup(caller, stored_details);  // SPI_finish frees SPI's memory
   SPI_finish();
+  dptrain::pg::pop_charged_context(&charged);
 
   const dptrain::Model& m = s->model;
   Datum values[12];

@@ -72,6 +72,21 @@ SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd'
 -- Steps or lambda so large that the candidates overflow say so (it was "a model point is NaN
 -- or infinite", no hint).
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, seed => 1, lambda => 1e300);
+-- The same without a seed is a charged run: its error says the charge stands (the CONTEXT
+-- line; the step count is random, so only the message and the context are shown).
+CREATE FUNCTION pg_temp.charged_error() RETURNS TABLE (message text, charged_line text) LANGUAGE plpgsql AS $$
+DECLARE context text;
+BEGIN
+  PERFORM * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6,
+                          lambda => 1e300);
+  message := 'no error';
+  RETURN NEXT;
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS context = PG_EXCEPTION_CONTEXT, message = MESSAGE_TEXT;
+  charged_line := (SELECT string_agg(l, ' | ') FROM regexp_split_to_table(context, E'\n') l WHERE l LIKE 'dp_train:%');
+  RETURN NEXT;
+END $$;
+SELECT * FROM pg_temp.charged_error();
 SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'dpagd' AND source IN ('public.agd', 'public.agd_three');
 
 -- Leave no model or ledger row behind: other files read the whole ledger.
