@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "core/error.h"
 #include "core/privacy/batch_noise.h"
+#include "core/privacy/parameter_checks.h"
 #include "core/sgd/projection.h"
 
 namespace dptrain::dpsgd::lot_state {
@@ -71,12 +71,6 @@ void step(double* s, std::uint64_t t) {
   }
 }
 
-std::string short_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
-
 // A step or lambda far too large makes the weights overflow; the next call's validate()
 // called that a malformed state, one that "must come from dptrain itself".
 void require_finite_model(const double* s, std::uint64_t t) {
@@ -84,8 +78,8 @@ void require_finite_model(const double* s, std::uint64_t t) {
   for (std::size_t i = kHeaderSize; i < kHeaderSize + n; ++i)
     if (!std::isfinite(s[i]))
       fail(ErrorKind::InvalidParameter, "DP-SGD diverged: the model became infinite or NaN",
-           "At lot " + std::to_string(t) + " (learning rate " + short_number(s[kLearningRate]) + ", lambda " +
-               short_number(s[kLambda]) + ").",
+           "At lot " + std::to_string(t) + " (learning rate " + privacy::short_number(s[kLearningRate]) + ", lambda " +
+               privacy::short_number(s[kLambda]) + ").",
            "Lower learning_rate or lambda (the step times lambda should stay well below 2).");
 }
 
