@@ -8,6 +8,7 @@
 #include <cstring>
 
 extern "C" {
+#include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
 }
@@ -95,6 +96,15 @@ char* float_class(const char* name, bool single) {
   return float8_text(v);
 }
 
+// A boolean as boolin reads it (parse_bool: 't', 'true', 'yes', 'on', '1',
+// their unique prefixes, any case; white space around): its class text
+// ('true' or 'false', what boolout writes), or nullptr.
+char* boolean_class(const char* name) {
+  bool v;
+  if (!parse_bool(trimmed(name), &v)) return nullptr;
+  return pstrdup(v ? "true" : "false");
+}
+
 }  // namespace
 
 const char* label_class_sql(const char* y, Oid label_type) {
@@ -114,6 +124,7 @@ ArrayType* canonical_declared_classes(ArrayType* declared, Oid label_type) {
     case INT4OID:
     case INT8OID: canonical = [](const char* s, Oid) { return integer_class(s); }; break;
     case NUMERICOID: canonical = [](const char* s, Oid) { return numeric_class(s); }; break;
+    case BOOLOID: canonical = [](const char* s, Oid) { return boolean_class(s); }; break;
     case FLOAT4OID:
     case FLOAT8OID: canonical = [](const char* s, Oid t) { return float_class(s, t == FLOAT4OID); }; break;
     default: return declared;

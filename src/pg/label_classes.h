@@ -23,11 +23,12 @@ namespace dptrain::pg {
 const char* label_class_sql(const char* y, Oid label_type);
 
 // The declared classes (text[]) as classes of a label of `label_type`: a
-// declared name that is an input of the label's number type names that
-// value, written as label_class_sql writes it ('1.0' and '1.00' of a numeric
-// label are '1', '-0' of a float label is '0', '01' and ' +1' of an integer
-// label are '1'); any other name ('yes' for a number label) is kept as it
-// is, and matches no row. Two names of one value are refused (22023), as a
+// declared name that is an input of the label's number or boolean type
+// names that value, written as label_class_sql writes it ('1.0' and '1.00'
+// of a numeric label are '1', '-0' of a float label is '0', '01' and ' +1'
+// of an integer label are '1'; 't', 'yes', 'on' and '1' of a boolean label
+// are 'true'); any other name ('yes' for a number label, 'maybe' for a
+// boolean one) is kept as it is, and matches no row. Two names of one value are refused (22023), as a
 // class listed twice is. Arrays that are not one-dimensional or hold NULLs
 // are returned as they are (declared_class_names refuses them).
 ArrayType* canonical_declared_classes(ArrayType* declared, Oid label_type);

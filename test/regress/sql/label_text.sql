@@ -45,7 +45,10 @@ CREATE TABLE lt_int AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x,
 CREATE TABLE lt_nan AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x,
   (ARRAY['NaN', '0', '1'])[i % 3 + 1]::float8 AS y, (ARRAY['NaN', '0', '1'])[i % 3 + 1]::numeric AS n
   FROM generate_series(1, 30) i;
-GRANT SELECT ON lt_numeric, lt_float, lt_float_one, lt_text, lt_order, lt_real, lt_int, lt_nan TO regress_label_trainer;
+-- boolean: declared classes are boolean inputs ('t', 'yes', 'on', '1' are true).
+CREATE TABLE lt_bool AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, i % 2 = 0 AS y
+  FROM generate_series(1, 30) i;
+GRANT SELECT ON lt_numeric, lt_float, lt_float_one, lt_text, lt_order, lt_real, lt_int, lt_nan, lt_bool TO regress_label_trainer;
 RESET ROLE;
 
 SET ROLE regress_label_trainer;
@@ -68,10 +71,21 @@ SELECT classes FROM dp_train('lt_real', 'y', 'x', algorithm => 'none', seed => 1
                              classes => ARRAY['0.0', '.5']);
 SELECT classes FROM dp_train('lt_int', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5,
                              classes => ARRAY['01', ' +2 ', 'yes']);
+-- A boolean label's declared classes are read as boolin reads them (before,
+-- 'f' and 't' were names of no value: every row was outside the declared
+-- classes and the run refused); the declared order is kept.
+SELECT classes, details->'data'->'rows' AS n FROM dp_train('lt_bool', 'y', 'x', algorithm => 'none', seed => 1,
+                             batch_size => 5, classes => ARRAY['f', 't']);
+SELECT classes FROM dp_train('lt_bool', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5,
+                             classes => ARRAY[' YES ', 'off']);
+SELECT classes FROM dp_train('lt_bool', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5,
+                             classes => ARRAY['0', 'on', 'maybe']);
 \x on
 -- two spellings of one value: listed twice
 SELECT * FROM pg_temp.try($$SELECT dp_train('lt_numeric', 'y', 'x', algorithm => 'none', seed => 1,
                                             batch_size => 5, classes => ARRAY['1.0', '1.00', '2'])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_train('lt_bool', 'y', 'x', algorithm => 'none', seed => 1,
+                                            batch_size => 5, classes => ARRAY['false', 't', 'true'])$$);
 -- NaN labels are refused (float8 and numeric)
 SELECT * FROM pg_temp.try($$SELECT dp_train('lt_nan', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('lt_nan', 'n', 'x', algorithm => 'none', seed => 1, batch_size => 5)$$);
@@ -90,6 +104,12 @@ FROM dp_train('lt_float', 'y', 'x', algorithm => 'none', seed => 1, batch_size =
 SELECT m.classes, e.n, (SELECT sum(c) FROM unnest(e.confusion) c) AS in_the_matrix
 FROM dp_train('lt_order', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5) m,
      dp_evaluate(m.model_id, 'lt_order', 'y', 'x') e;
+-- A boolean model declared with 'no' and 'yes': its classes are 'false' and
+-- 'true', dp_predict answers one of them, and dp_evaluate maps every row.
+SELECT m.classes, e.n, (SELECT sum(c) FROM unnest(e.confusion) c) AS in_the_matrix, e.classes AS evaluated_classes,
+       dp_predict(m.model_id, ARRAY[0.5, 0.5]) = ANY (m.classes) AS predicts_a_class
+FROM dp_train('lt_bool', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5, classes => ARRAY['no', 'yes']) m,
+     dp_evaluate(m.model_id, 'lt_bool', 'y', 'x') e;
 -- A run read in place (exact sums: optimum, docs/performance.md) maps the
 -- rows as the copy does: 1.0 and 1.00 in the class '1', every row summed.
 SELECT classes, details->'data'->>'read' AS read, details->'data'->'rows' AS n
@@ -136,7 +156,7 @@ SELECT source, count(*) FROM dptrain.models WHERE source LIKE 'public.lt\_%' GRO
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.lt\_%';
 DELETE FROM dptrain.models WHERE created_by = 'regress_label_trainer';
 DELETE FROM dptrain.models WHERE source = 'public.lt_enum';
-DROP TABLE lt_numeric, lt_float, lt_float_one, lt_text, lt_order, lt_real, lt_int, lt_nan, lt_enum;
+DROP TABLE lt_numeric, lt_float, lt_float_one, lt_text, lt_order, lt_real, lt_int, lt_nan, lt_bool, lt_enum;
 DROP TYPE lt_colour;
 REVOKE CREATE ON SCHEMA public FROM regress_label_owner;
 DROP ROLE regress_label_owner, regress_label_trainer;
