@@ -19,6 +19,7 @@
 #include "core/privacy/gaussian_calibration.h"
 #include "core/privacy/rdp_sampled_gaussian.h"
 #include "core/privacy/zcdp.h"
+#include "number_flags.h"
 
 namespace dptrain::cli {
 namespace {
@@ -61,6 +62,20 @@ std::vector<double> parse_orders(const std::string& text) {
   }
   pv::validate_rdp_orders(orders);
   return orders;
+}
+
+// The CLI11 check of --orders: "default" or decimal numbers only, a usage
+// error (exit code 2) otherwise -- std::stod read "0x10" as 16 and " 2" as 2.
+std::string orders_flag_problem(const std::string& text) {
+  if (text == "default") return "";
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::string number = item;
+    const std::string problem = client::number_flag_problem(number, "FLOAT");
+    if (!problem.empty()) return "invalid RDP order \"" + item + "\": " + problem;
+  }
+  return "";
 }
 
 json orders_json(const std::string& text, const std::vector<double>& orders) {
@@ -165,7 +180,9 @@ void register_privacy(CLI::App& app) {
     cmd->add_option("--q", o->q, "Poisson sampling rate in (0, 1]")->required();
     cmd->add_option("--steps", o->steps, "number of steps T")->required();
     cmd->add_option("--delta", o->delta, "delta in (0, 1)")->required();
-    cmd->add_option("--orders", o->orders, "default | comma-separated list of orders > 1")->capture_default_str();
+    cmd->add_option("--orders", o->orders, "default | comma-separated list of orders > 1")
+        ->capture_default_str()
+        ->check(CLI::Validator(orders_flag_problem, "", ""));
     cmd->add_option("--conversion", o->rdp_conversion, "improved | classic")->capture_default_str();
     cmd->add_option("--adjacency", o->adjacency, "add-remove | replace-one")->capture_default_str();
     cmd->add_flag("--json", o->json, "print one JSON object");

@@ -33,17 +33,20 @@ std::string integer_problem(std::string& text, bool is_unsigned) {
   return "";
 }
 
+// A decimal number as the docs write them: [sign] digits [. digits] or
+// [sign] . digits, then [e [sign] digits]; nothing around it. strtod also
+// reads C99 hexadecimal floats (--epsilon 0x10 was 16), "inf", "nan" and
+// leading white space; none of them is a value a user means to pass.
 std::string float_problem(const std::string& text) {
+  static const std::regex decimal(R"([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?)");
+  static const std::regex non_finite(R"([+-]?(inf|infinity|nan))", std::regex::icase);
+  if (std::regex_match(text, non_finite)) return text + " is not a finite number";
+  if (!std::regex_match(text, decimal)) return text + " is not a decimal number (e.g. 16, 0.5, .5 or 1e-5)";
   errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size()) return text + " is not a number";
-  if (!std::isfinite(v))
-    return text + (errno == ERANGE ? " is out of range (a magnitude of at most about 1.8e308)" : " is not a finite number");
-  // A non-zero digit before the exponent: not 0, underflowed. In a C99
-  // hexadecimal float (0x...p...) a-f are digits too and e is one of them.
-  const bool hex = text.find_first_of("xX") != std::string::npos;
-  if (v == 0 && text.find_first_of(hex ? "123456789abcdefABCDEF" : "123456789") < text.find_first_of(hex ? "pP" : "eE"))
+  const double v = std::strtod(text.c_str(), nullptr);
+  if (!std::isfinite(v)) return text + " is out of range (a magnitude of at most about 1.8e308)";
+  // A non-zero digit before the exponent: not 0, underflowed.
+  if (v == 0 && text.find_first_of("123456789") < text.find_first_of("eE"))
     return text + " is too close to 0 (it would read as 0)";
   return "";
 }

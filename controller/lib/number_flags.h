@@ -13,8 +13,9 @@ namespace dptrain::client {
 // ("INT", "UINT" or "FLOAT", CLI11's type names), or "" if nothing. A
 // decimal integer may have leading zeros (decimal, not octal: they are
 // dropped from `text`); hexadecimal is refused, as is a number that does not
-// fit in 64 bits, a negative UINT, a non-finite FLOAT or one that is not 0
-// but would read as 0.
+// fit in 64 bits, a negative UINT, a FLOAT that is not decimal ("0x10",
+// "inf", "nan", " 1", "1,5": strtod read the first four), out of range or
+// not 0 but would read as 0.
 std::string number_flag_problem(std::string& text, const std::string& type);
 
 // Adds that check to every numeric option of `app` and its subcommands (at

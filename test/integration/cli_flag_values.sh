@@ -13,7 +13,7 @@ refused() {
   local expected=$1; shift
   local err rc
   err=$("$DPTRAIN_CLI" "$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" -ne 0 ] || fail "exit code 0 for: $*"
+  [ "$rc" -eq 2 ] || fail "exit code $rc, not 2 (a usage error), for: $*"
   [ "$(head -1 <<<"$err")" = "$expected" ] || fail "for: $*
 expected: $expected
 got:      $err"
@@ -34,7 +34,13 @@ refused "--steps: 99999999999999999999 is out of range (an integer from -9223372
 refused "--delta: 1e-400 is too close to 0 (it would read as 0)" privacy gaussian --epsilon 1 --delta 1e-400
 refused "--epsilon: 1e999 is out of range (a magnitude of at most about 1.8e308)" train --table t --epsilon 1e999 "${nowhere[@]}"
 refused "--epsilon: nan is not a finite number" train --table t --epsilon nan "${nowhere[@]}"
-refused "--features: x is not a number" predict --model m --features 0.5,x "${nowhere[@]}"
+refused "--features: x is not a decimal number (e.g. 16, 0.5, .5 or 1e-5)" predict --model m --features 0.5,x "${nowhere[@]}"
+# Only decimal numbers: strtod read a C99 hexadecimal float (--epsilon 0x10 was 16) and skipped leading blanks.
+refused "--epsilon: 0x10 is not a decimal number (e.g. 16, 0.5, .5 or 1e-5)" train --table t --epsilon 0x10 "${nowhere[@]}"
+refused "--epsilon:  1 is not a decimal number (e.g. 16, 0.5, .5 or 1e-5)" train --table t --epsilon " 1" "${nowhere[@]}"
+refused "--epsilon: 1,5 is not a decimal number (e.g. 16, 0.5, .5 or 1e-5)" train --table t --epsilon 1,5 "${nowhere[@]}"
+refused "--epsilon: inf is not a finite number" train --table t --epsilon inf "${nowhere[@]}"
+refused "--delta: 0x1p-20 is not a decimal number (e.g. 16, 0.5, .5 or 1e-5)" privacy gaussian --epsilon 1 --delta 0x1p-20
 
 refused "--options: not valid JSON: parse error at line 1, column 2: syntax error while parsing object key - invalid literal; last read: '{a'; expected string literal" \
   train --table t --options '{accountant: basic}' "${nowhere[@]}"
@@ -52,6 +58,9 @@ refused "--bounds: not valid JSON: parse error at line 1, column 9: syntax error
 refused "--grid: must be a JSON object in braces, e.g. '{}', not \"x\"" \
   tune --table t --epsilon 1 --method liu_talwar --grid '"x"' "${nowhere[@]}"
 
+# Decimal forms are read: 1e-5, .5, 0.5.
+out=$("$DPTRAIN_CLI" privacy gaussian --epsilon .5 --delta 1e-5 2>&1) || fail "--epsilon .5 --delta 1e-5 refused: $out"
+[ "$out" = "$("$DPTRAIN_CLI" privacy gaussian --epsilon 0.5 --delta 0.00001 2>&1)" ] || fail ".5 and 0.5 differ: $out"
 # A good value goes on (here to the connection, which fails: not a flag error).
 err=$("$DPTRAIN_CLI" train --table t --seed 007 --options '{}' "${nowhere[@]}" 2>&1 >/dev/null)
 grep -q -- "--seed\|--options" <<<"$err" && fail "a valid --seed or --options was refused: $err"

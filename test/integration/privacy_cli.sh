@@ -94,6 +94,10 @@ if err=$("$CLI" privacy rdp --q 0 --sigma 1 --steps 10 --delta 1e-5 2>&1); then 
 grep -q 'sampling rate q must be in (0, 1]' <<<"$err"
 if err=$("$CLI" privacy rdp --q 0.1 --sigma 1 --steps 10 --delta 1e-5 --orders 2,abc 2>&1); then exit 1; fi
 grep -q 'invalid RDP order "abc"' <<<"$err"
+# decimal orders only, a usage error (std::stod read 0x10 as 16)
+rc=0; err=$("$CLI" privacy rdp --q 0.1 --sigma 1 --steps 10 --delta 1e-5 --orders 2,0x10 2>&1) || rc=$?
+[ "$rc" -eq 2 ]
+grep -q '^--orders: invalid RDP order "0x10": 0x10 is not a decimal number' <<<"$err"
 if err=$("$CLI" privacy rdp-sigma --q 0.01 --steps 100 --epsilon 0.001 --delta 1e-5 2>&1); then exit 1; fi
 grep -q 'too close to the RDP order floor' <<<"$err"; grep -q '0.00115135' <<<"$err"
 if "$CLI" privacy zcdp-to-dp --rho 0.1 --delta 1e-5 --conversion renyi >/dev/null 2>&1; then exit 1; fi

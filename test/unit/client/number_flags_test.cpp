@@ -72,8 +72,8 @@ TEST(NumberFlags, GarbageAndHexadecimalAreRefused) {
   EXPECT_EQ(parse({"--seed", "12abc"}), "--seed: 12abc is not a decimal integer");
   EXPECT_EQ(parse({"--seed", "0x10"}), "--seed: 0x10 is not a decimal integer");
   EXPECT_EQ(parse({"--seed", "1.5"}), "--seed: 1.5 is not a decimal integer");
-  EXPECT_EQ(parse({"--delta", "abc"}), "--delta: abc is not a number");
-  EXPECT_EQ(parse({"--features", "0.5,x"}), "--features: x is not a number");
+  EXPECT_EQ(parse({"--delta", "abc"}), "--delta: abc is not a decimal number (e.g. 16, 0.5, .5 or 1e-5)");
+  EXPECT_EQ(parse({"--features", "0.5,x"}), "--features: x is not a decimal number (e.g. 16, 0.5, .5 or 1e-5)");
 }
 
 TEST(NumberFlags, FloatsThatDoNotFitAreRefused) {
@@ -84,15 +84,23 @@ TEST(NumberFlags, FloatsThatDoNotFitAreRefused) {
   EXPECT_EQ(parse({"--delta", "inf"}), "--delta: inf is not a finite number");
 }
 
-TEST(NumberFlags, AHexadecimalFloatThatUnderflowsIsRefusedToo) {
-  // strtod reads C99 hexadecimal floats; a non-zero hex digit is also a-f,
-  // and the exponent is p (e is a digit there): 0xAp-2000 read as 0.
-  EXPECT_EQ(parse({"--delta", "0xAp-2000"}), "--delta: 0xAp-2000 is too close to 0 (it would read as 0)");
-  EXPECT_EQ(parse({"--delta", "0x1p-2000"}), "--delta: 0x1p-2000 is too close to 0 (it would read as 0)");
+TEST(NumberFlags, NonDecimalFloatsAreRefused) {
+  // strtod read C99 hexadecimal floats (--epsilon 0x10 was 16) and skipped
+  // leading white space; only decimal numbers are values now.
+  const std::string hint = " is not a decimal number (e.g. 16, 0.5, .5 or 1e-5)";
+  for (const char* text : {"0x10", "0X1p4", "0xAp-2000", "0x0p-2000", " 1", "1 ", "1,5", "1.5.", "e5", ".", "+", "1e",
+                           "1e+", "1_000"})
+    EXPECT_EQ(parse({"--delta", text}), std::string("--delta: ") + text + hint) << text;
+  EXPECT_EQ(parse({"--features", "0.5,0xe"}), "--features: 0xe" + hint);
+  for (const char* text : {"inf", "-Infinity", "+INF", "NaN", "-nan"})
+    EXPECT_EQ(parse({"--delta", text}), std::string("--delta: ") + text + " is not a finite number") << text;
+}
+
+TEST(NumberFlags, DecimalFormsAreRead) {
   Flags f;
-  ASSERT_EQ(parse({"--delta", "0x0p-2000", "--features", "0xAp-2,0xe"}, f), "");
-  EXPECT_EQ(f.delta, 0);
-  EXPECT_EQ(f.features, (std::vector<double>{2.5, 14}));
+  ASSERT_EQ(parse({"--delta", ".5", "--features", "0.5,5.,-.25,+1e-5,1E2,0e-999"}, f), "");
+  EXPECT_EQ(f.delta, 0.5);
+  EXPECT_EQ(f.features, (std::vector<double>{0.5, 5, -0.25, 1e-5, 100, 0}));
 }
 
 TEST(NumberFlags, ValidValuesReadExactly) {
