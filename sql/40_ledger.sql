@@ -182,6 +182,13 @@ BEGIN
 END
 $$;
 
+-- A budget amount in the details below: its exact text when short (every
+-- ordinary amount), else 15 significant digits ("1e+308", not the 309
+-- digits of a cap of 1e308): src/core/privacy/budget_text.h.
+CREATE FUNCTION dptrain.budget_text(numeric) RETURNS text
+AS 'MODULE_PATHNAME', 'dptrain_budget_text' LANGUAGE C IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp;
+
 -- Decides whether `p_role` may run (or store) a training run of (epsilon,
 -- delta) on `p_source`, and what it is charged to: `budgeted` if a budget
 -- row of the role applies, `capped` if the source has a cap and the run is
@@ -243,8 +250,10 @@ BEGIN
                 USING ERRCODE = 'DP001',
                       DETAIL = format('Requested epsilon = %s, delta = %s (under replace-one adjacency); remaining epsilon = %s, delta = %s '
                                       '(granted epsilon = %s, delta = %s; spent epsilon = %s, delta = %s).',
-                                      want_epsilon, want_delta, left_epsilon, left_delta,
-                                      b.epsilon, b.delta, b.spent_epsilon, b.spent_delta),
+                                      dptrain.budget_text(want_epsilon), dptrain.budget_text(want_delta),
+                                      dptrain.budget_text(left_epsilon), dptrain.budget_text(left_delta),
+                                      dptrain.budget_text(b.epsilon), dptrain.budget_text(b.delta),
+                                      dptrain.budget_text(b.spent_epsilon), dptrain.budget_text(b.spent_delta)),
                       HINT = 'Train with a smaller epsilon or delta, or ask the owner of the table for more budget (dp_grant_budget).';
         END IF;
     END IF;
@@ -256,8 +265,10 @@ BEGIN
                 USING ERRCODE = 'DP001',
                       DETAIL = format('Requested epsilon = %s, delta = %s (under replace-one adjacency); remaining on the table (all roles) '
                                       'epsilon = %s, delta = %s (cap epsilon = %s, delta = %s; spent epsilon = %s, delta = %s).',
-                                      want_epsilon, want_delta, left_epsilon, left_delta,
-                                      t.epsilon, t.delta, t.spent_epsilon, t.spent_delta),
+                                      dptrain.budget_text(want_epsilon), dptrain.budget_text(want_delta),
+                                      dptrain.budget_text(left_epsilon), dptrain.budget_text(left_delta),
+                                      dptrain.budget_text(t.epsilon), dptrain.budget_text(t.delta),
+                                      dptrain.budget_text(t.spent_epsilon), dptrain.budget_text(t.spent_delta)),
                       HINT = 'Train with a smaller epsilon or delta, or ask the owner of the table to raise its cap (dp_set_table_budget).';
         END IF;
     END IF;
@@ -395,6 +406,8 @@ COMMENT ON FUNCTION dptrain.skip_unresolved_budget() IS
 'internal: trigger that skips restoring a budget or cap row whose relation or role is missing ("-")';
 COMMENT ON FUNCTION dptrain.lock_source(regclass) IS
 'internal: locks the source''s row of dptrain.source_locks until the end of the transaction (serializes its charges and cap changes)';
+COMMENT ON FUNCTION dptrain.budget_text(numeric) IS
+'internal: a privacy budget amount for an error detail: its exact text when short, else 15 significant digits (1e+308)';
 COMMENT ON FUNCTION dptrain.ledger_check(regclass, regrole, boolean, float8, float8, boolean, boolean) IS
 'internal: whether a role may run or store a run of (epsilon, delta) on a source, and whether its budget or the source''s cap applies (an error otherwise)';
 COMMENT ON FUNCTION dptrain.lasting_ref(regclass) IS

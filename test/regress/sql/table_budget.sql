@@ -84,6 +84,14 @@ SELECT * FROM dp_table_budget_remaining('public.people');
 SELECT epsilon, delta FROM dp_train('public.people', 'y', 'x', algorithm => 'bolton', epsilon => 0.2,
                                     delta => 1e-7, batch_size => 10);
 SELECT * FROM dp_table_budget_remaining('public.people');
+-- The amounts of a DP001 detail: exact when short (above), short when not:
+-- a cap of 1e308 printed its 309 digits, a delta of 1e-300 its 302.
+SELECT dp_set_table_budget('public.people', 1e308, 1e-300);
+\x on
+SELECT * FROM pg_temp.try($$SELECT dp_train('public.people', 'y', 'x', algorithm => 'dpsgd', epsilon => 1,
+                                            delta => 1e-5)$$);
+\x off
+SELECT dp_set_table_budget('public.people', 2, 1e-6);
 RESET ROLE;
 
 -- ---- who may see the cap -----------------------------------------------------------------
