@@ -154,6 +154,8 @@ DECLARE
     cols text;
     mismatch text;
     v regclass;
+    parts text[];
+    problem text;
 BEGIN
     IF view_name IS NULL OR source IS NULL OR label IS NULL THEN
         RAISE EXCEPTION 'view_name, source and label must not be NULL' USING ERRCODE = 'null_value_not_allowed',
@@ -162,6 +164,24 @@ BEGIN
     IF (features IS NULL) = (encoding IS NULL) THEN
         RAISE EXCEPTION 'pass either features or encoding' USING ERRCODE = 'invalid_parameter_value',
             HINT = 'features => ARRAY[...] builds a new encoding; encoding => (a model''s details->''encoding'') reuses one.';
+    END IF;
+    -- The view's name, before any work: an identifier, optionally schema-
+    -- qualified (parse_ident's error, and CREATE VIEW's about three or more
+    -- parts, named no argument and gave no hint).
+    BEGIN
+        parts := parse_ident(view_name);
+    EXCEPTION WHEN invalid_parameter_value THEN
+        GET STACKED DIAGNOSTICS problem = MESSAGE_TEXT;
+        RAISE EXCEPTION 'view_name % is not a view name', quote_literal(view_name)
+            USING ERRCODE = 'invalid_parameter_value', DETAIL = problem || '.',
+            HINT = 'Write it as in SQL: my_view or my_schema.my_view, a name with capitals or spaces in double '
+                   'quotes inside the string (''"My View"'').';
+    END;
+    IF array_length(parts, 1) > 2 THEN
+        RAISE EXCEPTION 'view_name % has % dotted parts', quote_literal(view_name), array_length(parts, 1)
+            USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Name the view my_view (created in the schema of the source) or my_schema.my_view; it is created '
+                   'in the current database.';
     END IF;
     enc := CASE WHEN encoding IS NULL THEN @extschema@.dp_encoding(source, features, bounds, categories, normalization)
                 ELSE dptrain.encoding_check(encoding) END;
@@ -203,8 +223,27 @@ BEGIN
         SELECT quote_ident(n.nspname) || '.' || target INTO target
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = source;
     END IF;
-    EXECUTE format('CREATE VIEW %s AS SELECT %I, dptrain.encode_row(%L::jsonb, %s) AS x FROM %s',
-                   target, label, enc, cols, source);
+    -- CREATE VIEW's errors about the name, with what to do (they had no hint).
+    BEGIN
+        EXECUTE format('CREATE VIEW %s AS SELECT %I, dptrain.encode_row(%L::jsonb, %s) AS x FROM %s',
+                       target, label, enc, cols, source);
+    EXCEPTION
+        WHEN duplicate_table THEN
+            GET STACKED DIAGNOSTICS problem = MESSAGE_TEXT;
+            RAISE EXCEPTION '%', problem USING ERRCODE = 'duplicate_table',
+                HINT = 'Choose another view_name, or qualify it with another schema (pg_temp.my_view for a '
+                       'temporary view).';
+        WHEN invalid_schema_name THEN
+            GET STACKED DIAGNOSTICS problem = MESSAGE_TEXT;
+            RAISE EXCEPTION '%', problem USING ERRCODE = 'invalid_schema_name',
+                HINT = 'Create the schema first, or qualify view_name with an existing schema (unqualified, the view '
+                       'goes to the schema of the source).';
+        WHEN insufficient_privilege THEN
+            GET STACKED DIAGNOSTICS problem = MESSAGE_TEXT;
+            RAISE EXCEPTION '%', problem USING ERRCODE = 'insufficient_privilege',
+                HINT = 'Qualify view_name with a schema you may create in (unqualified, the view goes to the schema '
+                       'of the source), e.g. pg_temp.my_view for a temporary view.';
+    END;
     v := target::regclass;
     -- CREATE VIEW named the source by text, which PostgreSQL resolved again:
     -- a schema renamed meanwhile by another session could have put another

@@ -82,6 +82,13 @@ SELECT * FROM pg_temp.try($$SELECT dp_features('plain_model', '{}')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_features('no_such_model', '{}')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('v2', 'enc_people', 'y')$$);
 SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('v2', 'enc_people', 'x', ARRAY['owner'])$$);
+-- view names (parse_ident's and CREATE VIEW's own errors had no hint): not an identifier, three
+-- parts, a schema that does not exist, an existing relation
+SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('my view', 'enc_people', 'y', ARRAY['owner'])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('', 'enc_people', 'y', ARRAY['owner'])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('db.s.v', 'enc_people', 'y', ARRAY['owner'])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('no_schema.v', 'enc_people', 'y', ARRAY['owner'])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('enc_people', 'enc_people', 'y', ARRAY['owner'])$$);
 \x off
 
 -- ---- 5. the registry: only dp_encoded_view registers, only what it just created -----------
@@ -91,6 +98,8 @@ SET ROLE regress_enc_other;
 \x on
 SELECT * FROM pg_temp.try($$SELECT dptrain.register_encoding('enc_people_view', '{"columns": [{"name": "owner", "type": "boolean"}]}')$$);
 SELECT * FROM pg_temp.try($$INSERT INTO dptrain.feature_encodings VALUES ('enc_people_view', '{}', 'me')$$);
+-- no CREATE on the source's schema, where an unqualified view_name goes
+SELECT * FROM pg_temp.try($$SELECT dp_encoded_view('enc_other_view', 'enc_people', 'y', ARRAY['owner'])$$);
 \x off
 RESET ROLE;
 \x on
