@@ -17,6 +17,17 @@
 namespace dptrain {
 namespace {
 
+// What to do when P-FW's scores or their noise overflow a double.
+constexpr const char* kPfwScaleHint =
+    "Use a radius of ordinary size (the AMP paper's grid: 1, 10, 100, 500), a smaller "
+    "options.coordinate_bound or a larger epsilon.";
+
+// The sampler's refusal of a Laplace scale too large to draw, with P-FW's hint.
+Error pfw_scale_error(const Error& e) {
+  return Error(e.kind(), "the selection noise of pfw is too large to draw",
+               "The Laplace scale 2 Delta / epsilon_0 of its selections is too large. " + e.detail(), kPfwScaleHint);
+}
+
 // Stream of a test seed for the selection noise.
 constexpr std::uint64_t kPfwNoiseStream = 0x7066772d6e6f6973;  // "pfw-nois"
 
@@ -230,8 +241,23 @@ PfwBudget pfw_budget(std::int64_t rows, int models, int iterations, double coord
   // Replace-one: each row adds l'(z) y x_j / n with |l'(z) x_j| <= L to g_j, so
   // c g_j moves by at most 2 L c / n.
   b.score_sensitivity = 2.0 * coordinate_bound * l1_radius / static_cast<double>(rows);
+  // A radius near the double range overflowed here and was refused by
+  // noisy_min_scale as "the score sensitivity must be positive and finite,
+  // got inf", naming nothing the caller passed and with no hint.
+  if (!(b.score_sensitivity > 0) || !std::isfinite(b.score_sensitivity))
+    fail(ErrorKind::InvalidParameter, "radius " + privacy::short_number(l1_radius) + " is outside the range of pfw",
+         "The sensitivity of its scores, 2 L c / n = 2 * " + privacy::short_number(coordinate_bound) + " * " +
+             privacy::short_number(l1_radius) + " / " + std::to_string(rows) + ", is not a positive finite double.",
+         kPfwScaleHint);
   // Non-monotone scores: Laplace(2 Delta / eps_0) (docs/pitfalls.md §P13).
-  b.laplace_scale = privacy::noisy_min_scale(b.score_sensitivity, b.epsilon_step, /*monotone=*/false);
+  // Delta and eps_0 are positive and finite here: what noisy_min_scale can
+  // still refuse is a scale too large to draw, whose hint named the
+  // arguments of other algorithms (clip, learning rate).
+  try {
+    b.laplace_scale = privacy::noisy_min_scale(b.score_sensitivity, b.epsilon_step, /*monotone=*/false);
+  } catch (const Error& e) {
+    throw pfw_scale_error(e);
+  }
   return b;
 }
 
@@ -245,7 +271,11 @@ TrainingPlan Pfw::plan(const TrainingConfig& c) const {
                                  s.l1_radius, s.epsilon, s.delta);
   // The run draws at laplace_scale(b) (a test variant scales it): checked against the
   // sampler's bound here, before the ledger charge (pfw_budget checks b.laplace_scale).
-  privacy::require_drawable_laplace(laplace_scale(b));
+  try {
+    privacy::require_drawable_laplace(laplace_scale(b));
+  } catch (const Error& e) {
+    throw pfw_scale_error(e);
+  }
   TrainingPlan p;
   p.epochs = s.iterations;
   p.epsilon = s.epsilon;

@@ -75,6 +75,11 @@ SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta =
                        options => '{"row_bound": 4}', intercept => true);
 SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, radius => 1,
                        options => '{"row_bound": -1}');
+-- A radius near the double range: refused with a hint (the scores'
+-- sensitivity 2 L c / n overflowed: "the score sensitivity must be positive
+-- and finite, got inf", no hint), and one whose noise cannot be drawn.
+SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, radius => 1e308);
+SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, radius => 1e307, epochs => 1000);
 SELECT count(*) = :charges AS not_charged FROM dptrain.ledger;
 SELECT count(*) AS models FROM dptrain.models WHERE algorithm = 'pfw' AND source IN ('public.fw', 'public.fw_three');
 

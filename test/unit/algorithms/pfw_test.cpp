@@ -229,9 +229,34 @@ TEST(PfwPlan, RefusesASelectionScaleNoSamplerCanDraw) {
     FAIL() << "planned";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
-    EXPECT_NE(std::string(e.what()).find("too large for a double"), std::string::npos) << e.what();
-    EXPECT_FALSE(e.hint().empty());
+    EXPECT_EQ(std::string(e.what()), "the selection noise of pfw is too large to draw");
+    EXPECT_NE(e.detail().find("would overflow"), std::string::npos) << e.detail();
+    EXPECT_NE(e.hint().find("radius"), std::string::npos) << e.hint();  // P-FW's arguments, not "clip"
   }
+}
+
+// A radius near the double range: its scores' sensitivity 2 L c / n
+// overflowed and was refused as "the score sensitivity must be positive and
+// finite, got inf" with no hint; a scale too large to draw named other
+// algorithms' arguments (clip, learning rate).
+TEST(PfwPlan, AnExtremeRadiusIsRefusedNamingItWithAHint) {
+  try {
+    Pfw().plan(pfw_config(2000, 4, 10, 1e308, 1.0, 1e-7));
+    FAIL() << "planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_EQ(std::string(e.what()), "radius 1e+308 is outside the range of pfw");
+    EXPECT_EQ(e.detail(), "The sensitivity of its scores, 2 L c / n = 2 * 1 * 1e+308 / 2000, is not a positive finite double.");
+    EXPECT_NE(e.hint().find("Use a radius of ordinary size"), std::string::npos) << e.hint();
+  }
+  try {
+    Pfw().plan(pfw_config(2000, 4, 1000, 1e307, 1.0, 1e-7));
+    FAIL() << "planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "the selection noise of pfw is too large to draw");
+    EXPECT_NE(e.hint().find("Use a radius of ordinary size"), std::string::npos) << e.hint();
+  }
+  EXPECT_NO_THROW(Pfw().plan(pfw_config(2000, 4, 10, 1e300, 1.0, 1e-7)));  // large, but drawable
 }
 
 // P-FW with the selection noise scaled down to nothing: the run's arithmetic
