@@ -245,10 +245,13 @@ PfwBudget pfw_budget(std::int64_t rows, int models, int iterations, double coord
   // noisy_min_scale as "the score sensitivity must be positive and finite,
   // got inf", naming nothing the caller passed and with no hint.
   if (!(b.score_sensitivity > 0) || !std::isfinite(b.score_sensitivity))
-    fail(ErrorKind::InvalidParameter, "radius " + privacy::short_number(l1_radius) + " is outside the range of pfw",
+    fail(ErrorKind::InvalidParameter,
+         "radius " + privacy::short_number(l1_radius) + " with coordinate bound " +
+             privacy::short_number(coordinate_bound) + " is outside the range of pfw",
          "The sensitivity of its scores, 2 L c / n = 2 * " + privacy::short_number(coordinate_bound) + " * " +
              privacy::short_number(l1_radius) + " / " + std::to_string(rows) + ", is not a positive finite double.",
-         kPfwScaleHint);
+         "Use a radius (the AMP paper's grid: 1, 10, 100, 500) and an options.coordinate_bound or row_bound "
+         "(its grid: 1, 0.1, 0.01) of ordinary size.");
   // Non-monotone scores: Laplace(2 Delta / eps_0) (docs/pitfalls.md §P13).
   // Delta and eps_0 are positive and finite here: what noisy_min_scale can
   // still refuse is a scale too large to draw, whose hint named the

@@ -245,9 +245,18 @@ TEST(PfwPlan, AnExtremeRadiusIsRefusedNamingItWithAHint) {
     FAIL() << "planned";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
-    EXPECT_EQ(std::string(e.what()), "radius 1e+308 is outside the range of pfw");
+    EXPECT_EQ(std::string(e.what()), "radius 1e+308 with coordinate bound 1 is outside the range of pfw");
     EXPECT_EQ(e.detail(), "The sensitivity of its scores, 2 L c / n = 2 * 1 * 1e+308 / 2000, is not a positive finite double.");
-    EXPECT_NE(e.hint().find("Use a radius of ordinary size"), std::string::npos) << e.hint();
+    EXPECT_NE(e.hint().find("Use a radius (the AMP paper's grid"), std::string::npos) << e.hint();
+  }
+  // A subnormal coordinate bound: 2 L c / n rounds to 0.
+  TrainingConfig tiny = pfw_config(2000, 4, 10, 1.0, 1.0, 1e-7);
+  tiny.options = {{"coordinate_bound", 5e-324}};
+  try {
+    Pfw().plan(tiny);
+    FAIL() << "planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "radius 1 with coordinate bound 4.94066e-324 is outside the range of pfw");
   }
   try {
     Pfw().plan(pfw_config(2000, 4, 1000, 1e307, 1.0, 1e-7));
