@@ -77,6 +77,14 @@ DpagdSettings Dpagd::arguments(const TrainingConfig& c) {
   s.eta = number_option(c, "eta", 0.1);
   if (s.eta < 0) bad_option("eta", ">= 0");
   s.alpha_max = positive_option(c, "alpha_max", 2.0);
+  // The candidate steps j alpha_max / m are normal doubles: a subnormal one
+  // (alpha_max = 5e-324) rounds, the candidates were not equally spaced, and
+  // the line-search pass refused them -- after the charge, with no hint.
+  if (!(s.alpha_max / s.candidates >= std::numeric_limits<double>::min()))
+    fail(ErrorKind::InvalidParameter, "options.alpha_max is too small for dpagd",
+         "The smallest candidate step alpha_max / candidates = " + privacy::short_number(s.alpha_max) + " / " +
+             std::to_string(s.candidates) + " is below 2.2e-308, the smallest normal double.",
+         "Use an options.alpha_max of ordinary size (the default is 2; it only caps the step size).");
   // The paper's C_grad = C_obj = 3 assume unnormalized rows of norm ~3-4;
   // dptrain clips rows to the feature bound L_x, so the defaults scale with
   // it: L_x / 2 (docs/dpagd.md has the measurements behind the factor).

@@ -66,6 +66,9 @@ SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd'
 SELECT count(*) AS agd_charges FROM dptrain.ledger WHERE source_name = 'public.agd' \gset
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"gradient_clip": 1e304}');
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"loss_clip": 1e305}');
+-- A subnormal smallest candidate step (alpha_max / candidates): the candidates were not
+-- equally spaced, refused by the line-search pass after the charge, with no hint.
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"alpha_max": 5e-324}');
 SELECT count(*) = :agd_charges AS nothing_charged FROM dptrain.ledger WHERE source_name = 'public.agd';
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, radius => 1);
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"coordinate_bound": 1}');

@@ -226,6 +226,28 @@ TEST(DpagdSettings, BadArgumentsAreRefusedBeforeAnyData) {
   expect_refused(c, "schedule");
 }
 
+// A subnormal smallest candidate step (alpha_max 5e-324): the candidates were
+// not equally spaced and the line-search pass refused them during the run,
+// after the charge, with no hint. Refused by the settings now, with one.
+TEST(DpagdSettings, AnAlphaMaxWithSubnormalStepsIsRefused) {
+  TrainingConfig c = dpagd_config(100, 3, 0.1, 1e-8);
+  for (double alpha_max : {5e-324, 1e-310, 2.2e-307}) {  // 2.2e-307 / 20 candidates is below 2.2e-308 too
+    c.options = {{"alpha_max", alpha_max}};
+    try {
+      Dpagd().plan(c);
+      ADD_FAILURE() << "planned: " << alpha_max;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "options.alpha_max is too small for dpagd");
+      EXPECT_NE(e.detail().find("alpha_max / candidates = "), std::string::npos) << e.detail();
+      EXPECT_NE(e.hint().find("options.alpha_max of ordinary size"), std::string::npos) << e.hint();
+    }
+  }
+  c.options = {{"alpha_max", 1e-300}};  // tiny, but every step a normal double
+  EXPECT_NO_THROW(Dpagd().plan(c));
+  c.options = {{"alpha_max", 4.5e-307}, {"candidates", 20}};  // 4.5e-307 / 20 = 2.25e-308: the smallest normal
+  EXPECT_NO_THROW(Dpagd().plan(c));
+}
+
 // A noise scale the samplers cannot draw (a draw could round to inf: samplers.h, Gaussian
 // above DBL_MAX/16 = 1.12356e307, exponential above DBL_MAX/64 = 2.80890e306) is refused by
 // the plan, before the ledger charge, not by the sampler during the run. eps = 1, delta =
