@@ -352,6 +352,14 @@ int begin_distributed_passes() {
   const int level = NewGUCNestLevel();
   exec_or_fail("SET LOCAL citus.propagate_set_commands = 'local'", 0, nullptr, nullptr, SPI_OK_UTILITY);
   exec_or_fail("SET LOCAL max_parallel_workers_per_gather = 0", 0, nullptr, nullptr, SPI_OK_UTILITY);
+  // The pass input (a float8[] state: weights, step sizes, bounds) goes to
+  // the shards as the text of the statement Citus sends, and each shard's
+  // partial state comes back as text: printed with the session's
+  // extra_float_digits, 0 or less rounded them to 15 digits or fewer, and
+  // every pass of a run under such a setting was refused ("the epoch
+  // returned a state of a different training configuration") -- after the
+  // charge. 3: every float8 printed exactly (and propagated to the workers).
+  exec_or_fail("SET LOCAL extra_float_digits = 3", 0, nullptr, nullptr, SPI_OK_UTILITY);
   return level;
 }
 

@@ -46,9 +46,10 @@ bool is_citus_table(Oid relid);
 // shards without the guard (shard_guard.h). Requires SPI_connect().
 Oid citus_table_behind(Oid relid);
 
-// SET LOCAL citus.propagate_set_commands = 'local' and
+// SET LOCAL citus.propagate_set_commands = 'local',
 // max_parallel_workers_per_gather = 0 (one sequential scan per shard, so a
-// shard is one PSGD run, not several averaged by timing-dependent sizes),
+// shard is one PSGD run, not several averaged by timing-dependent sizes) and
+// extra_float_digits = 3 (the states travel as text, exactly),
 // inside a GUC nest level; returns it for end_distributed_passes.
 int begin_distributed_passes();
 

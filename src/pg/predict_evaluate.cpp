@@ -8,6 +8,7 @@
 
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
+#include "distributed_source.h"
 #include "encoded_features.h"
 #include "label_classes.h"
 #include "models.h"
@@ -391,6 +392,11 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
     if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null)))
       dptrain::pg::refuse_numeric_beyond_float8(features);
   }
+  // A Citus table's shards get the model ($2) as the text of the statement
+  // Citus sends them, and return their sums as text: under the caller's
+  // extra_float_digits <= 0 both were rounded (the model evaluated was not the
+  // stored one). The passes' settings print them exactly (distributed_source.h).
+  const int guc_level = dptrain::pg::is_citus_table(relid) ? dptrain::pg::begin_distributed_passes() : 0;
   if (dptrain::pg::execute_checked(sql.data, 2, types, values, true, 0, table) != SPI_OK_SELECT)
     elog(ERROR, "dptrain: evaluation query failed");
   bool state_null, isnull;
@@ -417,6 +423,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   if (metrics.unknown_labels > 0) warn_unknown_labels(metrics, relname, label, model);
   std::optional<double> auc;
   if (model.nclasses == 2) auc = binary_roc_auc(table, qualified, x, label_class, classes, model.packed);
+  if (guc_level != 0) dptrain::pg::end_distributed_passes(guc_level);
   SPI_finish();
   PG_RETURN_DATUM(HeapTupleGetDatum(metrics_tuple(tupdesc, metrics, auc, classes)));
 }
