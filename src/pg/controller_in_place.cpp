@@ -52,7 +52,8 @@ PG_FUNCTION_INFO_V1(dptrain_training_in_place_pass);
 Datum dptrain_training_prepare_run(PG_FUNCTION_ARGS) {
   if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                    errmsg("source, label, features and algorithm must not be NULL")));
+                    errmsg("source, label, features and algorithm must not be NULL"),
+                    errhint("dptrain.training_prepare_run is the CLI's; call dp_train to train in the server.")));
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE)
     elog(ERROR, "dptrain.training_prepare_run must return a row");
@@ -119,7 +120,8 @@ Datum dptrain_training_prepare_run(PG_FUNCTION_ARGS) {
 
 Datum dptrain_training_in_place_pass(PG_FUNCTION_ARGS) {
   if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("source, pass and input must not be NULL")));
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("source, pass and input must not be NULL"),
+                    errhint("dptrain.training_in_place_pass is the CLI's; call dp_train to train in the server.")));
   if (!IsolationUsesXactSnapshot())
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("a pass read in place needs a REPEATABLE READ transaction"),
@@ -134,7 +136,8 @@ Datum dptrain_training_in_place_pass(PG_FUNCTION_ARGS) {
   const int rc = dptrain::pg::execute_in_place_pass(sql, input, snapshot, relid);
   if (rc != SPI_OK_SELECT || SPI_processed != 1 || SPI_tuptable->tupdesc->natts != 1 ||
       SPI_gettypeid(SPI_tuptable->tupdesc, 1) != FLOAT8ARRAYOID)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pass must return one float8[] row")));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pass must return one float8[] row"),
+                    errhint("Pass a pass statement as the dptrain CLI builds it (one aggregate over the source).")));
   bool isnull = false;
   Datum result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
   if (!isnull) result = SPI_datumTransfer(result, false, -1);

@@ -22,13 +22,16 @@ Datum dptrain_distinct_text_values(PG_FUNCTION_ARGS) {
   const int32 max_values = PG_GETARG_INT32(2);
   const char* relname = get_rel_name(relid);
   if (relname == nullptr)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid)));
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid),
+                    errhint("Pass the table as a name, e.g. 'my_schema.my_table'.")));
   const AttrNumber attnum = get_attnum(relid, column);
   if (attnum == InvalidAttrNumber || attnum < 0)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                    errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname)));
+                    errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
+                    errhint("Pass the column's name as it is spelled in the table, without quotes.")));
   if (max_values < 0)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("max_values must not be negative")));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("max_values must not be negative"),
+                    errhint("Pass 0 or more.")));
   const char* col = quote_identifier(column);
   SPI_connect();
   // The relation's name, or a Citus table's guarded read of its shards

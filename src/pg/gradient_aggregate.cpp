@@ -89,7 +89,8 @@ ArrayType* transition_state(FunctionCallInfo fcinfo) {
   ArrayType* state;
   if (PG_ARGISNULL(0)) {
     if (PG_ARGISNULL(3))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("the gradient request must not be NULL")));
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("the gradient request must not be NULL"),
+                      errhint("Pass a request built by dptrain.gradient_request(...).")));
     state = state_of_request(aggcontext, PG_GETARG_ARRAYTYPE_P(3));
     std::size_t len;
     remember(fcinfo, state, state_data(state, &len), ARR_DIMS(state)[0]);

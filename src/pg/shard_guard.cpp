@@ -346,7 +346,9 @@ void check_guarded_query(Query* parse) {
     args[i] = eval_const_expressions(nullptr, static_cast<Node*>(list_nth(g.call->args, i)));
     if (!IsA(args[i], Const))
       ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                      errmsg("the arguments of dptrain.shard_guard must be constants")));
+                      errmsg("the arguments of dptrain.shard_guard must be constants"),
+                      errhint("dptrain.shard_guard is dptrain's own guard of the passes it sends to the shards; "
+                              "do not call it yourself.")));
   }
   const Const* columns = castNode(Const, args[0]);
   const Const* row_security = castNode(Const, args[1]);
@@ -397,7 +399,9 @@ Datum dptrain_shard_guard(PG_FUNCTION_ARGS) {
   if (statement == nullptr)
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("dptrain.shard_guard must be a condition of the statement that reads the shard"),
-                    errdetail("It was evaluated outside the execution of a statement whose plan holds it.")));
+                    errdetail("It was evaluated outside the execution of a statement whose plan holds it."),
+                    errhint("dptrain.shard_guard is dptrain's own guard of the passes it sends to the shards; "
+                            "do not call it yourself.")));
   Datum* columns;
   bool* nulls;
   int n;

@@ -53,7 +53,8 @@ Datum dptrain_shuffle_epoch_key(PG_FUNCTION_ARGS) {
   const double* run = key_words(PG_GETARG_ARRAYTYPE_P(0), 8, "a shuffle run key");
   const int64 epoch = PG_GETARG_INT64(1);
   if (epoch < 0)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("the epoch must be non-negative")));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("the epoch must be non-negative"),
+                    errhint("Number the epochs 0, 1, 2, ...")));
   double words[4];
   DPT_CORE({
     dptrain::privacy::KeyWords kw{};

@@ -110,7 +110,9 @@ Datum dptrain_sparsevec_recv(PG_FUNCTION_ARGS) {
   const int32 nnz = pq_getmsgint(buf, 4);
   if (nnz < 0 || nnz > dim || dim < 1 || dim > dptrain::sparse::kMaxDim)
     ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-                    errmsg("invalid dptrain.sparsevec: dimension %d with %d entries", dim, nnz)));
+                    errmsg("invalid dptrain.sparsevec: dimension %d with %d entries", dim, nnz),
+                    errhint("The binary form is int32 dim (1 to %d), int32 nnz (0 to dim), nnz int32 indices, "
+                            "nnz float8 values.", static_cast<int>(dptrain::sparse::kMaxDim))));
   const std::size_t size = dptrain::pg::sparsevec_size(nnz);
   auto* v = static_cast<SparseVec*>(palloc0(size));
   SET_VARSIZE(v, size);

@@ -800,7 +800,8 @@ static void require_shuffled_name(const char* shuffled) {
   const char* canonical = fields == 2 ? psprintf("pg_temp.dptrain_shuffled_%d_p%d", n, p)
                                       : psprintf("pg_temp.dptrain_shuffled_%d", n);
   if (fields < 1 || n < 1 || (fields == 2 && p < 1) || strcmp(shuffled, canonical) != 0)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("\"%s\" is not a dptrain training table", shuffled)));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("\"%s\" is not a dptrain training table", shuffled),
+                    errhint("Pass the shuffled table dptrain.training_prepare returned (pg_temp.dptrain_shuffled_N).")));
 }
 
 // A new uniformly random order of the rows, drawn as the copy's: the
@@ -845,7 +846,9 @@ void drop_training_data(const char* shuffled) {
 
 char** split_training_data(const char* shuffled, int parts, int64* rows) {
   require_shuffled_name(shuffled);
-  if (parts < 1) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("parts must be at least 1")));
+  if (parts < 1)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("parts must be at least 1"),
+                    errhint("Split into 1 to 1000 parts.")));
   char** names = static_cast<char**>(palloc(sizeof(char*) * parts));
   StringInfoData sql;
   initStringInfo(&sql);
@@ -914,7 +917,8 @@ Datum dptrain_usable_row(PG_FUNCTION_ARGS) {
 //   -> (shuffled text, rows bigint, dim int, classes text[], classes_from_data bool, source text)
 Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
   if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("source, label and features must not be NULL")));
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("source, label and features must not be NULL"),
+                    errhint("Name the table, its label column and its features column.")));
   TupleDesc tupdesc;
   if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE)
     elog(ERROR, "dptrain.training_prepare must return a row");
@@ -975,7 +979,8 @@ Datum dptrain_training_split(PG_FUNCTION_ARGS) {
   char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
   const int parts = PG_GETARG_INT32(1);
   if (parts < 1 || parts > 1000)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("parts must be between 1 and 1000")));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("parts must be between 1 and 1000"),
+                    errhint("Split into 1 to 1000 parts.")));
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
   InitMaterializedSRF(fcinfo, 0);
   int64* rows = static_cast<int64*>(palloc(sizeof(int64) * parts));

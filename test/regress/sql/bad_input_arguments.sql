@@ -116,6 +116,23 @@ FROM dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, seed =
 SELECT algorithm, classes FROM dp_train('bad_args', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-6,
                                          batch_size => 5, seed => 1, classes => '[-3:-2]={false,true}');
 
+-- The internal interface (the CLI's functions, the passes' aggregates): their refusals carry a
+-- hint too (these had none).
+CREATE TEMP TABLE internal_cases (ord serial, what text, sql text);
+INSERT INTO internal_cases (what, sql) VALUES
+  ('training_prepare, NULL source',       $$SELECT dptrain.training_prepare(NULL, 'y', 'x')$$),
+  ('training_prepare_run, NULL algorithm', $$SELECT dptrain.training_prepare_run('bad_args', 'y', 'x', NULL)$$),
+  ('training_in_place_pass, NULL pass',   $$SELECT dptrain.training_in_place_pass('bad_args', NULL, '{}')$$),
+  ('training_split, 0 parts',             $$SELECT dptrain.training_split('pg_temp.dptrain_shuffled_1', 0)$$),
+  ('training_split, not a training table', $$SELECT dptrain.training_split('bad_args', 2)$$),
+  ('distinct_text_values, unknown column', $$SELECT dptrain.distinct_text_values('bad_args', 'nope', 3)$$),
+  ('distinct_text_values, max_values < 0', $$SELECT dptrain.distinct_text_values('bad_args', 't', -1)$$),
+  ('gradient_sum, NULL request',          $$SELECT dptrain.gradient_sum(x, 1::float8, NULL) FROM bad_args$$),
+  ('shuffle_epoch_key, epoch < 0',        $$SELECT dptrain.shuffle_epoch_key(dptrain.shuffle_run_key(1), -1)$$);
+\x on
+SELECT c.ord, c.what, r.* FROM internal_cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
+\x off
+
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name = 'public.bad_args';
 DELETE FROM dptrain.models WHERE source = 'public.bad_args';
