@@ -39,7 +39,9 @@ void check_options(const TrainingConfig& c, const std::string& algorithm,
 std::string string_option(const TrainingConfig& c, const char* key, const std::string& fallback) {
   const auto it = c.options.find(key);
   if (it == c.options.end()) return fallback;
-  if (!it->is_string()) fail(ErrorKind::InvalidParameter, std::string("options.") + key + " must be a string");
+  if (!it->is_string())  // (it had no hint)
+    fail(ErrorKind::InvalidParameter, std::string("options.") + key + " must be a string", {},
+         std::string("Pass it as a JSON string, e.g. options => '{\"") + key + "\": \"" + fallback + "\"}'.");
   return it->get<std::string>();
 }
 

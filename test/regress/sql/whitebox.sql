@@ -166,6 +166,9 @@ SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13',
                        options => '{"gaussian_calibration": "classic"}');
 SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, options => '{"gaussian_calibration": "classic"}');
 SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, options => '{"sigma": 1}');
+-- a string option that is not a string (it had no hint)
+SELECT * FROM dp_train('wb', 'y', 'x', intercept => false, algorithm => 'scs13', epsilon => 1, delta => 1e-6,
+                       options => '{"accountant": 1}');
 SELECT dptrain.sgd_state_with_noise(dptrain.sgd_state(3), 'laplace', 1);
 -- a step so large that the weights overflow says so (it was "malformed dptrain training state",
 -- "do not construct them by hand")
