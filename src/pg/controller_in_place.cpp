@@ -25,6 +25,7 @@
 #include "models.h"
 #include "core/algorithms/algorithm.h"
 #include "distributed_source.h"
+#include "intercept_rows.h"
 #include "local_source.h"
 #include "training_data.h"
 

@@ -200,7 +200,7 @@ Oid citus_table_behind(Oid relid) {
   return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
-// The rows as the copy of a plain table would hold them (training_data.cpp):
+// The rows as the copy of a plain table would hold them (training_copy.cpp):
 // for a reader, the features cast to float8[] and the class index; for a
 // role without read access, every row a run cannot use replaced by the
 // fixed public row (d zeros, first class), with no error depending on it.

@@ -10,11 +10,12 @@
 #include "core/packed_model.h"
 #include "encoded_features.h"
 #include "label_classes.h"
+#include "row_checks.h"
 #include "models.h"
 #include "shard_guard.h"
 #include "sparsevec.h"
 #include "statement_checks.h"
-#include "training_data.h"
+#include "training_columns.h"
 
 namespace pm = dptrain::packed_model;
 using dptrain::pg::float8_array_data;

@@ -9,12 +9,15 @@
 #include "shard_guard.h"
 #include "encoded_features.h"
 #include "feature_encodings.h"
+#include "intercept_rows.h"
 #include "local_source.h"
 #include "ledger.h"
 #include "models.h"
 #include "pass_messages.h"
 #include "phase_timing.h"
+#include "training_columns.h"
 #include "training_data.h"
+#include "training_tables.h"
 
 namespace dptrain::pg {
 
