@@ -322,4 +322,19 @@ void drop_run_tables(const char* prepared, const DriveScratch& scratch) {
   drop_training_data(prepared);
 }
 
+void drive_run_as_pass_role(dptrain::Run* run, const RunIdentities& ids, const PreparedData& prep,
+                            DriveScratch* scratch) {
+  IdentitySwitch as_pass_role;
+  switch_identity(&as_pass_role, pass_role(ids, prep), prep.reads_source());
+  drive_run(run, prep.shuffled, scratch, ids.caller_reads, "");
+  restore_identity(&as_pass_role);
+}
+
+void drop_run_tables_as_runner(const RunIdentities& ids, const PreparedData& prep, const DriveScratch& scratch) {
+  IdentitySwitch as_runner;
+  switch_identity(&as_runner, ids.runner, false);
+  drop_run_tables(prep.shuffled, scratch);
+  restore_identity(&as_runner);
+}
+
 }  // namespace dptrain::pg

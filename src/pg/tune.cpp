@@ -252,23 +252,6 @@ std::unique_ptr<TuneSession> new_tune_session(const dptrain::pg::RunArguments& a
   return session;
 }
 
-// Step 4. holdout: the l + 1 disjoint parts, every candidate on its own part,
-// its released model scored on the held-out part; liu_talwar: random
-// candidates on the whole table, each scored with noise, until the coin
-// stops the search. Over the copy as the runner (the temp tables, the
-// passes and the counts are its); over a distributed table's shards as
-// the reader, in a security-restricted operation (pass_role, as dp_train).
-void run_candidates(TuneSession* s, const dptrain::pg::RunIdentities& ids, const dptrain::pg::PreparedData& prep) {
-  dptrain::pg::IdentitySwitch as_pass_role;
-  dptrain::pg::switch_identity(&as_pass_role, dptrain::pg::pass_role(ids, prep), prep.reads_source());
-  dptrain::pg::drive_run(s->run, prep.shuffled, &s->scratch, ids.caller_reads, "");
-  dptrain::pg::restore_identity(&as_pass_role);
-  dptrain::pg::IdentitySwitch as_runner;
-  dptrain::pg::switch_identity(&as_runner, ids.runner, false);
-  dptrain::pg::drop_run_tables(prep.shuffled, s->scratch);
-  dptrain::pg::restore_identity(&as_runner);
-}
-
 // The chosen candidate's parameters, as dp_tune returns them.
 struct ChosenCandidate {
   int candidates = 0;
@@ -384,9 +367,15 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   s->scratch.relid = relid;
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
-  // 4. Every candidate's passes (run_candidates).
+  // 4. holdout: the l + 1 disjoint parts, every candidate on its own part,
+  // its released model scored on the held-out part; liu_talwar: random
+  // candidates on the whole table, each scored with noise, until the coin
+  // stops the search. Over the copy as the runner (the temp tables, the
+  // passes and the counts are its); over a distributed table's shards as
+  // the reader, in a security-restricted operation (pass_role, as dp_train).
   const TimestampTz start = GetCurrentTimestamp();
-  run_candidates(s, ids, prep);
+  dptrain::pg::drive_run_as_pass_role(s->run, ids, prep, &s->scratch);
+  dptrain::pg::drop_run_tables_as_runner(ids, prep, s->scratch);
 
   // 5. The selection; the chosen model stored like dp_train's (the total
   // was charged in step 3).
