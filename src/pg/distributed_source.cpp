@@ -229,16 +229,17 @@ void source_row_expressions(const RunIdentities& ids, PreparedData* prep) {
   prep->y_expr = psprintf("(CASE WHEN %s THEN %s ELSE 0::pg_catalog.float8 END)", usable, ys);
 }
 
-void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
-                               PreparedData* prep) {
-  prep->distributed = false;
-  if (!citus_installed()) return;
-  char* column = hash_distribution_column(relid);
-  if (column == nullptr) return;  // a local, reference or Citus-local table: the copy path
+namespace {
+
+// The distribution column of a table trained in place (docs/distributed.md):
+// neither the label nor the features, an integer, and every column the
+// passes read of a built-in type.
+void check_distribution_column(Oid relid, const char* label, const char* features, const char* column,
+                               const char* source_name) {
   // Section 2: the guarantee assumes a replaced row stays in its shard.
   if (strcmp(column, label) == 0 || strcmp(column, features) == 0)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("\"%s\" is distributed by its %s column \"%s\"", prep->source_name,
+                    errmsg("\"%s\" is distributed by its %s column \"%s\"", source_name,
                            strcmp(column, label) == 0 ? "label" : "features", column),
                     errdetail("Replacing a row would move it to another shard and change the shard sizes the "
                               "distributed privacy guarantee treats as public."),
@@ -246,7 +247,7 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
   const Oid type = getBaseType(get_atttype(relid, get_attnum(relid, column)));
   if (type != INT2OID && type != INT4OID && type != INT8OID)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("\"%s\" is distributed by \"%s\", which is not an integer column", prep->source_name, column),
+                    errmsg("\"%s\" is distributed by \"%s\", which is not an integer column", source_name, column),
                     errdetail("Training in place shuffles every shard by a keyed hash of an integer row key."),
                     errhint("Distribute the table by an integer surrogate key (e.g. a bigint id), or train on a local copy.")));
   // The passes read and cast these columns (as the reader): on the workers
@@ -257,43 +258,63 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
     if (!builtin_column_type(get_atttype(relid, get_attnum(relid, c))))
       ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                       errmsg("column \"%s\" of \"%s\" has a type that training in place on a distributed table "
-                             "does not read", c, prep->source_name),
+                             "does not read", c, source_name),
                       errdetail("The pushed-down passes read and cast it with the rights of the function's owner; "
                                 "a type made by a role may have casts of that role's."),
                       errhint("Use a built-in type (e.g. text or float8[]) or a domain over one, or train on a "
                               "local copy.")));
+}
+
+// A plain table (not partitioned) without row security.
+void check_distributed_relation(Oid relid, const char* source_name) {
   if (get_rel_relkind(relid) != RELKIND_RELATION)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("\"%s\" is a partitioned distributed table, which training in place does not support",
-                           prep->source_name),
+                           source_name),
                     errhint("Train on a local copy, or on one partition.")));
   if (has_row_security(relid))
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("\"%s\" has row-level security, which training in place on a distributed table does not "
-                           "support", prep->source_name),
+                           "support", source_name),
                     errdetail("The pushed-down passes read the shards with the rights of the function's owner."),
                     errhint("Train on a local copy of the rows the role may see.")));
-  // What the catalog can tell about "surrogate key": unique. Not unique
-  // (several rows per value) suggests data. A role that may read the table
-  // is warned and goes on (the guarantee rests on the assumption the
-  // metadata states); a role training without read access is refused,
-  // before the charge: it would get shard sizes that are a histogram of that
-  // column, and a guarantee that does not hold for it.
+}
+
+// What the catalog can tell about "surrogate key": unique. Not unique
+// (several rows per value) suggests data. A role that may read the table
+// is warned and goes on (the guarantee rests on the assumption the
+// metadata states); a role training without read access is refused,
+// before the charge: it would get shard sizes that are a histogram of that
+// column, and a guarantee that does not hold for it.
+void check_surrogate_key(Oid relid, const char* column, const RunIdentities& ids, const char* source_name) {
   const bool unique = unique_by_itself(relid, get_attnum(relid, column));
   if (!unique && !ids.caller_reads)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("\"%s\" is distributed by \"%s\", which has no unique index: training on it in place "
-                           "needs read access", prep->source_name, column),
+                           "needs read access", source_name, column),
                     errdetail("Without a unique index the distribution column may hold data, and the shard sizes "
                               "the guarantee treats as public would reveal it."),
                     errhint("Ask the owner to distribute the table by a unique id (e.g. a bigint primary key).")));
   if (!unique)
     ereport(WARNING, (errmsg("the privacy guarantee on \"%s\" assumes that its distribution column \"%s\" is a "
-                             "surrogate key", prep->source_name, column),
+                             "surrogate key", source_name, column),
                       errdetail("\"%s\" has no unique index. If it holds data, a neighbouring table may move a row "
                                 "to another shard and change the shard sizes the guarantee treats as public.",
                                 column),
                       errhint("Distribute the table by a unique id (e.g. a bigint primary key).")));
+}
+
+}  // namespace
+
+void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
+                               PreparedData* prep) {
+  prep->distributed = false;
+  if (!citus_installed()) return;
+  char* column = hash_distribution_column(relid);
+  if (column == nullptr) return;  // a local, reference or Citus-local table: the copy path
+  check_distribution_column(relid, label, features, column, prep->source_name);
+  check_distributed_relation(relid, prep->source_name);
+  check_surrogate_key(relid, column, ids, prep->source_name);
   // The shards' kind and row security are checked by the guard of every
   // statement that reads them (shard_guard.h), this one included.
   count_shard_rows(relid, ids, prep);
