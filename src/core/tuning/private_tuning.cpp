@@ -339,7 +339,25 @@ Model Tuner::release(double seconds) {
   data["held_out_rows"] = held_out_rows_;
   m.details["data"] = data;
 
-  m.details["privacy"] = {
+  m.details["privacy"] = privacy_details(candidate_privacy, epsilon, delta);
+  m.details["tuning"] = tuning_details();
+  if (split_) {
+    // The table's distribution (n_s per shard) and every part's n_{s,i}, as
+    // public as the set of keys; redacted for a role without read access.
+    m.details["tuning"]["split"] = split_metadata();
+    m.details["tuning"]["part_shard_rows"] = split_->rows;
+    m.details["data"]["distribution"] = distributed::describe(config_);
+    m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
+  }
+  m.details["seconds"] = seconds;
+  m.details.erase("seed");
+  m.details.erase("warnings");
+  add_seed_and_warnings(m, config_, warnings_);  // the search's, not the candidate's
+  return m;
+}
+
+nlohmann::json Tuner::privacy_details(const nlohmann::json& candidate_privacy, double epsilon, double delta) const {
+  return {
       {"private", true},
       {"notion", candidate_privacy.value("notion", delta > 0 ? "(epsilon, delta)-DP" : "epsilon-DP")},
       {"epsilon", epsilon},
@@ -373,11 +391,14 @@ Model Tuner::release(double seconds) {
       {"epochs_fixed_in_advance", true},
       {"candidate", candidate_privacy},
   };
+}
+
+nlohmann::json Tuner::tuning_details() const {
   std::vector<nlohmann::json> grid_candidates;
   for (const Candidate& c : candidates_) grid_candidates.push_back(c.to_json());
   nlohmann::json chosen = candidates_[chosen_].to_json();
   chosen["index"] = chosen_;
-  m.details["tuning"] = {
+  return {
       {"algorithm", "Bolt-on Algorithm 3 (held-out tuning with the exponential mechanism)"},
       {"grid", grid_.to_json()},
       {"candidates", candidates()},
@@ -385,19 +406,6 @@ Model Tuner::release(double seconds) {
       {"part_rows", part_rows_},
       {"chosen", chosen},
   };
-  if (split_) {
-    // The table's distribution (n_s per shard) and every part's n_{s,i}, as
-    // public as the set of keys; redacted for a role without read access.
-    m.details["tuning"]["split"] = split_metadata();
-    m.details["tuning"]["part_shard_rows"] = split_->rows;
-    m.details["data"]["distribution"] = distributed::describe(config_);
-    m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
-  }
-  m.details["seconds"] = seconds;
-  m.details.erase("seed");
-  m.details.erase("warnings");
-  add_seed_and_warnings(m, config_, warnings_);  // the search's, not the candidate's
-  return m;
 }
 
 nlohmann::json Tuner::split_metadata() const {
