@@ -137,6 +137,27 @@ bool random_stopping_by_default(const std::string& algorithm) {
   return make_algorithm(algorithm)->adjacency() != privacy::Adjacency::ReplaceOne;
 }
 
+namespace {
+
+// The plan of a candidate's run; its errors say which candidate failed.
+TrainingPlan plan_candidate(const TrainingConfig& c, const Candidate& k) {
+  TrainingPlan p;
+  try {
+    p = make_algorithm(c.algorithm)->plan(c);
+    // Algorithms and schedules that cannot train shard by shard, and the
+    // per-shard PSGD plan of epoch runs: refused here, before the charge.
+    if (c.distributed()) distributed::check(c);
+  } catch (const Error& e) {
+    throw Error(e.kind(), e.what(),
+                "In the tuning candidate " + describe(k) + ", trained on " + std::to_string(c.rows) + " rows." +
+                    (e.detail().empty() ? "" : " " + e.detail()),
+                e.hint(), e.sqlstate());
+  }
+  return p;
+}
+
+}  // namespace
+
 Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
     : config_(std::move(config)), grid_(std::move(grid)), split_(std::move(split)) {
   validate_arguments(config_);
@@ -168,36 +189,8 @@ Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
 
   for (int i = 0; i < candidates(); ++i) {
     const Candidate& k = candidates_[i];
-    TrainingConfig c = config_;
-    c.lambda = k.lambda;
-    c.epochs = k.epochs;
-    c.batch_size = k.batch_size;
-    c.rows = part_rows_[i];  // every bound for the part the candidate sees (Algorithm 3)
-    // On shards: the per-shard PSGD bound and step for the part's n_{s,i}.
-    if (split_) c.shard_rows = split_->rows[static_cast<std::size_t>(i)];
-    c.name.clear();
-    if (config_.seed) c.seed = candidate_seed(*config_.seed, static_cast<std::uint64_t>(i));
-    if (k.batch_size > c.rows)
-      bad("batch size " + std::to_string(k.batch_size) + " is larger than the " + std::to_string(c.rows) +
-              " rows of a tuning part (part " + std::to_string(i + 1) + " of " + std::to_string(parts()) + ")",
-          "With " + std::to_string(candidates()) + " candidates the table is split into " +
-              std::to_string(parts()) + " parts; use fewer candidates or smaller batch sizes.",
-          "The candidate " + describe(k) + " trains on part " + std::to_string(i + 1) + "." +
-              (split_ ? " The parts of a distributed table are a keyed hash of \"" + config_.distribution_column +
-                            "\", so their sizes vary (docs/tuning.md section 5)."
-                      : ""));
-    TrainingPlan p;
-    try {
-      p = make_algorithm(c.algorithm)->plan(c);
-      // Algorithms and schedules that cannot train shard by shard, and the
-      // per-shard PSGD plan of epoch runs: refused here, before the charge.
-      if (c.distributed()) distributed::check(c);
-    } catch (const Error& e) {
-      throw Error(e.kind(), e.what(),
-                  "In the tuning candidate " + describe(k) + ", trained on " + std::to_string(c.rows) + " rows." +
-                      (e.detail().empty() ? "" : " " + e.detail()),
-                  e.hint(), e.sqlstate());
-    }
+    TrainingConfig c = make_candidate_config(i);
+    const TrainingPlan p = plan_candidate(c, k);
     if (!p.epsilon || *p.epsilon != *config_.epsilon || p.delta.value_or(0.0) != config_.delta.value_or(0.0))
       fail(ErrorKind::Internal, "a tuning candidate does not spend exactly the requested (epsilon, delta)");
     for (const std::string& w : p.warnings)
@@ -207,6 +200,29 @@ Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
   }
   models_.resize(candidates_.size());
   errors_.assign(candidates_.size(), -1);
+}
+
+TrainingConfig Tuner::make_candidate_config(int i) const {
+  const Candidate& k = candidates_[i];
+  TrainingConfig c = config_;
+  c.lambda = k.lambda;
+  c.epochs = k.epochs;
+  c.batch_size = k.batch_size;
+  c.rows = part_rows_[i];  // every bound for the part the candidate sees (Algorithm 3)
+  // On shards: the per-shard PSGD bound and step for the part's n_{s,i}.
+  if (split_) c.shard_rows = split_->rows[static_cast<std::size_t>(i)];
+  c.name.clear();
+  if (config_.seed) c.seed = candidate_seed(*config_.seed, static_cast<std::uint64_t>(i));
+  if (k.batch_size > c.rows)
+    bad("batch size " + std::to_string(k.batch_size) + " is larger than the " + std::to_string(c.rows) +
+            " rows of a tuning part (part " + std::to_string(i + 1) + " of " + std::to_string(parts()) + ")",
+        "With " + std::to_string(candidates()) + " candidates the table is split into " +
+            std::to_string(parts()) + " parts; use fewer candidates or smaller batch sizes.",
+        "The candidate " + describe(k) + " trains on part " + std::to_string(i + 1) + "." +
+            (split_ ? " The parts of a distributed table are a keyed hash of \"" + config_.distribution_column +
+                          "\", so their sizes vary (docs/tuning.md section 5)."
+                    : ""));
+  return c;
 }
 
 const Candidate& Tuner::candidate(int i) const {
