@@ -180,9 +180,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   if (on_columns) prep.columns = &columns;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep, dptrain::pg::InPlace::Any, plan_before_charge, s);
-  if (prep.reads_source()) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
-  s->scratch.local = prep.in_place;
-  s->scratch.relid = relid;
+  dptrain::pg::set_pass_source(prep, relid, &s->scratch);
 
   // 4. The defaults the caller left to us (public facts only), then the whole
   // plan (steps, noise) from public inputs only: made by the hook above

@@ -337,6 +337,12 @@ void drop_run_tables(const char* prepared, const DriveScratch& scratch) {
   drop_training_data(prepared);
 }
 
+void set_pass_source(const PreparedData& prep, Oid relid, DriveScratch* scratch) {
+  if (prep.reads_source()) DPT_CORE({ scratch->source = distributed_source(prep); });
+  scratch->local = prep.in_place;
+  scratch->relid = relid;
+}
+
 void drive_run_as_pass_role(dptrain::Run* run, const RunIdentities& ids, const PreparedData& prep,
                             DriveScratch* scratch) {
   IdentitySwitch as_pass_role;

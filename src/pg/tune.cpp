@@ -362,9 +362,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep,
                          dptrain::pg::InPlace::Distributed, plan_candidates, s);
-  if (prep.reads_source()) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
-  s->scratch.local = prep.in_place;
-  s->scratch.relid = relid;
+  dptrain::pg::set_pass_source(prep, relid, &s->scratch);
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
   // 4. holdout: the l + 1 disjoint parts, every candidate on its own part,
