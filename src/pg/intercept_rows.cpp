@@ -12,6 +12,15 @@ char* with_intercept(const char* features, const PreparedData* out) {
                   out->intercept_bound, out->intercept);
 }
 
+void read_intercept_arguments(FunctionCallInfo fcinfo, int bound_arg, int intercept_arg, PreparedData* out) {
+  if (PG_ARGISNULL(intercept_arg)) return;
+  const double bound = PG_ARGISNULL(bound_arg) ? 0.0 : PG_GETARG_FLOAT8(bound_arg);
+  const double b = PG_GETARG_FLOAT8(intercept_arg);
+  require_intercept_arguments(bound, b);
+  out->intercept_bound = bound;
+  out->intercept = b;
+}
+
 void require_intercept_arguments(double bound, double b) {
   if (!(bound > 0) || !std::isfinite(bound) || !(b > 0) || !std::isfinite(b))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -14,6 +14,11 @@ struct PreparedData;  // training_data.h
 // double); otherwise a copy of `features`.
 char* with_intercept(const char* features, const PreparedData* out);
 
+// The intercept of the controller's SQL functions: arguments `bound_arg`
+// (feature_bound, NULL: 0) and `intercept_arg` (intercept), checked, into
+// out->intercept_bound and out->intercept; nothing when the intercept is NULL.
+void read_intercept_arguments(FunctionCallInfo fcinfo, int bound_arg, int intercept_arg, PreparedData* out);
+
 // ERROR 22023 unless the intercept's clipping bound R and constant b are
 // positive finite numbers (training/intercept.h): dptrain.intercept_row and
 // training_prepare take them from SQL.

@@ -10,6 +10,18 @@
 #include "models.h"
 #include "training_tables.h"
 
+namespace {
+
+// `step` on the prepared table named by argument 0, inside SPI.
+void on_training_table(FunctionCallInfo fcinfo, void (*step)(const char*)) {
+  char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+  SPI_connect();
+  step(name);
+  SPI_finish();
+}
+
+}  // namespace
+
 extern "C" {
 
 PG_FUNCTION_INFO_V1(dptrain_training_prepare);
@@ -62,19 +74,10 @@ Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
   tupdesc = BlessTupleDesc(tupdesc);
   dptrain::pg::PreparedData prepared;
   MemoryContext caller = CurrentMemoryContext;
-  // The controller's path: everything with the caller's own rights (it needs
-  // SELECT on the data and EXECUTE on the epoch aggregate anyway).
-  dptrain::pg::RunIdentities ids;
-  ids.caller = ids.reader = ids.runner = GetUserId();
-  ids.caller_reads = true;
+  const dptrain::pg::RunIdentities ids = dptrain::pg::caller_identities();
   // Arguments 6 and 7 (feature_bound, intercept): the rows of a run with an
   // intercept, (x clipped to feature_bound, intercept) (training/intercept.h).
-  if (!PG_ARGISNULL(6)) {
-    const double bound = PG_ARGISNULL(5) ? 0.0 : PG_GETARG_FLOAT8(5), b = PG_GETARG_FLOAT8(6);
-    dptrain::pg::require_intercept_arguments(bound, b);
-    prepared.intercept_bound = bound;
-    prepared.intercept = b;
-  }
+  dptrain::pg::read_intercept_arguments(fcinfo, 5, 6, &prepared);
   SPI_connect();
   dptrain::pg::prepare_training_data(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)),
                                      text_to_cstring(PG_GETARG_TEXT_PP(2)),
@@ -96,18 +99,12 @@ Datum dptrain_training_prepare(PG_FUNCTION_ARGS) {
 }
 
 Datum dptrain_training_reshuffle(PG_FUNCTION_ARGS) {
-  char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-  SPI_connect();
-  dptrain::pg::reshuffle_training_data(name);
-  SPI_finish();
+  on_training_table(fcinfo, dptrain::pg::reshuffle_training_data);
   PG_RETURN_VOID();
 }
 
 Datum dptrain_training_drop(PG_FUNCTION_ARGS) {
-  char* name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-  SPI_connect();
-  dptrain::pg::drop_training_data(name);
-  SPI_finish();
+  on_training_table(fcinfo, dptrain::pg::drop_training_data);
   PG_RETURN_VOID();
 }
 
