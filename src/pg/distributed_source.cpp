@@ -10,18 +10,13 @@
 #include "label_classes.h"
 #include "shard_guard.h"
 #include "statement_checks.h"
+#include "training_spi.h"
 
 namespace dptrain::pg {
 namespace {
 
-void exec_or_fail(const char* sql, int nargs, Oid* types, Datum* values, int expected) {
-  const int rc = nargs > 0 ? SPI_execute_with_args(sql, nargs, types, values, nullptr, false, 0)
-                           : SPI_execute(sql, false, 0);
-  if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
-}
-
 bool citus_installed() {
-  exec_or_fail("SELECT 1 FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'citus'", 0, nullptr,
+  spi_exec("SELECT 1 FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'citus'", 0, nullptr,
                nullptr, SPI_OK_SELECT);
   return SPI_processed == 1;
 }
@@ -30,7 +25,7 @@ bool citus_installed() {
 char* hash_distribution_column(Oid relid) {
   Oid type[1] = {REGCLASSOID};
   Datum value[1] = {ObjectIdGetDatum(relid)};
-  exec_or_fail("SELECT pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) "
+  spi_exec("SELECT pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) "
                "FROM pg_catalog.pg_dist_partition p "
                "WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1 AND p.partmethod OPERATOR(pg_catalog.=) 'h'",
                1, type, value, SPI_OK_SELECT);
@@ -43,7 +38,7 @@ char* hash_distribution_column(Oid relid) {
 List* shard_ids(Oid relid) {
   Oid type[1] = {REGCLASSOID};
   Datum value[1] = {ObjectIdGetDatum(relid)};
-  exec_or_fail("SELECT s.shardid FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid OPERATOR(pg_catalog.=) $1 "
+  spi_exec("SELECT s.shardid FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid OPERATOR(pg_catalog.=) $1 "
                "ORDER BY s.shardid",
                1, type, value, SPI_OK_SELECT);
   List* ids = NIL;
@@ -142,7 +137,7 @@ bool has_row_security(Oid relid) {
 bool unique_by_itself(Oid relid, AttrNumber column) {
   Oid types[2] = {OIDOID, INT2OID};
   Datum values[2] = {ObjectIdGetDatum(relid), Int16GetDatum(column)};
-  exec_or_fail("SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) $1 AND i.indisunique "
+  spi_exec("SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) $1 AND i.indisunique "
                "AND i.indnkeyatts OPERATOR(pg_catalog.=) 1 AND i.indkey[0] OPERATOR(pg_catalog.=) $2",
                2, types, values, SPI_OK_SELECT);
   return SPI_processed > 0;
@@ -154,7 +149,7 @@ bool is_citus_table(Oid relid) {
   if (!citus_installed()) return false;
   Oid type[1] = {REGCLASSOID};
   Datum value[1] = {ObjectIdGetDatum(relid)};
-  exec_or_fail("SELECT 1 FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1", 1, type,
+  spi_exec("SELECT 1 FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1", 1, type,
                value, SPI_OK_SELECT);
   return SPI_processed > 0;
 }
@@ -171,7 +166,7 @@ Oid citus_table_behind(Oid relid) {
   // two kinds of depender scanned every pg_depend row referring to a
   // relation once per relation reached (measured: 1.25 s for a chain of 400
   // views among 21,000 pg_depend rows; 10 ms this way).
-  exec_or_fail(
+  spi_exec(
       "WITH RECURSIVE reached(relid) AS ("
       " SELECT $1"
       " UNION"
@@ -371,8 +366,8 @@ int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& 
 
 int begin_distributed_passes() {
   const int level = NewGUCNestLevel();
-  exec_or_fail("SET LOCAL citus.propagate_set_commands = 'local'", 0, nullptr, nullptr, SPI_OK_UTILITY);
-  exec_or_fail("SET LOCAL max_parallel_workers_per_gather = 0", 0, nullptr, nullptr, SPI_OK_UTILITY);
+  spi_exec("SET LOCAL citus.propagate_set_commands = 'local'", 0, nullptr, nullptr, SPI_OK_UTILITY);
+  spi_exec("SET LOCAL max_parallel_workers_per_gather = 0", 0, nullptr, nullptr, SPI_OK_UTILITY);
   return level;
 }
 

@@ -1,6 +1,7 @@
-// The SPI calls of the training data's statements (training_data.h): run a
-// statement, read a count from its result, name the run's temp tables.
-// Require SPI_connect().
+// SPI calls of the statements that read the source (the training data,
+// training_data.h; reading_errors.h; distributed_source.h): run a statement,
+// read a count from its result, name the run's temp tables. Require
+// SPI_connect().
 #pragma once
 
 #include "statement_checks.h"
