@@ -113,7 +113,9 @@ void count_shape(Oid relid, const SourceColumns& c, const RunIdentities& ids, co
   spi_exec_hiding_errors(ids, relid, sql, 0, nullptr, nullptr, SPI_OK_SELECT);
   *n = datum_int64(0, 1);
   if (c.encoded)
-    DPT_CORE({ *dim = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(out->encoding)).dim(); });
+    DPT_CORE({
+      *dim = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(out->encoding)).dim();
+    });
   else
     *dim = datum_int64(0, 2);
   if (*n == 0) refuse_no_rows(c.relname);
