@@ -8,8 +8,8 @@
 #   scan                 SELECT sum(cardinality(x))
 #   former/current, declared classes   label y, classes => {false,true}
 #   former/current, classes from the data   label k, no classes
-#     (the statements exactly as src/pg/training_data.cpp wrote them before
-#     and writes them now, run by psql as the reader)
+#     (the statements exactly as the row checks (src/pg/row_checks.cpp) wrote them before
+#     and write them now, run by psql as the reader)
 #   prepare_run          dptrain.training_prepare_run(..., 'amp', ...) in a
 #                        REPEATABLE READ transaction: the whole validation
 #                        of this build (inspect_training_data), and no copy

@@ -111,6 +111,79 @@ void refuse_existing(client::PgConnection& conn, const std::string& quoted, cons
          "Pass --replace to drop and recreate it, or choose another --table.");
 }
 
+// The share of positive rows of a part with a boolean label.
+double positive_rate(const loader::PartStats& s) {
+  return s.rows ? static_cast<double>(s.positives) / static_cast<double>(s.rows) : 0.0;
+}
+
+// Creates the table `t` (id, x, y) of one part, copies the part's rows into
+// it and records its load spec: in the table's comment, and beside the table
+// when the extension is there (`registry`).
+loader::PartStats load_part(client::PgConnection& conn, loader::Dataset& data, const LoadCliOptions& c, int p,
+                            const std::string& t, const std::string& columns, const nlohmann::json& meta,
+                            bool registry) {
+  if (c.replace && conn.exec("SELECT to_regclass($1) IS NOT NULL", {t}).get(0, 0) == "t")
+    conn.exec("DROP TABLE " + t);
+  conn.exec("CREATE TABLE " + t + " (" + columns + ")");
+  const loader::PartStats stats = loader::copy_part(conn, data, static_cast<Part>(p), t, !c.json, c.sparse);
+  conn.exec("ALTER TABLE " + t + " ADD PRIMARY KEY (id)");
+  nlohmann::json m = meta;
+  m["part"] = p == 0 ? "train" : "test";
+  // With the extension, the spec goes beside the table, for the models
+  // trained on it, and the comment (which every role can read) keeps the
+  // public part (docs/loading-data.md, docs/governance.md).
+  const nlohmann::json comment = registry ? loader::public_comment(m) : m;
+  conn.exec("COMMENT ON TABLE " + t + " IS " + conn.quote_literal(comment.dump()));
+  if (registry)
+    conn.exec("SELECT dptrain.register_load_spec($1::regclass, $2::jsonb)", {t, loader::registered_spec(m).dump()});
+  return stats;
+}
+
+// What was loaded, as one line of JSON (--json).
+void print_summary_json(const LoadCliOptions& c, const loader::Dataset& data, const loader::PartStats* stats,
+                        const nlohmann::json& meta, const std::string& y_type, const std::string& test_name,
+                        bool with_test, double seconds) {
+  nlohmann::json j = {{"table", c.table},
+                      {"train_rows", stats[0].rows},
+                      {"features", data.dims()},
+                      {"label_type", y_type},
+                      {"classes", data.labels().classes()},
+                      {"feature_sum", stats[0].feature_sum},
+                      {"max_row_norm", std::max(stats[0].max_norm, stats[1].max_norm)},
+                      {"dropped_rows", meta["dropped_rows"]},
+                      {"format", meta["format"]},
+                      {"sparse", c.sparse},
+                      {"seconds", seconds}};
+  if (with_test) {
+    j["test_table"] = test_name;
+    j["test_rows"] = stats[1].rows;
+  }
+  if (data.labels().type() == loader::LabelType::Boolean) {
+    j["positive"] = data.labels().positive();
+    j["positive_rate_train"] = positive_rate(stats[0]);
+    if (with_test) j["positive_rate_test"] = positive_rate(stats[1]);
+  }
+  if (data.projection()) j["projection"] = meta["projection"];
+  std::cout << j.dump() << "\n";
+}
+
+// What was loaded, as one line of text.
+void print_summary_text(const LoadCliOptions& c, const loader::Dataset& data, const loader::PartStats* stats,
+                        const std::string& test_name, bool with_test, double seconds) {
+  std::cout << "loaded " << c.table << ": " << stats[0].rows << " rows";
+  if (with_test) std::cout << ", " << test_name << ": " << stats[1].rows << " rows";
+  std::cout << "; " << data.dims() << " features; " << data.labels().classes().size() << " classes (y "
+            << data.labels().describe_type();
+  if (data.labels().type() == loader::LabelType::Boolean) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.2f%%", 100.0 * positive_rate(stats[0]));
+    std::cout << ", " << buf << " positive in train";
+  }
+  char secs[32];
+  std::snprintf(secs, sizeof(secs), "%.1f", seconds);
+  std::cout << "); " << secs << " s\n";
+}
+
 void run(const LoadCliOptions& c, const CLI::App& cmd) {
   const auto started = std::chrono::steady_clock::now();
   const loader::LoadOptions options = to_load_options(c, cmd);
@@ -141,75 +214,23 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
   // Without the extension (a plain database) the table comment is the only record.
   const bool registry =
       conn.exec("SELECT to_regprocedure('dptrain.register_load_spec(regclass, jsonb)') IS NOT NULL").get(0, 0) == "t";
+  const std::string columns =
+      "id bigint NOT NULL, x " + x_type + compression + " NOT NULL, y " + y_type + " NOT NULL";
   conn.exec("BEGIN");
   try {
     loader::PartStats stats[2];
-    for (int p = 0; p < (with_test ? 2 : 1); ++p) {
-      const Part part = static_cast<Part>(p);
-      const std::string& t = p == 0 ? table : test_table;
-      if (c.replace && conn.exec("SELECT to_regclass($1) IS NOT NULL", {t}).get(0, 0) == "t")
-        conn.exec("DROP TABLE " + t);
-      conn.exec("CREATE TABLE " + t + " (id bigint NOT NULL, x " + x_type + compression + " NOT NULL, y " + y_type +
-                " NOT NULL)");
-      stats[p] = loader::copy_part(conn, data, part, t, !c.json, c.sparse);
-      conn.exec("ALTER TABLE " + t + " ADD PRIMARY KEY (id)");
-      nlohmann::json m = meta;
-      m["part"] = p == 0 ? "train" : "test";
-      // With the extension, the spec goes beside the table, for the models
-      // trained on it, and the comment (which every role can read) keeps the
-      // public part (docs/loading-data.md, docs/governance.md).
-      const nlohmann::json comment = registry ? loader::public_comment(m) : m;
-      conn.exec("COMMENT ON TABLE " + t + " IS " + conn.quote_literal(comment.dump()));
-      if (registry)
-        conn.exec("SELECT dptrain.register_load_spec($1::regclass, $2::jsonb)", {t, loader::registered_spec(m).dump()});
-    }
+    for (int p = 0; p < (with_test ? 2 : 1); ++p)
+      stats[p] = load_part(conn, data, c, p, p == 0 ? table : test_table, columns, meta, registry);
     conn.exec("COMMIT");
     conn.exec("ANALYZE " + table);
     if (with_test) conn.exec("ANALYZE " + test_table);
 
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const bool boolean = data.labels().type() == loader::LabelType::Boolean;
-    auto rate = [&](const loader::PartStats& s) {
-      return s.rows ? static_cast<double>(s.positives) / static_cast<double>(s.rows) : 0.0;
-    };
-    if (c.json) {
-      nlohmann::json j = {{"table", c.table},
-                          {"train_rows", stats[0].rows},
-                          {"features", data.dims()},
-                          {"label_type", y_type},
-                          {"classes", data.labels().classes()},
-                          {"feature_sum", stats[0].feature_sum},
-                          {"max_row_norm", std::max(stats[0].max_norm, stats[1].max_norm)},
-                          {"dropped_rows", meta["dropped_rows"]},
-                          {"format", meta["format"]},
-                          {"sparse", c.sparse},
-                          {"seconds", seconds}};
-      if (with_test) {
-        j["test_table"] = test_name;
-        j["test_rows"] = stats[1].rows;
-      }
-      if (boolean) {
-        j["positive"] = data.labels().positive();
-        j["positive_rate_train"] = rate(stats[0]);
-        if (with_test) j["positive_rate_test"] = rate(stats[1]);
-      }
-      if (data.projection()) j["projection"] = meta["projection"];
-      std::cout << j.dump() << "\n";
-    } else {
-      std::cout << "loaded " << c.table << ": " << stats[0].rows << " rows";
-      if (with_test) std::cout << ", " << test_name << ": " << stats[1].rows << " rows";
-      std::cout << "; " << data.dims() << " features; " << data.labels().classes().size() << " classes (y "
-                << data.labels().describe_type();
-      if (boolean) {
-        char buf[32];
-        std::snprintf(buf, sizeof(buf), "%.2f%%", 100.0 * rate(stats[0]));
-        std::cout << ", " << buf << " positive in train";
-      }
-      char secs[32];
-      std::snprintf(secs, sizeof(secs), "%.1f", seconds);
-      std::cout << "); " << secs << " s\n";
-    }
+    if (c.json)
+      print_summary_json(c, data, stats, meta, y_type, test_name, with_test, seconds);
+    else
+      print_summary_text(c, data, stats, test_name, with_test, seconds);
   } catch (...) {
     try {
       conn.exec("ROLLBACK");

@@ -44,6 +44,13 @@ Oid function_owner(FunctionCallInfo fcinfo) {
   return owner;
 }
 
+RunIdentities caller_identities() {
+  RunIdentities ids;
+  ids.caller = ids.reader = ids.runner = GetUserId();
+  ids.caller_reads = true;
+  return ids;
+}
+
 Oid relation_owner(Oid relid) {
   HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
   if (!HeapTupleIsValid(tuple))

@@ -74,6 +74,11 @@ void unpin_search_path(int level);
 // its read stays the caller's, under the caller's setting.
 int pin_row_security();
 
+// The controller's path (dptrain.training_prepare, training_prepare_run):
+// everything with the caller's own rights (it needs SELECT on the data and
+// EXECUTE on the epoch aggregate anyway).
+RunIdentities caller_identities();
+
 // The owner of the SQL function being called (the extension owner).
 Oid function_owner(FunctionCallInfo fcinfo);
 Oid relation_owner(Oid relid);

@@ -193,6 +193,41 @@ void reserve(ChargeSlot* slot) {
   SPI_finish();
 }
 
+// The worker's session settings for the charge, whatever the database's or
+// the runner's defaults, with the caller's lock_timeout and at least its
+// synchronous_commit.
+void configure_charge_session(const ChargeSlot* slot) {
+  SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+  // READ COMMITTED and read-write, whatever the database's or the runner's
+  // defaults (ALTER DATABASE ... SET default_transaction_isolation =
+  // 'serializable' is common): ledger_reserve locks the rows, then reads
+  // their latest version. Under REPEATABLE READ or SERIALIZABLE a charge that
+  // waited for another (a cap set, a concurrent charge) failed with 40001
+  // instead; under default_transaction_read_only with 25006 (nextval()), for
+  // a caller whose own transaction writes.
+  SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_SESSION);
+  SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_SESSION);
+  // The caller's lock_timeout bounds the charge's wait for the source's lock
+  // as it would a lock wait of its own (it ignored it: only statement_timeout
+  // or a cancel ended the wait). The error comes back with its SQLSTATE, 55P03.
+  char lock_timeout[32];
+  snprintf(lock_timeout, sizeof(lock_timeout), "%d", slot->lock_timeout);
+  SetConfigOption("lock_timeout", lock_timeout, PGC_SUSET, PGC_S_SESSION);
+  // The charge is durable before the run goes on to release anything: with
+  // synchronous_commit = off (ALTER DATABASE or ALTER ROLE of the runner,
+  // which a worker connected like this takes; or local) the commit returned
+  // before its WAL was flushed, and a crash before the WAL writer's next
+  // cycle lost the charge of a model already released
+  // (test/tap/007_charge_durable.pl). At least "on": flushed here, and on
+  // the synchronous standbys if synchronous_standby_names names any; the
+  // caller's remote_apply is kept. (PGC_S_SESSION outranks the database's and
+  // role's settings; ledger_reserve sets none.)
+  const int durable = Max(Max(slot->synchronous_commit, synchronous_commit), SYNCHRONOUS_COMMIT_ON);
+  SetConfigOption("synchronous_commit", durable == SYNCHRONOUS_COMMIT_REMOTE_APPLY ? "remote_apply" : "on",
+                  PGC_SUSET, PGC_S_SESSION);
+  pgstat_report_appname("dptrain charge");
+}
+
 }  // namespace
 
 namespace dptrain::pg {
@@ -260,35 +295,7 @@ void dptrain_charge_worker_main(Datum argument) {
     proc_exit(0);
   auto* slot = static_cast<ChargeSlot*>(dsm_segment_address(segment));
   BackgroundWorkerInitializeConnectionByOid(slot->database, slot->runner, 0);
-  SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
-  // READ COMMITTED and read-write, whatever the database's or the runner's
-  // defaults (ALTER DATABASE ... SET default_transaction_isolation =
-  // 'serializable' is common): ledger_reserve locks the rows, then reads
-  // their latest version. Under REPEATABLE READ or SERIALIZABLE a charge that
-  // waited for another (a cap set, a concurrent charge) failed with 40001
-  // instead; under default_transaction_read_only with 25006 (nextval()), for
-  // a caller whose own transaction writes.
-  SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_SESSION);
-  SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_SESSION);
-  // The caller's lock_timeout bounds the charge's wait for the source's lock
-  // as it would a lock wait of its own (it ignored it: only statement_timeout
-  // or a cancel ended the wait). The error comes back with its SQLSTATE, 55P03.
-  char lock_timeout[32];
-  snprintf(lock_timeout, sizeof(lock_timeout), "%d", slot->lock_timeout);
-  SetConfigOption("lock_timeout", lock_timeout, PGC_SUSET, PGC_S_SESSION);
-  // The charge is durable before the run goes on to release anything: with
-  // synchronous_commit = off (ALTER DATABASE or ALTER ROLE of the runner,
-  // which a worker connected like this takes; or local) the commit returned
-  // before its WAL was flushed, and a crash before the WAL writer's next
-  // cycle lost the charge of a model already released
-  // (test/tap/007_charge_durable.pl). At least "on": flushed here, and on
-  // the synchronous standbys if synchronous_standby_names names any; the
-  // caller's remote_apply is kept. (PGC_S_SESSION outranks the database's and
-  // role's settings; ledger_reserve sets none.)
-  const int durable = Max(Max(slot->synchronous_commit, synchronous_commit), SYNCHRONOUS_COMMIT_ON);
-  SetConfigOption("synchronous_commit", durable == SYNCHRONOUS_COMMIT_REMOTE_APPLY ? "remote_apply" : "on",
-                  PGC_SUSET, PGC_S_SESSION);
-  pgstat_report_appname("dptrain charge");
+  configure_charge_session(slot);
 
   MemoryContext worker_context = CurrentMemoryContext;
   SetCurrentStatementStartTimestamp();

@@ -25,6 +25,7 @@
 #include "models.h"
 #include "core/algorithms/algorithm.h"
 #include "distributed_source.h"
+#include "intercept_rows.h"
 #include "local_source.h"
 #include "training_data.h"
 
@@ -65,16 +66,9 @@ Datum dptrain_training_prepare_run(PG_FUNCTION_ARGS) {
   config.algorithm = text_to_cstring(PG_GETARG_TEXT_PP(3));
   DPT_CORE({ dptrain::make_algorithm(config.algorithm); });  // unknown names fail here
   dptrain::pg::PreparedData prep;
-  dptrain::pg::RunIdentities ids;
-  ids.caller = ids.reader = ids.runner = GetUserId();
-  ids.caller_reads = true;
+  const dptrain::pg::RunIdentities ids = dptrain::pg::caller_identities();
   // Arguments 6 and 7 (feature_bound, intercept), as dptrain.training_prepare.
-  if (!PG_ARGISNULL(7)) {
-    const double bound = PG_ARGISNULL(6) ? 0.0 : PG_GETARG_FLOAT8(6), b = PG_GETARG_FLOAT8(7);
-    dptrain::pg::require_intercept_arguments(bound, b);
-    prep.intercept_bound = bound;
-    prep.intercept = b;
-  }
+  dptrain::pg::read_intercept_arguments(fcinfo, 6, 7, &prep);
   MemoryContext caller = CurrentMemoryContext;
   SPI_connect();
   dptrain::pg::inspect_training_data(relid, label, features, PG_ARGISNULL(4) ? nullptr : PG_GETARG_ARRAYTYPE_P(4), ids,

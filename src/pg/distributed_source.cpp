@@ -10,18 +10,13 @@
 #include "label_classes.h"
 #include "shard_guard.h"
 #include "statement_checks.h"
+#include "training_spi.h"
 
 namespace dptrain::pg {
 namespace {
 
-void exec_or_fail(const char* sql, int nargs, Oid* types, Datum* values, int expected) {
-  const int rc = nargs > 0 ? SPI_execute_with_args(sql, nargs, types, values, nullptr, false, 0)
-                           : SPI_execute(sql, false, 0);
-  if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
-}
-
 bool citus_installed() {
-  exec_or_fail("SELECT 1 FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'citus'", 0, nullptr,
+  spi_exec("SELECT 1 FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'citus'", 0, nullptr,
                nullptr, SPI_OK_SELECT);
   return SPI_processed == 1;
 }
@@ -30,7 +25,7 @@ bool citus_installed() {
 char* hash_distribution_column(Oid relid) {
   Oid type[1] = {REGCLASSOID};
   Datum value[1] = {ObjectIdGetDatum(relid)};
-  exec_or_fail("SELECT pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) "
+  spi_exec("SELECT pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) "
                "FROM pg_catalog.pg_dist_partition p "
                "WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1 AND p.partmethod OPERATOR(pg_catalog.=) 'h'",
                1, type, value, SPI_OK_SELECT);
@@ -43,7 +38,7 @@ char* hash_distribution_column(Oid relid) {
 List* shard_ids(Oid relid) {
   Oid type[1] = {REGCLASSOID};
   Datum value[1] = {ObjectIdGetDatum(relid)};
-  exec_or_fail("SELECT s.shardid FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid OPERATOR(pg_catalog.=) $1 "
+  spi_exec("SELECT s.shardid FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid OPERATOR(pg_catalog.=) $1 "
                "ORDER BY s.shardid",
                1, type, value, SPI_OK_SELECT);
   List* ids = NIL;
@@ -142,7 +137,7 @@ bool has_row_security(Oid relid) {
 bool unique_by_itself(Oid relid, AttrNumber column) {
   Oid types[2] = {OIDOID, INT2OID};
   Datum values[2] = {ObjectIdGetDatum(relid), Int16GetDatum(column)};
-  exec_or_fail("SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) $1 AND i.indisunique "
+  spi_exec("SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) $1 AND i.indisunique "
                "AND i.indnkeyatts OPERATOR(pg_catalog.=) 1 AND i.indkey[0] OPERATOR(pg_catalog.=) $2",
                2, types, values, SPI_OK_SELECT);
   return SPI_processed > 0;
@@ -154,7 +149,7 @@ bool is_citus_table(Oid relid) {
   if (!citus_installed()) return false;
   Oid type[1] = {REGCLASSOID};
   Datum value[1] = {ObjectIdGetDatum(relid)};
-  exec_or_fail("SELECT 1 FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1", 1, type,
+  spi_exec("SELECT 1 FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1", 1, type,
                value, SPI_OK_SELECT);
   return SPI_processed > 0;
 }
@@ -171,7 +166,7 @@ Oid citus_table_behind(Oid relid) {
   // two kinds of depender scanned every pg_depend row referring to a
   // relation once per relation reached (measured: 1.25 s for a chain of 400
   // views among 21,000 pg_depend rows; 10 ms this way).
-  exec_or_fail(
+  spi_exec(
       "WITH RECURSIVE reached(relid) AS ("
       " SELECT $1"
       " UNION"
@@ -200,7 +195,7 @@ Oid citus_table_behind(Oid relid) {
   return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
-// The rows as the copy of a plain table would hold them (training_data.cpp):
+// The rows as the copy of a plain table would hold them (training_copy.cpp):
 // for a reader, the features cast to float8[] and the class index; for a
 // role without read access, every row a run cannot use replaced by the
 // fixed public row (d zeros, first class), with no error depending on it.
@@ -229,16 +224,17 @@ void source_row_expressions(const RunIdentities& ids, PreparedData* prep) {
   prep->y_expr = psprintf("(CASE WHEN %s THEN %s ELSE 0::pg_catalog.float8 END)", usable, ys);
 }
 
-void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
-                               PreparedData* prep) {
-  prep->distributed = false;
-  if (!citus_installed()) return;
-  char* column = hash_distribution_column(relid);
-  if (column == nullptr) return;  // a local, reference or Citus-local table: the copy path
+namespace {
+
+// The distribution column of a table trained in place (docs/distributed.md):
+// neither the label nor the features, an integer, and every column the
+// passes read of a built-in type.
+void check_distribution_column(Oid relid, const char* label, const char* features, const char* column,
+                               const char* source_name) {
   // Section 2: the guarantee assumes a replaced row stays in its shard.
   if (strcmp(column, label) == 0 || strcmp(column, features) == 0)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("\"%s\" is distributed by its %s column \"%s\"", prep->source_name,
+                    errmsg("\"%s\" is distributed by its %s column \"%s\"", source_name,
                            strcmp(column, label) == 0 ? "label" : "features", column),
                     errdetail("Replacing a row would move it to another shard and change the shard sizes the "
                               "distributed privacy guarantee treats as public."),
@@ -246,7 +242,7 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
   const Oid type = getBaseType(get_atttype(relid, get_attnum(relid, column)));
   if (type != INT2OID && type != INT4OID && type != INT8OID)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("\"%s\" is distributed by \"%s\", which is not an integer column", prep->source_name, column),
+                    errmsg("\"%s\" is distributed by \"%s\", which is not an integer column", source_name, column),
                     errdetail("Training in place shuffles every shard by a keyed hash of an integer row key."),
                     errhint("Distribute the table by an integer surrogate key (e.g. a bigint id), or train on a local copy.")));
   // The passes read and cast these columns (as the reader): on the workers
@@ -257,43 +253,63 @@ void detect_distributed_source(Oid relid, const char* label, const char* feature
     if (!builtin_column_type(get_atttype(relid, get_attnum(relid, c))))
       ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                       errmsg("column \"%s\" of \"%s\" has a type that training in place on a distributed table "
-                             "does not read", c, prep->source_name),
+                             "does not read", c, source_name),
                       errdetail("The pushed-down passes read and cast it with the rights of the function's owner; "
                                 "a type made by a role may have casts of that role's."),
                       errhint("Use a built-in type (e.g. text or float8[]) or a domain over one, or train on a "
                               "local copy.")));
+}
+
+// A plain table (not partitioned) without row security.
+void check_distributed_relation(Oid relid, const char* source_name) {
   if (get_rel_relkind(relid) != RELKIND_RELATION)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("\"%s\" is a partitioned distributed table, which training in place does not support",
-                           prep->source_name),
+                           source_name),
                     errhint("Train on a local copy, or on one partition.")));
   if (has_row_security(relid))
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("\"%s\" has row-level security, which training in place on a distributed table does not "
-                           "support", prep->source_name),
+                           "support", source_name),
                     errdetail("The pushed-down passes read the shards with the rights of the function's owner."),
                     errhint("Train on a local copy of the rows the role may see.")));
-  // What the catalog can tell about "surrogate key": unique. Not unique
-  // (several rows per value) suggests data. A role that may read the table
-  // is warned and goes on (the guarantee rests on the assumption the
-  // metadata states); a role training without read access is refused,
-  // before the charge: it would get shard sizes that are a histogram of that
-  // column, and a guarantee that does not hold for it.
+}
+
+// What the catalog can tell about "surrogate key": unique. Not unique
+// (several rows per value) suggests data. A role that may read the table
+// is warned and goes on (the guarantee rests on the assumption the
+// metadata states); a role training without read access is refused,
+// before the charge: it would get shard sizes that are a histogram of that
+// column, and a guarantee that does not hold for it.
+void check_surrogate_key(Oid relid, const char* column, const RunIdentities& ids, const char* source_name) {
   const bool unique = unique_by_itself(relid, get_attnum(relid, column));
   if (!unique && !ids.caller_reads)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                     errmsg("\"%s\" is distributed by \"%s\", which has no unique index: training on it in place "
-                           "needs read access", prep->source_name, column),
+                           "needs read access", source_name, column),
                     errdetail("Without a unique index the distribution column may hold data, and the shard sizes "
                               "the guarantee treats as public would reveal it."),
                     errhint("Ask the owner to distribute the table by a unique id (e.g. a bigint primary key).")));
   if (!unique)
     ereport(WARNING, (errmsg("the privacy guarantee on \"%s\" assumes that its distribution column \"%s\" is a "
-                             "surrogate key", prep->source_name, column),
+                             "surrogate key", source_name, column),
                       errdetail("\"%s\" has no unique index. If it holds data, a neighbouring table may move a row "
                                 "to another shard and change the shard sizes the guarantee treats as public.",
                                 column),
                       errhint("Distribute the table by a unique id (e.g. a bigint primary key).")));
+}
+
+}  // namespace
+
+void detect_distributed_source(Oid relid, const char* label, const char* features, const RunIdentities& ids,
+                               PreparedData* prep) {
+  prep->distributed = false;
+  if (!citus_installed()) return;
+  char* column = hash_distribution_column(relid);
+  if (column == nullptr) return;  // a local, reference or Citus-local table: the copy path
+  check_distribution_column(relid, label, features, column, prep->source_name);
+  check_distributed_relation(relid, prep->source_name);
+  check_surrogate_key(relid, column, ids, prep->source_name);
   // The shards' kind and row security are checked by the guard of every
   // statement that reads them (shard_guard.h), this one included.
   count_shard_rows(relid, ids, prep);
@@ -350,8 +366,8 @@ int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& 
 
 int begin_distributed_passes() {
   const int level = NewGUCNestLevel();
-  exec_or_fail("SET LOCAL citus.propagate_set_commands = 'local'", 0, nullptr, nullptr, SPI_OK_UTILITY);
-  exec_or_fail("SET LOCAL max_parallel_workers_per_gather = 0", 0, nullptr, nullptr, SPI_OK_UTILITY);
+  spi_exec("SET LOCAL citus.propagate_set_commands = 'local'", 0, nullptr, nullptr, SPI_OK_UTILITY);
+  spi_exec("SET LOCAL max_parallel_workers_per_gather = 0", 0, nullptr, nullptr, SPI_OK_UTILITY);
   // The pass input (a float8[] state: weights, step sizes, bounds) goes to
   // the shards as the text of the statement Citus sends, and each shard's
   // partial state comes back as text: printed with the session's
@@ -359,7 +375,7 @@ int begin_distributed_passes() {
   // every pass of a run under such a setting was refused ("the epoch
   // returned a state of a different training configuration") -- after the
   // charge. 3: every float8 printed exactly (and propagated to the workers).
-  exec_or_fail("SET LOCAL extra_float_digits = 3", 0, nullptr, nullptr, SPI_OK_UTILITY);
+  spi_exec("SET LOCAL extra_float_digits = 3", 0, nullptr, nullptr, SPI_OK_UTILITY);
   return level;
 }
 

@@ -30,7 +30,7 @@ int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& 
                        int parts);
 
 // prep->x_expr and prep->y_expr: the rows over the source as the copy of a
-// plain table would hold them (training_data.cpp): for a reader, the features
+// plain table would hold them (training_copy.cpp): for a reader, the features
 // as float8[] and the class index; for a role without read access, every row a
 // run cannot use replaced by the fixed public row. Shared by the distributed
 // and the local in-place passes (local_source.h). Needs prep->classes_array.

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/preprocessing/feature_encoding.h"
-#include "training_data.h"
+#include "training_columns.h"
 
 namespace dptrain::pg {
 namespace {

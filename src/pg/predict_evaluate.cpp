@@ -11,11 +11,12 @@
 #include "distributed_source.h"
 #include "encoded_features.h"
 #include "label_classes.h"
+#include "row_checks.h"
 #include "models.h"
 #include "shard_guard.h"
 #include "sparsevec.h"
 #include "statement_checks.h"
-#include "training_data.h"
+#include "training_columns.h"
 
 namespace pm = dptrain::packed_model;
 using dptrain::pg::float8_array_data;
@@ -314,6 +315,52 @@ void warn_unknown_labels(const dptrain::evaluation::Metrics& metrics, const char
            errhint("Evaluate on labels spelled as the model's classes (convert them in a view if needed).")));
 }
 
+// The table to evaluate on and its columns: they exist, and have types
+// dp_train accepts. Returns the table's name, the features' element type in
+// *feature_elem and the label's base type in *label_type.
+char* require_evaluation_columns(Oid relid, const char* label, const char* features, Oid* feature_elem,
+                                 Oid* label_type) {
+  char* relname = get_rel_name(relid);
+  if (relname == nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid),
+                    errhint("Pass the table as a name, e.g. source => 'my_schema.my_table'.")));
+  for (const char* column : {label, features})
+    if (column != nullptr && get_attnum(relid, column) == InvalidAttrNumber)
+      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                      errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
+                      errhint("Pass the label and feature column names as they are spelled in the table.")));
+  // A text or scalar feature column failed as a cast ("malformed array literal"
+  // with the value), an array label counted every row as an unknown class.
+  *feature_elem = dptrain::pg::check_evaluation_columns(relid, label, features, label_type);
+  return relname;
+}
+
+// The model's classes as text[], in `context` (they are also part of the result).
+ArrayType* model_classes_array(const dptrain::pg::StoredModel& model, MemoryContext context) {
+  MemoryContext old = MemoryContextSwitchTo(context);
+  Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * model.nclasses));
+  for (int i = 0; i < model.nclasses; ++i) items[i] = CStringGetTextDatum(model.classes[i]);
+  ArrayType* classes = construct_array(items, model.nclasses, TEXTOID, -1, false, TYPALIGN_INT);
+  MemoryContextSwitchTo(old);
+  return classes;
+}
+
+// A numeric[] feature column holding a value no double holds failed the
+// evaluation's cast as PostgreSQL's bare 22003 printing it (400 digits for
+// 1e-400): dp_train's error instead, from one more scan.
+void refuse_values_beyond_float8(const dptrain::pg::SourceRead& table, const char* qualified, const char* x,
+                                 const char* features) {
+  StringInfoData check;
+  initStringInfo(&check);
+  appendStringInfo(&check, "SELECT EXISTS (SELECT FROM %s WHERE %s)", qualified,
+                   dptrain::pg::numeric_beyond_float8_sql(x));
+  if (dptrain::pg::execute_checked(check.data, 0, nullptr, nullptr, true, 0, table) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: evaluation query failed");
+  bool null;
+  if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null)))
+    dptrain::pg::refuse_numeric_beyond_float8(features);
+}
+
 // dp_evaluate(model text | bigint, source regclass, label text, features text)
 //   -> (accuracy float8, n bigint, loss float8, ...). features NULL: the
 // model's stored encoding applied to the raw columns (encoded_features.h).
@@ -329,19 +376,8 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   const Oid relid = PG_GETARG_OID(1);
   const char* label = text_to_cstring(PG_GETARG_TEXT_PP(2));
   const char* features = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
-  char* relname = get_rel_name(relid);
-  if (relname == nullptr)
-    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid),
-                    errhint("Pass the table as a name, e.g. source => 'my_schema.my_table'.")));
-  for (const char* column : {label, features})
-    if (column != nullptr && get_attnum(relid, column) == InvalidAttrNumber)
-      ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                      errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
-                      errhint("Pass the label and feature column names as they are spelled in the table.")));
-  // A text or scalar feature column failed as a cast ("malformed array literal"
-  // with the value), an array label counted every row as an unknown class.
-  Oid label_type;
-  const Oid feature_elem = dptrain::pg::check_evaluation_columns(relid, label, features, &label_type);
+  Oid feature_elem, label_type;
+  char* relname = require_evaluation_columns(relid, label, features, &feature_elem, &label_type);
   // The row's class text, as training maps it (label_classes.h): a numeric
   // 1.0 is the class '1'.
   const char* label_class = dptrain::pg::label_class_sql(quote_identifier(label), label_type);
@@ -354,12 +390,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   dptrain::pg::StoredModel model;
   if (by_id) dptrain::pg::load_model_by_id(PG_GETARG_INT64(0), caller, &model);
   else dptrain::pg::load_model(text_to_cstring(PG_GETARG_TEXT_PP(0)), caller, &model);
-  // In the caller's context: the classes are also part of the result.
-  MemoryContext spi = MemoryContextSwitchTo(caller);
-  Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * model.nclasses));
-  for (int i = 0; i < model.nclasses; ++i) items[i] = CStringGetTextDatum(model.classes[i]);
-  ArrayType* classes = construct_array(items, model.nclasses, TEXTOID, -1, false, TYPALIGN_INT);
-  MemoryContextSwitchTo(spi);
+  ArrayType* classes = model_classes_array(model, caller);
   const char* x = features != nullptr ? quote_identifier(features) : model_features_sql(relid, model);
 
   Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};
@@ -378,20 +409,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   dptrain::pg::SourceRead table;
   table.source = relid;
   table.what = "the table to evaluate on";
-  if (feature_elem == NUMERICOID) {
-    // A value no double holds failed the cast below as PostgreSQL's bare
-    // 22003 printing it (400 digits for 1e-400): dp_train's error instead,
-    // from one more scan (numeric[] feature columns only).
-    StringInfoData check;
-    initStringInfo(&check);
-    appendStringInfo(&check, "SELECT EXISTS (SELECT FROM %s WHERE %s)", qualified,
-                     dptrain::pg::numeric_beyond_float8_sql(x));
-    if (dptrain::pg::execute_checked(check.data, 0, nullptr, nullptr, true, 0, table) != SPI_OK_SELECT)
-      elog(ERROR, "dptrain: evaluation query failed");
-    bool null;
-    if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null)))
-      dptrain::pg::refuse_numeric_beyond_float8(features);
-  }
+  if (feature_elem == NUMERICOID) refuse_values_beyond_float8(table, qualified, x, features);
   // A Citus table's shards get the model ($2) as the text of the statement
   // Citus sends them, and return their sums as text: under the caller's
   // extra_float_digits <= 0 both were rounded (the model evaluated was not the

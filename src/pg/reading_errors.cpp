@@ -10,20 +10,10 @@ extern "C" {
 #include "ledger.h"
 #include "shard_guard.h"
 #include "statement_checks.h"
+#include "training_spi.h"
 
 namespace dptrain::pg {
 namespace {
-
-// `sql` names `relid` by text: checked before it runs (statement_checks.h).
-void exec_as(Oid role, Oid relid, const char* sql, int nargs, Oid* types, Datum* values, int expected) {
-  IdentitySwitch sw;
-  switch_identity(&sw, role, true);
-  SourceRead source;
-  source.source = relid;
-  const int rc = execute_checked(sql, nargs, types, values, false, 0, source);
-  if (rc != expected) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
-  restore_identity(&sw);
-}
 
 struct Statement {
   Oid role;
@@ -37,7 +27,8 @@ struct Statement {
 
 void exec_statement(void* arg) {
   const Statement* st = static_cast<const Statement*>(arg);
-  exec_as(st->role, st->relid, st->sql, st->nargs, st->types, st->values, st->expected);
+  // `sql` names `relid` by text: checked before it runs (statement_checks.h).
+  spi_exec_as_reader(st->role, source_read(st->relid), st->sql, st->nargs, st->types, st->values, st->expected);
 }
 
 // Runs body(arg) in an internal subtransaction, as PL/pgSQL runs an

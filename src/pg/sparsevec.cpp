@@ -2,7 +2,7 @@
 // from and to float8[], and the small functions the training copy uses on
 // it (dimension, intercept, usable row). docs/sparse.md.
 #include "sparsevec.h"
-#include "training_data.h"
+#include "intercept_rows.h"
 
 #include <cmath>
 #include <cstring>

@@ -48,6 +48,13 @@ const char* arg_name(int i) {
   return names[i];
 }
 
+// The defaults the caller left to us (public facts only), then the whole
+// plan (steps, noise) from public inputs only. C++: call inside DPT_CORE.
+void plan_run(TrainSession* s) {
+  s->notice = dptrain::defaults::apply(&s->config, s->unset);
+  s->run = dptrain::start_run(s->config);
+}
+
 // begin_run's hook: the run's whole plan from the public facts (n, d, the
 // classes) before the charge, so that a run its plan refuses (batch_size >
 // n, two classes only, a step above 2/beta, ...) costs nothing, as in
@@ -60,10 +67,76 @@ const char* arg_name(int i) {
 void plan_before_charge(void* arg) {
   auto* s = static_cast<TrainSession*>(arg);
   if (s->config.distributed()) return;
-  DPT_CORE({
-    s->notice = dptrain::defaults::apply(&s->config, s->unset);
-    s->run = dptrain::start_run(s->config);
-  });
+  DPT_CORE({ plan_run(s); });
+}
+
+// dp_train's arguments that must not be NULL (the others have a default
+// or mean something when NULL).
+void refuse_null_arguments(FunctionCallInfo fcinfo) {
+  for (int i : {kSource, kLabel, kFeatures, kLoss, kHuberH, kAveraging, kReshuffle, kOptions})
+    if (PG_ARGISNULL(i))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("argument %s of dp_train must not be NULL",
+                                                                      arg_name(i)),
+                      errhint("Leave the argument out to use its default.")));
+}
+
+// epochs, batch_size and lambda as given (NULL: the defaults of
+// core/training/defaults.h, filled in once n and d are known).
+struct SizeArguments {
+  dptrain::defaults::Unset unset;
+  int epochs = 0;
+  int batch_size = 0;
+  double lambda = 0;
+};
+
+SizeArguments read_size_arguments(FunctionCallInfo fcinfo) {
+  SizeArguments a;
+  a.unset = {PG_ARGISNULL(kAlgorithm), PG_ARGISNULL(kEpochs), PG_ARGISNULL(kBatchSize), PG_ARGISNULL(kLambda)};
+  if (!a.unset.epochs) a.epochs = PG_GETARG_INT32(kEpochs);
+  if (!a.unset.batch_size) a.batch_size = PG_GETARG_INT32(kBatchSize);
+  if (!a.unset.lambda) a.lambda = PG_GETARG_FLOAT8(kLambda);
+  return a;
+}
+
+// Step 1: the arguments, checked before any data is read. C++: call inside DPT_CORE.
+std::unique_ptr<TrainSession> new_train_session(const dptrain::pg::RunArguments& args, const SizeArguments& a) {
+  auto session = std::make_unique<TrainSession>();
+  dptrain::TrainingConfig& c = session->config;
+  dptrain::pg::apply_run_arguments(args, &c);
+  session->unset = a.unset;
+  if (!a.unset.epochs) c.epochs = a.epochs;
+  if (!a.unset.batch_size) c.batch_size = a.batch_size;
+  if (!a.unset.lambda) c.lambda = a.lambda;
+  dptrain::defaults::apply(&c, a.unset);
+  dptrain::validate_arguments(c);
+  return session;
+}
+
+// Step 6: the release (output perturbation etc.) into s->model and
+// s->model_json. C++: call inside DPT_CORE.
+void release_model(TrainSession* s, bool caller_reads, double seconds) {
+  s->model = s->run->release(seconds);
+  if (s->config.distributed()) dptrain::distributed::annotate(s->model, s->config);
+  if (s->config.distributed() && !caller_reads) dptrain::distributed::redact_shard_rows(s->model);
+  s->model_json = s->model.to_json().dump();
+}
+
+// dp_train's result row.
+HeapTuple train_result(TupleDesc tupdesc, int64 id, const dptrain::Model& m, const char* stored_details) {
+  Datum values[8];
+  bool nulls[8] = {false, false, false, false, false, false, false, false};
+  values[0] = Int64GetDatum(id);
+  if (m.name.empty()) nulls[1] = true;
+  else values[1] = CStringGetTextDatum(m.name.c_str());
+  values[2] = CStringGetTextDatum(m.algorithm.c_str());
+  if (m.epsilon) values[3] = Float8GetDatum(*m.epsilon);
+  else nulls[3] = true;
+  if (m.delta) values[4] = Float8GetDatum(*m.delta);
+  else nulls[4] = true;
+  values[5] = PointerGetDatum(dptrain::pg::weights_array(m));
+  values[6] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
+  values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(stored_details));
+  return heap_form_tuple(tupdesc, values, nulls);
 }
 
 }  // namespace
@@ -73,11 +146,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_dp_train);
 
 Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
-  for (int i : {kSource, kLabel, kFeatures, kLoss, kHuberH, kAveraging, kReshuffle, kOptions})
-    if (PG_ARGISNULL(i))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("argument %s of dp_train must not be NULL",
-                                                                      arg_name(i)),
-                      errhint("Leave the argument out to use its default.")));
+  refuse_null_arguments(fcinfo);
   // Storing the model needs a writable transaction: refused now, before any charge.
   dptrain::pg::require_writable_transaction("dp_train");
   TupleDesc tupdesc;
@@ -93,23 +162,11 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   dptrain::pg::read_run_arguments(fcinfo, {kLabel, on_columns ? -1 : kFeatures, kAlgorithm, kLoss, kEpsilon, kDelta, kLearningRate, kName,
                                            kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions, kIntercept},
                                   &args);
+  const SizeArguments sizes = read_size_arguments(fcinfo);
 
   // 1. Arguments, before any data is read.
   TrainSession* s = nullptr;
-  DPT_CORE({
-    auto session = std::make_unique<TrainSession>();
-    dptrain::TrainingConfig& c = session->config;
-    dptrain::pg::apply_run_arguments(args, &c);
-    // NULL: the defaults of core/training/defaults.h, filled in once n and d are known.
-    dptrain::defaults::Unset& unset = session->unset;
-    unset = {PG_ARGISNULL(kAlgorithm), PG_ARGISNULL(kEpochs), PG_ARGISNULL(kBatchSize), PG_ARGISNULL(kLambda)};
-    if (!unset.epochs) c.epochs = PG_GETARG_INT32(kEpochs);
-    if (!unset.batch_size) c.batch_size = PG_GETARG_INT32(kBatchSize);
-    if (!unset.lambda) c.lambda = PG_GETARG_FLOAT8(kLambda);
-    dptrain::defaults::apply(&c, unset);
-    dptrain::validate_arguments(c);
-    s = session.release();
-  });
+  DPT_CORE({ s = new_train_session(args, sizes).release(); });
   dptrain::pg::delete_on_reset(caller, s);
 
   // 2. Who may train here, and the budget, before any data is read.
@@ -123,48 +180,26 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   if (on_columns) prep.columns = &columns;
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep, dptrain::pg::InPlace::Any, plan_before_charge, s);
-  if (prep.reads_source()) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
-  s->scratch.local = prep.in_place;
-  s->scratch.relid = relid;
+  dptrain::pg::set_pass_source(prep, relid, &s->scratch);
 
   // 4. The defaults the caller left to us (public facts only), then the whole
   // plan (steps, noise) from public inputs only: made by the hook above
   // before the charge, except on a distributed table.
-  if (!s->run) {
-    DPT_CORE({
-      s->notice = dptrain::defaults::apply(&s->config, s->unset);
-      s->run = dptrain::start_run(s->config);
-    });
-  }
+  if (!s->run) DPT_CORE({ plan_run(s); });
   if (!s->notice.empty()) ereport(NOTICE, (errmsg("dptrain: %s", s->notice.c_str())));
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
-  // 5. The passes the run asks for; only public progress is reported. Over
-  // the source itself (read in place, a Citus table's shards) always as a
-  // security-restricted operation, like every other read of the source
-  // (docs/governance.md): planning runs code of the table's owner (index
-  // predicates), which must not leave temp objects in the caller's session.
+  // 5. The passes the run asks for; only public progress is reported.
   const TimestampTz start = GetCurrentTimestamp();
-  dptrain::pg::IdentitySwitch as_pass_role;
-  dptrain::pg::switch_identity(&as_pass_role, dptrain::pg::pass_role(ids, prep), prep.reads_source());
-  dptrain::pg::drive_run(s->run.get(), prep.shuffled, &s->scratch, ids.caller_reads, "");
-  dptrain::pg::restore_identity(&as_pass_role);
+  dptrain::pg::drive_run_as_pass_role(s->run.get(), ids, prep, &s->scratch);
   dptrain::pg::PhaseClock clock;
   clock.start();
-  dptrain::pg::IdentitySwitch as_runner;
-  dptrain::pg::switch_identity(&as_runner, ids.runner, false);
-  dptrain::pg::drop_run_tables(prep.shuffled, s->scratch);
-  dptrain::pg::restore_identity(&as_runner);
+  dptrain::pg::drop_run_tables_as_runner(ids, prep, s->scratch);
   clock.mark("cleanup");
 
   // 6. Release (output perturbation etc.), store and charge, in this transaction.
   const double seconds = dptrain::pg::seconds_since(start);
-  DPT_CORE({
-    s->model = s->run->release(seconds);
-    if (s->config.distributed()) dptrain::distributed::annotate(s->model, s->config);
-    if (s->config.distributed() && !ids.caller_reads) dptrain::distributed::redact_shard_rows(s->model);
-    s->model_json = s->model.to_json().dump();
-  });
+  DPT_CORE({ release_model(s, ids.caller_reads, seconds); });
   clock.mark("release");
   char* stored_details = nullptr;
   const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name, &stored_details,
@@ -174,21 +209,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   SPI_finish();
   dptrain::pg::pop_charged_context(&charged);
 
-  const dptrain::Model& m = s->model;
-  Datum values[8];
-  bool nulls[8] = {false, false, false, false, false, false, false, false};
-  values[0] = Int64GetDatum(id);
-  if (m.name.empty()) nulls[1] = true;
-  else values[1] = CStringGetTextDatum(m.name.c_str());
-  values[2] = CStringGetTextDatum(m.algorithm.c_str());
-  if (m.epsilon) values[3] = Float8GetDatum(*m.epsilon);
-  else nulls[3] = true;
-  if (m.delta) values[4] = Float8GetDatum(*m.delta);
-  else nulls[4] = true;
-  values[5] = PointerGetDatum(dptrain::pg::weights_array(m));
-  values[6] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
-  values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(stored_details));
-  PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+  PG_RETURN_DATUM(HeapTupleGetDatum(train_result(tupdesc, id, s->model, stored_details)));
 }
 
 }  // extern "C"

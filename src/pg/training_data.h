@@ -4,6 +4,12 @@
 // labels, and materialize one random permutation of (x, y) into a
 // session-private temp table (i, x, y) with y mapped to the class index and
 // i numbering the rows 1..n.
+//
+// The parts: training_columns.h (the columns and their types),
+// row_checks.h (a reader's scan of every row), training_classes.h (the
+// classes), training_data.cpp (inspect_training_data), training_copy.cpp
+// (copy_training_data), training_tables.h (reshuffle, split, drop),
+// intercept_rows.h, and the SQL functions in training_data_sql.cpp.
 #pragma once
 
 #include "access.h"
@@ -65,12 +71,6 @@ struct PreparedData {
   bool reads_source() const { return in_place || distributed; }
 };
 
-// The features expression `features` as the run sees it: with an intercept
-// (out->intercept > 0), dptrain.intercept_row(features, R, b)
-// (training/intercept.h), the numbers printed exactly (%.17g round-trips a
-// double); otherwise a copy of `features`.
-char* with_intercept(const char* features, const PreparedData* out);
-
 // Requires SPI_connect(). `features` is ignored when out->encoded_x is set
 // (then d is the encoding's, a public fact). `declared_classes` may be NULL (then the classes
 // come from the label type or, failing that, from the data -- the latter only
@@ -91,37 +91,5 @@ void copy_training_data(const RunIdentities& ids, bool has_seed, int64 seed, Pre
 // Both (the controller's dptrain.training_prepare).
 void prepare_training_data(Oid relid, const char* label, const char* features, ArrayType* declared_classes,
                            bool has_seed, int64 seed, const RunIdentities& ids, PreparedData* out);
-
-// dp_evaluate's columns (existing): the label and feature types dp_train
-// accepts, with its errors (42804), before a cast fails on a value. Returns
-// the features' element type (FLOAT8OID without a features column), and the
-// label's base type in *label_type (label_classes.h).
-Oid check_evaluation_columns(Oid relid, const char* label, const char* features, Oid* label_type);
-
-// A numeric[] `x` (SQL) holding a value the cast to float8[] refuses (beyond
-// DBL_MAX, or rounding to 0): the predicate, and dp_train's error for it.
-const char* numeric_beyond_float8_sql(const char* x);
-void refuse_numeric_beyond_float8(const char* features);
-
-// The columns `label` and `features` of `relid` (ERROR if missing).
-AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role);
-
-// ERROR 22023 unless the intercept's clipping bound R and constant b are
-// positive finite numbers (training/intercept.h): dptrain.intercept_row and
-// training_prepare take them from SQL.
-void require_intercept_arguments(double bound, double b);
-
-// A fresh permutation of an already prepared table (per-epoch reshuffle).
-void reshuffle_training_data(const char* shuffled);
-void drop_training_data(const char* shuffled);
-
-// Private tuning: deals the rows of a prepared table out into `parts` new
-// prepared tables by position (row r, 0-based in the table's random order,
-// goes to part r mod parts; each part keeps the order, so it is a uniformly
-// random permutation of a uniformly random part, with its rows numbered
-// 1..m_p in column i). The parts belong to the current role (call it as the
-// runner). Returns the names (palloc'd) and the row counts in `rows` (parts
-// entries). The source table is left as it is.
-char** split_training_data(const char* shuffled, int parts, int64* rows);
 
 }  // namespace dptrain::pg

@@ -9,12 +9,15 @@
 #include "shard_guard.h"
 #include "encoded_features.h"
 #include "feature_encodings.h"
+#include "intercept_rows.h"
 #include "local_source.h"
 #include "ledger.h"
 #include "models.h"
 #include "pass_messages.h"
 #include "phase_timing.h"
+#include "training_columns.h"
 #include "training_data.h"
+#include "training_tables.h"
 
 namespace dptrain::pg {
 
@@ -138,6 +141,61 @@ const char* qualified_name(Oid relid) {
   return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
 }
 
+// What the run will be charged, known from the public facts (NULL: nothing):
+// a failed read of the source before the charge is charged this
+// (reading_errors.h).
+const RunCharge* pending_run_charge(Oid relid, const dptrain::TrainingConfig& c, bool charged) {
+  if (!charged) return nullptr;
+  return new (palloc(sizeof(RunCharge)))
+      RunCharge(make_run_charge(relid, qualified_name(relid), c.algorithm, c.epsilon, c.delta, false));
+}
+
+// Where the passes read: a Citus table's shards, the source in place
+// (dp_train only), or a copy -- without a shuffle when the order cannot
+// matter (only dp_train may drop the random order: dp_tune's split deals
+// out the rows of the random order).
+void choose_where_to_read(Oid relid, const char* label, const char* features, const dptrain::TrainingConfig& c,
+                          const RunIdentities& ids, InPlace where, bool in_place, PreparedData* prep) {
+  const bool may_skip_shuffle = where == InPlace::Any;
+  prep->distributed = false;
+  prep->shuffled = nullptr;
+  if (in_place) detect_distributed_source(relid, label, features, ids, prep);
+  if (in_place && where == InPlace::Any && can_read_in_place(relid, label, features, c, ids, *prep))
+    read_in_place(ids, prep);
+  // A copy all the same (no read access, a view, row security, children,
+  // encoded columns): without a shuffle when the order cannot matter.
+  prep->unordered_copy =
+      may_skip_shuffle && !prep->distributed && !prep->in_place && algorithm_is_order_free(c.algorithm);
+}
+
+// The public facts into the run's config. Algorithms, schedules and options
+// that cannot run shard by shard are refused here when `checks_here`
+// (dp_tune's hook checks every candidate's run instead). C++: call inside
+// DPT_CORE.
+void record_public_facts(const PreparedData& prep, bool checks_here, dptrain::TrainingConfig* c) {
+  c->source = prep.source_name;
+  c->rows = prep.rows;
+  c->dim = prep.dim;
+  c->classes.assign(prep.classes, prep.classes + prep.nclasses);
+  c->classes_from_data = prep.classes_from_data;
+  c->read_in_place = prep.in_place;
+  c->unordered_copy = prep.unordered_copy;
+  if (prep.distributed) {
+    c->shard_rows.assign(prep.shard_rows, prep.shard_rows + prep.nshards);
+    c->distribution_column = prep.distribution_column;
+    if (checks_here) dptrain::distributed::check(*c);
+  }
+}
+
+// With an intercept the run reads the rows it plans for: (clip(x), b)
+// (training/intercept.h), in the copy or, in place, through x_expr.
+void plan_intercept_rows(const dptrain::TrainingConfig& c, PreparedData* prep) {
+  if (!c.intercept) return;
+  prep->intercept_bound = c.feature_bound;
+  DPT_CORE({ prep->intercept = dptrain::intercept::constant_feature(c); });
+  if (prep->reads_source()) prep->x_expr = with_intercept(prep->x_expr, prep);
+}
+
 }  // namespace
 
 void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char* features,
@@ -145,10 +203,6 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
                PreparedData* prep, InPlace where, void (*before_charge)(void*), void* before_charge_arg) {
   PhaseClock clock;
   clock.start();
-  // dp_train (Any) may drop the random order for a run that does not
-  // depend on it; dp_tune may not: its split deals out the rows of the
-  // random order (on a distributed table it reads keyed parts in place).
-  const bool may_skip_shuffle = where == InPlace::Any;
   bool in_place = where != InPlace::No;
   *ids = decide_access(fcinfo, relid, label, features, *c, prep->columns);
   // Unknown / not implemented / arguments the plan would refuse: fail now,
@@ -167,44 +221,14 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
     prep->encoded_x = encoded_features_sql(prep->encoding);
     in_place = false;
   }
-  // What the run will be charged, known from the public facts: a failed
-  // read of the source before the charge is charged this (reading_errors.h).
   const bool charged = c->epsilon && !c->seed && c->algorithm != "none";
-  const RunCharge* pending =
-      charged ? new (palloc(sizeof(RunCharge)))
-                    RunCharge(make_run_charge(relid, qualified_name(relid), c->algorithm, c->epsilon,
-                                              c->delta, false))
-              : nullptr;
-  ids->pending_charge = pending;
+  ids->pending_charge = pending_run_charge(relid, *c, charged);
   inspect_training_data(relid, label, features, declared_classes, *ids, prep);
   clock.mark("validation");
-  prep->distributed = false;
-  prep->shuffled = nullptr;
-  if (in_place) detect_distributed_source(relid, label, features, *ids, prep);
-  if (in_place && where == InPlace::Any && can_read_in_place(relid, label, features, *c, *ids, *prep))
-    read_in_place(*ids, prep);
-  // A copy all the same (no read access, a view, row security, children,
-  // encoded columns): without a shuffle when the order cannot matter.
-  prep->unordered_copy =
-      may_skip_shuffle && !prep->distributed && !prep->in_place && algorithm_is_order_free(c->algorithm);
+  choose_where_to_read(relid, label, features, *c, *ids, where, in_place, prep);
   refuse_data_categories_without_read_access(relid, *ids);
-  DPT_CORE({
-    c->source = prep->source_name;
-    c->rows = prep->rows;
-    c->dim = prep->dim;
-    c->classes.assign(prep->classes, prep->classes + prep->nclasses);
-    c->classes_from_data = prep->classes_from_data;
-    c->read_in_place = prep->in_place;
-    c->unordered_copy = prep->unordered_copy;
-    if (prep->distributed) {
-      c->shard_rows.assign(prep->shard_rows, prep->shard_rows + prep->nshards);
-      c->distribution_column = prep->distribution_column;
-      // Algorithms, schedules and options that cannot run shard by shard
-      // are refused here, before the charge below (dp_tune's hook checks
-      // every candidate's run instead).
-      if (checks_here) dptrain::distributed::check(*c);
-    }
-  });
+  // Before the charge below: record_public_facts's shard-by-shard refusals.
+  DPT_CORE({ record_public_facts(*prep, checks_here, c); });
   // Sparse features (docs/sparse.md): only runs whose every pass has a
   // sparse aggregate, refused before the charge below otherwise.
   if (prep->sparse) DPT_CORE({ dptrain::sparse::check(*c); });
@@ -219,13 +243,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
     ids->charge = ledger_reserve(*ids, make_run_charge(relid, prep->source_name, c->algorithm, c->epsilon, c->delta,
                                                        false));
   ids->pending_charge = nullptr;
-  // With an intercept the run reads the rows it plans for: (clip(x), b)
-  // (training/intercept.h), in the copy or, in place, through x_expr.
-  if (c->intercept) {
-    prep->intercept_bound = c->feature_bound;
-    DPT_CORE({ prep->intercept = dptrain::intercept::constant_feature(*c); });
-    if (prep->reads_source()) prep->x_expr = with_intercept(prep->x_expr, prep);
-  }
+  plan_intercept_rows(*c, prep);
   clock.mark("charge");
   if (!prep->reads_source()) copy_training_data(*ids, c->seed.has_value(), c->seed.value_or(0), prep);
   clock.mark("shuffle");
@@ -317,6 +335,27 @@ void drop_run_tables(const char* prepared, const DriveScratch& scratch) {
   if (scratch.source) return;  // trained in place: nothing was copied
   for (int p = 1; p <= scratch.parts; ++p) drop_training_data(psprintf("%s_p%d", prepared, p));
   drop_training_data(prepared);
+}
+
+void set_pass_source(const PreparedData& prep, Oid relid, DriveScratch* scratch) {
+  if (prep.reads_source()) DPT_CORE({ scratch->source = distributed_source(prep); });
+  scratch->local = prep.in_place;
+  scratch->relid = relid;
+}
+
+void drive_run_as_pass_role(dptrain::Run* run, const RunIdentities& ids, const PreparedData& prep,
+                            DriveScratch* scratch) {
+  IdentitySwitch as_pass_role;
+  switch_identity(&as_pass_role, pass_role(ids, prep), prep.reads_source());
+  drive_run(run, prep.shuffled, scratch, ids.caller_reads, "");
+  restore_identity(&as_pass_role);
+}
+
+void drop_run_tables_as_runner(const RunIdentities& ids, const PreparedData& prep, const DriveScratch& scratch) {
+  IdentitySwitch as_runner;
+  switch_identity(&as_runner, ids.runner, false);
+  drop_run_tables(prep.shuffled, scratch);
+  restore_identity(&as_runner);
 }
 
 }  // namespace dptrain::pg

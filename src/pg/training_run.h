@@ -124,4 +124,19 @@ dptrain::distributed::Source distributed_source(const struct PreparedData& prep)
 // distributed source).
 void drop_run_tables(const char* prepared, const DriveScratch& scratch);
 
+// Points the scratch space at the source the passes read: a distributed
+// table's shards (DriveScratch::source), a local table in place, or (neither)
+// the prepared copy. After begin_run.
+void set_pass_source(const struct PreparedData& prep, Oid relid, DriveScratch* scratch);
+
+// drive_run over prep.shuffled as pass_role(ids, prep): over the source
+// itself (read in place, a Citus table's shards) always as a
+// security-restricted operation, like every other read of the source
+// (docs/governance.md): planning runs code of the table's owner (index
+// predicates), which must not leave temp objects in the caller's session.
+void drive_run_as_pass_role(dptrain::Run* run, const RunIdentities& ids, const struct PreparedData& prep,
+                            DriveScratch* scratch);
+// drop_run_tables as ids.runner (the temp tables are the runner's).
+void drop_run_tables_as_runner(const RunIdentities& ids, const struct PreparedData& prep, const DriveScratch& scratch);
+
 }  // namespace dptrain::pg

@@ -167,6 +167,148 @@ void plan_candidates(void* arg) {
   });
 }
 
+// dp_tune's arguments that must not be NULL (the others have no default or
+// mean something when NULL).
+void refuse_null_arguments(FunctionCallInfo fcinfo) {
+  for (int i : {kSource, kLabel, kFeatures, kAlgorithm, kLoss, kLambdas, kEpochs, kBatchSizes, kHuberH, kAveraging,
+                kReshuffle, kOptions})
+    if (PG_ARGISNULL(i))
+      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                      errmsg("argument %s of dp_tune must not be NULL", arg_name(i)),
+                      errhint("Leave the argument out to use its default.")));
+}
+
+// The arguments of the search as given: the lists, `grid`, method and gamma.
+struct GridArguments {
+  int nlambdas = 0, nepochs = 0, nbatches = 0;
+  const double* lambdas = nullptr;
+  const int32* epochs = nullptr;
+  const int32* batches = nullptr;
+  const char* grid_text = nullptr;  // NULL: no grid
+  const char* method = nullptr;     // NULL: the algorithm's default
+  bool has_gamma = false;
+  double gamma = 0;
+};
+
+GridArguments read_grid_arguments(FunctionCallInfo fcinfo) {
+  GridArguments a;
+  a.lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &a.nlambdas, "lambdas");
+  a.epochs = int4_array(PG_GETARG_ARRAYTYPE_P(kEpochs), &a.nepochs, "epochs");
+  a.batches = int4_array(PG_GETARG_ARRAYTYPE_P(kBatchSizes), &a.nbatches, "batch_sizes");
+  a.grid_text = PG_ARGISNULL(kGrid) ? nullptr : DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(kGrid)));
+  a.method = PG_ARGISNULL(kMethod) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(kMethod));
+  a.has_gamma = !PG_ARGISNULL(kGamma);
+  a.gamma = a.has_gamma ? PG_GETARG_FLOAT8(kGamma) : 0.0;
+  return a;
+}
+
+// liu_talwar's grid: `grid`, or without it the lists lambdas, epochs,
+// batch_sizes as its three entries. C++: call inside DPT_CORE.
+void choose_liu_talwar_grid(const GridArguments& a, TuneSession* session) {
+  const dptrain::tuning::Grid& g = session->grid;
+  const nlohmann::json j = a.grid_text ? nlohmann::json::parse(a.grid_text)
+                                       : nlohmann::json{{"lambda", g.lambdas}, {"epochs", g.epochs},
+                                                        {"batch_size", g.batch_sizes}};
+  session->parameter_grid = dptrain::tuning::ParameterGrid::parse(j);
+  if (a.has_gamma) session->gamma = a.gamma;
+  dptrain::tuning::check_liu_talwar(session->config, *session->parameter_grid, session->gamma);
+}
+
+// holdout's grid (Bolt-on Algorithm 3). C++: call inside DPT_CORE.
+void choose_holdout_grid(const GridArguments& a, TuneSession* session) {
+  const dptrain::TrainingConfig& c = session->config;
+  if (a.has_gamma)
+    dptrain::fail(dptrain::ErrorKind::InvalidParameter, "gamma applies to method liu_talwar only", {},
+                  "Drop gamma, or pass method => 'liu_talwar'.");
+  if (a.grid_text) holdout_grid(nlohmann::json::parse(a.grid_text), &session->grid);
+  dptrain::tuning::check_tunable(c);
+  // Algorithm 3's grid varies lambda, epochs and batch size only: the
+  // shared arguments are every candidate's (liu_talwar checks each point).
+  dptrain::make_algorithm(c.algorithm)->check_arguments(c);
+  dptrain::tuning::expand(session->grid);
+}
+
+// Step 1: the arguments and the grid, checked before any data is read.
+// C++: call inside DPT_CORE.
+std::unique_ptr<TuneSession> new_tune_session(const dptrain::pg::RunArguments& args, const GridArguments& a) {
+  auto session = std::make_unique<TuneSession>();
+  dptrain::TrainingConfig& c = session->config;
+  dptrain::pg::apply_run_arguments(args, &c);
+  dptrain::tuning::Grid& g = session->grid;
+  g.lambdas.assign(a.lambdas, a.lambdas + a.nlambdas);
+  g.epochs.assign(a.epochs, a.epochs + a.nepochs);
+  g.batch_sizes.assign(a.batches, a.batches + a.nbatches);
+  dptrain::validate_arguments(c);
+  session->liu_talwar =
+      choose_liu_talwar(a.method ? std::optional<std::string>(a.method) : std::nullopt, c.algorithm);
+  if (a.grid_text && (g.lambdas != dptrain::tuning::Grid{}.lambdas || g.epochs != dptrain::tuning::Grid{}.epochs ||
+                      g.batch_sizes != dptrain::tuning::Grid{}.batch_sizes))
+    dptrain::fail(dptrain::ErrorKind::InvalidParameter, "grid and the lists lambdas, epochs, batch_sizes exclude each other",
+                  {}, "Put them into grid, e.g. grid => '{\"lambda\": [0.001], \"epochs\": [1, 5]}'.");
+  if (session->liu_talwar)
+    choose_liu_talwar_grid(a, session.get());
+  else
+    choose_holdout_grid(a, session.get());
+  return session;
+}
+
+// The chosen candidate's parameters, as dp_tune returns them.
+struct ChosenCandidate {
+  int candidates = 0;
+  double lambda = 0;
+  int epochs = 0;
+  int64 batch_size = 0;
+};
+
+// Step 5: the selection (exponential mechanism, or the best noisy score)
+// into s->model and s->json. C++: call inside DPT_CORE.
+ChosenCandidate release_chosen(TuneSession* s, bool caller_reads, double seconds) {
+  s->model = dptrain::intercept::released_model(s->run->release(seconds), s->config);
+  // A role without read access: the number of shards and parts, the largest
+  // shard and the smallest part, not every size (docs/distributed.md 9.3).
+  if (s->config.distributed() && !caller_reads) {
+    dptrain::distributed::redact_shard_rows(s->model);
+    dptrain::tuning::redact_part_rows(s->model);
+  }
+  s->json = s->model.to_json().dump();
+  ChosenCandidate chosen;
+  if (s->liu_talwar) {
+    const dptrain::TrainingConfig& k = s->lt_tuner->candidate_config(s->lt_tuner->chosen_point());
+    chosen.candidates = static_cast<int>(s->lt_tuner->grid().size());
+    chosen.lambda = k.lambda;
+    chosen.epochs = k.epochs;
+    chosen.batch_size = k.batch_size;
+  } else {
+    const dptrain::tuning::Candidate& k = s->tuner->candidate(s->tuner->chosen());
+    chosen.candidates = s->tuner->candidates();
+    chosen.lambda = k.lambda;
+    chosen.epochs = k.epochs;
+    chosen.batch_size = k.batch_size;
+  }
+  return chosen;
+}
+
+// dp_tune's result row.
+HeapTuple tune_result(TupleDesc tupdesc, int64 id, const dptrain::Model& m, const ChosenCandidate& chosen,
+                      const char* stored_details) {
+  Datum values[12];
+  bool nulls[12] = {false, false, false, false, false, false, false, false, false, false, false, false};
+  values[0] = Int64GetDatum(id);
+  if (m.name.empty()) nulls[1] = true;
+  else values[1] = CStringGetTextDatum(m.name.c_str());
+  values[2] = CStringGetTextDatum(m.algorithm.c_str());
+  values[3] = Float8GetDatum(m.epsilon.value_or(0.0));
+  values[4] = Float8GetDatum(m.delta.value_or(0.0));
+  values[5] = Float8GetDatum(chosen.lambda);
+  values[6] = Int32GetDatum(chosen.epochs);
+  values[7] = Int32GetDatum(static_cast<int32>(chosen.batch_size));
+  values[8] = Int32GetDatum(chosen.candidates);
+  values[9] = PointerGetDatum(dptrain::pg::weights_array(m));
+  values[10] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
+  values[11] = DirectFunctionCall1(jsonb_in, CStringGetDatum(stored_details));
+  return heap_form_tuple(tupdesc, values, nulls);
+}
+
 }  // namespace
 
 extern "C" {
@@ -174,12 +316,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_dp_tune);
 
 Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
-  for (int i : {kSource, kLabel, kFeatures, kAlgorithm, kLoss, kLambdas, kEpochs, kBatchSizes, kHuberH, kAveraging,
-                kReshuffle, kOptions})
-    if (PG_ARGISNULL(i))
-      ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                      errmsg("argument %s of dp_tune must not be NULL", arg_name(i)),
-                      errhint("Leave the argument out to use its default.")));
+  refuse_null_arguments(fcinfo);
   // Storing the chosen model needs a writable transaction: refused now, before any charge.
   dptrain::pg::require_writable_transaction("dp_tune");
   TupleDesc tupdesc;
@@ -196,54 +333,11 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
                                            kSeed, kSchedule, kHuberH, kAveraging, kReshuffle, kRadius, kOptions,
                                            kIntercept},
                                   &args);
-  int nlambdas = 0, nepochs = 0, nbatches = 0;
-  const double* lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &nlambdas, "lambdas");
-  const int32* epochs = int4_array(PG_GETARG_ARRAYTYPE_P(kEpochs), &nepochs, "epochs");
-  const int32* batches = int4_array(PG_GETARG_ARRAYTYPE_P(kBatchSizes), &nbatches, "batch_sizes");
-  const char* grid_text =
-      PG_ARGISNULL(kGrid) ? nullptr : DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(kGrid)));
-  const char* method = PG_ARGISNULL(kMethod) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(kMethod));
-  const bool has_gamma = !PG_ARGISNULL(kGamma);
-  const double gamma = has_gamma ? PG_GETARG_FLOAT8(kGamma) : 0.0;
+  const GridArguments grid = read_grid_arguments(fcinfo);
 
   // 1. Arguments and the grid, before any data is read.
   TuneSession* s = nullptr;
-  DPT_CORE({
-    auto session = std::make_unique<TuneSession>();
-    dptrain::TrainingConfig& c = session->config;
-    dptrain::pg::apply_run_arguments(args, &c);
-    dptrain::tuning::Grid& g = session->grid;
-    g.lambdas.assign(lambdas, lambdas + nlambdas);
-    g.epochs.assign(epochs, epochs + nepochs);
-    g.batch_sizes.assign(batches, batches + nbatches);
-    dptrain::validate_arguments(c);
-    session->liu_talwar =
-        choose_liu_talwar(method ? std::optional<std::string>(method) : std::nullopt, c.algorithm);
-    if (grid_text && (g.lambdas != dptrain::tuning::Grid{}.lambdas || g.epochs != dptrain::tuning::Grid{}.epochs ||
-                      g.batch_sizes != dptrain::tuning::Grid{}.batch_sizes))
-      dptrain::fail(dptrain::ErrorKind::InvalidParameter, "grid and the lists lambdas, epochs, batch_sizes exclude each other",
-                    {}, "Put them into grid, e.g. grid => '{\"lambda\": [0.001], \"epochs\": [1, 5]}'.");
-    if (session->liu_talwar) {
-      // Without `grid`: the lists lambdas, epochs, batch_sizes as its three entries.
-      const nlohmann::json j = grid_text ? nlohmann::json::parse(grid_text)
-                                         : nlohmann::json{{"lambda", g.lambdas}, {"epochs", g.epochs},
-                                                          {"batch_size", g.batch_sizes}};
-      session->parameter_grid = dptrain::tuning::ParameterGrid::parse(j);
-      if (has_gamma) session->gamma = gamma;
-      dptrain::tuning::check_liu_talwar(c, *session->parameter_grid, session->gamma);
-    } else {
-      if (has_gamma)
-        dptrain::fail(dptrain::ErrorKind::InvalidParameter, "gamma applies to method liu_talwar only", {},
-                      "Drop gamma, or pass method => 'liu_talwar'.");
-      if (grid_text) holdout_grid(nlohmann::json::parse(grid_text), &g);
-      dptrain::tuning::check_tunable(c);
-      // Algorithm 3's grid varies lambda, epochs and batch size only: the
-      // shared arguments are every candidate's (liu_talwar checks each point).
-      dptrain::make_algorithm(c.algorithm)->check_arguments(c);
-      dptrain::tuning::expand(g);
-    }
-    s = session.release();
-  });
+  DPT_CORE({ s = new_tune_session(args, grid).release(); });
   dptrain::pg::delete_on_reset(caller, s);
 
   // 2. Who may tune here, and the budget (the total epsilon and delta), before any data is read.
@@ -268,9 +362,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep,
                          dptrain::pg::InPlace::Distributed, plan_candidates, s);
-  if (prep.reads_source()) DPT_CORE({ s->scratch.source = dptrain::pg::distributed_source(prep); });
-  s->scratch.local = prep.in_place;
-  s->scratch.relid = relid;
+  dptrain::pg::set_pass_source(prep, relid, &s->scratch);
   for (const std::string& w : s->run->warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
 
   // 4. holdout: the l + 1 disjoint parts, every candidate on its own part,
@@ -280,45 +372,14 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   // passes and the counts are its); over a distributed table's shards as
   // the reader, in a security-restricted operation (pass_role, as dp_train).
   const TimestampTz start = GetCurrentTimestamp();
-  dptrain::pg::IdentitySwitch as_pass_role;
-  dptrain::pg::switch_identity(&as_pass_role, dptrain::pg::pass_role(ids, prep), prep.reads_source());
-  dptrain::pg::drive_run(s->run, prep.shuffled, &s->scratch, ids.caller_reads, "");
-  dptrain::pg::restore_identity(&as_pass_role);
-  dptrain::pg::IdentitySwitch as_runner;
-  dptrain::pg::switch_identity(&as_runner, ids.runner, false);
-  dptrain::pg::drop_run_tables(prep.shuffled, s->scratch);
-  dptrain::pg::restore_identity(&as_runner);
+  dptrain::pg::drive_run_as_pass_role(s->run, ids, prep, &s->scratch);
+  dptrain::pg::drop_run_tables_as_runner(ids, prep, s->scratch);
 
-  // 5. The selection (exponential mechanism, or the best noisy score); the
-  // chosen model stored like dp_train's (the total was charged in step 3).
+  // 5. The selection; the chosen model stored like dp_train's (the total
+  // was charged in step 3).
   const double seconds = dptrain::pg::seconds_since(start);
-  int candidates = 0;
-  double lambda = 0;
-  int chosen_epochs = 0;
-  int64 chosen_batch = 0;
-  DPT_CORE({
-    s->model = dptrain::intercept::released_model(s->run->release(seconds), s->config);
-    // A role without read access: the number of shards and parts, the largest
-    // shard and the smallest part, not every size (docs/distributed.md 9.3).
-    if (s->config.distributed() && !ids.caller_reads) {
-      dptrain::distributed::redact_shard_rows(s->model);
-      dptrain::tuning::redact_part_rows(s->model);
-    }
-    s->json = s->model.to_json().dump();
-    if (s->liu_talwar) {
-      const dptrain::TrainingConfig& k = s->lt_tuner->candidate_config(s->lt_tuner->chosen_point());
-      candidates = static_cast<int>(s->lt_tuner->grid().size());
-      lambda = k.lambda;
-      chosen_epochs = k.epochs;
-      chosen_batch = k.batch_size;
-    } else {
-      const dptrain::tuning::Candidate& k = s->tuner->candidate(s->tuner->chosen());
-      candidates = s->tuner->candidates();
-      lambda = k.lambda;
-      chosen_epochs = k.epochs;
-      chosen_batch = k.batch_size;
-    }
-  });
+  ChosenCandidate chosen;
+  DPT_CORE({ chosen = release_chosen(s, ids.caller_reads, seconds); });
   // The details as stored (with an encoding: docs/encoding.md) are returned.
   char* stored_details = nullptr;
   const int64 id =
@@ -327,23 +388,7 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   SPI_finish();
   dptrain::pg::pop_charged_context(&charged);
 
-  const dptrain::Model& m = s->model;
-  Datum values[12];
-  bool nulls[12] = {false, false, false, false, false, false, false, false, false, false, false, false};
-  values[0] = Int64GetDatum(id);
-  if (m.name.empty()) nulls[1] = true;
-  else values[1] = CStringGetTextDatum(m.name.c_str());
-  values[2] = CStringGetTextDatum(m.algorithm.c_str());
-  values[3] = Float8GetDatum(m.epsilon.value_or(0.0));
-  values[4] = Float8GetDatum(m.delta.value_or(0.0));
-  values[5] = Float8GetDatum(lambda);
-  values[6] = Int32GetDatum(chosen_epochs);
-  values[7] = Int32GetDatum(static_cast<int32>(chosen_batch));
-  values[8] = Int32GetDatum(candidates);
-  values[9] = PointerGetDatum(dptrain::pg::weights_array(m));
-  values[10] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
-  values[11] = DirectFunctionCall1(jsonb_in, CStringGetDatum(stored_details));
-  PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+  PG_RETURN_DATUM(HeapTupleGetDatum(tune_result(tupdesc, id, s->model, chosen, stored_details)));
 }
 
 }  // extern "C"

@@ -90,35 +90,43 @@ void parse_categories_spec(const std::string& spec, std::map<std::string, std::v
   out[name] = std::move(values);
 }
 
-ColumnSchema::ColumnSchema(const CsvTable& t, const SchemaOptions& o) {
-  // Resolve column names used by the options.
-  auto index_of = [&](const std::string& name, const char* option) -> std::size_t {
-    for (std::size_t f = 0; f < t.width(); ++f)
-      if (t.names[t.feature_columns[f]] == name) return f;
-    if (name == t.names[t.label_column])
-      fail(ErrorKind::InvalidParameter, std::string(option) + " names the label column \"" + name + "\"");
-    std::vector<std::string> features;
-    for (std::size_t c : t.feature_columns) features.push_back(t.names[c]);
-    fail(ErrorKind::InvalidParameter, std::string("unknown column \"") + name + "\" in " + option,
-         "Feature columns: " + join(features) + ".",
-         "Name columns as in the header or --columns (c1, c2, ... for a file without header).");
-  };
-  std::vector<int> forced(t.width(), 0);  // +1 numeric, -1 categorical
-  for (const auto& n : o.numeric) forced[index_of(n, "--numeric")] = 1;
+namespace {
+
+// The feature index of the column `name` that `option` names.
+std::size_t feature_index(const CsvTable& t, const std::string& name, const char* option) {
+  for (std::size_t f = 0; f < t.width(); ++f)
+    if (t.names[t.feature_columns[f]] == name) return f;
+  if (name == t.names[t.label_column])
+    fail(ErrorKind::InvalidParameter, std::string(option) + " names the label column \"" + name + "\"");
+  std::vector<std::string> features;
+  for (std::size_t c : t.feature_columns) features.push_back(t.names[c]);
+  fail(ErrorKind::InvalidParameter, std::string("unknown column \"") + name + "\" in " + option,
+       "Feature columns: " + join(features) + ".",
+       "Name columns as in the header or --columns (c1, c2, ... for a file without header).");
+}
+
+// Each feature's kind as the options force it: +1 numeric, -1 categorical,
+// 0 as its values say. Every column the options name is checked to exist.
+std::vector<int> forced_kinds(const CsvTable& t, const SchemaOptions& o) {
+  std::vector<int> forced(t.width(), 0);
+  for (const auto& n : o.numeric) forced[feature_index(t, n, "--numeric")] = 1;
   for (const auto& n : o.categorical) {
-    const std::size_t f = index_of(n, "--categorical");
+    const std::size_t f = feature_index(t, n, "--categorical");
     if (forced[f] == 1) fail(ErrorKind::InvalidParameter, "column \"" + n + "\" is both --numeric and --categorical");
     forced[f] = -1;
   }
   for (const auto& [n, list] : o.categories) {
-    const std::size_t f = index_of(n, "--categories");
+    const std::size_t f = feature_index(t, n, "--categories");
     if (forced[f] == 1) fail(ErrorKind::InvalidParameter, "column \"" + n + "\" is --numeric but has --categories");
     forced[f] = -1;
   }
   for (const auto& [n, b] : o.bounds)
-    if (n != "*") index_of(n, "--bounds");
+    if (n != "*") feature_index(t, n, "--bounds");
+  return forced;
+}
 
-  // Values present in the kept rows (a dropped row contributes nothing).
+// Values present in the kept rows (a dropped row contributes nothing), per feature and code.
+std::vector<std::vector<bool>> used_values(const CsvTable& t) {
   std::vector<std::vector<bool>> used(t.width());
   for (std::size_t f = 0; f < t.width(); ++f) used[f].assign(t.values[f].size(), false);
   for (const CsvPart& part : t.parts)
@@ -126,100 +134,141 @@ ColumnSchema::ColumnSchema(const CsvTable& t, const SchemaOptions& o) {
       const std::uint32_t c = part.codes[k];
       if (c != kMissing) used[k % t.width()][c] = true;
     }
+  return used;
+}
 
+// What a column's used values are: numbers (and which), or not.
+struct ValueKinds {
+  std::vector<double> number;  // per code: its number (0 for a non-number)
+  bool all_numbers = true, any_value = false;
+  std::uint32_t bad = kMissing;  // the first non-number
+  std::size_t numbers = 0, non_numbers = 0;  // distinct values of each kind
+};
+
+ValueKinds value_kinds(const Dictionary& dict, const std::vector<bool>& used) {
+  ValueKinds k;
+  k.number.assign(dict.size(), 0.0);
+  for (std::uint32_t c = 0; c < dict.size(); ++c) {
+    if (!used[c]) continue;
+    k.any_value = true;
+    const auto v = parse_number(dict.value(c));
+    if (v) {
+      k.number[c] = *v;
+      ++k.numbers;
+    } else {
+      k.all_numbers = false;
+      ++k.non_numbers;
+      if (k.bad == kMissing) k.bad = c;
+    }
+  }
+  return k;
+}
+
+// A numeric column's bounds: the user's (its own or "*"), else the training part's range.
+void choose_bounds(const CsvTable& t, std::size_t f, const SchemaOptions& o, ColumnEncoding& col) {
+  const auto user = o.bounds.count(col.name) ? o.bounds.find(col.name) : o.bounds.find("*");
+  if (user != o.bounds.end()) {
+    col.bounds = user->second;
+    col.origin = BoundsOrigin::User;
+    return;
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  const CsvPart& train = t.parts[0];
+  for (std::size_t i = 0; i < train.rows(); ++i) {
+    const double v = col.number[train.codes[i * t.width() + f]];
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  col.bounds = Bounds{lo, hi};
+  col.origin = BoundsOrigin::Data;
+}
+
+// Column `f` as one number: every value a number, none missing; clipped to its bounds.
+void encode_numeric(const CsvTable& t, std::size_t f, const SchemaOptions& o, ValueKinds& k, ColumnEncoding& col) {
+  const Dictionary& dict = t.values[f];
+  const std::uint32_t bad = k.bad;
+  if (bad != kMissing)
+    fail(ErrorKind::InvalidData,
+         "bad number \"" + dict.value(bad) + "\" in numeric column \"" + col.name + "\" at " +
+             where_first(t, f, [bad](std::uint32_t c) { return c == bad; }),
+         {}, "Fix the value, or drop --numeric " + col.name + " to one-hot encode the column.");
+  const std::string at = where_first(t, f, [](std::uint32_t c) { return c == kMissing; });
+  if (at != "?")
+    fail(ErrorKind::InvalidData, "missing value in numeric column \"" + col.name + "\" at " + at, {},
+         "Pass --drop-missing to skip rows with missing values (or give the missing marker with --missing).");
+  col.number = std::move(k.number);
+  choose_bounds(t, f, o, col);
+  for (int p = 0; p < 2; ++p) {
+    const CsvPart& part = t.parts[p];
+    for (std::size_t i = 0; i < part.rows(); ++i) {
+      const double v = col.number[part.codes[i * t.width() + f]];
+      if (v < col.bounds.lo || v > col.bounds.hi) ++col.clipped[p];
+    }
+  }
+  col.width = 1;
+}
+
+// The notice of a column one-hot encoded because of a few non-numbers among many numbers.
+std::string almost_numeric_notice(const CsvTable& t, std::size_t f, const ValueKinds& k, const std::string& name) {
+  const Dictionary& dict = t.values[f];
+  const std::uint32_t bad = k.bad;
+  return "column \"" + name + "\" is one-hot encoded (" + std::to_string(k.numbers + k.non_numbers) +
+         " categories) because of the non-number \"" + dict.value(bad) + "\" at " +
+         where_first(t, f, [bad](std::uint32_t c) { return c == bad; }) + "; its other " +
+         (k.non_numbers > 1 ? "values but one are" : "values are") +
+         " numbers. A missing-value marker? Pass --missing '" + dict.value(bad) +
+         "' (with --drop-missing). A typo? Fix it, or force the column numeric with --numeric " + name + ".";
+}
+
+// Column `f` one-hot: the user's categories, else the used values sorted.
+void encode_categorical(const CsvTable& t, std::size_t f, const SchemaOptions& o, const ValueKinds& k,
+                        bool forced, const std::vector<bool>& used, ColumnEncoding& col) {
+  const Dictionary& dict = t.values[f];
+  if (!forced && k.non_numbers <= kAlmostNumericOthers && k.numbers >= kAlmostNumericNumbers)
+    col.almost_numeric = almost_numeric_notice(t, f, k, col.name);
+  if (o.bounds.count(col.name))
+    fail(ErrorKind::InvalidParameter, "--bounds given for column \"" + col.name + "\", which is categorical",
+         "It holds the non-numeric value \"" + (k.bad != kMissing ? dict.value(k.bad) : std::string()) + "\".",
+         "Bounds apply to numeric columns; force one with --numeric " + col.name + ".");
+  const auto listed = o.categories.find(col.name);
+  if (listed != o.categories.end()) {
+    col.categories = listed->second;
+    col.user_categories = true;
+  } else {
+    for (std::uint32_t c = 0; c < dict.size(); ++c)
+      if (used[c]) col.categories.push_back(dict.value(c));
+    std::sort(col.categories.begin(), col.categories.end());
+  }
+  col.slot.assign(dict.size(), -1);
+  for (std::size_t i = 0; i < col.categories.size(); ++i) {
+    const std::uint32_t c = dict.find(col.categories[i]);
+    if (c != kMissing) col.slot[c] = static_cast<std::int32_t>(i);
+  }
+  if (col.user_categories)
+    for (const CsvPart& part : t.parts)
+      for (std::size_t i = 0; i < part.rows(); ++i) {
+        const std::uint32_t c = part.codes[i * t.width() + f];
+        if (c != kMissing && col.slot[c] < 0) ++col.unlisted;
+      }
+  col.width = col.categories.size();
+}
+
+}  // namespace
+
+ColumnSchema::ColumnSchema(const CsvTable& t, const SchemaOptions& o) {
+  const std::vector<int> forced = forced_kinds(t, o);  // resolves the column names the options use
+  const std::vector<std::vector<bool>> used = used_values(t);
   std::size_t offset = 0;
   for (std::size_t f = 0; f < t.width(); ++f) {
     ColumnEncoding col;
     col.name = t.names[t.feature_columns[f]];
     col.column = f;
-    const Dictionary& dict = t.values[f];
-    std::vector<double> number(dict.size(), 0.0);
-    bool all_numbers = true, any_value = false;
-    std::uint32_t bad = kMissing;
-    std::size_t numbers = 0, non_numbers = 0;  // distinct values of each kind
-    for (std::uint32_t c = 0; c < dict.size(); ++c) {
-      if (!used[f][c]) continue;
-      any_value = true;
-      const auto v = parse_number(dict.value(c));
-      if (v) {
-        number[c] = *v;
-        ++numbers;
-      } else {
-        all_numbers = false;
-        ++non_numbers;
-        if (bad == kMissing) bad = c;
-      }
-    }
-    col.numeric = forced[f] == 1 || (forced[f] == 0 && all_numbers && any_value);
-    if (col.numeric && bad != kMissing)
-      fail(ErrorKind::InvalidData,
-           "bad number \"" + dict.value(bad) + "\" in numeric column \"" + col.name + "\" at " +
-               where_first(t, f, [bad](std::uint32_t c) { return c == bad; }),
-           {}, "Fix the value, or drop --numeric " + col.name + " to one-hot encode the column.");
-    if (col.numeric) {
-      const std::string at = where_first(t, f, [](std::uint32_t c) { return c == kMissing; });
-      if (at != "?")
-        fail(ErrorKind::InvalidData, "missing value in numeric column \"" + col.name + "\" at " + at, {},
-             "Pass --drop-missing to skip rows with missing values (or give the missing marker with --missing).");
-      col.number = std::move(number);
-      const auto user = o.bounds.count(col.name) ? o.bounds.find(col.name) : o.bounds.find("*");
-      if (user != o.bounds.end()) {
-        col.bounds = user->second;
-        col.origin = BoundsOrigin::User;
-      } else {
-        double lo = INFINITY, hi = -INFINITY;
-        const CsvPart& train = t.parts[0];
-        for (std::size_t i = 0; i < train.rows(); ++i) {
-          const double v = col.number[train.codes[i * t.width() + f]];
-          lo = std::min(lo, v);
-          hi = std::max(hi, v);
-        }
-        col.bounds = Bounds{lo, hi};
-        col.origin = BoundsOrigin::Data;
-      }
-      for (int p = 0; p < 2; ++p) {
-        const CsvPart& part = t.parts[p];
-        for (std::size_t i = 0; i < part.rows(); ++i) {
-          const double v = col.number[part.codes[i * t.width() + f]];
-          if (v < col.bounds.lo || v > col.bounds.hi) ++col.clipped[p];
-        }
-      }
-      col.width = 1;
-    } else {
-      if (forced[f] == 0 && non_numbers <= kAlmostNumericOthers && numbers >= kAlmostNumericNumbers)
-        col.almost_numeric =
-            "column \"" + col.name + "\" is one-hot encoded (" + std::to_string(numbers + non_numbers) +
-            " categories) because of the non-number \"" + dict.value(bad) + "\" at " +
-            where_first(t, f, [bad](std::uint32_t c) { return c == bad; }) + "; its other " +
-            (non_numbers > 1 ? "values but one are" : "values are") +
-            " numbers. A missing-value marker? Pass --missing '" + dict.value(bad) +
-            "' (with --drop-missing). A typo? Fix it, or force the column numeric with --numeric " + col.name + ".";
-      if (o.bounds.count(col.name))
-        fail(ErrorKind::InvalidParameter, "--bounds given for column \"" + col.name + "\", which is categorical",
-             "It holds the non-numeric value \"" + (bad != kMissing ? dict.value(bad) : std::string()) + "\".",
-             "Bounds apply to numeric columns; force one with --numeric " + col.name + ".");
-      const auto listed = o.categories.find(col.name);
-      if (listed != o.categories.end()) {
-        col.categories = listed->second;
-        col.user_categories = true;
-      } else {
-        for (std::uint32_t c = 0; c < dict.size(); ++c)
-          if (used[f][c]) col.categories.push_back(dict.value(c));
-        std::sort(col.categories.begin(), col.categories.end());
-      }
-      col.slot.assign(dict.size(), -1);
-      for (std::size_t k = 0; k < col.categories.size(); ++k) {
-        const std::uint32_t c = dict.find(col.categories[k]);
-        if (c != kMissing) col.slot[c] = static_cast<std::int32_t>(k);
-      }
-      if (col.user_categories)
-        for (const CsvPart& part : t.parts)
-          for (std::size_t i = 0; i < part.rows(); ++i) {
-            const std::uint32_t c = part.codes[i * t.width() + f];
-            if (c != kMissing && col.slot[c] < 0) ++col.unlisted;
-          }
-      col.width = col.categories.size();
-    }
+    ValueKinds k = value_kinds(t.values[f], used[f]);
+    col.numeric = forced[f] == 1 || (forced[f] == 0 && k.all_numbers && k.any_value);
+    if (col.numeric)
+      encode_numeric(t, f, o, k, col);
+    else
+      encode_categorical(t, f, o, k, forced[f] != 0, used[f], col);
     col.offset = offset;
     offset += col.width;
     columns_.push_back(std::move(col));

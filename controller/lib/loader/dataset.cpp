@@ -69,6 +69,47 @@ Format infer_format(const std::string& path) {
   return Format::Csv;
 }
 
+namespace {
+
+// The options that apply to some input formats only, refused for the others.
+void check_format_options(Format format, const LoadOptions& o) {
+  const bool csv_like = format == Format::Csv || format == Format::Sklearn;
+  if (!csv_like && (!o.csv.label.empty() || !o.csv.column_names.empty()))
+    fail(ErrorKind::InvalidParameter, "--label and --columns apply to CSV input only",
+         std::string("The input is ") + format_name(format) + ", whose label is fixed by the format.");
+  if (!csv_like && (!o.schema.bounds.empty() || !o.schema.categories.empty() || !o.schema.numeric.empty() ||
+                    !o.schema.categorical.empty()))
+    fail(ErrorKind::InvalidParameter, "--bounds, --categories, --numeric and --categorical apply to CSV input only",
+         std::string("The input is ") + format_name(format) + ".",
+         format == Format::Idx ? "IDX pixels are always scaled by 1/255." : "LIBSVM values are used as given.");
+  if (format != Format::Idx && (!o.labels_file.empty() || !o.test_labels_file.empty()))
+    fail(ErrorKind::InvalidParameter, "--labels-file applies to IDX input only");
+}
+
+// The reader of the input files in `format` (a CSV file with scikit-learn's
+// header turns *format into Sklearn).
+std::unique_ptr<FeatureSource> open_source(Format* format, const LoadOptions& o, const RowSplitter& splitter) {
+  switch (*format) {
+    case Format::Csv:
+    case Format::Sklearn: {
+      CsvOptions csv = o.csv;
+      csv.sklearn_header = *format == Format::Sklearn;
+      csv.max_features = o.max_features;
+      auto source = std::make_unique<CsvSource>(o.file, o.test_file, splitter, csv, o.schema);
+      if (source->table().header == HeaderKind::Sklearn) *format = Format::Sklearn;
+      return source;
+    }
+    case Format::Libsvm:
+      return std::make_unique<LibsvmSource>(o.file, o.test_file, splitter, o.libsvm_dims, o.max_features);
+    case Format::Idx:
+      return std::make_unique<IdxSource>(o.file, o.labels_file, o.test_file, o.test_labels_file, splitter,
+                                         o.max_features);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 Dataset::Dataset(const LoadOptions& o) : normalize_(o.normalize), options_(o) {
   format_ = o.format ? *o.format : infer_format(o.file);
   RowSplitter splitter;
@@ -76,35 +117,8 @@ Dataset::Dataset(const LoadOptions& o) : normalize_(o.normalize), options_(o) {
     if (o.test_file) fail(ErrorKind::InvalidParameter, "give either --test-file or --test-rows, not both");
     splitter = RowSplitter(read_test_rows(*o.test_rows), *o.test_rows);
   }
-  const bool csv_like = format_ == Format::Csv || format_ == Format::Sklearn;
-  if (!csv_like && (!o.csv.label.empty() || !o.csv.column_names.empty()))
-    fail(ErrorKind::InvalidParameter, "--label and --columns apply to CSV input only",
-         std::string("The input is ") + format_name(format_) + ", whose label is fixed by the format.");
-  if (!csv_like && (!o.schema.bounds.empty() || !o.schema.categories.empty() || !o.schema.numeric.empty() ||
-                    !o.schema.categorical.empty()))
-    fail(ErrorKind::InvalidParameter, "--bounds, --categories, --numeric and --categorical apply to CSV input only",
-         std::string("The input is ") + format_name(format_) + ".",
-         format_ == Format::Idx ? "IDX pixels are always scaled by 1/255." : "LIBSVM values are used as given.");
-  if (format_ != Format::Idx && (!o.labels_file.empty() || !o.test_labels_file.empty()))
-    fail(ErrorKind::InvalidParameter, "--labels-file applies to IDX input only");
-  switch (format_) {
-    case Format::Csv:
-    case Format::Sklearn: {
-      CsvOptions csv = o.csv;
-      csv.sklearn_header = format_ == Format::Sklearn;
-      csv.max_features = o.max_features;
-      source_ = std::make_unique<CsvSource>(o.file, o.test_file, splitter, csv, o.schema);
-      if (static_cast<const CsvSource&>(*source_).table().header == HeaderKind::Sklearn) format_ = Format::Sklearn;
-      break;
-    }
-    case Format::Libsvm:
-      source_ = std::make_unique<LibsvmSource>(o.file, o.test_file, splitter, o.libsvm_dims, o.max_features);
-      break;
-    case Format::Idx:
-      source_ = std::make_unique<IdxSource>(o.file, o.labels_file, o.test_file, o.test_labels_file, splitter,
-                                            o.max_features);
-      break;
-  }
+  check_format_options(format_, o);
+  source_ = open_source(&format_, o, splitter);
 
   // One-hot columns make the width known only now; nothing dense exists yet.
   if (source_->dims() > o.max_features)

@@ -27,6 +27,92 @@ std::string join(const std::vector<std::string>& v, std::size_t max_items = 12) 
               "--positive VALUE for a binary task.");
 }
 
+// The labels of the training rows. Two labels are the same if they are
+// equal strings or, when every training label is a number, equal numbers
+// ("+1" = "1" = "1.0").
+class TrainLabels {
+ public:
+  TrainLabels(const Dictionary& labels, const std::vector<bool>& in_train) : labels_(labels) {
+    const std::size_t n = labels.size();
+    number.resize(n);
+    for (std::uint32_t c = 0; c < n; ++c) number[c] = parse_number(labels.value(c));
+    for (std::uint32_t c = 0; c < n; ++c)
+      if (in_train[c]) codes.push_back(c);
+    for (auto c : codes) sorted.push_back(labels.value(c));
+    std::sort(sorted.begin(), sorted.end());
+    all_numbers = std::all_of(codes.begin(), codes.end(), [&](std::uint32_t c) { return number[c].has_value(); });
+    for (auto t : codes) {
+      by_text_.emplace(labels.value(t), t);
+      if (all_numbers) by_number_.emplace(*number[t], t);
+    }
+  }
+
+  // The training label that label `c` is the same as.
+  std::optional<std::uint32_t> equivalent(std::uint32_t c) const {
+    const auto by_text = by_text_.find(labels_.value(c));
+    if (by_text != by_text_.end()) return by_text->second;
+    if (all_numbers && number[c]) {
+      const auto by_number = by_number_.find(*number[c]);
+      if (by_number != by_number_.end()) return by_number->second;
+    }
+    return std::nullopt;
+  }
+
+  bool same(std::uint32_t a, std::uint32_t b) const {
+    return labels_.value(a) == labels_.value(b) || (all_numbers && number[a] && number[b] && *number[a] == *number[b]);
+  }
+
+  // Every training label a number for which `pred` holds.
+  template <typename Pred>
+  bool all_numbers_are(Pred pred) const {
+    return all_numbers && std::all_of(codes.begin(), codes.end(), [&](std::uint32_t c) { return pred(*number[c]); });
+  }
+
+  std::size_t distinct() const { return by_text_.size(); }
+
+  std::vector<std::optional<double>> number;  // per code
+  std::vector<std::uint32_t> codes;           // the training labels' codes
+  std::vector<std::string> sorted;            // the training labels, sorted
+  bool all_numbers = false;
+
+ private:
+  const Dictionary& labels_;
+  std::map<std::string, std::uint32_t> by_text_;
+  std::map<double, std::uint32_t> by_number_;
+};
+
+// The code of the training label given as --positive (ERROR if none is).
+std::uint32_t positive_code(const Dictionary& labels, const TrainLabels& train, const std::string& given) {
+  std::string p(normalize_label(given));
+  while (!p.empty() && p.back() == ' ') p.pop_back();
+  while (!p.empty() && p.front() == ' ') p.erase(p.begin());
+  const auto p_number = parse_number(p);
+  for (auto t : train.codes)
+    if (labels.value(t) == p || (train.all_numbers && p_number && *train.number[t] == *p_number)) return t;
+  fail(ErrorKind::InvalidParameter, "unknown label \"" + given + "\" given as --positive",
+       "Labels in the training rows: " + join(train.sorted) + ".",
+       "Pass one of the training labels (a trailing '.' is ignored).");
+}
+
+// The training labels that are not the positive one, sorted.
+std::vector<std::string> negative_labels(const Dictionary& labels, const TrainLabels& train,
+                                         const std::vector<LabelValue>& values) {
+  std::vector<std::string> negatives;
+  for (auto t : train.codes)
+    if (!values[t].boolean) negatives.push_back(labels.value(t));
+  std::sort(negatives.begin(), negatives.end());
+  return negatives;
+}
+
+// The distinct integer labels of the training rows, in increasing order.
+std::vector<std::string> integer_classes(const TrainLabels& train, const std::vector<LabelValue>& values) {
+  std::map<std::int32_t, bool> distinct;
+  for (auto t : train.codes) distinct[values[t].integer] = true;
+  std::vector<std::string> classes;
+  for (const auto& entry : distinct) classes.push_back(std::to_string(entry.first));
+  return classes;
+}
+
 }  // namespace
 
 const char* label_sql_type(LabelType t) {
@@ -42,96 +128,44 @@ LabelEncoder::LabelEncoder(const Dictionary& labels, const std::vector<bool>& in
   const std::size_t n = labels.size();
   known_.assign(n, false);
   values_.assign(n, LabelValue{});
-  std::vector<std::optional<double>> number(n);
-  for (std::uint32_t c = 0; c < n; ++c) number[c] = parse_number(labels.value(c));
-  std::vector<std::uint32_t> train_codes;
-  for (std::uint32_t c = 0; c < n; ++c)
-    if (in_train[c]) train_codes.push_back(c);
-  std::vector<std::string> train_labels;
-  for (auto c : train_codes) train_labels.push_back(labels.value(c));
-  std::sort(train_labels.begin(), train_labels.end());
-  const bool all_numbers =
-      std::all_of(train_codes.begin(), train_codes.end(), [&](std::uint32_t c) { return number[c].has_value(); });
-
-  // Two labels are the same if they are equal strings or, when every
-  // training label is a number, equal numbers ("+1" = "1" = "1.0").
-  std::map<std::string, std::uint32_t> train_by_text;
-  std::map<double, std::uint32_t> train_by_number;
-  for (auto t : train_codes) {
-    train_by_text.emplace(labels.value(t), t);
-    if (all_numbers) train_by_number.emplace(*number[t], t);
-  }
-  auto train_equivalent = [&](std::uint32_t c) -> std::optional<std::uint32_t> {
-    const auto by_text = train_by_text.find(labels.value(c));
-    if (by_text != train_by_text.end()) return by_text->second;
-    if (all_numbers && number[c]) {
-      const auto by_number = train_by_number.find(*number[c]);
-      if (by_number != train_by_number.end()) return by_number->second;
-    }
-    return std::nullopt;
-  };
-  auto same = [&](std::uint32_t a, std::uint32_t b) {
-    return labels.value(a) == labels.value(b) || (all_numbers && number[a] && number[b] && *number[a] == *number[b]);
-  };
+  const TrainLabels train(labels, in_train);
 
   if (o.positive) {
     type_ = LabelType::Boolean;
-    std::string p(normalize_label(*o.positive));
-    while (!p.empty() && p.back() == ' ') p.pop_back();
-    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
-    const auto p_number = parse_number(p);
-    std::optional<std::uint32_t> pos;
-    for (auto t : train_codes)
-      if (labels.value(t) == p || (all_numbers && p_number && *number[t] == *p_number)) {
-        pos = t;
-        break;
-      }
-    if (!pos)
-      fail(ErrorKind::InvalidParameter, "unknown label \"" + *o.positive + "\" given as --positive",
-           "Labels in the training rows: " + join(train_labels) + ".",
-           "Pass one of the training labels (a trailing '.' is ignored).");
-    positive_ = labels.value(*pos);
-    const bool one_vs_rest = o.one_vs_rest || train_codes.size() > 2;  // any other label is simply negative
+    const std::uint32_t pos = positive_code(labels, train, *o.positive);
+    positive_ = labels.value(pos);
+    const bool one_vs_rest = o.one_vs_rest || train.codes.size() > 2;  // any other label is simply negative
     for (std::uint32_t c = 0; c < n; ++c) {
-      known_[c] = one_vs_rest || train_equivalent(c).has_value();
-      values_[c].boolean = same(c, *pos);
+      known_[c] = one_vs_rest || train.equivalent(c).has_value();
+      values_[c].boolean = train.same(c, pos);
     }
-    std::vector<std::string> negatives;
-    for (auto t : train_codes)
-      if (!values_[t].boolean) negatives.push_back(labels.value(t));
-    std::sort(negatives.begin(), negatives.end());
+    const std::vector<std::string> negatives = negative_labels(labels, train, values_);
     classes_ = {positive_};
     classes_.insert(classes_.end(), negatives.begin(), negatives.end());
     return;
   }
 
-  if (train_by_text.size() > o.max_classes) too_many_classes(train_labels, o.max_classes);
-  const bool plus_minus_one =
-      all_numbers && std::all_of(train_codes.begin(), train_codes.end(),
-                                 [&](std::uint32_t c) { return *number[c] == 1.0 || *number[c] == -1.0; });
-  const bool integers =
-      all_numbers && std::all_of(train_codes.begin(), train_codes.end(), [&](std::uint32_t c) {
-        const double v = *number[c];
-        return v == std::trunc(v) && std::abs(v) <= std::numeric_limits<std::int32_t>::max();
-      });
+  if (train.distinct() > o.max_classes) too_many_classes(train.sorted, o.max_classes);
+  const bool plus_minus_one = train.all_numbers_are([](double v) { return v == 1.0 || v == -1.0; });
+  const bool integers = train.all_numbers_are([](double v) {
+    return v == std::trunc(v) && std::abs(v) <= std::numeric_limits<std::int32_t>::max();
+  });
   type_ = plus_minus_one ? LabelType::Boolean : integers ? LabelType::Integer : LabelType::Text;
   for (std::uint32_t c = 0; c < n; ++c) {
-    const auto t = train_equivalent(c);
+    const auto t = train.equivalent(c);
     if (!t) continue;
     known_[c] = true;
-    values_[c].boolean = plus_minus_one && *number[*t] > 0;
-    values_[c].integer = integers ? static_cast<std::int32_t>(*number[*t]) : 0;
+    values_[c].boolean = plus_minus_one && *train.number[*t] > 0;
+    values_[c].integer = integers ? static_cast<std::int32_t>(*train.number[*t]) : 0;
     values_[c].text = labels.value(*t);
   }
   if (plus_minus_one) {
     positive_ = "+1";
     classes_ = {"+1", "-1"};
   } else if (integers) {
-    std::map<std::int32_t, bool> distinct;
-    for (auto t : train_codes) distinct[values_[t].integer] = true;
-    for (const auto& entry : distinct) classes_.push_back(std::to_string(entry.first));
+    classes_ = integer_classes(train, values_);
   } else {
-    classes_ = train_labels;
+    classes_ = train.sorted;
   }
   if (type_ != LabelType::Boolean && classes_.size() > o.max_classes) too_many_classes(classes_, o.max_classes);
 }

@@ -185,6 +185,54 @@ void write_noise(const TrainingConfig& c, int K, double sensitivity, const std::
   privacy["noise"] = noise_json;
 }
 
+// The sensitivity the noise covers: of the run's epochs or, with a
+// convergence tolerance, the largest over every epoch the run may stop
+// after, k' <= k (Lemma 8's bound holds for each fixed k'; choosing k' from
+// the data is the informal step).
+pb::Bound covered_sensitivity(const TrainingConfig& c, const TrainingPlan& p) {
+  pb::RunShape shape;
+  shape.rows = c.rows;
+  shape.batch_size = c.batch_size;
+  shape.epochs = c.epochs;
+  const pb::Output output = c.averaging ? pb::Output::UniformAverage : pb::Output::LastIterate;
+  pb::Bound bound = pb::sensitivity(p.epoch.schedule, p.constants, shape, output);
+  if (c.options.contains("tolerance")) {
+    for (int k = 1; k < c.epochs; ++k) {
+      shape.epochs = k;
+      const pb::Bound shorter = pb::sensitivity(p.epoch.schedule, p.constants, shape, output);
+      if (shorter.sensitivity > bound.sensitivity) bound = shorter;
+    }
+  }
+  return bound;
+}
+
+// The plan's privacy metadata before its noise (write_noise adds that).
+nlohmann::json privacy_metadata(const TrainingConfig& c, const TrainingPlan& p, const pb::Bound& bound, bool pure,
+                                bool joint) {
+  const int K = p.epoch.models;
+  return {
+      {"private", true},
+      {"notion", pure ? "epsilon-DP" : "(epsilon, delta)-DP"},
+      {"epsilon", *p.epsilon},
+      {"delta", *p.delta},
+      {"adjacency", "replace-one: neighbouring tables differ in one row (features and label)"},
+      {"n_public", true},
+      {"mechanism", "output perturbation of permutation SGD (Bolt-on, Wu et al. SIGMOD 2017)"},
+      {"convexity", bound.strongly_convex ? "strongly convex" : "convex"},
+      {"released_iterate", c.averaging ? "uniform average of all iterates" : "last iterate"},
+      {"lipschitz", p.constants.lipschitz},
+      {"smoothness", p.constants.smoothness},
+      {"strong_convexity", p.constants.strong_convexity},
+      {"models", K},
+      {"multiclass_noise", joint ? "joint" : "per_model"},
+      {"composition", K == 1 ? "single model"
+                      : joint ? "joint Gaussian release of the K one-vs-all models (sensitivity sqrt(K) Delta of "
+                                "the K x d weight matrix, full epsilon and delta)"
+                              : "basic composition over the one-vs-all models (each gets epsilon/K, delta/K)"},
+      {"epochs_fixed_in_advance", p.stop_tolerance == 0},
+  };
+}
+
 }  // namespace
 
 // --- the noise ------------------------------------------------------------------
@@ -282,50 +330,14 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
   const double default_eta = std::min(1.0 / std::sqrt(static_cast<double>(c.rows)), 2.0 / p.constants.smoothness);
   p.epoch.schedule = plan_schedule(c, kind, p.constants, default_eta);
 
-  pb::RunShape shape;
-  shape.rows = c.rows;
-  shape.batch_size = c.batch_size;
-  shape.epochs = c.epochs;
-  const pb::Output output = c.averaging ? pb::Output::UniformAverage : pb::Output::LastIterate;
-  pb::Bound bound = pb::sensitivity(p.epoch.schedule, p.constants, shape, output);
-  // With a convergence tolerance the run may stop after any k' <= k epochs:
-  // calibrate for the largest bound over all of them (Lemma 8's bound holds
-  // for each fixed k'; choosing k' from the data is the informal step).
-  if (c.options.contains("tolerance")) {
-    p.stop_tolerance = c.options["tolerance"].get<double>();
-    for (int k = 1; k < c.epochs; ++k) {
-      shape.epochs = k;
-      const pb::Bound shorter = pb::sensitivity(p.epoch.schedule, p.constants, shape, output);
-      if (shorter.sensitivity > bound.sensitivity) bound = shorter;
-    }
-    shape.epochs = c.epochs;
-  }
+  if (c.options.contains("tolerance")) p.stop_tolerance = c.options["tolerance"].get<double>();
+  const pb::Bound bound = covered_sensitivity(c, p);
 
   p.epsilon = epsilon;
   p.delta = delta;
   const int K = p.epoch.models;
   const bool joint = !pure && c.options.value("multiclass_noise", std::string("per_model")) == "joint";
-  p.privacy = {
-      {"private", true},
-      {"notion", pure ? "epsilon-DP" : "(epsilon, delta)-DP"},
-      {"epsilon", epsilon},
-      {"delta", delta},
-      {"adjacency", "replace-one: neighbouring tables differ in one row (features and label)"},
-      {"n_public", true},
-      {"mechanism", "output perturbation of permutation SGD (Bolt-on, Wu et al. SIGMOD 2017)"},
-      {"convexity", bound.strongly_convex ? "strongly convex" : "convex"},
-      {"released_iterate", c.averaging ? "uniform average of all iterates" : "last iterate"},
-      {"lipschitz", p.constants.lipschitz},
-      {"smoothness", p.constants.smoothness},
-      {"strong_convexity", p.constants.strong_convexity},
-      {"models", K},
-      {"multiclass_noise", joint ? "joint" : "per_model"},
-      {"composition", K == 1 ? "single model"
-                      : joint ? "joint Gaussian release of the K one-vs-all models (sensitivity sqrt(K) Delta of "
-                                "the K x d weight matrix, full epsilon and delta)"
-                              : "basic composition over the one-vs-all models (each gets epsilon/K, delta/K)"},
-      {"epochs_fixed_in_advance", p.stop_tolerance == 0},
-  };
+  p.privacy = privacy_metadata(c, p, bound, pure, joint);
   write_noise(c, K, bound.sensitivity, bound.rule, p.privacy);
   if (p.stop_tolerance > 0) {
     p.privacy["guarantee"] =

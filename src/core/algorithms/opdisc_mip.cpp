@@ -88,9 +88,9 @@ double score_bound(const Layout& L, std::size_t ones) {
   return std::min(by_coordinates, by_norm);
 }
 
-Problem formulate(const GroupedRows& data, const Layout& L, const std::vector<double>& eta) {
-  Problem P;
-  const double inf = COIN_DBL_MAX;
+// The columns: the binaries r_{j,v} (coordinate j has value v) and q_s
+// (||k||^2 = s), whose costs are the objective's, then the integers k_j.
+void add_grid_columns(const Layout& L, const std::vector<double>& eta, Problem& P) {
   const double root_k = std::sqrt(static_cast<double>(L.norm_squared));
   for (int j = 0; j < L.dim; ++j)
     for (int v = -L.bound; v <= L.bound; ++v) P.add_column(-eta[j] * v / root_k);
@@ -101,8 +101,10 @@ Problem formulate(const GroupedRows& data, const Layout& L, const std::vector<do
     P.col_lo[static_cast<std::size_t>(c)] = -L.bound;
     P.col_hi[static_cast<std::size_t>(c)] = L.bound;
   }
-  P.rows.setDimensions(0, static_cast<int>(P.cost.size()));
+}
 
+// The rows that tie the columns to one grid point k of norm^2 <= K.
+void add_grid_rows(const Layout& L, Problem& P) {
   // One value per coordinate: sum_v r_{j,v} = 1.
   for (int j = 0; j < L.dim; ++j) {
     std::vector<int> idx;
@@ -138,16 +140,21 @@ Problem formulate(const GroupedRows& data, const Layout& L, const std::vector<do
       }
     P.add_row(idx, val, 0, 0);
   }
+}
 
-  // One decision binary per group that has a label: z_g = 1[k.x_g >= 0], the
-  // prediction of the rule. Its rows then cost m_g if z_g = 1 and p_g if
-  // z_g = 0, i.e. p_g + (m_g - p_g) z_g. Why not one error indicator per
-  // group and label: in the LP relaxation both indicators of a group with
-  // positives AND negatives can sit near 0 (k.x_g = -1/2), so the bound
-  // misses the group's min(p_g, m_g) errors that no grid point avoids, and
-  // CBC must branch to prove them (Adult's groups are mostly mixed: the
-  // d = 17 and d = 23 MIPs did not solve in 900 s). Linking both labels to
-  // one z_g keeps that bound in every relaxation.
+// One decision binary per group that has a label: z_g = 1[k.x_g >= 0], the
+// prediction of the rule. Its rows then cost m_g if z_g = 1 and p_g if
+// z_g = 0, i.e. p_g + (m_g - p_g) z_g. Why not one error indicator per
+// group and label: in the LP relaxation both indicators of a group with
+// positives AND negatives can sit near 0 (k.x_g = -1/2), so the bound
+// misses the group's min(p_g, m_g) errors that no grid point avoids, and
+// CBC must branch to prove them (Adult's groups are mostly mixed: the
+// d = 17 and d = 23 MIPs did not solve in 900 s). Linking both labels to
+// one z_g keeps that bound in every relaxation.
+void add_group_rows(const GroupedRows& data, const Layout& L, Problem& P) {
+  const double inf = COIN_DBL_MAX;
+  std::vector<int> idx;
+  std::vector<double> val;
   P.z_of.assign(data.groups.size(), -1);
   for (std::size_t gi = 0; gi < data.groups.size(); ++gi) {
     const Group& g = data.groups[gi];
@@ -172,6 +179,14 @@ Problem formulate(const GroupedRows& data, const Layout& L, const std::vector<do
     val.back() = -(big_m + 1);
     P.add_row(idx, val, -inf, -1);
   }
+}
+
+Problem formulate(const GroupedRows& data, const Layout& L, const std::vector<double>& eta) {
+  Problem P;
+  add_grid_columns(L, eta, P);
+  P.rows.setDimensions(0, static_cast<int>(P.cost.size()));
+  add_grid_rows(L, P);
+  add_group_rows(data, L, P);
   return P;
 }
 

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/privacy/batch_noise.h"
 #include "core/privacy/parameter_checks.h"
+#include "core/sgd/divergence.h"
 #include "core/sgd/projection.h"
 
 namespace dptrain::dpsgd::lot_state {
@@ -77,10 +78,9 @@ void require_finite_model(const double* s, std::uint64_t t) {
   const std::size_t n = 3 * parameters(s);  // theta and the optimizer's two moments
   for (std::size_t i = kHeaderSize; i < kHeaderSize + n; ++i)
     if (!std::isfinite(s[i]))
-      fail(ErrorKind::InvalidParameter, "DP-SGD diverged: the model became infinite or NaN",
-           "At lot " + std::to_string(t) + " (learning rate " + privacy::short_number(s[kLearningRate]) + ", lambda " +
-               privacy::short_number(s[kLambda]) + ").",
-           "Lower learning_rate or lambda (the step times lambda should stay well below 2).");
+      fail_diverged("DP-SGD", "At lot " + std::to_string(t) + " (learning rate " +
+                                  privacy::short_number(s[kLearningRate]) + ", lambda " +
+                                  privacy::short_number(s[kLambda]) + ").");
 }
 
 // Ends the current lot: noise, divide, step, project; the next lot starts with a zero sum.

@@ -83,15 +83,13 @@ double closed_form_psgd_noise_multiplier(double q, std::int64_t steps, double ep
   return 4 * q * std::sqrt(static_cast<double>(steps) * std::log(1 / delta)) / epsilon;
 }
 
-DpSgdPlan plan_dpsgd(const DpSgdRequest& r) {
-  const OptimizerKind kind = parse_optimizer(r.algorithm);
-  validate_shape(r);
+namespace {
 
-  DpSgdPlan p;
-  p.sampling_rate = r.expected_lot / static_cast<double>(r.rows);
-  p.steps = r.steps;
-  p.delta = r.delta;
-  p.accounted = !r.closed_form_noise;
+// The noise multiplier and its RDP account: the closed-form P-SGD noise for
+// the claimed epsilon, the noise calibrated to epsilon, or the given noise
+// multiplier accounted.
+void account_noise(const DpSgdRequest& r, DpSgdPlan* plan) {
+  DpSgdPlan& p = *plan;
   if (r.closed_form_noise) {
     const double z = closed_form_psgd_noise_multiplier(p.sampling_rate, r.steps, *r.epsilon, r.delta);
     p.account = privacy::account_sampled_gaussian(p.sampling_rate, z, r.clip_norm, r.steps, r.delta, r.rdp);
@@ -104,6 +102,54 @@ DpSgdPlan plan_dpsgd(const DpSgdRequest& r) {
                                                   r.delta, r.rdp);
     p.epsilon = p.account.epsilon;
   }
+}
+
+nlohmann::json privacy_metadata(const DpSgdRequest& r, const DpSgdPlan& p) {
+  nlohmann::json privacy = privacy::account_json(p.account);
+  privacy["accounted"] = p.accounted;
+  privacy["sampling"] = "Poisson (each row independently with probability q), secret per-run key";
+  privacy["sensitivity"] = "C: per-example gradients of all K models clipped jointly (Frobenius norm), "
+                           "summed, add/remove-one";
+  privacy["normalization"] = "divided by the expected lot size q n";
+  privacy["models"] = r.models == 1 ? "binary" : "one-vs-all, " + std::to_string(r.models) +
+                                                     " models clipped jointly (no budget split)";
+  if (!p.accounted) {
+    privacy["claimed_epsilon"] = p.epsilon;
+    privacy["warning"] = "closed-form P-SGD noise (Iyengar et al. 2019, Alg. 2) is not an accountant's bound; "
+                         "\"epsilon\" is what the RDP accountant gives for this noise";
+  }
+  return privacy;
+}
+
+nlohmann::json hyperparameters(const DpSgdRequest& r, OptimizerKind kind, const LotConfig& c) {
+  nlohmann::json hyper = {{"algorithm", r.algorithm},       {"expected_lot", r.expected_lot},
+                          {"steps", r.steps},               {"clip_norm", r.clip_norm},
+                          {"learning_rate", c.learning_rate}, {"radius", r.radius},
+                          {"lambda", r.lambda}};
+  if (kind == OptimizerKind::Sgd) hyper["step_decay"] = step_decay_name(r.decay);
+  if (kind == OptimizerKind::Momentum) hyper["momentum"] = c.momentum;
+  if (kind == OptimizerKind::Adam || kind == OptimizerKind::AdamWosm) hyper["beta1"] = r.beta1;
+  if (kind == OptimizerKind::Adam) {
+    hyper["beta2"] = r.beta2;
+    hyper["xi"] = r.xi;
+  }
+  if (kind == OptimizerKind::AdamWosm && !r.learning_rate) hyper["learning_rate_rule"] = "1e-3 / (sigma C / L + 1e-8)";
+  if (kind == OptimizerKind::Adadp) hyper["tolerance"] = c.tolerance;
+  return hyper;
+}
+
+}  // namespace
+
+DpSgdPlan plan_dpsgd(const DpSgdRequest& r) {
+  const OptimizerKind kind = parse_optimizer(r.algorithm);
+  validate_shape(r);
+
+  DpSgdPlan p;
+  p.sampling_rate = r.expected_lot / static_cast<double>(r.rows);
+  p.steps = r.steps;
+  p.delta = r.delta;
+  p.accounted = !r.closed_form_noise;
+  account_noise(r, &p);
   const double sigma = p.account.noise_multiplier;
 
   LotConfig& c = p.lots;
@@ -133,33 +179,7 @@ DpSgdPlan plan_dpsgd(const DpSgdRequest& r) {
   c.radius = r.radius;
   c.lambda = r.lambda;
 
-  nlohmann::json privacy = privacy::account_json(p.account);
-  privacy["accounted"] = p.accounted;
-  privacy["sampling"] = "Poisson (each row independently with probability q), secret per-run key";
-  privacy["sensitivity"] = "C: per-example gradients of all K models clipped jointly (Frobenius norm), "
-                           "summed, add/remove-one";
-  privacy["normalization"] = "divided by the expected lot size q n";
-  privacy["models"] = r.models == 1 ? "binary" : "one-vs-all, " + std::to_string(r.models) +
-                                                     " models clipped jointly (no budget split)";
-  if (!p.accounted) {
-    privacy["claimed_epsilon"] = p.epsilon;
-    privacy["warning"] = "closed-form P-SGD noise (Iyengar et al. 2019, Alg. 2) is not an accountant's bound; "
-                         "\"epsilon\" is what the RDP accountant gives for this noise";
-  }
-  nlohmann::json hyper = {{"algorithm", r.algorithm},       {"expected_lot", r.expected_lot},
-                          {"steps", r.steps},               {"clip_norm", r.clip_norm},
-                          {"learning_rate", c.learning_rate}, {"radius", r.radius},
-                          {"lambda", r.lambda}};
-  if (kind == OptimizerKind::Sgd) hyper["step_decay"] = step_decay_name(r.decay);
-  if (kind == OptimizerKind::Momentum) hyper["momentum"] = c.momentum;
-  if (kind == OptimizerKind::Adam || kind == OptimizerKind::AdamWosm) hyper["beta1"] = r.beta1;
-  if (kind == OptimizerKind::Adam) {
-    hyper["beta2"] = r.beta2;
-    hyper["xi"] = r.xi;
-  }
-  if (kind == OptimizerKind::AdamWosm && !r.learning_rate) hyper["learning_rate_rule"] = "1e-3 / (sigma C / L + 1e-8)";
-  if (kind == OptimizerKind::Adadp) hyper["tolerance"] = c.tolerance;
-  p.metadata = {{"privacy", privacy}, {"hyperparameters", hyper}};
+  p.metadata = {{"privacy", privacy_metadata(r, p)}, {"hyperparameters", hyperparameters(r, kind, c)}};
   return p;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/sgd/divergence.h"
 #include "core/sgd/projection.h"
 #include "core/training/feature_row_errors.h"
 
@@ -89,9 +90,7 @@ void step(double* s) {
   // A step or lambda far too large makes the weights overflow; the next call's
   // validate() called that a malformed state that the user must not construct.
   if (!ConstVec(w, block(s)).allFinite())
-    fail(ErrorKind::InvalidParameter, "SGD diverged: the model became infinite or NaN",
-         "At update " + std::to_string(t) + ".",
-         "Lower learning_rate or lambda (the step times lambda should stay well below 2).");
+    fail_diverged("SGD", "At update " + std::to_string(t) + ".");
   s[kUpdates] = static_cast<double>(t);
   s[kPending] = 0;
   if (averaging(s)) {

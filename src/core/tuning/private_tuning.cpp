@@ -137,6 +137,27 @@ bool random_stopping_by_default(const std::string& algorithm) {
   return make_algorithm(algorithm)->adjacency() != privacy::Adjacency::ReplaceOne;
 }
 
+namespace {
+
+// The plan of a candidate's run; its errors say which candidate failed.
+TrainingPlan plan_candidate(const TrainingConfig& c, const Candidate& k) {
+  TrainingPlan p;
+  try {
+    p = make_algorithm(c.algorithm)->plan(c);
+    // Algorithms and schedules that cannot train shard by shard, and the
+    // per-shard PSGD plan of epoch runs: refused here, before the charge.
+    if (c.distributed()) distributed::check(c);
+  } catch (const Error& e) {
+    throw Error(e.kind(), e.what(),
+                "In the tuning candidate " + describe(k) + ", trained on " + std::to_string(c.rows) + " rows." +
+                    (e.detail().empty() ? "" : " " + e.detail()),
+                e.hint(), e.sqlstate());
+  }
+  return p;
+}
+
+}  // namespace
+
 Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
     : config_(std::move(config)), grid_(std::move(grid)), split_(std::move(split)) {
   validate_arguments(config_);
@@ -168,36 +189,8 @@ Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
 
   for (int i = 0; i < candidates(); ++i) {
     const Candidate& k = candidates_[i];
-    TrainingConfig c = config_;
-    c.lambda = k.lambda;
-    c.epochs = k.epochs;
-    c.batch_size = k.batch_size;
-    c.rows = part_rows_[i];  // every bound for the part the candidate sees (Algorithm 3)
-    // On shards: the per-shard PSGD bound and step for the part's n_{s,i}.
-    if (split_) c.shard_rows = split_->rows[static_cast<std::size_t>(i)];
-    c.name.clear();
-    if (config_.seed) c.seed = candidate_seed(*config_.seed, static_cast<std::uint64_t>(i));
-    if (k.batch_size > c.rows)
-      bad("batch size " + std::to_string(k.batch_size) + " is larger than the " + std::to_string(c.rows) +
-              " rows of a tuning part (part " + std::to_string(i + 1) + " of " + std::to_string(parts()) + ")",
-          "With " + std::to_string(candidates()) + " candidates the table is split into " +
-              std::to_string(parts()) + " parts; use fewer candidates or smaller batch sizes.",
-          "The candidate " + describe(k) + " trains on part " + std::to_string(i + 1) + "." +
-              (split_ ? " The parts of a distributed table are a keyed hash of \"" + config_.distribution_column +
-                            "\", so their sizes vary (docs/tuning.md section 5)."
-                      : ""));
-    TrainingPlan p;
-    try {
-      p = make_algorithm(c.algorithm)->plan(c);
-      // Algorithms and schedules that cannot train shard by shard, and the
-      // per-shard PSGD plan of epoch runs: refused here, before the charge.
-      if (c.distributed()) distributed::check(c);
-    } catch (const Error& e) {
-      throw Error(e.kind(), e.what(),
-                  "In the tuning candidate " + describe(k) + ", trained on " + std::to_string(c.rows) + " rows." +
-                      (e.detail().empty() ? "" : " " + e.detail()),
-                  e.hint(), e.sqlstate());
-    }
+    TrainingConfig c = make_candidate_config(i);
+    const TrainingPlan p = plan_candidate(c, k);
     if (!p.epsilon || *p.epsilon != *config_.epsilon || p.delta.value_or(0.0) != config_.delta.value_or(0.0))
       fail(ErrorKind::Internal, "a tuning candidate does not spend exactly the requested (epsilon, delta)");
     for (const std::string& w : p.warnings)
@@ -207,6 +200,29 @@ Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
   }
   models_.resize(candidates_.size());
   errors_.assign(candidates_.size(), -1);
+}
+
+TrainingConfig Tuner::make_candidate_config(int i) const {
+  const Candidate& k = candidates_[i];
+  TrainingConfig c = config_;
+  c.lambda = k.lambda;
+  c.epochs = k.epochs;
+  c.batch_size = k.batch_size;
+  c.rows = part_rows_[i];  // every bound for the part the candidate sees (Algorithm 3)
+  // On shards: the per-shard PSGD bound and step for the part's n_{s,i}.
+  if (split_) c.shard_rows = split_->rows[static_cast<std::size_t>(i)];
+  c.name.clear();
+  if (config_.seed) c.seed = candidate_seed(*config_.seed, static_cast<std::uint64_t>(i));
+  if (k.batch_size > c.rows)
+    bad("batch size " + std::to_string(k.batch_size) + " is larger than the " + std::to_string(c.rows) +
+            " rows of a tuning part (part " + std::to_string(i + 1) + " of " + std::to_string(parts()) + ")",
+        "With " + std::to_string(candidates()) + " candidates the table is split into " +
+            std::to_string(parts()) + " parts; use fewer candidates or smaller batch sizes.",
+        "The candidate " + describe(k) + " trains on part " + std::to_string(i + 1) + "." +
+            (split_ ? " The parts of a distributed table are a keyed hash of \"" + config_.distribution_column +
+                          "\", so their sizes vary (docs/tuning.md section 5)."
+                    : ""));
+  return c;
 }
 
 const Candidate& Tuner::candidate(int i) const {
@@ -339,7 +355,25 @@ Model Tuner::release(double seconds) {
   data["held_out_rows"] = held_out_rows_;
   m.details["data"] = data;
 
-  m.details["privacy"] = {
+  m.details["privacy"] = privacy_details(candidate_privacy, epsilon, delta);
+  m.details["tuning"] = tuning_details();
+  if (split_) {
+    // The table's distribution (n_s per shard) and every part's n_{s,i}, as
+    // public as the set of keys; redacted for a role without read access.
+    m.details["tuning"]["split"] = split_metadata();
+    m.details["tuning"]["part_shard_rows"] = split_->rows;
+    m.details["data"]["distribution"] = distributed::describe(config_);
+    m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
+  }
+  m.details["seconds"] = seconds;
+  m.details.erase("seed");
+  m.details.erase("warnings");
+  add_seed_and_warnings(m, config_, warnings_);  // the search's, not the candidate's
+  return m;
+}
+
+nlohmann::json Tuner::privacy_details(const nlohmann::json& candidate_privacy, double epsilon, double delta) const {
+  return {
       {"private", true},
       {"notion", candidate_privacy.value("notion", delta > 0 ? "(epsilon, delta)-DP" : "epsilon-DP")},
       {"epsilon", epsilon},
@@ -373,11 +407,14 @@ Model Tuner::release(double seconds) {
       {"epochs_fixed_in_advance", true},
       {"candidate", candidate_privacy},
   };
+}
+
+nlohmann::json Tuner::tuning_details() const {
   std::vector<nlohmann::json> grid_candidates;
   for (const Candidate& c : candidates_) grid_candidates.push_back(c.to_json());
   nlohmann::json chosen = candidates_[chosen_].to_json();
   chosen["index"] = chosen_;
-  m.details["tuning"] = {
+  return {
       {"algorithm", "Bolt-on Algorithm 3 (held-out tuning with the exponential mechanism)"},
       {"grid", grid_.to_json()},
       {"candidates", candidates()},
@@ -385,19 +422,6 @@ Model Tuner::release(double seconds) {
       {"part_rows", part_rows_},
       {"chosen", chosen},
   };
-  if (split_) {
-    // The table's distribution (n_s per shard) and every part's n_{s,i}, as
-    // public as the set of keys; redacted for a role without read access.
-    m.details["tuning"]["split"] = split_metadata();
-    m.details["tuning"]["part_shard_rows"] = split_->rows;
-    m.details["data"]["distribution"] = distributed::describe(config_);
-    m.details["privacy"]["adjacency"] = m.details["data"]["distribution"]["adjacency"];
-  }
-  m.details["seconds"] = seconds;
-  m.details.erase("seed");
-  m.details.erase("warnings");
-  add_seed_and_warnings(m, config_, warnings_);  // the search's, not the candidate's
-  return m;
 }
 
 nlohmann::json Tuner::split_metadata() const {

@@ -159,6 +159,11 @@ class Tuner : public Run {
   std::optional<Pass> next_of_candidate();
   void on_part(Pass& pass, int part) const;
   nlohmann::json split_metadata() const;
+  // Candidate i's run on its part, checked (batch size within the part).
+  TrainingConfig make_candidate_config(int i) const;
+  // The released model's details["privacy"] and details["tuning"].
+  nlohmann::json privacy_details(const nlohmann::json& candidate_privacy, double epsilon, double delta) const;
+  nlohmann::json tuning_details() const;
   void accept_evaluation(const double* totals, std::size_t len);
 
   TrainingConfig config_;

@@ -1,4 +1,4 @@
--- The training copy (src/pg/training_data.cpp, copy_training_data): one
+-- The training copy (src/pg/training_copy.cpp, copy_training_data): one
 -- random permutation of the rows. Unseeded runs draw it with the bucket
 -- shuffle (src/pg/bucket_shuffle.cpp: no sort, a fresh key from the OS
 -- CSPRNG; the algorithm's uniformity is tested in
