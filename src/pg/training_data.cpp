@@ -627,6 +627,11 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
     check_declared_class_count(declared);
     // '1.0' of a numeric label is the class '1' (label_classes.h).
     declared = canonical_declared_classes(declared, label_type);
+    // Their shape, NULLs and duplicates are the argument's own: refused here,
+    // before any row is read (they were refused after the scan below, which
+    // on a large table took as long as the scan).
+    int ndeclared;
+    (void) declared_class_names(declared, &ndeclared);
   }
   if (declared == nullptr && label_kind != LabelKind::Boolean && !ids.caller_reads)
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
