@@ -82,10 +82,11 @@ SELECT count(*) AS temp_tables FROM pg_class WHERE relname LIKE 'dptrain_shuffle
 
 -- Before any row is read: the same calls on a view none of whose rows can be
 -- read (division by zero) are refused for their arguments alike. Listed: the
--- calls that read the rows first. (algorithm none with epsilon, and declared
--- classes 2-D, with a NULL, empty or with a duplicate, were refused only after
--- a scan of the whole table.) Those left need the public facts (n, d) or are
--- planned with the candidate's lambda (dp_tune's grid sets it).
+-- calls that read the rows first. (algorithm none with epsilon or with an
+-- option of the wrong type, and declared classes 2-D, with a NULL, empty or
+-- with a duplicate, were refused only after a scan of the whole table.) Those
+-- left need the public facts (n, d) or are planned with the candidate's lambda
+-- (dp_tune's grid sets it).
 CREATE VIEW bad_args_unread AS SELECT id, x, y, t FROM bad_args WHERE 1 / (id - id) = 0;
 CREATE TEMP TABLE unread_cases AS
   SELECT ord, what, replace(sql, '''bad_args''', '''bad_args_unread''') AS sql FROM cases;
