@@ -42,7 +42,11 @@ void list(const ModelsOptions& o) {
               "private", "source", "created");
   for (int i = 0; i < r.rows(); ++i)
     std::printf("%6s  %-20s %-10s %-9s %8s %9s  %-7s %-20s %s\n", r.get(i, 0).c_str(), r.get(i, 1).c_str(),
-                r.get(i, 2).c_str(), r.get(i, 3).c_str(), r.is_null(i, 4) ? "-" : r.get(i, 4).c_str(),
+                r.get(i, 2).c_str(), r.get(i, 3).c_str(),
+                // 6 significant digits, as the CLI prints epsilon elsewhere: DP-SGD records the
+                // epsilon its accountant reached (0.9999999999654541), which pushed the row out
+                // of its columns; --json keeps every digit
+                r.is_null(i, 4) ? "-" : format_privacy(std::stod(r.get(i, 4))).c_str(),
                 format_delta(r.get(i, 5)).c_str(), r.get(i, 6) == "t" ? "yes" : "no", r.get(i, 8).c_str(),
                 r.get(i, 10).c_str());
   if (r.rows() == 0) std::cout << (o.all ? "no models you may see\n" : "you have no models (--all: every model you may see)\n");

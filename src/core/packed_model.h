@@ -40,12 +40,14 @@ inline int classes(const double* p) { return models(p) == 1 ? 2 : models(p); }
 // Predicted class index (binary: 0 = negative, 1 = positive).
 int predict_index(const double* p, const double* x, int len);
 
-// Binary models: the decision score w.x (positive class when >= 0), for ROC AUC
-// (of a binarized model: w.x with x binarized).
+// Binary models: the decision score w.x (positive class when >= 0), for ROC AUC,
+// on the row clipped to the feature bound as in training (of a binarized
+// model: w.x with x binarized).
 double decision_score(const double* p, const double* x, int len);
 
 // Class probabilities, in the order of the model's classes (out has
-// classes(p) entries). Logistic loss only: binary [1 - s(w.x), s(w.x)] with
+// classes(p) entries), x clipped to the feature bound as in training.
+// Logistic loss only: binary [1 - s(w.x), s(w.x)] with
 // s the logistic function (the model's own likelihood); one-vs-all the K
 // one-vs-rest probabilities s(w_k.x) normalized to sum 1 (as scikit-learn's
 // one-vs-rest LogisticRegression). Huber SVM models and binarized (OPDisc,

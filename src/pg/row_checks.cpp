@@ -8,9 +8,13 @@
 namespace dptrain::pg {
 namespace {
 
+// float8[] rows: their norm's overflow is told by not_finite's count
+// (row_check_aggregates), not by a second read of every row.
+bool float8_norm_check(Oid feature_elem, bool encoded) { return feature_elem == FLOAT8OID && !encoded; }
+
 // The per-row checks as aggregates named n, dmin, dmax, null_x, null_y,
-// multi_dim, nan_y, out_of_range, not_finite, null_elem.
-const char* row_check_aggregates(const char* x, const char* y, Oid feature_elem, Oid label_type) {
+// multi_dim, nan_y, out_of_range, not_finite, null_elem, norm_overflow.
+const char* row_check_aggregates(const char* x, const char* y, Oid feature_elem, Oid label_type, bool encoded) {
   // Only float4, float8 and numeric labels can be NaN (NaN = NaN is true
   // for them in PostgreSQL): compared as values, not as text.
   const char* float_type = label_type == FLOAT4OID   ? "pg_catalog.float4"
@@ -35,10 +39,41 @@ const char* row_check_aggregates(const char* x, const char* y, Oid feature_elem,
       psprintf("count(*) FILTER (WHERE %s OPERATOR(pg_catalog.&&) "
                "'{NaN,Infinity,-Infinity}'::%s)::int8",
                x, feature_elem == FLOAT4OID ? "pg_catalog.float4[]" : "pg_catalog.float8[]");
+  // Finite values too large to square (|v| > 1.3e154): the row's squared
+  // norm is infinite, and every pass refuses the row ("feature values are too
+  // large", refuse_feature_row) -- after a private run's charge, and an
+  // analyst's copy replaces it (dptrain.usable_row). The same function tells
+  // it here, before the charge. Only float8 and numeric elements and sparse
+  // rows can overflow: the squares of real and integer values stay far below
+  // DBL_MAX. Counted on one-dimensional rows whose values all cast (numeric);
+  // a row it counts for another reason (NULL, NaN, length) is refused by
+  // that reason's check first. Encoded rows are built bounded: not counted.
+  //
+  // A float8[] column (the common case) is not read once more for it: every
+  // function of a row detoasts it again, which for wide rows (Reuters, 8,315
+  // values) doubled the time of this scan. Its not_finite counts instead the
+  // one-dimensional rows dptrain.usable_row refuses (a NaN or infinity, a NULL
+  // element, or the norm) and the others holding a NaN or infinity, as
+  // before; only when that count is not 0 does a second scan
+  // (split_float8_unusable) tell a NaN from the norm.
+  if (float8_norm_check(feature_elem, encoded))
+    float_not_finite = psprintf(
+        "count(*) FILTER (WHERE CASE WHEN array_ndims(%s) = 1 THEN NOT dptrain.usable_row(%s, 0, cardinality(%s)) "
+        "ELSE %s OPERATOR(pg_catalog.&&) '{NaN,Infinity,-Infinity}'::pg_catalog.float8[] END)::int8",
+        x, x, x, x);
+  const char* norm_overflow =
+      encoded || float8_norm_check(feature_elem, encoded) ? "0::int8"
+      : sparse
+          ? psprintf("count(*) FILTER (WHERE NOT dptrain.usable_row(%s, 0, dptrain.sparsevec_dims(%s)))::int8", x, x)
+      : feature_elem == NUMERICOID
+          ? psprintf("count(*) FILTER (WHERE array_ndims(%s) = 1 AND NOT %s AND "
+                     "NOT dptrain.usable_row(%s::pg_catalog.float8[], 0, cardinality(%s)))::int8",
+                     x, numeric_beyond_float8_sql(x), x, x)
+          : "0::int8";
   return psprintf(
       "count(*)::int8 AS n, min(%s)::int8 AS dmin, max(%s)::int8 AS dmax, "
       "count(*) FILTER (WHERE %s IS NULL)::int8 AS null_x, count(*) FILTER (WHERE %s IS NULL)::int8 AS null_y, "
-      "%s AS multi_dim, %s AS nan_y, %s AS out_of_range, %s AS not_finite, %s AS null_elem",
+      "%s AS multi_dim, %s AS nan_y, %s AS out_of_range, %s AS not_finite, %s AS null_elem, %s AS norm_overflow",
       length, length, x, y, sparse ? "0::int8" : psprintf("count(*) FILTER (WHERE array_ndims(%s) > 1)::int8", x),
       float_type ? psprintf("count(*) FILTER (WHERE %s::%s = 'NaN'::%s)::int8", y, float_type, float_type) : "0::int8",
       // numeric values beyond float8's range would fail the copy's cast
@@ -51,7 +86,7 @@ const char* row_check_aggregates(const char* x, const char* y, Oid feature_elem,
       feature_elem == NUMERICOID
           ? psprintf("count(*) FILTER (WHERE EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) >= 'Infinity'))::int8", x)
           : float_elements ? float_not_finite : "0::int8",
-      null_elements);
+      null_elements, norm_overflow);
 }
 
 // The statement of count_and_check_rows. `checks` are row_check_aggregates.
@@ -83,7 +118,7 @@ const char* row_checks_sql(const char* checks, const char* y, const char* from, 
       return psprintf("WITH g AS MATERIALIZED (SELECT %s AS c, %s FROM %s GROUP BY 1) "
                       "SELECT sum(n)::int8, min(dmin)::int8, max(dmax)::int8, sum(null_x)::int8, sum(null_y)::int8, "
                       "sum(multi_dim)::int8, sum(nan_y)::int8, sum(out_of_range)::int8, sum(not_finite)::int8, "
-                      "sum(null_elem)::int8, 0::int8, "
+                      "sum(null_elem)::int8, sum(norm_overflow)::int8, 0::int8, "
                       "(SELECT array_agg(%s ORDER BY c) FROM (SELECT c FROM g ORDER BY c LIMIT %d) l) FROM g",
                       y, checks, from, label_class_sql("c", label_type), kMaxClasses + 1);
   }
@@ -92,21 +127,22 @@ const char* row_checks_sql(const char* checks, const char* y, const char* from, 
 
 // The counts of row_check_aggregates, in the scan's one result row.
 struct RowCounts {
-  int64 n, dmin, dmax, null_x, null_y, multi_dim, nan_y, out_of_range, not_finite, null_elem;
+  int64 n, dmin, dmax, null_x, null_y, multi_dim, nan_y, out_of_range, not_finite, null_elem, norm_overflow;
 };
 
 RowCounts read_row_counts() {
   return {datum_int64(0, 1), datum_int64(0, 2), datum_int64(0, 3), datum_int64(0, 4), datum_int64(0, 5),
-          datum_int64(0, 6), datum_int64(0, 7), datum_int64(0, 8), datum_int64(0, 9), datum_int64(0, 10)};
+          datum_int64(0, 6), datum_int64(0, 7), datum_int64(0, 8), datum_int64(0, 9), datum_int64(0, 10),
+          datum_int64(0, 11)};
 }
 
 // The labels' columns of the scan's result row: the count outside the
 // declared classes, and the classes found in the data.
 ScannedClasses read_scanned_classes() {
   ScannedClasses classes;
-  classes.outside = datum_int64(0, 11);
+  classes.outside = datum_int64(0, 12);
   bool isnull;
-  const Datum found = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 12, &isnull);
+  const Datum found = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 13, &isnull);
   classes.found = isnull ? nullptr : DatumGetArrayTypePCopy(found);
   return classes;
 }
@@ -149,6 +185,26 @@ void refuse_unusable_rows(const RowCounts& c, const RowScan& scan) {
                     errdetail("Lengths range from %lld to %lld.", (long long) c.dmin, (long long) c.dmax),
                     errhint("Every row must have the same number of features.")));
   if (c.dmin == 0) refuse_empty_features();
+  // The passes' words and SQLSTATE (refuse_feature_row), now before the charge.
+  if (c.norm_overflow > 0)
+    ereport(ERROR, (errcode(ERRCODE_FLOATING_POINT_EXCEPTION), errmsg("feature values are too large"),
+                    errdetail("The squared norm of a feature vector overflows a double."),
+                    errhint("Scale the features (dptrain load normalizes rows to norm 1).")));
+}
+
+// float8[] rows: not_finite counted every unusable one-dimensional row
+// (row_check_aggregates). Some are: those holding a NaN or infinity are
+// refused as such; the others, if no NULL element explains them, for their
+// norm.
+void split_float8_unusable(const RowScan& scan, RowCounts* c) {
+  if (!float8_norm_check(scan.feature_elem, scan.encoded) || c->not_finite == 0) return;
+  spi_exec_as_reader(scan.reader, source_read(scan.relid),
+                     psprintf("SELECT count(*) FILTER (WHERE %s OPERATOR(pg_catalog.&&) "
+                              "'{NaN,Infinity,-Infinity}'::pg_catalog.float8[])::int8 FROM %s",
+                              scan.x, scan.from),
+                     0, nullptr, nullptr, SPI_OK_SELECT);
+  c->norm_overflow = c->not_finite;
+  c->not_finite = datum_int64(0, 1);
 }
 
 }  // namespace
@@ -184,7 +240,7 @@ void refuse_numeric_beyond_float8(const char* features) {
 }
 
 void count_and_check_rows(const RowScan& scan, int64* rows, int64* dim, ScannedClasses* classes) {
-  const char* checks = row_check_aggregates(scan.x, scan.y, scan.feature_elem, scan.label_type);
+  const char* checks = row_check_aggregates(scan.x, scan.y, scan.feature_elem, scan.label_type, scan.encoded);
   const bool declared = scan.mode == ClassScan::Declared;
   const OutsideCount outside = declared ? outside_declared(scan.y, scan.label_type, scan.declared)
                                         : OutsideCount{nullptr, InvalidOid, (Datum) 0};
@@ -193,8 +249,9 @@ void count_and_check_rows(const RowScan& scan, int64* rows, int64* dim, ScannedC
   spi_exec_as_reader(scan.reader, source_read(scan.relid),
                      row_checks_sql(checks, scan.y, scan.from, scan.mode, outside.sql, scan.label_type),
                      declared ? 1 : 0, types, values, SPI_OK_SELECT);
-  const RowCounts counts = read_row_counts();
+  RowCounts counts = read_row_counts();
   *classes = read_scanned_classes();
+  split_float8_unusable(scan, &counts);
   refuse_unusable_rows(counts, scan);
   *rows = counts.n;
   *dim = counts.dmin;

@@ -134,4 +134,9 @@ TrainingClasses resolve_classes(ArrayType* declared, bool boolean_label, ArrayTy
   return c;
 }
 
+void check_declared_class_shape(ArrayType* declared) {
+  int ndeclared;
+  (void) declared_class_names(declared, &ndeclared);
+}
+
 }  // namespace dptrain::pg

@@ -62,6 +62,7 @@ ArrayType* checked_declared_classes(ArrayType* declared, const SourceColumns& c,
     check_declared_class_count(declared);
     // '1.0' of a numeric label is the class '1' (label_classes.h).
     declared = canonical_declared_classes(declared, c.label_type);
+    check_declared_class_shape(declared);
   }
   if (declared == nullptr && c.label_kind != LabelKind::Boolean && !ids.caller_reads)
     ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),

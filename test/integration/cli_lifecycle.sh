@@ -38,6 +38,18 @@ assert set(m) == {'bin', 'multi', 'priv', 'nobias'}, m
 assert m['priv']['private'] and m['priv']['epsilon'] == 1 and not m['bin']['private'], m
 " || fail "models --json: $list"
 cli models | grep -E "^ +[0-9]+  bin +none" >/dev/null || fail "models table: $(cli models)"
+# epsilon in the table as the other numbers of the CLI (6 significant digits): DP-SGD records the
+# epsilon its accountant reached (0.9999999999654541 for 1), which printed in full pushed the row
+# out of its columns (the JSON keeps every digit)
+psql -Xq -v ON_ERROR_STOP=1 -d "$db" -c "SET client_min_messages = warning" \
+  -c "SELECT FROM dp_train('pts', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-5, epochs => 1, name => 'lots', seed => 1)"
+cli models | grep -E "^ +[0-9]+  lots +dpsgd +logistic +1 +1.00e-05  no " >/dev/null || fail "models table epsilon: $(cli models)"
+cli models --json | python3 -c "
+import json, sys
+m = {r['name']: r for r in json.load(sys.stdin)}
+assert 0.999 < m['lots']['epsilon'] <= 1, m['lots']
+" || fail "models --json epsilon"
+cli models drop --model lots >/dev/null
 
 # predict agrees with dp_predict / dp_predict_proba
 for model in bin multi; do

@@ -195,11 +195,15 @@ TEST(PackedModel, OneVsAllProbabilitiesAreNormalizedScores) {
   EXPECT_NEAR(prob[1], 0.524979187478940 / 1.504870111473939, 1e-14);
   EXPECT_NEAR(prob[2], 0.268941421369995 / 1.504870111473939, 1e-14);
   EXPECT_THROW(packed_model::decision_score(p.data(), x, 2), Error);
-  // Scores far below -745 (where s underflows) still give a distribution.
+  // Scores far below -745 (where s underflows) still give a distribution. The
+  // row is clipped to the feature bound first, as in training ((-2, -1)/sqrt(5)),
+  // so the weights make the scores large: 1000 w gives (-894, -447, +1342).
+  m.weights *= 1000;
+  const auto q = packed_model::pack(m);
   const double far[2] = {-2000, -1000};
-  packed_model::probabilities(p.data(), far, 2, prob);
+  packed_model::probabilities(q.data(), far, 2, prob);
   EXPECT_NEAR(prob[0] + prob[1] + prob[2], 1.0, 1e-12);
-  EXPECT_GT(prob[2], 0.99);  // score +3000
+  EXPECT_GT(prob[2], 0.99);  // score +1342
 }
 
 TEST(PackedModel, HuberModelsHaveNoProbabilities) {

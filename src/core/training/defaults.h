@@ -49,7 +49,10 @@ std::string apply(TrainingConfig* c, const Unset& unset);
 // (0 for all but dpagd: 0.001, its paper's), 0 for an unknown name.
 double default_lambda(const std::string& algorithm);
 
-// The pure-epsilon bolt-on batch size of the formula above.
+// The pure-epsilon bolt-on batch size of the formula above, and the same
+// before the ceiling and the cap at n (the apply() NOTICE says when the cap
+// leaves the noise above its target).
 std::int64_t bolton_batch_size(const TrainingConfig& c, int epochs, double eta);
+double bolton_batch_target(const TrainingConfig& c, int epochs, double eta);
 
 }  // namespace dptrain::defaults

@@ -80,6 +80,18 @@ SELECT count(*) AS models FROM dptrain.models WHERE source = 'public.bad_args';
 SELECT current_user = session_user AS same_user, current_setting('search_path') AS search_path;
 SELECT count(*) AS temp_tables FROM pg_class WHERE relname LIKE 'dptrain_shuffled%';
 
+-- Before any row is read: the same calls on a view none of whose rows can be
+-- read (division by zero) are refused for their arguments alike. Listed: the
+-- calls that read the rows first. (algorithm none with epsilon or with an
+-- option of the wrong type, and declared classes 2-D, with a NULL, empty or
+-- with a duplicate, were refused only after a scan of the whole table.) Those
+-- left need the public facts (n, d) or are planned with the candidate's lambda
+-- (dp_tune's grid sets it).
+CREATE VIEW bad_args_unread AS SELECT id, x, y, t FROM bad_args WHERE 1 / (id - id) = 0;
+CREATE TEMP TABLE unread_cases AS
+  SELECT ord, what, replace(sql, '''bad_args''', '''bad_args_unread''') AS sql FROM cases;
+SELECT c.what, r.code, r.message FROM unread_cases c, pg_temp.try(c.sql) r WHERE r.code = '22012' ORDER BY c.ord;
+
 -- A private run (epsilon, no seed) that its arguments or its plan refuse is
 -- refused before its charge, whatever the algorithm (bolton, scs13 and bst14
 -- refused these only when planning, and dp_train planned after the charge).
@@ -105,6 +117,11 @@ INSERT INTO charge_cases (what, sql) VALUES
   ('bst14 convex without radius', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, batch_size => 5)$$);
 SELECT c.ord, c.what, r.code, r.message FROM charge_cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
 SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;
+-- ... and those that read the rows first (see above)
+SELECT c.what, r.code, r.message
+FROM charge_cases c, pg_temp.try(replace(c.sql, '''bad_args''', '''bad_args_unread''')) r
+WHERE r.code = '22012' ORDER BY c.ord;
+DELETE FROM dptrain.ledger WHERE source_name = 'public.bad_args_unread';
 
 -- Declared classes whose subscripts do not start at 1 are the same classes:
 -- the copy numbered the rows from the array's lower bound, so '[0:1]={false,true}'
@@ -137,5 +154,6 @@ SELECT c.ord, c.what, r.* FROM internal_cases c, pg_temp.try(c.sql) r ORDER BY c
 DELETE FROM dptrain.ledger WHERE source_name = 'public.bad_args';
 DELETE FROM dptrain.models WHERE source = 'public.bad_args';
 -- Drop what this file created: it runs again in the same database.
+DROP VIEW bad_args_unread;
 DROP TABLE bad_args;
 DROP SEQUENCE bad_args_seq;

@@ -53,6 +53,13 @@ CREATE TABLE d_numeric_tiny AS SELECT id, CASE WHEN id = 3 THEN ARRAY[1e-400, 1]
   FROM d_numeric_huge;
 CREATE TABLE d_numeric_subnormal AS SELECT id, CASE WHEN id = 3 THEN ARRAY[1e-310, 1]::numeric[] ELSE x END AS x, y
   FROM d_numeric_huge;
+-- Finite values whose squares overflow a double (|v| > 1.3e154): the squared
+-- norm of the row is infinite, and every pass refuses it -- it did so after a
+-- private run's charge (the reader's row checks did not look at the norm).
+CREATE TABLE d_numeric_square AS SELECT id, CASE WHEN id = 3 THEN ARRAY[1e200, 1]::numeric[] ELSE x END AS x, y
+  FROM d_numeric_huge;
+CREATE TABLE d_sparse_huge AS SELECT i AS id, format('{1:%s,2:1}/2', CASE WHEN i = 3 THEN '1e200' ELSE '0.5' END)::dptrain.sparsevec AS x,
+  (i % 2 = 0) AS y FROM generate_series(1, 20) i;
 -- 1000 classes x 10001 features = 10,001,000 parameters: over the 10M cap.
 CREATE TABLE d_too_big AS SELECT i AS id, array_fill(0.001::float8, ARRAY[10001]) AS x, i::text AS y
   FROM generate_series(1, 2) i;
@@ -94,10 +101,12 @@ SELECT details->'data'->'rows' AS n FROM dp_train('d_numeric_subnormal', 'y', 'x
 
 -- A private run is charged before it copies the rows: its reader's row checks
 -- refuse these before the charge too (NULL elements and NaN or infinite
--- float8 and real values were found only by the copy or the epoch, after it).
+-- float8 and real values were found only by the copy or the epoch, after it;
+-- finite values too large to square, float8, numeric or sparse, still were).
 SELECT count(*) AS ledger_before FROM dptrain.ledger \gset
 SELECT t AS "table", r.code, r.message
-FROM unnest(ARRAY['d_null_elem', 'd_nan', 'd_inf', 'd_minus_inf', 'd_real_nan']) t,
+FROM unnest(ARRAY['d_null_elem', 'd_nan', 'd_inf', 'd_minus_inf', 'd_real_nan', 'd_huge', 'd_numeric_square',
+                  'd_sparse_huge']) t,
      pg_temp.try(format('SELECT dp_train(%L, ''y'', ''x'', algorithm => ''bolton'', epsilon => 1, batch_size => 5)', t)) r;
 SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;
 
@@ -116,9 +125,11 @@ SELECT source, count(*) FROM dptrain.models WHERE source LIKE 'public.d\_%' GROU
 -- SQLSTATE and words (they said 22000 "a feature value is NaN or infinite"
 -- for finite values too large to square, 2202E without a hint for a NULL
 -- element, "malformed DP-SGD lot state" for NaN, and trained DP-SGD on 1e300).
--- (OPDisc binarizes 1e300 to 1 as any value >= 1/2: docs/opdisc.md.)
--- (A reader's row checks now refuse d_nan, d_null_elem and d_real_nan before any pass:
--- only d_huge reaches them.)
+-- (A reader's row checks now refuse all four before any pass and its charge,
+-- d_huge too, for OPDisc as well: OPDisc binarizes 1e300 to 1 as any value
+-- >= 1/2 (docs/opdisc.md) and trained on it, but an analyst's copy replaced
+-- that row all the same (dptrain.usable_row), and every other pass refused it
+-- after the charge.)
 CREATE TEMP TABLE pass_cases (ord serial, algorithm text, args text);
 INSERT INTO pass_cases (algorithm, args) VALUES
   ('dpagd', 'epsilon => 1, delta => 1e-5'), ('pfw', 'epsilon => 1, delta => 1e-5, radius => 1'),
@@ -134,4 +145,5 @@ DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.d\_%';
 DELETE FROM dptrain.models WHERE source LIKE 'public.d\_%';
 -- Drop what this file created: it runs again in the same database.
 DROP TABLE d_null_x, d_null_y, d_null_row, d_null_elem, d_nan, d_inf, d_minus_inf, d_huge, d_ragged, d_empty_array, d_2d,
-  d_label_7, d_all_empty, d_nan_label, d_one_class, d_no_rows, d_one_row, d_real_nan, d_numeric_huge, d_too_big;
+  d_label_7, d_all_empty, d_nan_label, d_one_class, d_no_rows, d_one_row, d_real_nan, d_numeric_huge, d_too_big,
+  d_numeric_square, d_sparse_huge;

@@ -139,6 +139,23 @@ SELECT * FROM pg_temp.try($$SELECT * FROM dp_evaluate('ev_bin', 'ev_numeric', 'y
 SELECT e.roc_auc > 0.5 AS huber_auc, e.precision IS NOT NULL AS huber_precision
 FROM dp_evaluate('ev_huber', 'ev_test', 'y', 'x') e;
 
+-- Rows longer than the feature bound are scored clipped to it, as they were
+-- trained, also without an intercept: the class never depended on the scale,
+-- but the probabilities and the ROC AUC ranking used the raw w.x (a row 100
+-- times longer got probabilities near 0 or 1, and long rows ranked first).
+CREATE TABLE ev_far AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, sin(i) + sin(7.3 * i) > 0 AS y
+  FROM generate_series(1, 300) i;
+CREATE TABLE ev_far_long AS SELECT id, ARRAY[(1 + id % 5 * 20) * x[1], (1 + id % 5 * 20) * x[2]] AS x, y
+  FROM ev_far;
+SELECT model_id AS far_model
+FROM dp_train('ev_far', 'y', 'x', algorithm => 'none', intercept => false, batch_size => 10, seed => 1) \gset
+SELECT array(SELECT round(v::numeric, 12) FROM unnest(dp_predict_proba(:far_model, ARRAY[0.6, 0.8])) v) =
+       array(SELECT round(v::numeric, 12) FROM unnest(dp_predict_proba(:far_model, ARRAY[60, 80])) v) AS same_proba;
+SELECT round(a.roc_auc::numeric, 9) = round(b.roc_auc::numeric, 9) AS same_auc, a.accuracy = b.accuracy AS same_accuracy,
+       round(a.loss::numeric, 9) = round(b.loss::numeric, 9) AS same_loss
+FROM dp_evaluate(:far_model, 'ev_far', 'y', 'x') a, dp_evaluate(:far_model, 'ev_far_long', 'y', 'x') b;
+DROP TABLE ev_far, ev_far_long;
+
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.ev\_%';
 DELETE FROM dptrain.models WHERE source LIKE 'public.ev\_%';

@@ -107,8 +107,29 @@ TEST(Defaults, BatchCappedAtTheRows) {
   TrainingConfig c = adult();
   c.rows = 100;
   c.algorithm = "bolton";
-  defaults::apply(&c, kAllUnset);
+  const std::string notice = defaults::apply(&c, kAllUnset);
   EXPECT_EQ(c.batch_size, 100);
+  // The cap leaves the noise above its target: said, with the target (410 on Adult's d).
+  EXPECT_NE(notice.find("batch_size 100 (all n rows: its noise target asks for b = 410 > n"), std::string::npos)
+      << notice;
+}
+
+TEST(Defaults, BatchCappedOnMnistSaysTheNoiseIsAboveItsTarget) {
+  // MNIST-10k as `dptrain load` gives it: n = 8000, d = 784, K = 10, an intercept (d' = 785).
+  TrainingConfig c = adult();
+  c.rows = 8000;
+  c.dim = 784;
+  c.classes = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+  c.algorithm = "bolton";
+  const std::string notice = defaults::apply(&c, kAllUnset);
+  // b = ceil(2 * 5 * 10 * sqrt(785) * 1 / 0.25) = ceil(11207.14) = 11208 > 8000.
+  EXPECT_DOUBLE_EQ(defaults::bolton_batch_target(c, 5, 0.5), 2 * 5 * 10 * std::sqrt(785.0) * 2 * 0.5 / 0.25);
+  EXPECT_EQ(c.batch_size, 8000);
+  EXPECT_NE(notice.find("asks for b = 11208 > n"), std::string::npos) << notice;
+  // Adult's batch (410 of 30,162 rows) is not capped: nothing said.
+  TrainingConfig a = adult();
+  a.algorithm = "bolton";
+  EXPECT_EQ(defaults::apply(&a, kAllUnset).find("noise target"), std::string::npos);
 }
 
 TEST(Defaults, EpsilonDeltaDpsgd) {

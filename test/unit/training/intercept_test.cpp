@@ -246,5 +246,47 @@ TEST(Intercept, PackedModelScoresTheClippedRowPlusBias) {
   EXPECT_THROW(packed_model::predict_index(p.data(), three, 3), Error);
 }
 
+// Without an intercept the class does not depend on the row's scale, but the
+// probabilities and the ROC AUC ranking do: they score the row clipped to the
+// feature bound, as it was trained (they scored the raw row: (10, 0) had
+// P(b) = s(10) = 0.99995 where the model trained on (1, 0) says s(1)).
+TEST(Intercept, WithoutOneProbabilitiesAndDecisionScoresClipTheRowToo) {
+  Model m;
+  m.classes = {"a", "b"};
+  m.feature_bound = 1;
+  m.weights = WeightMatrix(1, 2);
+  m.weights << 1, 0;
+  const std::vector<double> p = packed_model::pack(m);
+  ASSERT_EQ(packed_model::intercept(p.data()), 0.0);
+  const double far[2] = {10, 0}, unit[2] = {1, 0}, inside[2] = {0.5, 0};
+  double proba[2];
+  packed_model::probabilities(p.data(), far, 2, proba);
+  // s(1) = 1 / (1 + e^-1) = 0.7310585786300049
+  EXPECT_NEAR(proba[1], 0.7310585786300049, 1e-15);
+  EXPECT_NEAR(proba[0], 0.2689414213699951, 1e-15);
+  EXPECT_NEAR(packed_model::decision_score(p.data(), far, 2), 1.0, 1e-15);
+  EXPECT_NEAR(packed_model::decision_score(p.data(), unit, 2), 1.0, 1e-15);
+  // inside the bound nothing changes: s(0.5) = 0.6224593312018546
+  packed_model::probabilities(p.data(), inside, 2, proba);
+  EXPECT_NEAR(proba[1], 0.6224593312018546, 1e-15);
+  EXPECT_NEAR(packed_model::decision_score(p.data(), inside, 2), 0.5, 1e-15);
+  EXPECT_EQ(packed_model::predict_index(p.data(), far, 2), 1);
+  // one-vs-all alike: rows (1, 0), (0, 1), (-1, -1) on x = (0, 20), clipped to (0, 1):
+  // logistic scores s(0), s(1), s(-1), normalized to sum 1
+  Model k3;
+  k3.classes = {"a", "b", "c"};
+  k3.feature_bound = 1;
+  k3.weights = WeightMatrix(3, 2);
+  k3.weights << 1, 0, 0, 1, -1, -1;
+  const std::vector<double> q = packed_model::pack(k3);
+  const double up[2] = {0, 20};
+  double p3[3];
+  packed_model::probabilities(q.data(), up, 2, p3);
+  const double s0 = 0.5, s1 = 0.7310585786300049, s2 = 0.2689414213699951, t = s0 + s1 + s2;
+  EXPECT_NEAR(p3[0], s0 / t, 1e-15);
+  EXPECT_NEAR(p3[1], s1 / t, 1e-15);
+  EXPECT_NEAR(p3[2], s2 / t, 1e-15);
+}
+
 }  // namespace
 }  // namespace dptrain
