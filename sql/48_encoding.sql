@@ -113,8 +113,16 @@ $$;
 COMMENT ON FUNCTION dptrain.encoding_column IS
 'internal: one column of a feature encoding, from its type and the declared bounds and categories';
 
-CREATE FUNCTION @extschema@.dp_encoding(source regclass, features text[], bounds jsonb DEFAULT '{}',
-                                        categories jsonb DEFAULT '{}', normalization text DEFAULT 'l2')
+-- The body of dp_encoding, in the internal schema: dptrain's own calls
+-- (dp_encoded_view, dp_train and dp_tune on columns: encoded_features.cpp)
+-- go here. A call of @extschema@.dp_encoding by name is resolved among every
+-- function of that name in that schema, where other roles may CREATE (public
+-- on older clusters): an overload planted there with one more defaulted or
+-- variadic argument made every such call ambiguous, for every role
+-- (test/regress/sql/security_extension_schema.sql). Only the extension owner
+-- creates in dptrain, and this name has no defaults to widen.
+CREATE FUNCTION dptrain.build_encoding(source regclass, features text[], bounds jsonb, categories jsonb,
+                                       normalization text)
 RETURNS jsonb LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     cols jsonb := '[]';
@@ -141,6 +149,13 @@ BEGIN
     RETURN dptrain.encoding_check(jsonb_build_object('columns', cols, 'normalize', normalization));
 END
 $$;
+COMMENT ON FUNCTION dptrain.build_encoding IS
+'internal: the body of dp_encoding, which dptrain''s own SQL calls (never the name in the extension''s schema)';
+
+CREATE FUNCTION @extschema@.dp_encoding(source regclass, features text[], bounds jsonb DEFAULT '{}',
+                                        categories jsonb DEFAULT '{}', normalization text DEFAULT 'l2')
+RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS
+$$ SELECT dptrain.build_encoding(source, features, bounds, categories, normalization) $$;
 COMMENT ON FUNCTION @extschema@.dp_encoding IS
 'a feature encoding of columns of a table: numeric (public bounds), boolean and text (declared categories) columns; see docs/encoding.md';
 
@@ -163,7 +178,7 @@ BEGIN
         RAISE EXCEPTION 'pass either features or encoding' USING ERRCODE = 'invalid_parameter_value',
             HINT = 'features => ARRAY[...] builds a new encoding; encoding => (a model''s details->''encoding'') reuses one.';
     END IF;
-    enc := CASE WHEN encoding IS NULL THEN @extschema@.dp_encoding(source, features, bounds, categories, normalization)
+    enc := CASE WHEN encoding IS NULL THEN dptrain.build_encoding(source, features, bounds, categories, normalization)
                 ELSE dptrain.encoding_check(encoding) END;
     -- Every role can read a view's definition (pg_views, even of a temporary
     -- view): categories read from the data would be public in it.

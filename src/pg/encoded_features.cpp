@@ -61,8 +61,7 @@ bool check_feature_columns(Oid relid, const char* relname, const char* label, co
   return reads;
 }
 
-char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentities& ids,
-                         const char* extension_schema) {
+char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentities& ids) {
   Oid types[5] = {REGCLASSOID, TEXTARRAYOID, JSONBOID, JSONBOID, TEXTOID};
   Datum values[5] = {ObjectIdGetDatum(relid), cols.names_array, cols.bounds, cols.categories, cols.normalization};
   // As the caller, never the owner: with read access dp_encoding may read
@@ -81,9 +80,9 @@ char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentit
                       errdetail("Reading them from the data would reveal them."),
                       errhint("Pass categories => '{\"%s\": [...]}' with every value to encode.", undeclared)));
   }
-  spi_select(psprintf("SELECT %s($1, $2, $3, $4, $5)::text",
-                      quote_qualified_identifier(extension_schema, "dp_encoding")),
-             5, types, values);
+  // dp_encoding's body in the internal schema, not the name in the
+  // extension's schema: others may create overloads there (sql/48_encoding.sql).
+  spi_select("SELECT dptrain.build_encoding($1, $2, $3, $4, $5)::pg_catalog.text", 5, types, values);
   char* encoding = first_value();
   restore_identity(&sw);
   if (encoding == nullptr) elog(ERROR, "dptrain: dp_encoding returned no encoding");

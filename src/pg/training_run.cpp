@@ -162,8 +162,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   if (prep->columns != nullptr) {
     // Bad declarations, and undeclared categories without read access, fail
     // here, before the charge.
-    prep->encoding = build_run_encoding(relid, *prep->columns, *ids,
-                                        get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
+    prep->encoding = build_run_encoding(relid, *prep->columns, *ids);
     prep->encoded_x = encoded_features_sql(prep->encoding);
     in_place = false;
   }
