@@ -121,6 +121,10 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
     return;
   }
   refuse_callers_temp_objects(ids);
+  // Looked at again before every read as the owner, not only when the call
+  // began: row security or security_invoker the owner set since is refused
+  // (42501, a fact of the catalog) before a row is read.
+  refuse_owner_read_of_invoker_rules(relid, get_rel_name(relid), ids.caller);
   forget_statement_refusal();
   // Not only its errors would print a row: the owner's code runs in this
   // session, and its RAISE NOTICE / WARNING / INFO, or PostgreSQL's own

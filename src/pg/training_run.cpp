@@ -1,5 +1,9 @@
 #include "training_run.h"
 
+extern "C" {
+#include "storage/lmgr.h"
+}
+
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
 #include "core/sparse/support.h"
@@ -68,6 +72,13 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
   RunIdentities ids;
   ids.caller = GetUserId();
   ids.runner = function_owner(fcinfo);
+  // The lock every read of the run would take, taken before the checks
+  // below look at the relation (as PostgreSQL locks a relation before it
+  // analyses a query on it): an owner's ALTER TABLE ... ENABLE ROW LEVEL
+  // SECURITY that committed while the call waited for it is seen by the
+  // check, and none can commit until the run's transaction ends
+  // (test/isolation/specs/row_security_during_run.spec).
+  LockRelationOid(relid, AccessShareLock);
   char* relname = require_training_relation(relid);
   require_schema_usage(relid, ids.caller);
   if (columns != nullptr) {
