@@ -66,5 +66,18 @@ my ($one, $five) = (copy_scans(1), copy_scans(5));
 note("scans of the analyst's copy: $one after 1 epoch, $five after 5");
 is($one, $five, 'the analyst cannot count the passes in its transaction\'s statistics');
 
+# The settings the passes ran with are the caller's again after dp_train
+# and dp_tune, in the same transaction.
+my $after = $node->safe_psql('postgres', q{
+  SET client_min_messages = debug1;
+  BEGIN;
+  SELECT model_id > 0 FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
+    batch_size => 10) \g /dev/null
+  SELECT model_id > 0 FROM dp_tune('t', 'y', 'x', epsilon => 1, lambdas => '{0.01}', epochs => '{1}',
+    batch_sizes => '{10}') \g /dev/null
+  SELECT current_setting('client_min_messages') || ' ' || current_setting('track_counts');
+  COMMIT;}, extra_params => ['-U', 'analyst']);
+is($after, 'debug1 on', 'client_min_messages and track_counts are restored after the passes');
+
 $node->stop;
 done_testing();
