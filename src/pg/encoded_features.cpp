@@ -89,29 +89,46 @@ char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentit
   return encoding;
 }
 
-char* encoded_features_sql(const char* encoding_json) {
+char* encoded_features_sql(const char* encoding_json, Oid relid, bool replace_unusable) {
   // Each column as the text the encoder reads: a number column's float8
   // value as dptrain.float_text writes it (float_text.h; col::text follows
   // the session's extra_float_digits, which rounds a float with 0 or less),
   // the others (boolean, text, enum) as their text, which no setting changes.
+  // (Names first, prefixed N for a number column: the SQL is built below,
+  // outside the core's frames.)
   std::vector<std::string>* columns = nullptr;
   DPT_CORE({
     auto v = std::make_unique<std::vector<std::string>>();
     const auto e = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(encoding_json));
-    for (const auto& c : e.columns()) {
-      const std::string col = quote_identifier(c.name.c_str());
-      v->push_back(c.kind == dptrain::preprocessing::ColumnKind::Numeric
-                       ? "dptrain.float_text(" + col + "::pg_catalog.float8)"
-                       : col + "::pg_catalog.text");
-    }
+    for (const auto& c : e.columns())
+      v->push_back((c.kind == dptrain::preprocessing::ColumnKind::Numeric ? "N" : "T") + c.name);
     columns = v.release();
   });
   delete_on_reset(CurrentMemoryContext, columns);
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql, "dptrain.encode_row(%s::jsonb, VARIADIC ARRAY[", quote_literal_cstr(encoding_json));
-  for (std::size_t i = 0; i < columns->size(); ++i)
-    appendStringInfo(&sql, "%s%s", i > 0 ? ", " : "", (*columns)[i].c_str());
+  for (std::size_t i = 0; i < columns->size(); ++i) {
+    const char* name = (*columns)[i].c_str() + 1;
+    const char* col = quote_identifier(name);
+    const char* x = psprintf("%s::pg_catalog.float8", col);
+    // A numeric value no double holds (above 1.8e308, or not 0 and below
+    // 2.2e-308) fails that cast: in a run without read access the read then
+    // failed as a whole ("reading ... failed", charged), one bit about one
+    // hidden row that no DP release covers. There it becomes NaN, which
+    // makes the row the fixed public row, as in the copy of a feature array
+    // (training_data.cpp, copy_replacing_unusable_rows). A reader gets the
+    // cast's own error.
+    const AttrNumber att = get_attnum(relid, name);
+    if (replace_unusable && att != InvalidAttrNumber && getBaseType(get_atttype(relid, att)) == NUMERICOID)
+      x = psprintf("CASE WHEN (pg_catalog.abs(%s) > 1.7976931348623157e308 AND pg_catalog.abs(%s) < 'Infinity') "
+                   "OR (%s <> 0 AND pg_catalog.abs(%s) < 2.2250738585072014e-308) THEN 'NaN'::pg_catalog.float8 "
+                   "ELSE %s END",
+                   col, col, col, col, x);
+    appendStringInfo(&sql, "%s%s", i > 0 ? ", " : "",
+                     (*columns)[i][0] == 'N' ? psprintf("dptrain.float_text(%s)", x)
+                                             : psprintf("%s::pg_catalog.text", col));
+  }
   appendStringInfoString(&sql, "]::pg_catalog.text[])");
   return sql.data;
 }

@@ -41,9 +41,12 @@ bool check_feature_columns(Oid relid, const char* relname, const char* label, co
 // the data); nothing is read from the data then. Requires SPI_connect().
 char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentities& ids);
 
-// The features expression of an encoding over the columns of a relation
-// (palloc'd SQL). ERROR if the encoding is malformed.
-char* encoded_features_sql(const char* encoding_json);
+// The features expression of an encoding over the columns of relation
+// `relid` (palloc'd SQL). ERROR if the encoding is malformed. With
+// `replace_unusable` (a run without read access), a numeric value beyond
+// float8 reads as NaN, which makes its row the fixed public row, instead of
+// failing the read.
+char* encoded_features_sql(const char* encoding_json, Oid relid, bool replace_unusable);
 
 // The columns of `relid` have the types `encoding_json` expects (42804
 // otherwise, before any row is read). Requires SPI_connect().

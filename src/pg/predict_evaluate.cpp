@@ -253,7 +253,7 @@ const char* model_features_sql(Oid relid, const dptrain::pg::StoredModel& model)
                     errmsg("model %lld stores no feature encoding", (long long) model.id),
                     errhint("Pass its feature column: dp_evaluate(model, table, label, features).")));
   dptrain::pg::check_encoding_fits(relid, model.encoding);
-  return dptrain::pg::encoded_features_sql(model.encoding);
+  return dptrain::pg::encoded_features_sql(model.encoding, relid, false);  // as the caller, a reader
 }
 
 Datum optional_datum(const std::optional<double>& v, bool* null) {

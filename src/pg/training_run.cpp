@@ -174,7 +174,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
     // Bad declarations, and undeclared categories without read access, fail
     // here, before the charge.
     prep->encoding = build_run_encoding(relid, *prep->columns, *ids);
-    prep->encoded_x = encoded_features_sql(prep->encoding);
+    prep->encoded_x = encoded_features_sql(prep->encoding, relid, !ids->caller_reads);
     in_place = false;
   }
   // What the run will be charged, known from the public facts: a failed
