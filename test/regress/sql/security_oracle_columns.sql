@@ -45,6 +45,13 @@ CREATE TABLE public.col_null AS SELECT * FROM public.col_clean;
 UPDATE public.col_null SET age = NULL, dose = NULL, ward = NULL WHERE id = 17;
 CREATE TABLE public.col_category AS SELECT * FROM public.col_clean;
 UPDATE public.col_category SET ward = 'isolation ward' WHERE id = 17;
+-- encoded views of the owner (dp_encoded_view) over the clean table and
+-- over the one with a numeric beyond float8: read as the owner too
+SELECT dp_encoded_view(v || '_view', v, 'sick', ARRAY['age', 'dose', 'ward'],
+                       bounds => '{"age": [0, 100], "dose": [0, 10]}', categories => '{"ward": ["a", "b"]}') AS view
+FROM unnest(ARRAY['public.col_clean', 'public.col_numeric_huge']) v;
+SELECT count(dp_grant_budget(t, 'regress_col_prober', 10, 0)) AS granted_on_views
+FROM unnest(ARRAY['public.col_clean_view', 'public.col_numeric_huge_view']::regclass[]) t;
 SELECT count(dp_grant_budget(t, 'regress_col_prober', 10, 0)) AS granted
 FROM unnest(ARRAY['public.col_clean', 'public.col_numeric_huge', 'public.col_numeric_tiny',
                   'public.col_numeric_nan', 'public.col_float_nan', 'public.col_null',
@@ -58,6 +65,12 @@ FROM unnest(ARRAY['public.col_clean', 'public.col_numeric_huge', 'public.col_num
                   'public.col_numeric_nan', 'public.col_float_nan', 'public.col_null',
                   'public.col_category']::regclass[]) t,
      pg_temp.probe(t) p;
+SELECT t AS source, r.code, r.message
+FROM unnest(ARRAY['public.col_clean_view', 'public.col_numeric_huge_view']::regclass[]) t,
+     pg_temp.try(format($q$SELECT dp_train(%L, 'sick', 'x', algorithm => 'bolton', epsilon => 0.5,
+                          batch_size => 10, epochs => 2)$q$, t)) r;
+SELECT t AS source, 10 - (SELECT epsilon FROM dp_budget_remaining(t))::numeric AS charged
+FROM unnest(ARRAY['public.col_clean_view', 'public.col_numeric_huge_view']::regclass[]) t;
 RESET ROLE;
 
 -- a reader is told (the cast's own error)
@@ -68,6 +81,7 @@ RESET ROLE;
 
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.col\_%';
 DELETE FROM dptrain.models WHERE source LIKE 'public.col\_%';
+DROP VIEW public.col_clean_view, public.col_numeric_huge_view;
 DROP TABLE public.col_clean, public.col_numeric_huge, public.col_numeric_tiny, public.col_numeric_nan,
            public.col_float_nan, public.col_null, public.col_category;
 REVOKE CREATE ON SCHEMA public FROM regress_col_keeper;
