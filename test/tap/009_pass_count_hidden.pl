@@ -66,6 +66,17 @@ my ($one, $five) = (copy_scans(1), copy_scans(5));
 note("scans of the analyst's copy: $one after 1 epoch, $five after 5");
 is($one, $five, 'the analyst cannot count the passes in its transaction\'s statistics');
 
+# Nor are the reads of the source as the owner counted (an owner's view or
+# policy may read its tables as the data decides: a join, an index scan
+# per row): the source's counters in the analyst's transaction stay at 0.
+my $source_scans = $node->safe_psql('postgres', q{
+  BEGIN;
+  SELECT model_id > 0 FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
+    batch_size => 10) \g /dev/null
+  SELECT pg_stat_get_xact_numscans('t'::regclass) || ' ' || pg_stat_get_xact_tuples_returned('t'::regclass);
+  COMMIT;}, extra_params => ['-U', 'analyst']);
+is($source_scans, '0 0', 'the reads of the source as its owner are not counted');
+
 # The settings the passes ran with are the caller's again after dp_train
 # and dp_tune, in the same transaction.
 my $after = $node->safe_psql('postgres', q{
