@@ -133,6 +133,21 @@ char* encoded_features_sql(const char* encoding_json, Oid relid, bool replace_un
   return sql.data;
 }
 
+char** encoding_column_names(const char* encoding_json, int* n) {
+  std::vector<std::string>* names = nullptr;
+  DPT_CORE({
+    auto v = std::make_unique<std::vector<std::string>>();
+    const auto e = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(encoding_json));
+    for (const auto& c : e.columns()) v->push_back(c.name);
+    names = v.release();
+  });
+  delete_on_reset(CurrentMemoryContext, names);
+  *n = static_cast<int>(names->size());
+  char** out = static_cast<char**>(palloc(sizeof(char*) * (*n > 0 ? *n : 1)));
+  for (int i = 0; i < *n; ++i) out[i] = pstrdup((*names)[i].c_str());
+  return out;
+}
+
 void check_encoding_fits(Oid relid, const char* encoding_json) {
   Oid types[2] = {REGCLASSOID, TEXTOID};
   Datum values[2] = {ObjectIdGetDatum(relid), CStringGetTextDatum(encoding_json)};

@@ -48,6 +48,10 @@ char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentit
 // failing the read.
 char* encoded_features_sql(const char* encoding_json, Oid relid, bool replace_unusable);
 
+// The names of the columns an encoding reads (palloc'd; *n of them). ERROR
+// if the encoding is malformed.
+char** encoding_column_names(const char* encoding_json, int* n);
+
 // The columns of `relid` have the types `encoding_json` expects (42804
 // otherwise, before any row is read). Requires SPI_connect().
 void check_encoding_fits(Oid relid, const char* encoding_json);
