@@ -24,7 +24,7 @@ void show(const BudgetOptions& o) {
   const std::string table = conn.resolve_relation(o.table);
   client::Param role = o.role.empty() ? client::Param() : client::Param(o.role);
   client::PgResult r = conn.exec("SELECT b.epsilon, b.delta, t.epsilon, t.delta FROM " + schema +
-                                     ".dp_budget_remaining($1::regclass, $2) b, " + schema +
+                                     ".dp_budget_remaining($1::regclass, $2::name) b, " + schema +
                                      ".dp_table_budget_remaining($1::regclass) t",
                                  {table, role});
   auto number = [&](int c) { return r.is_null(0, c) ? nlohmann::json() : nlohmann::json(std::stod(r.get(0, c))); };
@@ -48,7 +48,7 @@ void show(const BudgetOptions& o) {
 void grant(const BudgetOptions& o) {
   client::PgConnection conn(o.db);
   const std::string schema = client::api_schema(conn);
-  conn.exec("SELECT " + schema + ".dp_grant_budget($1::regclass, $2, $3, $4)",
+  conn.exec("SELECT " + schema + ".dp_grant_budget($1::regclass, $2::name, $3::float8, $4::float8)",
             {conn.resolve_relation(o.table), o.role, nlohmann::json(o.epsilon).dump(), nlohmann::json(o.delta).dump()});
   std::cout << o.role << " may now spend epsilon " << o.epsilon << ", delta " << format_delta(std::to_string(o.delta))
             << " on " << o.table << "\n";
@@ -57,7 +57,7 @@ void grant(const BudgetOptions& o) {
 void revoke(const BudgetOptions& o) {
   client::PgConnection conn(o.db);
   const std::string schema = client::api_schema(conn);
-  const bool had = conn.exec("SELECT " + schema + ".dp_revoke_budget($1::regclass, $2)",
+  const bool had = conn.exec("SELECT " + schema + ".dp_revoke_budget($1::regclass, $2::name)",
                              {conn.resolve_relation(o.table), o.role})
                        .get(0, 0) == "t";
   std::cout << (had ? "revoked the budget of " : "there was no budget of ") << o.role << " on " << o.table << "\n";
@@ -66,7 +66,7 @@ void revoke(const BudgetOptions& o) {
 void cap(const BudgetOptions& o) {
   client::PgConnection conn(o.db);
   const std::string schema = client::api_schema(conn);
-  conn.exec("SELECT " + schema + ".dp_set_table_budget($1::regclass, $2, $3)",
+  conn.exec("SELECT " + schema + ".dp_set_table_budget($1::regclass, $2::float8, $3::float8)",
             {conn.resolve_relation(o.table), nlohmann::json(o.epsilon).dump(), nlohmann::json(o.delta).dump()});
   std::cout << o.table << ": all private runs together may spend at most epsilon " << o.epsilon << ", delta "
             << format_delta(std::to_string(o.delta)) << "\n";

@@ -46,7 +46,7 @@ void run(const EvalOptions& o, bool features_given) {
   client::PgResult r = conn.exec(
       "SELECT e.accuracy, e.n, e.loss, m.id, m.algorithm, m.epsilon, m.delta, m.seeded, "
       "e.majority_rate, e.precision, e.recall, e.f1, e.roc_auc, e.macro_f1, e.classes::text, e.confusion::text "
-      "FROM " + schema + ".dp_evaluate($1, $2::regclass, $3, $4) e, dptrain.models m "
+      "FROM " + schema + ".dp_evaluate($1::text, $2::regclass, $3::text, $4::text) e, dptrain.models m "
       "WHERE m.id = " + kModelId,
       {o.model, table, o.label, features});
   if (r.rows() != 1) throw client::PgError("model \"" + o.model + "\" does not exist", "42704");

@@ -55,14 +55,14 @@ void list(const ModelsOptions& o) {
 void rename(const ModelsOptions& o) {
   client::PgConnection conn(o.db);
   const std::string schema = client::api_schema(conn);
-  const std::string id = conn.exec("SELECT " + schema + ".dp_rename_model($1, $2)", {o.model, o.to}).get(0, 0);
+  const std::string id = conn.exec("SELECT " + schema + ".dp_rename_model($1::text, $2::text)", {o.model, o.to}).get(0, 0);
   std::cout << "model " << id << " is now named " << o.to << "\n";
 }
 
 void drop(const ModelsOptions& o) {
   client::PgConnection conn(o.db);
   const std::string schema = client::api_schema(conn);
-  const std::string id = conn.exec("SELECT " + schema + ".dp_drop_model($1)", {o.model}).get(0, 0);
+  const std::string id = conn.exec("SELECT " + schema + ".dp_drop_model($1::text)", {o.model}).get(0, 0);
   std::cout << "model " << id << " dropped (the privacy it spent stays in the ledger)\n";
 }
 

@@ -37,10 +37,10 @@ void run(const PredictOptions& o) {
   const std::string schema = client::api_schema(conn);
   const std::string x = pg_array(o.features);
   // dp_predict first: it reports a missing model or a bad vector itself.
-  const std::string label = conn.exec("SELECT " + schema + ".dp_predict($1, $2::float8[])", {o.model, x}).get(0, 0);
+  const std::string label = conn.exec("SELECT " + schema + ".dp_predict($1::text, $2::float8[])", {o.model, x}).get(0, 0);
   nlohmann::json j = {{"model", o.model}, {"class", label}};
   client::PgResult r = conn.exec("SELECT array_to_json(m.classes)::text, CASE WHEN " + std::string(kHasProbabilities) + " THEN "
-                                 "array_to_json(" + schema + ".dp_predict_proba($1, $2::float8[]))::text END "
+                                 "array_to_json(" + schema + ".dp_predict_proba($1::text, $2::float8[]))::text END "
                                  "FROM dptrain.models m WHERE " + std::string(kModelByReference),
                                  {o.model, x});
   if (r.rows() == 1 && !r.is_null(0, 1)) {
@@ -68,9 +68,9 @@ void run_file(const PredictOptions& o) {
   const std::string table = load_raw_file(conn, o.model, o.file);
   // dp_predict first: it reports a model it may not use itself.
   client::PgResult r = conn.exec(
-      "SELECT t.id, " + schema + ".dp_predict($1, t.x), CASE WHEN " + std::string(kHasProbabilities) +
+      "SELECT t.id, " + schema + ".dp_predict($1::text, t.x::float8[]), CASE WHEN " + std::string(kHasProbabilities) +
           " THEN array_to_json(" + schema +
-          ".dp_predict_proba($1, t.x))::text END, array_to_json(m.classes)::text "
+          ".dp_predict_proba($1::text, t.x::float8[]))::text END, array_to_json(m.classes)::text "
           "FROM " + table + " t, dptrain.models m WHERE " + std::string(kModelByReference) + " ORDER BY t.id",
       {o.model});
   conn.exec("COMMIT");

@@ -113,8 +113,16 @@ $$;
 COMMENT ON FUNCTION dptrain.encoding_column IS
 'internal: one column of a feature encoding, from its type and the declared bounds and categories';
 
-CREATE FUNCTION @extschema@.dp_encoding(source regclass, features text[], bounds jsonb DEFAULT '{}',
-                                        categories jsonb DEFAULT '{}', normalization text DEFAULT 'l2')
+-- The body of dp_encoding, in the internal schema: dptrain's own calls
+-- (dp_encoded_view, dp_train and dp_tune on columns: encoded_features.cpp)
+-- go here. A call of @extschema@.dp_encoding by name is resolved among every
+-- function of that name in that schema, where other roles may CREATE (public
+-- on older clusters): an overload planted there with one more defaulted or
+-- variadic argument made every such call ambiguous, for every role
+-- (test/regress/sql/security_extension_schema.sql). Only the extension owner
+-- creates in dptrain, and this name has no defaults to widen.
+CREATE FUNCTION dptrain.build_encoding(source regclass, features text[], bounds jsonb, categories jsonb,
+                                       normalization text)
 RETURNS jsonb LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     cols jsonb := '[]';
@@ -141,6 +149,13 @@ BEGIN
     RETURN dptrain.encoding_check(jsonb_build_object('columns', cols, 'normalize', normalization));
 END
 $$;
+COMMENT ON FUNCTION dptrain.build_encoding IS
+'internal: the body of dp_encoding, which dptrain''s own SQL calls (never the name in the extension''s schema)';
+
+CREATE FUNCTION @extschema@.dp_encoding(source regclass, features text[], bounds jsonb DEFAULT '{}',
+                                        categories jsonb DEFAULT '{}', normalization text DEFAULT 'l2')
+RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS
+$$ SELECT dptrain.build_encoding(source, features, bounds, categories, normalization) $$;
 COMMENT ON FUNCTION @extschema@.dp_encoding IS
 'a feature encoding of columns of a table: numeric (public bounds), boolean and text (declared categories) columns; see docs/encoding.md';
 
@@ -183,7 +198,7 @@ BEGIN
             HINT = 'Name the view my_view (created in the schema of the source) or my_schema.my_view; it is created '
                    'in the current database.';
     END IF;
-    enc := CASE WHEN encoding IS NULL THEN @extschema@.dp_encoding(source, features, bounds, categories, normalization)
+    enc := CASE WHEN encoding IS NULL THEN dptrain.build_encoding(source, features, bounds, categories, normalization)
                 ELSE dptrain.encoding_check(encoding) END;
     -- Every role can read a view's definition (pg_views, even of a temporary
     -- view): categories read from the data would be public in it.
@@ -212,9 +227,21 @@ BEGIN
     END IF;
     -- A number column as dptrain.float_text writes its float8 value (its
     -- text, col::text, would follow the reader's extra_float_digits:
-    -- src/pg/float_text.h), the others as their text.
-    SELECT string_agg(CASE WHEN c->>'type' = 'numeric' THEN format('dptrain.float_text(%I::pg_catalog.float8)', c->>'name')
-                           ELSE format('%I::pg_catalog.text', c->>'name') END, ', ' ORDER BY o) INTO cols
+    -- src/pg/float_text.h), the others as their text. A numeric value no
+    -- double holds (above 1.8e308, or not 0 and below 2.2e-308) reads as
+    -- NaN, not as the cast's error: a run without read access reads the view
+    -- as its owner, and an error on one hidden row told it that the row is
+    -- there (security_oracle_columns.sql); NaN makes it the fixed public row.
+    SELECT string_agg(CASE WHEN c->>'type' <> 'numeric' THEN format('%I::pg_catalog.text', c->>'name')
+                           WHEN (SELECT coalesce(nullif(ty.typbasetype, 0), ty.oid) FROM pg_attribute a
+                                 JOIN pg_type ty ON ty.oid = a.atttypid
+                                 WHERE a.attrelid = source AND a.attname = c->>'name') = 'numeric'::regtype
+                           THEN format('dptrain.float_text(CASE WHEN (pg_catalog.abs(%1$I) > 1.7976931348623157e308 '
+                                       'AND pg_catalog.abs(%1$I) < ''Infinity'') OR (%1$I <> 0 AND '
+                                       'pg_catalog.abs(%1$I) < 2.2250738585072014e-308) THEN ''NaN''::pg_catalog.float8 '
+                                       'ELSE %1$I::pg_catalog.float8 END)', c->>'name')
+                           ELSE format('dptrain.float_text(%I::pg_catalog.float8)', c->>'name') END, ', ' ORDER BY o)
+    INTO cols
     FROM jsonb_array_elements(enc -> 'columns') WITH ORDINALITY AS e(c, o);
     -- An unqualified name goes to the source's schema (this function's own
     -- search_path is pinned, and the caller's is not known here).

@@ -61,8 +61,7 @@ bool check_feature_columns(Oid relid, const char* relname, const char* label, co
   return reads;
 }
 
-char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentities& ids,
-                         const char* extension_schema) {
+char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentities& ids) {
   Oid types[5] = {REGCLASSOID, TEXTARRAYOID, JSONBOID, JSONBOID, TEXTOID};
   Datum values[5] = {ObjectIdGetDatum(relid), cols.names_array, cols.bounds, cols.categories, cols.normalization};
   // As the caller, never the owner: with read access dp_encoding may read
@@ -81,40 +80,72 @@ char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentit
                       errdetail("Reading them from the data would reveal them."),
                       errhint("Pass categories => '{\"%s\": [...]}' with every value to encode.", undeclared)));
   }
-  spi_select(psprintf("SELECT %s($1, $2, $3, $4, $5)::text",
-                      quote_qualified_identifier(extension_schema, "dp_encoding")),
-             5, types, values);
+  // dp_encoding's body in the internal schema, not the name in the
+  // extension's schema: others may create overloads there (sql/48_encoding.sql).
+  spi_select("SELECT dptrain.build_encoding($1, $2, $3, $4, $5)::pg_catalog.text", 5, types, values);
   char* encoding = first_value();
   restore_identity(&sw);
   if (encoding == nullptr) elog(ERROR, "dptrain: dp_encoding returned no encoding");
   return encoding;
 }
 
-char* encoded_features_sql(const char* encoding_json) {
+char* encoded_features_sql(const char* encoding_json, Oid relid, bool replace_unusable) {
   // Each column as the text the encoder reads: a number column's float8
   // value as dptrain.float_text writes it (float_text.h; col::text follows
   // the session's extra_float_digits, which rounds a float with 0 or less),
   // the others (boolean, text, enum) as their text, which no setting changes.
+  // (Names first, prefixed N for a number column: the SQL is built below,
+  // outside the core's frames.)
   std::vector<std::string>* columns = nullptr;
   DPT_CORE({
     auto v = std::make_unique<std::vector<std::string>>();
     const auto e = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(encoding_json));
-    for (const auto& c : e.columns()) {
-      const std::string col = quote_identifier(c.name.c_str());
-      v->push_back(c.kind == dptrain::preprocessing::ColumnKind::Numeric
-                       ? "dptrain.float_text(" + col + "::pg_catalog.float8)"
-                       : col + "::pg_catalog.text");
-    }
+    for (const auto& c : e.columns())
+      v->push_back((c.kind == dptrain::preprocessing::ColumnKind::Numeric ? "N" : "T") + c.name);
     columns = v.release();
   });
   delete_on_reset(CurrentMemoryContext, columns);
   StringInfoData sql;
   initStringInfo(&sql);
   appendStringInfo(&sql, "dptrain.encode_row(%s::jsonb, VARIADIC ARRAY[", quote_literal_cstr(encoding_json));
-  for (std::size_t i = 0; i < columns->size(); ++i)
-    appendStringInfo(&sql, "%s%s", i > 0 ? ", " : "", (*columns)[i].c_str());
+  for (std::size_t i = 0; i < columns->size(); ++i) {
+    const char* name = (*columns)[i].c_str() + 1;
+    const char* col = quote_identifier(name);
+    const char* x = psprintf("%s::pg_catalog.float8", col);
+    // A numeric value no double holds (above 1.8e308, or not 0 and below
+    // 2.2e-308) fails that cast: in a run without read access the read then
+    // failed as a whole ("reading ... failed", charged), one bit about one
+    // hidden row that no DP release covers. There it becomes NaN, which
+    // makes the row the fixed public row, as in the copy of a feature array
+    // (training_data.cpp, copy_replacing_unusable_rows). A reader gets the
+    // cast's own error.
+    const AttrNumber att = get_attnum(relid, name);
+    if (replace_unusable && att != InvalidAttrNumber && getBaseType(get_atttype(relid, att)) == NUMERICOID)
+      x = psprintf("CASE WHEN (pg_catalog.abs(%s) > 1.7976931348623157e308 AND pg_catalog.abs(%s) < 'Infinity') "
+                   "OR (%s <> 0 AND pg_catalog.abs(%s) < 2.2250738585072014e-308) THEN 'NaN'::pg_catalog.float8 "
+                   "ELSE %s END",
+                   col, col, col, col, x);
+    appendStringInfo(&sql, "%s%s", i > 0 ? ", " : "",
+                     (*columns)[i][0] == 'N' ? psprintf("dptrain.float_text(%s)", x)
+                                             : psprintf("%s::pg_catalog.text", col));
+  }
   appendStringInfoString(&sql, "]::pg_catalog.text[])");
   return sql.data;
+}
+
+char** encoding_column_names(const char* encoding_json, int* n) {
+  std::vector<std::string>* names = nullptr;
+  DPT_CORE({
+    auto v = std::make_unique<std::vector<std::string>>();
+    const auto e = dptrain::preprocessing::FeatureEncoding::from_json(nlohmann::json::parse(encoding_json));
+    for (const auto& c : e.columns()) v->push_back(c.name);
+    names = v.release();
+  });
+  delete_on_reset(CurrentMemoryContext, names);
+  *n = static_cast<int>(names->size());
+  char** out = static_cast<char**>(palloc(sizeof(char*) * (*n > 0 ? *n : 1)));
+  for (int i = 0; i < *n; ++i) out[i] = pstrdup((*names)[i].c_str());
+  return out;
 }
 
 void check_encoding_fits(Oid relid, const char* encoding_json) {

@@ -33,17 +33,24 @@ void read_feature_columns(FunctionCallInfo fcinfo, int features, int bounds, int
 // `role` may SELECT the label and every feature column.
 bool check_feature_columns(Oid relid, const char* relname, const char* label, const FeatureColumns& cols, Oid role);
 
-// The run's encoding (normalized JSON text, palloc'd), built by dp_encoding
-// of the schema `extension_schema` as the caller in a security-restricted
-// operation. A caller without read access must have declared the
+// The run's encoding (normalized JSON text, palloc'd), built by
+// dptrain.build_encoding (dp_encoding's body, never called by the name in the
+// extension's schema, where other roles may plant overloads) as the caller
+// in a security-restricted operation. A caller without read access must have declared the
 // categories of every text column (42501 otherwise: reading them is reading
 // the data); nothing is read from the data then. Requires SPI_connect().
-char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentities& ids,
-                         const char* extension_schema);
+char* build_run_encoding(Oid relid, const FeatureColumns& cols, const RunIdentities& ids);
 
-// The features expression of an encoding over the columns of a relation
-// (palloc'd SQL). ERROR if the encoding is malformed.
-char* encoded_features_sql(const char* encoding_json);
+// The features expression of an encoding over the columns of relation
+// `relid` (palloc'd SQL). ERROR if the encoding is malformed. With
+// `replace_unusable` (a run without read access), a numeric value beyond
+// float8 reads as NaN, which makes its row the fixed public row, instead of
+// failing the read.
+char* encoded_features_sql(const char* encoding_json, Oid relid, bool replace_unusable);
+
+// The names of the columns an encoding reads (palloc'd; *n of them). ERROR
+// if the encoding is malformed.
+char** encoding_column_names(const char* encoding_json, int* n);
 
 // The columns of `relid` have the types `encoding_json` expects (42804
 // otherwise, before any row is read). Requires SPI_connect().

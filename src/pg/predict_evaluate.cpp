@@ -255,7 +255,7 @@ const char* model_features_sql(Oid relid, const dptrain::pg::StoredModel& model)
                     errmsg("model %lld stores no feature encoding", (long long) model.id),
                     errhint("Pass its feature column: dp_evaluate(model, table, label, features).")));
   dptrain::pg::check_encoding_fits(relid, model.encoding);
-  return dptrain::pg::encoded_features_sql(model.encoding);
+  return dptrain::pg::encoded_features_sql(model.encoding, relid, false);  // as the caller, a reader
 }
 
 Datum optional_datum(const std::optional<double>& v, bool* null) {
@@ -364,6 +364,32 @@ void refuse_values_beyond_float8(const dptrain::pg::SourceRead& table, const cha
 // dp_evaluate(model text | bigint, source regclass, label text, features text)
 //   -> (accuracy float8, n bigint, loss float8, ...). features NULL: the
 // model's stored encoding applied to the raw columns (encoded_features.h).
+// dp_evaluate reads the rows as the caller, and its result (accuracy,
+// confusion counts, n) is no DP release: a caller that may not SELECT the
+// label and every feature column is refused here, by name, before anything
+// reads the table -- not by PostgreSQL's "permission denied for table" from
+// inside dptrain's own statement (whose text it printed as CONTEXT). A
+// budget does not help: it pays for training only.
+void refuse_unreadable_evaluation(Oid relid, const char* relname, const char* label, char** columns, int ncolumns) {
+  const Oid caller = GetUserId();
+  if (pg_class_aclcheck(relid, caller, ACL_SELECT) == ACLCHECK_OK) return;
+  const char* missing = nullptr;
+  if (pg_attribute_aclcheck(relid, get_attnum(relid, label), caller, ACL_SELECT) != ACLCHECK_OK) missing = label;
+  for (int i = 0; missing == nullptr && i < ncolumns; ++i) {
+    const AttrNumber att = get_attnum(relid, columns[i]);  // a missing one is reported below
+    if (att != InvalidAttrNumber && pg_attribute_aclcheck(relid, att, caller, ACL_SELECT) != ACLCHECK_OK)
+      missing = columns[i];
+  }
+  if (missing == nullptr) return;
+  ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                  errmsg("permission denied to evaluate on \"%s\"", relname),
+                  errdetail("Role %s may not read its column \"%s\"; dp_evaluate reads the rows, and its result is "
+                            "not differentially private.",
+                            GetUserNameFromId(caller, false), missing),
+                  errhint("Evaluate on a table you may read (the owner can grant SELECT on the columns); a privacy "
+                          "budget pays for training only.")));
+}
+
 Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   for (int i = 0; i < 3; ++i)
     if (PG_ARGISNULL(i))
@@ -391,6 +417,14 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   if (by_id) dptrain::pg::load_model_by_id(PG_GETARG_INT64(0), caller, &model);
   else dptrain::pg::load_model(text_to_cstring(PG_GETARG_TEXT_PP(0)), caller, &model);
   ArrayType* classes = model_classes_array(model, caller);
+  if (features != nullptr) {
+    char* feature_column = pstrdup(features);
+    refuse_unreadable_evaluation(relid, relname, label, &feature_column, 1);
+  } else if (model.encoding != nullptr) {
+    int n = 0;
+    char** columns = dptrain::pg::encoding_column_names(model.encoding, &n);
+    refuse_unreadable_evaluation(relid, relname, label, columns, n);
+  }
   const char* x = features != nullptr ? quote_identifier(features) : model_features_sql(relid, model);
 
   Oid types[2] = {TEXTARRAYOID, FLOAT8ARRAYOID};

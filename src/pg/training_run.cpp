@@ -1,5 +1,9 @@
 #include "training_run.h"
 
+extern "C" {
+#include "storage/lmgr.h"
+}
+
 #include "core/algorithms/algorithm.h"
 #include "core/engine/pass.h"
 #include "core/sparse/support.h"
@@ -71,6 +75,13 @@ RunIdentities decide_access(FunctionCallInfo fcinfo, Oid relid, const char* labe
   RunIdentities ids;
   ids.caller = GetUserId();
   ids.runner = function_owner(fcinfo);
+  // The lock every read of the run would take, taken before the checks
+  // below look at the relation (as PostgreSQL locks a relation before it
+  // analyses a query on it): an owner's ALTER TABLE ... ENABLE ROW LEVEL
+  // SECURITY that committed while the call waited for it is seen by the
+  // check, and none can commit until the run's transaction ends
+  // (test/isolation/specs/row_security_during_run.spec).
+  LockRelationOid(relid, AccessShareLock);
   char* relname = require_training_relation(relid);
   require_schema_usage(relid, ids.caller);
   if (columns != nullptr) {
@@ -216,9 +227,8 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   if (prep->columns != nullptr) {
     // Bad declarations, and undeclared categories without read access, fail
     // here, before the charge.
-    prep->encoding = build_run_encoding(relid, *prep->columns, *ids,
-                                        get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
-    prep->encoded_x = encoded_features_sql(prep->encoding);
+    prep->encoding = build_run_encoding(relid, *prep->columns, *ids);
+    prep->encoded_x = encoded_features_sql(prep->encoding, relid, !ids->caller_reads);
     in_place = false;
   }
   const bool charged = c->epsilon && !c->seed && c->algorithm != "none";
@@ -313,10 +323,16 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
   if (snapshot) end_in_place_passes(snapshot);
   if (hidden_level) show_pass_statements_again(hidden_level);
   if (in_place && !scratch->local) end_distributed_passes(guc_level);
+  // The number of passes is data-dependent for AMP and the optimum (their
+  // optimizers stop on the data) and is no part of their release: like their progress NOTICEs above, a caller without read access
+  // gets the time only (which it measures anyway from the outside).
   for (int k = 0; k < kPassKinds; ++k)
-    if (statements[k] > 0)
+    if (statements[k] > 0 && show_data_dependent)
       elog(DEBUG1, "dptrain: phase passes %s: %.3f s (%d statements)",
            dptrain::pass_kind_name(static_cast<dptrain::PassKind>(k)), seconds[k], statements[k]);
+    else if (statements[k] > 0)
+      elog(DEBUG1, "dptrain: phase passes %s: %.3f s", dptrain::pass_kind_name(static_cast<dptrain::PassKind>(k)),
+           seconds[k]);
 }
 
 dptrain::distributed::Source distributed_source(const PreparedData& prep) {

@@ -40,6 +40,19 @@ CREATE FUNCTION public.current_setting(text) RETURNS text LANGUAGE plpgsql AS
 CREATE FUNCTION public.hj_text_eq(text, text) RETURNS boolean LANGUAGE plpgsql AS
   \$\$ BEGIN PERFORM public.hijacked('= (text, text)'); RETURN pg_catalog.texteq(\$1, \$2); END \$\$;
 CREATE OPERATOR public.= (LEFTARG = text, RIGHTARG = text, FUNCTION = public.hj_text_eq);
+-- Overloads of dptrain's own functions in the extension's schema (public
+-- here), where mallory may CREATE: with text where the real ones take name
+-- and float8, they matched the CLI's untyped parameters better (text is the
+-- preferred string type) and ran as the owner granting a budget. The CLI
+-- now casts every argument to the real signature's type.
+CREATE FUNCTION public.dp_grant_budget(regclass, text, text, text) RETURNS void LANGUAGE plpgsql AS
+  \$\$ BEGIN PERFORM public.hijacked('dp_grant_budget(regclass, text, text, text)'); END \$\$;
+CREATE FUNCTION public.dp_set_table_budget(regclass, text, text) RETURNS void LANGUAGE plpgsql AS
+  \$\$ BEGIN PERFORM public.hijacked('dp_set_table_budget(regclass, text, text)'); END \$\$;
+CREATE FUNCTION public.dp_revoke_budget(regclass, text) RETURNS boolean LANGUAGE plpgsql AS
+  \$\$ BEGIN PERFORM public.hijacked('dp_revoke_budget(regclass, text)'); RETURN false; END \$\$;
+CREATE FUNCTION public.dp_budget_remaining(regclass, text, OUT epsilon float8, OUT delta float8) LANGUAGE plpgsql AS
+  \$\$ BEGIN PERFORM public.hijacked('dp_budget_remaining(regclass, text)'); END \$\$;
 SQL
 
 printf 'a,b,label\n' >"$WORK/points.csv"
@@ -59,8 +72,17 @@ run train --table pts --label y --algorithm bolton --epsilon 1 --epochs 2 --serv
 run tune --table pts --label y --epsilon 1 --lambdas 0.01 --epochs 1 --batch-sizes 10 --server
 run tune --table pts --label y --epsilon 1 --lambdas 0.01 --epochs 1 --batch-sizes 10 --controller
 run eval --model hj_controller --table pts_test --label y
+run predict --model hj_controller --features 3,4
+run budget grant --table pts --role "$MALLORY" --epsilon 2
+run budget show --table pts --role "$MALLORY"
+grep -q "epsilon 2" "$WORK/out" || fail "budget show: $(cat "$WORK/out")"
+run budget cap --table pts --epsilon 5
+run budget revoke --table pts --role "$MALLORY"
+grep -q "revoked" "$WORK/out" || fail "budget revoke: $(cat "$WORK/out")"
+run models rename --model hj_controller --to hj_renamed
+run models drop --model hj_renamed
 unset PGOPTIONS
 
 ran=$(q -c "SELECT string_agg(DISTINCT what || ' as ' || by_whom, ', ') FROM public.hijack_log")
 [ -z "$ran" ] || fail "planted functions ran inside the CLI's queries: $ran"
-echo "ok: load, train (controller and server), tune (both) and eval ran no planted function"
+echo "ok: load, train (controller and server), tune (both), eval, predict, budget and models ran no planted function"
