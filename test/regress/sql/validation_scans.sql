@@ -100,10 +100,11 @@ SELECT what, scans FROM pg_temp.after();
 -- The labels are checked against the declared classes by their class text
 -- (the copy maps array_position(classes, <class text>): label_classes.h);
 -- boolean and integer labels are compared as values, with the same answers.
--- A declared class of a number label is read as a value of its type ('00'
--- and '+0' of an integer label are 0, '1.0' of a numeric one is 1: they
--- matched no row before); one that is no value of the type ('f' for an
--- integer) matches no row. NaN is found in float8 and numeric labels.
+-- A declared class of a number or boolean label is read as a value of its
+-- type ('00' and '+0' of an integer label are 0, '1.0' of a numeric one is
+-- 1, 'f' and 'TRUE' of a boolean one are false and true: they matched no row
+-- before); one that is no value of the type ('f' for an integer) matches no
+-- row. NaN is found in float8 and numeric labels.
 CREATE TABLE scan_small AS SELECT id, x, (id % 2)::int AS y, (id % 2 = 0) AS b, (id % 2)::numeric AS nu,
   CASE WHEN id % 2 = 0 THEN 9223372036854775807 ELSE -9223372036854775808 END AS big
   FROM scan_bool WHERE id <= 20;
