@@ -379,7 +379,13 @@ int begin_distributed_passes() {
   return level;
 }
 
-void end_distributed_passes(int level) { AtEOXact_GUC(true, level); }
+// The settings above are SET LOCAL (Citus propagates those, with
+// citus.propagate_set_commands = 'local'): AtEOXact_GUC(true, level) kept a
+// SET LOCAL for the rest of the caller's transaction (a committed nest level
+// hands it down to the level below), so after dp_evaluate on a Citus table
+// the caller's own statements ran with extra_float_digits = 3, no parallel
+// workers and Citus's SET propagation changed. Restored as on an abort.
+void end_distributed_passes(int level) { AtEOXact_GUC(false, level); }
 
 int execute_distributed_pass(const char* sql, Datum input, Oid relid) {
   Oid type[1] = {FLOAT8ARRAYOID};

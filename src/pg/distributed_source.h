@@ -59,6 +59,8 @@ int begin_distributed_passes();
 // its schema.table name is resolved again on every pass; Citus plans in its
 // planner hook, after the parse analysis that is checked).
 int execute_distributed_pass(const char* sql, Datum input, Oid relid);
+// Puts back the settings of begin_distributed_passes's level (here; Citus's
+// connections keep theirs to the end of the transaction).
 void end_distributed_passes(int level);
 
 }  // namespace dptrain::pg

@@ -14,14 +14,14 @@ void set_local(const char* name, const char* value) {
   (void) set_config_option(name, value, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 }
 
-// A Citus setting, only where Citus defines it (setting an unknown
-// "citus.*" would create a placeholder).
 // A superuser's setting, set by dptrain for the passes only (restored with
 // the nest level).
 void set_suset_local(const char* name, const char* value) {
   (void) set_config_option(name, value, PGC_SUSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 }
 
+// A Citus setting, only where Citus defines it (setting an unknown
+// "citus.*" would create a placeholder).
 void set_citus_local(const char* name, const char* value) {
   if (GetConfigOption(name, true, false) != nullptr) set_local(name, value);
 }
@@ -53,6 +53,13 @@ int hide_pass_statements_from_client() {
   return level;
 }
 
-void show_pass_statements_again(int level) { AtEOXact_GUC(true, level); }
+// Restored as on an abort: the settings above are GUC_ACTION_LOCAL, which a
+// committed nest level (AtEOXact_GUC(true, level)) hands down to the level
+// below, so they lasted to the end of the caller's transaction wherever no
+// identity switch (restore_identity) popped them: after dp_tune's count of a
+// distributed table's parts (distributed_source.h, count_part_rows), the
+// caller's own statements ran with its client_min_messages raised and
+// track_counts off.
+void show_pass_statements_again(int level) { AtEOXact_GUC(false, level); }
 
 }  // namespace dptrain::pg

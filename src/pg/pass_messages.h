@@ -33,6 +33,7 @@ bool hide_pass_statements(bool caller_reads);
 // show_pass_statements_again. Open it after begin_distributed_passes (so that
 // Citus propagates nothing of it).
 int hide_pass_statements_from_client();
+// Puts back every setting of the level (also those set in it since).
 void show_pass_statements_again(int level);
 
 }  // namespace dptrain::pg

@@ -53,4 +53,16 @@ sent=$(grep "issuing" <<<"$out" | grep "evaluate_agg" || true)
 [ -n "$sent" ] || fail "no evaluation pass sent to the shards: $out"
 grep -qF ",$weights}" <<<"$sent" || fail "the shards did not get the exact weights {$weights}: $sent"
 echo "ok: dp_evaluate under extra_float_digits = 0 sends the shards the exact model"
+
+# The passes' settings end with dp_evaluate, not with the caller's
+# transaction: end_distributed_passes kept them (AtEOXact_GUC(true) hands a
+# SET LOCAL down), and the caller's next statements printed float8 with
+# extra_float_digits = 3 and ran without parallel workers.
+workers=$(sql "SHOW max_parallel_workers_per_gather")
+out=$(citus_psql coordinator -At -c "SET extra_float_digits = 0" -c "BEGIN" \
+        -c "SELECT n FROM dp_evaluate($id, 'fd', 'y', 'x')" -c "SHOW extra_float_digits" \
+        -c "SHOW max_parallel_workers_per_gather" -c "COMMIT" 2>&1)
+[ "$(tr '\n' ' ' <<<"$out")" = "1001 0 $workers " ] ||
+  fail "the caller's settings after dp_evaluate, in its transaction (want 1001 0 $workers): $out"
+echo "ok: after dp_evaluate, the caller's transaction has its own extra_float_digits and parallel workers again"
 echo "float_digits_in_place: ok"

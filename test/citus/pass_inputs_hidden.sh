@@ -90,4 +90,15 @@ for r in "${runs[@]}"; do
   fi
   echo "ok: ${call:21:55}...: the analyst saw no pass (the owner: $(pass_trees "$own") trees/plans, $(pass_shard_statements "$own") shard statements)"
 done
+
+# In the analyst's transaction too: dp_tune's count of the parts (count_part_rows)
+# raised client_min_messages and turned track_counts off until the
+# transaction's end (show_pass_statements_again kept SET LOCALs: AtEOXact_GUC(true)
+# hands them down), so the rest of the caller's transaction ran with them.
+res=$(psql -X -q -At -h "$(citus_node_dir coordinator)" -p "${CITUS_PORT[coordinator]}" -U "$analyst" -d "$CITUS_DB" \
+        -c "SET client_min_messages = debug1" -c "BEGIN" \
+        -c "SELECT model_id > 0 FROM dp_tune('pts', 'y', 'x', epsilon => 1, lambdas => '{0}', epochs => '{2}', batch_sizes => '{50}', learning_rate => 0.2)" \
+        -c "SHOW client_min_messages" -c "SHOW track_counts" -c "COMMIT" 2>/dev/null) || fail "the analyst's dp_tune in a transaction failed"
+[ "$(tr '\n' ' ' <<<"$res")" = "t debug1 on " ] || fail "the analyst's settings after dp_tune, in its transaction: $res"
+echo "ok: the analyst's settings are its own again after dp_tune, in the same transaction"
 echo "pass_inputs_hidden: all ok"
