@@ -142,8 +142,8 @@ ArrayType* canonical_declared_classes(ArrayType* declared, Oid label_type) {
     names[i] = c != nullptr ? c : given[i];
     out[i] = CStringGetTextDatum(names[i]);
   }
-  // Two spellings of one value (an exact repetition is declared_class_names'
-  // "listed twice", after the row checks as before).
+  // Two spellings of one value (an exact repetition is
+  // check_declared_class_shape's "listed twice", also before any row is read).
   for (int i = 0; i < k; ++i)
     for (int j = 0; j < i; ++j)
       if (strcmp(names[i], names[j]) == 0 && strcmp(given[i], given[j]) != 0)

@@ -33,15 +33,15 @@ struct TrainingClasses {
   bool from_data;
 };
 
-// The classes `declared` (canonical already, label_classes.h), else those
-// of a boolean label, else `found` in the data (text[] of the first
-// kMaxClasses + 1 distinct labels, NULL for no rows). ERROR unless there are
-// 2 to kMaxClasses distinct ones.
 // The declared classes' own shape: one-dimensional, no NULLs, none listed
 // twice (an ERROR otherwise). Checked before any row is read (they were
 // refused after the scan, which on a large table took as long as the scan).
 void check_declared_class_shape(ArrayType* declared);
 
+// The classes `declared` (canonical already, label_classes.h), else those
+// of a boolean label, else `found` in the data (text[] of the first
+// kMaxClasses + 1 distinct labels, NULL for no rows). ERROR unless there are
+// 2 to kMaxClasses distinct ones.
 TrainingClasses resolve_classes(ArrayType* declared, bool boolean_label, ArrayType* found, const char* label);
 
 }  // namespace dptrain::pg

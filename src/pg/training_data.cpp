@@ -74,8 +74,8 @@ ArrayType* checked_declared_classes(ArrayType* declared, const SourceColumns& c,
 
 // A reader's labels are checked in the same scan as its rows: against the
 // declared classes (a declared array that array_position cannot search,
-// more than one-dimensional, is refused by resolve_classes, before the
-// count would be looked at), or read from the data.
+// more than one-dimensional, was refused by check_declared_class_shape
+// before any row is read), or read from the data.
 ClassScan class_scan_for(ArrayType* declared, LabelKind label_kind, const RunIdentities& ids) {
   if (!ids.caller_reads) return ClassScan::None;
   if (declared != nullptr) return ARR_NDIM(declared) <= 1 ? ClassScan::Declared : ClassScan::None;
