@@ -101,11 +101,15 @@ int main(int argc, char** argv) {
         const Model m = train_in_memory(c, train, static_cast<std::uint64_t>(seed));
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const auto& p = m.details.at("privacy");
-        std::printf("%s,%s,%g,%.6g,%s,%.6g,%ld,%.5f,%.2f,%lld,%lld,%.6g,%.6g\n", dataset.c_str(), loss.c_str(), eps,
+        // The refinement warning (core/algorithms/dpagd_warning.h), as the model records it.
+        const bool warned = m.details.contains("warnings") &&
+                            m.details.at("warnings").dump().find("spent its budget on gradient refinements") !=
+                                std::string::npos;
+        std::printf("%s,%s,%g,%.6g,%s,%.6g,%ld,%.5f,%.2f,%lld,%lld,%.6g,%.6g,%lld,%d\n", dataset.c_str(), loss.c_str(), eps,
                     delta, clip.c_str(), m.details.at("privacy").at("score_sensitivity").get<double>(), seed,
                     accuracy(m, test), secs, p.at("iterations").get<long long>(),
                     p.at("gradient_refinements").get<long long>(), p.at("rho_spent").get<double>(),
-                    p.at("rho").get<double>());
+                    p.at("rho").get<double>(), p.at("line_searches").get<long long>(), warned ? 1 : 0);
         std::fflush(stdout);
       }
   return 0;

@@ -59,7 +59,7 @@ dump() {  # the tables of every dataset not dumped yet
 dump
 
 RESULTS=${RESULTS:-$OUT/results.csv}
-[ -s "$RESULTS" ] || echo "dataset,loss,epsilon,delta,clip,loss_clip,seed,accuracy,seconds,iterations,gradient_refinements,rho_spent,rho" > "$RESULTS"
+[ -s "$RESULTS" ] || echo "dataset,loss,epsilon,delta,clip,loss_clip,seed,accuracy,seconds,iterations,gradient_refinements,rho_spent,rho,line_searches,refinement_warning" > "$RESULTS"
 for d in $DATASETS; do
   for loss in $LOSSES; do
     delta_args=(--delta "$DELTA"); [ "$DELTA" != n2 ] || delta_args=(--delta-n2)

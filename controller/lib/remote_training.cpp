@@ -279,6 +279,7 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
   TrainingOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.model = run->release(out.seconds);
+  for (const auto& w : run->release_warnings()) std::cerr << "WARNING:  " << w << "\n";
   out.epochs = static_cast<int>(run->progress_done());
   PgResult stored = conn.exec("SELECT dptrain.store_model($1::jsonb)", {out.model.to_json().dump()});
   out.model_id = std::stoll(stored.get(0, 0));

@@ -200,6 +200,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   // 6. Release (output perturbation etc.), store and charge, in this transaction.
   const double seconds = dptrain::pg::seconds_since(start);
   DPT_CORE({ release_model(s, ids.caller_reads, seconds); });
+  for (const std::string& w : s->run->release_warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
   clock.mark("release");
   char* stored_details = nullptr;
   const int64 id = dptrain::pg::store_model_json(s->model_json.c_str(), ids, relid, prep.source_name, &stored_details,

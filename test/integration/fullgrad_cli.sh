@@ -40,6 +40,22 @@ three_drivers "dpagd one-vs-all, huber" three label --algorithm dpagd --epsilon 
   --options '{"splits": 10}' \
   -- "algorithm => 'dpagd', epsilon => 1, delta => 1e-6, loss => 'huber_svm', classes => ARRAY['a','b','c'], options => '{\"splits\": 10}'"
 
+echo "--- dpagd's refinement warning on stderr, both drivers (docs/dpagd.md, \"When the budget goes to refinements\")"
+# The table of regress dpagd's warning case (a 31% minority; eps = 100, seed 2 spirals there).
+psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -c "CREATE TABLE rare AS SELECT i AS id,
+  ARRAY[sin(i * 0.7), cos(i * 1.3), 0.25, 0.1 * sin(i * 0.3)]::float8[] AS x, (2 * sin(i * 0.7) - cos(i * 1.3) > 1.0) AS y
+  FROM generate_series(1, 2000) i"
+for mode in controller --server; do
+  extra=(); [ "$mode" = --server ] && extra=(--server)
+  err=$("$CLI" train --db "dbname=$DB" --table rare --label y --seed 2 "${extra[@]}" --algorithm dpagd --epsilon 100 \
+        --delta 1e-6 --lambda 0.001 2>&1 >/dev/null)
+  grep -q 'WARNING:  dpagd spent its budget on gradient refinements: .* line searches found no step' <<<"$err" ||
+    { echo "$mode: no refinement warning: $err" >&2; exit 1; }
+done
+err=$("$CLI" train --db "dbname=$DB" --table pts --label y --seed 3 --algorithm dpagd --epsilon 0.5 --delta 1e-6 \
+      --lambda 0.001 2>&1 >/dev/null)
+! grep -q 'refinements' <<<"$err" || { echo "a refinement warning at eps 0.5: $err" >&2; exit 1; }
+
 echo "--- progress per iteration (NOTICEs of dp_train; the CLI draws a bar on a terminal)"
 out=$(psql -X -At -d "$DB" -c "SELECT model_id FROM dp_train('pts', 'y', 'x', algorithm => 'pfw', epsilon => 1,
       delta => 1e-7, epochs => 3, radius => 1, seed => 1)" 2>&1)

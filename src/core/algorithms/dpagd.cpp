@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
+#include "core/algorithms/dpagd_warning.h"
 #include "core/algorithms/released_model.h"
 #include "core/algorithms/whitebox.h"
 #include "core/engine/gradient_state.h"
@@ -219,12 +221,22 @@ class DpagdRun : public Run {
     f.privacy["gradient_refinements"] = refinements_;
     f.privacy["line_searches"] = line_searches_;
     f.privacy["rho_ng_final"] = rho_ng_;
+    // Post-processing of the counts above (dpagd_warning.h): no privacy cost.
+    DpagdPath path;
+    path.iterations = iterations_;
+    path.refinements = refinements_;
+    path.line_searches = line_searches_;
+    path.rho_ng = b_.rho_ng;
+    path.rho_ng_final = rho_ng_;
+    if (std::optional<std::string> w = dpagd_refinement_warning(s_, path)) release_warnings_.push_back(std::move(*w));
     f.warnings = plan_.warnings;
+    f.warnings.insert(f.warnings.end(), release_warnings_.begin(), release_warnings_.end());
     f.seconds = seconds;
     return released_model(c_, Eigen::Map<const WeightMatrix>(w_.data(), c_.models(), c_.dim), f);
   }
 
   const std::vector<std::string>& warnings() const override { return plan_.warnings; }
+  const std::vector<std::string>& release_warnings() const override { return release_warnings_; }
   long progress_done() const override { return iterations_; }
   long progress_total() const override { return static_cast<long>(b_.max_iterations); }
 
@@ -336,6 +348,7 @@ class DpagdRun : public Run {
   Phase phase_ = Phase::Gradient;
   Phase awaiting_ = Phase::Done;
   bool released_ = false;
+  std::vector<std::string> release_warnings_;
 };
 
 nlohmann::json dpagd_privacy(const DpagdSettings& s, const DpagdBudget& b, int models) {

@@ -50,6 +50,13 @@ class Run {
 
   // Warnings of the plan (WARNING in SQL, stderr in the CLI).
   virtual const std::vector<std::string>& warnings() const = 0;
+  // Warnings known only at the end, after release(): computed from what the
+  // model releases (post-processing), recorded in details->'warnings' with the
+  // plan's, and shown as those are (DP-AGD's refinement spiral: dpagd_warning.h).
+  virtual const std::vector<std::string>& release_warnings() const {
+    static const std::vector<std::string> none;
+    return none;
+  }
   // Progress messages since the last call.
   std::vector<Progress> take_progress();
   // Progress for a bar: units done and planned (public counts; planned may

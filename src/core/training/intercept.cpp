@@ -98,6 +98,7 @@ class InterceptRun final : public Run {
     return finish_model(std::move(m), user_);
   }
   const std::vector<std::string>& warnings() const override { return inner_->warnings(); }
+  const std::vector<std::string>& release_warnings() const override { return inner_->release_warnings(); }
   long progress_done() const override { return inner_->progress_done(); }
   long progress_total() const override { return inner_->progress_total(); }
 
