@@ -20,7 +20,7 @@ using loader::Part;
 struct LoadCliOptions {
   std::string db, table, test_table, format, normalize = "l2", delimiter = ",", comment = "|";
   std::string file, test_file, test_rows, label, positive, labels_file, test_labels_file;
-  std::vector<std::string> columns, categorical, numeric, bounds, categories, missing;
+  std::vector<std::string> classes, columns, categorical, numeric, bounds, categories, missing;
   bool header = false, no_header = false, drop_missing = false, replace = false, json = false, sparse = false;
   std::size_t max_classes = 100, dims = 0, project = 0, max_features = loader::kDefaultMaxFeatures;
   std::uint64_t projection_seed = 0;
@@ -57,6 +57,10 @@ loader::LoadOptions to_load_options(const LoadCliOptions& c, const CLI::App& cmd
   for (const auto& s : c.categories) loader::parse_categories_spec(s, o.schema.categories);
   if (cmd.count("--positive")) o.labels.positive = c.positive;
   o.labels.max_classes = c.max_classes;
+  if (cmd.count("--classes")) {
+    o.label_classes = c.classes;
+    o.public_classes = true;
+  }
   o.libsvm_dims = c.dims;
   o.max_features = c.max_features;
   o.normalize = preprocessing::parse_row_normalization(c.normalize);
@@ -255,6 +259,10 @@ void register_load(CLI::App& app) {
   cmd->add_option("--test-rows", o->test_rows, "file of 0-based data-row numbers that form the test set");
   cmd->add_option("--label", o->label, "CSV label column: name or 1-based number (default: the last column)");
   cmd->add_option("--positive", o->positive, "label value of the positive class: y becomes boolean");
+  cmd->add_option("--classes", o->classes,
+                  "the data set's public label set (comma-separated; IDX default 0..9): models are private "
+                  "without declaring them again")
+      ->delimiter(',');
   cmd->add_option("--max-classes", o->max_classes, "refuse more distinct labels than this")->capture_default_str();
   cmd->add_option("--normalize", o->normalize, "per-row: l2 (x/||x||) | clip (x/max(1,||x||)) | none")
       ->capture_default_str();

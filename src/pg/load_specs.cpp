@@ -6,6 +6,7 @@
 #include "load_specs.h"
 
 #include <memory>
+#include <vector>
 
 #include "access.h"
 #include "access/xact.h"
@@ -112,6 +113,30 @@ std::optional<std::string> registered_load_spec(Oid relid) {
     elog(ERROR, "dptrain: could not read dptrain.load_specs");
   if (SPI_processed == 0) return std::nullopt;
   return std::string(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+}
+
+ArrayType* public_load_spec_classes(Oid relid, const RunIdentities& ids) {
+  IdentitySwitch sw;
+  switch_identity(&sw, ids.runner, false);
+  const std::optional<std::string> spec = registered_load_spec(relid);
+  restore_identity(&sw);
+  if (!spec) return nullptr;
+  std::vector<std::string>* names = nullptr;
+  DPT_CORE({
+    const nlohmann::json s = nlohmann::json::parse(*spec);
+    const auto classes = s.find("classes");
+    if (s.value("classes_public", false) && !s.contains("positive") && classes != s.end() && classes->is_array()) {
+      auto* out = new std::vector<std::string>();
+      for (const auto& c : *classes)
+        if (c.is_string()) out->push_back(c.get<std::string>());
+      names = out;
+    }
+  });
+  std::unique_ptr<std::vector<std::string>> owned(names);
+  if (!owned || owned->empty()) return nullptr;
+  Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * owned->size()));
+  for (std::size_t i = 0; i < owned->size(); ++i) items[i] = CStringGetTextDatum((*owned)[i].c_str());
+  return construct_array(items, static_cast<int>(owned->size()), TEXTOID, -1, false, TYPALIGN_INT);
 }
 
 std::string with_load_spec(const std::string& details, Oid relid, const RunIdentities& ids, bool announce) {

@@ -24,6 +24,15 @@ std::optional<std::string> registered_load_spec(Oid relid);
 // data makes the model say so (a warning, and `from_data`, which the
 // generated column dptrain.models.private reads), and a NOTICE when the model
 // would otherwise be private (`announce`). Returns the new details.
+// The public classes of `relid`'s load spec (text[]), or nullptr: the data
+// set's documented label set that `dptrain load` declared ("classes_public":
+// --classes, or IDX's digits 0..9), never classes read from the rows (a spec
+// without the flag gives nullptr). dp_train uses them when the caller
+// declares none, so a model of a loaded MNIST is private by default. Read as
+// `ids.runner`, so a role that may train without reading the table gets them
+// too (they are public: docs/loading-data.md, "Public classes").
+ArrayType* public_load_spec_classes(Oid relid, const RunIdentities& ids);
+
 std::string with_load_spec(const std::string& details, Oid relid, const RunIdentities& ids, bool announce);
 
 }  // namespace dptrain::pg

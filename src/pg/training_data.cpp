@@ -7,6 +7,7 @@
 #include "core/preprocessing/feature_encoding.h"
 #include "core/sgd/epoch_state.h"
 #include "label_classes.h"
+#include "load_specs.h"
 #include "reading_errors.h"
 #include "row_checks.h"
 #include "shard_guard.h"
@@ -138,6 +139,17 @@ void check_model_size(int nclasses, int64 dim) {
 void inspect_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
                            const RunIdentities& ids, PreparedData* out) {
   const SourceColumns c = resolve_source_columns(relid, label, features, out);
+  // No classes declared: a table `dptrain load` made for a known data set
+  // has its public label set in its load spec (load_specs.h), for its label
+  // column y (a column added later is not the loader's).
+  if (declared == nullptr && c.label_kind != LabelKind::Boolean && strcmp(label, "y") == 0) {
+    declared = public_load_spec_classes(relid, ids);
+    if (declared != nullptr)
+      ereport(NOTICE, (errmsg("the classes are the public label set of \"%s\"'s load spec", c.relname),
+                       errdetail("dptrain load declared them (--classes, or the IDX digits 0..9); they are not "
+                                 "read from the rows."),
+                       errhint("Pass classes => ARRAY[...] to train on other classes.")));
+  }
   declared = checked_declared_classes(declared, c, ids);
 
   // Public facts first: n and d. A reader is told about every row it must

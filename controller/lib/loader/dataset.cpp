@@ -110,8 +110,25 @@ std::unique_ptr<FeatureSource> open_source(Format* format, const LoadOptions& o,
 
 }  // namespace
 
-Dataset::Dataset(const LoadOptions& o) : normalize_(o.normalize), options_(o) {
-  format_ = o.format ? *o.format : infer_format(o.file);
+std::vector<std::string> idx_public_classes() {
+  std::vector<std::string> c;
+  for (int d = 0; d <= 9; ++d) c.push_back(std::to_string(d));
+  return c;
+}
+
+Dataset::Dataset(const LoadOptions& given) : normalize_(given.normalize), options_(given) {
+  format_ = given.format ? *given.format : infer_format(given.file);
+  // An IDX load without declared classes gets the format's documented label
+  // set (a public fact, like its pixel bounds 0..255); --positive keeps its
+  // boolean label.
+  if (format_ == Format::Idx && !options_.label_classes && !options_.labels.positive) {
+    options_.label_classes = idx_public_classes();
+    options_.public_classes = true;
+  }
+  const LoadOptions& o = options_;
+  if (o.public_classes && o.labels.positive)
+    fail(ErrorKind::InvalidParameter, "give --classes or --positive, not both",
+         "--positive makes y boolean (classes false, true).");
   RowSplitter splitter;
   if (o.test_rows) {
     if (o.test_file) fail(ErrorKind::InvalidParameter, "give either --test-file or --test-rows, not both");
@@ -168,6 +185,12 @@ void Dataset::check_labels(Part p) const {
     if (labels_->known(c)) continue;
     std::string train;
     for (const auto& l : labels_->classes()) train += (train.empty() ? "" : ", ") + l;
+    if (options_.public_classes)
+      fail(ErrorKind::InvalidData,
+           "label \"" + source_->labels().value(c) + "\" at " + file_line(source_->file(p), source_->origin(p, i).line) +
+               " is not one of the declared classes",
+           "Declared classes: " + train + ".",
+           "Declare the data set's label set with --classes (comma-separated).");
     fail(ErrorKind::InvalidData,
          "unknown label \"" + source_->labels().value(c) + "\" at " +
              file_line(source_->file(p), source_->origin(p, i).line) + ": no training row has it",
@@ -218,6 +241,7 @@ nlohmann::json Dataset::metadata() const {
   j["normalize"] = preprocessing::row_normalization_name(normalize_);
   j["label_type"] = label_sql_type(labels_->type());
   j["classes"] = labels_->classes();
+  if (options_.public_classes) j["classes_public"] = true;
   if (labels_->type() == LabelType::Boolean) j["positive"] = labels_->positive();
   j["dropped_rows"] = {{"train", source_->dropped(Part::Train)}, {"test", source_->dropped(Part::Test)}};
   if (format_ == Format::Csv || format_ == Format::Sklearn)

@@ -45,7 +45,16 @@ struct LoadOptions {
   // is this list (the training classes of the spec), not the file's rows,
   // and every row's label must be one of them (or, one-vs-rest, negative).
   std::optional<std::vector<std::string>> label_classes;
+  // The label_classes are the data set's public label set (--classes, or
+  // IDX's digits 0..9), not read from its rows: recorded in the spec as
+  // "classes_public", so that dp_train uses them when the caller declares
+  // none (docs/loading-data.md, "Public classes").
+  bool public_classes = false;
 };
+
+// The documented label set of the IDX data sets dptrain loads (MNIST,
+// Fashion-MNIST: the digits 0..9), public and independent of the rows.
+std::vector<std::string> idx_public_classes();
 
 class Dataset {
  public:
@@ -80,7 +89,7 @@ class Dataset {
   std::unique_ptr<preprocessing::RandomProjection> projection_;
   bool projection_seed_drawn_ = false;
   preprocessing::RowNormalization normalize_;
-  LoadOptions options_;  // as given: the reading options go into metadata()
+  LoadOptions options_;  // as given (an IDX load: with its public classes): the reading options go into metadata()
   Dictionary label_dict_;  // with label_classes: the file's labels, then those classes
   std::vector<double> scratch_;
 };

@@ -1,4 +1,5 @@
 #include "core/algorithms/pfw.h"
+#include "core/algorithms/pfw_ties.h"
 
 #include <algorithm>
 #include <cmath>
@@ -182,6 +183,9 @@ class PfwRun : public Run {
     // CLI's eval and an export (docs/export.md) read the rows as trained.
     Model m = released_model(config_, theta_, f);
     m.feature_bound = s_.row_bound;
+    // Post-processing of the release: the weights alone (pfw_ties.h).
+    // With an intercept (augmented problem), its bias column breaks the ties.
+    if (const auto w = config_.augmented_for_intercept ? std::nullopt : pfw_tie_warning(m)) m.details["warnings"].push_back(*w);
     return m;
   }
 

@@ -34,6 +34,10 @@ struct TrainingConfig {
   // A bias term (training/intercept.h): rows become (clip(x), b). Off in the
   // core; dp_train, dp_tune and `dptrain train` switch it on by default.
   bool intercept = false;
+  // Set by intercept::augmented_config: this is the augmented problem of a
+  // run with a bias term, whose last weight is the bias (the released model
+  // gets its intercept after release: pfw_ties.h reads this).
+  bool augmented_for_intercept = false;
   nlohmann::json options = nlohmann::json::object();  // algorithm-specific extras
   std::string name;                      // model name (may be empty)
 

@@ -26,6 +26,7 @@ double augmented_bound(const TrainingConfig& user) {
 TrainingConfig augmented_config(const TrainingConfig& user) {
   TrainingConfig c = user;
   c.intercept = false;
+  c.augmented_for_intercept = true;
   c.dim = user.dim + 1;
   c.feature_bound = augmented_bound(user);
   return c;

@@ -340,6 +340,23 @@ TEST(PfwRun, RecordsTheRowBoundAsTheModelsFeatureBound) {
   EXPECT_DOUBLE_EQ(m.details["hyperparameters"]["feature_bound"].get<double>(), 1.0);
 }
 
+// The tie warning (pfw_ties.h): 1 iteration weights at most 1 feature, so
+// with 2 features (three_rows) it is given, and with an intercept (whose bias
+// weight breaks the ties) it is not.
+TEST(PfwRun, WarnsOfZeroScoresWithoutAnIntercept) {
+  const InMemoryData t = three_rows();
+  TrainingConfig c = pfw_config(0, 0, 1, 2.0, 1.0, 1e-5);
+  c.seed = 1;
+  const Model m = train_in_memory(c, t, 1);
+  ASSERT_TRUE(m.details.contains("warnings")) << m.details.dump();
+  EXPECT_NE(m.details["warnings"].dump().find("scores exactly 0"), std::string::npos) << m.details.dump();
+  c.intercept = true;
+  const Model with = train_in_memory(c, t, 1);
+  EXPECT_EQ(with.details.value("warnings", nlohmann::json::array()).dump().find("scores exactly 0"),
+            std::string::npos)
+      << with.details.dump();
+}
+
 TEST(PfwRun, RefusesAStateOfADifferentRequestOrRowCount) {
   const InMemoryData t = three_rows();
   TrainingConfig c = pfw_config(3, 2, 2, 2.0, 1.0, 1e-5);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "loader/dataset.h"
 #include "loader/idx_source.h"
 #include "temp_file.h"
 
@@ -78,6 +79,44 @@ TEST(IdxSource, MismatchedOrMissingFilesAreErrors) {
   EXPECT_LOAD_ERROR(IdxSource(img.path(), "", std::nullopt, "", RowSplitter()), "no labels file for IDX images");
   EXPECT_LOAD_ERROR(IdxSource(img.path(), "/nonexistent/labels", std::nullopt, "", RowSplitter()),
                     "cannot open input file \"/nonexistent/labels\"");
+}
+
+// An IDX load's classes are the format's documented digits 0..9, public
+// (docs/loading-data.md, "Public classes"), not the labels its rows show.
+TEST(IdxDataset, ClassesAreThePublicDigits) {
+  TempFile img(images(3)), lab(labels({7, 0, 3}));
+  LoadOptions o;
+  o.file = img.path();
+  o.format = Format::Idx;
+  o.labels_file = lab.path();
+  Dataset d(o);
+  const nlohmann::json meta = d.metadata();
+  EXPECT_EQ(meta["classes"], (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}));
+  EXPECT_EQ(meta["classes_public"], true);
+  EXPECT_EQ(meta["label_type"], "integer");
+}
+
+TEST(IdxDataset, DeclaredClassesAndPositive) {
+  TempFile img(images(3)), lab(labels({7, 0, 12}));
+  LoadOptions o;
+  o.file = img.path();
+  o.format = Format::Idx;
+  o.labels_file = lab.path();
+  // 12 is no digit: refused, with the way out.
+  EXPECT_LOAD_ERROR(Dataset{o}, "label \"12\" at");
+  // --classes declares another public label set.
+  o.label_classes = std::vector<std::string>{"0", "7", "12", "20"};
+  o.public_classes = true;
+  EXPECT_EQ(Dataset{o}.metadata()["classes"], (std::vector<std::string>{"0", "7", "12", "20"}));
+  // --positive keeps its boolean label, without public classes.
+  LoadOptions b;
+  b.file = img.path();
+  b.format = Format::Idx;
+  b.labels_file = lab.path();
+  b.labels.positive = "7";
+  const nlohmann::json meta = Dataset{b}.metadata();
+  EXPECT_EQ(meta["label_type"], "boolean");
+  EXPECT_FALSE(meta.contains("classes_public"));
 }
 
 }  // namespace
