@@ -15,7 +15,7 @@
 #   DATASETS="adult kdd_paper" ALGORITHMS="none dpsgd" EPSILONS=1 bash bench/real_data_sweep.sh
 #
 # Out: $OUT/sweep.csv (dataset, interface, algorithm, epsilon, delta, accuracy, majority,
-# seconds, code, message). Results of 2026-11-27: the session report of branch data35.
+# seconds, code, message). Results of 2026-11-27: docs/real_data.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-bench/out/real_data_sweep}
