@@ -100,26 +100,11 @@ DpagdPath released_path(const Model& m) {
   return out;
 }
 
-// sparse_problem with a 3:1 majority, as Adult's (positive when 3 x_0 - 2 x_1 > THRESHOLD).
-InMemoryData imbalanced_problem(int n, std::uint64_t seed, double threshold) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(-0.4, 0.4);
-  std::bernoulli_distribution flip(0.05);
-  InMemoryData t;
-  for (int i = 0; i < n; ++i) {
-    std::vector<double> x(6);
-    for (double& v : x) v = u(g);
-    t.x.push_back(x);
-    t.y.push_back((3 * x[0] - 2 * x[1] > threshold) != flip(g) ? 1.0 : 0.0);
-  }
-  return t;
-}
-
 TEST(DpagdWarning, ARunRecordsItExactlyWhenItsReleasedCountsMeetTheCriterion) {
   // 19% positive rows. Seeded (measured when this test was written): at eps = 0.5 every
   // seed steps 349-357 times with 11-15 refinements; at eps = 100 the spiral takes every
   // seed (10-17 steps, 68-74 refinements).
-  const InMemoryData t = imbalanced_problem(500, 3, 0.9);
+  const InMemoryData t = sparse_problem(500, 3, 0.9);
   for (double epsilon : {0.5, 100.0}) {
     for (long seed = 1; seed <= 3; ++seed) {
       std::vector<std::string> release_warnings;

@@ -12,7 +12,8 @@
 
 namespace dptrain::test {
 
-inline InMemoryData sparse_problem(int n, std::uint64_t seed) {
+// Positive when 3 x_0 - 2 x_1 > threshold (0: balanced; 0.9: about 1 in 5 positive), 5% of labels flipped.
+inline InMemoryData sparse_problem(int n, std::uint64_t seed, double threshold = 0) {
   std::mt19937_64 g(seed);
   std::uniform_real_distribution<double> u(-0.4, 0.4);
   std::bernoulli_distribution flip(0.05);
@@ -20,7 +21,7 @@ inline InMemoryData sparse_problem(int n, std::uint64_t seed) {
   for (int i = 0; i < n; ++i) {
     std::vector<double> x(6);
     for (double& v : x) v = u(g);
-    const bool positive = 3 * x[0] - 2 * x[1] > 0;
+    const bool positive = 3 * x[0] - 2 * x[1] > threshold;
     t.x.push_back(x);
     t.y.push_back(positive != flip(g) ? 1.0 : 0.0);
   }
