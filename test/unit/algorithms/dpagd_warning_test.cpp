@@ -104,7 +104,7 @@ TEST(DpagdWarning, ARunRecordsItExactlyWhenItsReleasedCountsMeetTheCriterion) {
   // 19% positive rows. Seeded (measured when this test was written): at eps = 0.5 every
   // seed steps 349-357 times with 11-15 refinements; at eps = 100 the spiral takes every
   // seed (10-17 steps, 68-74 refinements).
-  const InMemoryData t = sparse_problem(500, 3, 0.9);
+  const InMemoryData t = test::sparse_problem(500, 3, 0.9);
   for (double epsilon : {0.5, 100.0}) {
     for (long seed = 1; seed <= 3; ++seed) {
       std::vector<std::string> release_warnings;
