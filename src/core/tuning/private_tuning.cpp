@@ -410,8 +410,6 @@ nlohmann::json Tuner::privacy_details(const nlohmann::json& candidate_privacy, d
 }
 
 nlohmann::json Tuner::tuning_details() const {
-  std::vector<nlohmann::json> grid_candidates;
-  for (const Candidate& c : candidates_) grid_candidates.push_back(c.to_json());
   nlohmann::json chosen = candidates_[chosen_].to_json();
   chosen["index"] = chosen_;
   return {
