@@ -14,6 +14,8 @@
 #include "extension.h"
 #include "json_flags.h"
 #include "model_name_flag.h"
+#include "core/algorithms/algorithm.h"
+#include "core/joined.h"
 #include "core/tuning/private_tuning.h"
 #include "core/error.h"
 #include "remote_tuning.h"
@@ -139,7 +141,13 @@ void register_tune(CLI::App& app) {
       "random stopping with --method liu_talwar)");
   add_run_options(cmd, *o, "tuning", "dp_tune");
   add_column_options(cmd, *k);
-  cmd->add_option("--algorithm", o->config.algorithm, "a private algorithm: bolton | ...")->capture_default_str();
+  // Every algorithm but the two non-private ones (none, optimum), which dp_tune refuses.
+  std::vector<std::string> private_algorithms = known_algorithms();
+  private_algorithms.erase(std::remove_if(private_algorithms.begin(), private_algorithms.end(),
+                                          [](const std::string& a) { return a == "none" || a == "optimum"; }),
+                           private_algorithms.end());
+  cmd->add_option("--algorithm", o->config.algorithm, "a private algorithm: " + joined(private_algorithms, " | "))
+      ->capture_default_str();
   cmd->add_option("--epsilon", o->epsilon, "total privacy budget epsilon")->required();
   cmd->add_option("--delta", o->delta, "total delta (0 = pure epsilon-DP)");
   cmd->add_option("--lambdas", o->grid.lambdas, "candidate L2 regularizations")->delimiter(',')->capture_default_str();

@@ -33,7 +33,7 @@ void add_run_options(CLI::App* cmd, RunOptions& o, const std::string& run, const
   cmd->add_flag("--intercept", o.intercept, "a bias term also where the algorithm's default has none (intercept => true)")
       ->excludes(no_intercept);
   cmd->add_option("--seed", o.seed, "TESTS ONLY: reproducible shuffle and noise (the model is not private)");
-  cmd->add_option("--options", o.options, "algorithm-specific options (JSON object)")
+  cmd->add_option("--options", o.options, "algorithm-specific options (JSON object; every algorithm's keys: docs/options.md)")
       ->check(client::json_object_flag());
   auto* server = cmd->add_flag("--server", o.server, "run the whole " + run + " inside the server (" + server_function + ")");
   cmd->add_flag("--controller", o.controller,

@@ -3,9 +3,11 @@
 # accepts: each algorithm named in the hint of an unknown algorithm is asked
 # for an unknown option, and the keys its hint lists ("Options of X: a, b.")
 # must be the keys the page lists for it -- no undocumented option, no
-# documented option that does not exist.
-# Env: PGHOST/PGPORT/PGUSER of a live throwaway cluster.
+# documented option that does not exist. The CLI's help points to the page, and
+# `dptrain tune --help` names every private algorithm (it said "bolton | ...").
+# Env: DPTRAIN_CLI, PGHOST/PGPORT/PGUSER of a live throwaway cluster.
 set -euo pipefail
+: "${DPTRAIN_CLI:?set DPTRAIN_CLI to the dptrain binary}"
 source "$(dirname "$0")/lib/scratch_db.sh"
 DOC="$(cd "$(dirname "$0")/../.." && pwd)/docs/options.md"
 scratch_db docs_options
@@ -63,3 +65,14 @@ if bad:
     sys.exit("FAIL: " + "\n".join(bad))
 print(f"docs/options.md matches the options of {len(code)} algorithms")
 PY
+
+for cmd in train tune; do
+  "$DPTRAIN_CLI" "$cmd" --help | grep -q -- '--options .*docs/options.md' \
+    || { echo "FAIL: dptrain $cmd --help does not point --options to docs/options.md" >&2; exit 1; }
+done
+tune_help=$("$DPTRAIN_CLI" tune --help | grep -- '--algorithm')
+for a in $algorithms; do
+  case $a in none | optimum) continue ;; esac
+  grep -qE "[ :]$a( |$)" <<<"$tune_help" || { echo "FAIL: dptrain tune --help does not name $a: $tune_help" >&2; exit 1; }
+done
+echo "dptrain train|tune --help point to docs/options.md; tune --help names every private algorithm"
