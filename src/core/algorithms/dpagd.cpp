@@ -228,15 +228,14 @@ class DpagdRun : public Run {
     path.line_searches = line_searches_;
     path.rho_ng = b_.rho_ng;
     path.rho_ng_final = rho_ng_;
-    if (std::optional<std::string> w = dpagd_refinement_warning(s_, path)) release_warnings_.push_back(std::move(*w));
     f.warnings = plan_.warnings;
-    f.warnings.insert(f.warnings.end(), release_warnings_.begin(), release_warnings_.end());
     f.seconds = seconds;
-    return released_model(c_, Eigen::Map<const WeightMatrix>(w_.data(), c_.models(), c_.dim), f);
+    Model m = released_model(c_, Eigen::Map<const WeightMatrix>(w_.data(), c_.models(), c_.dim), f);
+    if (std::optional<std::string> w = dpagd_refinement_warning(s_, path)) warn_on_release(m, std::move(*w));
+    return m;
   }
 
   const std::vector<std::string>& warnings() const override { return plan_.warnings; }
-  const std::vector<std::string>& release_warnings() const override { return release_warnings_; }
   long progress_done() const override { return iterations_; }
   long progress_total() const override { return static_cast<long>(b_.max_iterations); }
 
@@ -348,7 +347,6 @@ class DpagdRun : public Run {
   Phase phase_ = Phase::Gradient;
   Phase awaiting_ = Phase::Done;
   bool released_ = false;
-  std::vector<std::string> release_warnings_;
 };
 
 nlohmann::json dpagd_privacy(const DpagdSettings& s, const DpagdBudget& b, int models) {

@@ -185,7 +185,7 @@ class PfwRun : public Run {
     m.feature_bound = s_.row_bound;
     // Post-processing of the release: the weights alone (pfw_ties.h).
     // With an intercept (augmented problem), its bias column breaks the ties.
-    if (const auto w = config_.augmented_for_intercept ? std::nullopt : pfw_tie_warning(m)) m.details["warnings"].push_back(*w);
+    if (auto w = config_.augmented_for_intercept ? std::nullopt : pfw_tie_warning(m)) warn_on_release(m, std::move(*w));
     return m;
   }
 

@@ -16,6 +16,11 @@ void Run::report(std::string message, bool depends_on_data) {
   progress_.push_back({std::move(message), depends_on_data});
 }
 
+void Run::warn_on_release(Model& model, std::string warning) {
+  model.details["warnings"].push_back(warning);
+  release_warnings_.push_back(std::move(warning));
+}
+
 std::unique_ptr<Run> start_run(const TrainingConfig& config) {
   return start_run(config, std::shared_ptr<const Algorithm>(make_algorithm(config.algorithm)));
 }

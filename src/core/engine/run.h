@@ -52,11 +52,11 @@ class Run {
   virtual const std::vector<std::string>& warnings() const = 0;
   // Warnings known only at the end, after release(): computed from what the
   // model releases (post-processing), recorded in details->'warnings' with the
-  // plan's, and shown as those are (DP-AGD's refinement spiral: dpagd_warning.h).
-  virtual const std::vector<std::string>& release_warnings() const {
-    static const std::vector<std::string> none;
-    return none;
-  }
+  // plan's, and shown as those are: every driver (dp_train, dp_tune, the CLI)
+  // shows whatever is here after release(), so a run only calls
+  // warn_on_release (DP-AGD's refinement spiral: dpagd_warning.h; P-FW's
+  // ties: pfw_ties.h; a tuner's released candidate's: docs/tuning.md).
+  virtual const std::vector<std::string>& release_warnings() const { return release_warnings_; }
   // Progress messages since the last call.
   std::vector<Progress> take_progress();
   // Progress for a bar: units done and planned (public counts; planned may
@@ -73,10 +73,14 @@ class Run {
 
  protected:
   void report(std::string message, bool depends_on_data = false);
+  // Inside release(): `warning`, computed from what `model` releases only
+  // (post-processing), goes into model.details["warnings"] and release_warnings().
+  void warn_on_release(Model& model, std::string warning);
   const InterruptCheck& interrupt_check() const { return interrupt_check_; }
 
  private:
   std::vector<Progress> progress_;
+  std::vector<std::string> release_warnings_;
   InterruptCheck interrupt_check_;
 };
 

@@ -1,8 +1,13 @@
 // The tie warning of a released P-FW model (pfw_ties.h): by hand, on
-// weights written out here.
+// weights written out here; and a run's, shown as every release warning is.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "core/algorithms/pfw_ties.h"
+#include "core/engine/in_memory.h"
+#include "core/engine/run.h"
+#include "sparse_problem.h"
 
 namespace dptrain {
 namespace {
@@ -41,6 +46,31 @@ TEST(PfwTies, TheSparsestClassOfAOneVsAllModelCounts) {
 TEST(PfwTies, SilentWithAnIntercept) {
   // intercept > 0: the last column is the bias weight, 1 of 3 features weighted.
   EXPECT_FALSE(pfw_tie_warning(model({{0.5, 0, 0, 0.1}}, 1.0)).has_value());
+}
+
+TEST(PfwTies, ARunShowsItsTieWarningAsAReleaseWarning) {
+  // 2 iterations weight at most 2 of the 6 features: the warning fires. It is a
+  // release warning (Run::release_warnings: dp_train raises it as a WARNING, the
+  // CLI prints it), recorded in details.warnings as well; not a plan warning.
+  const InMemoryData t = test::sparse_problem(400, 2);
+  TrainingConfig c;
+  c.algorithm = "pfw";
+  c.rows = t.rows();
+  c.dim = t.dim();
+  c.epochs = 2;
+  c.radius = 4;
+  c.epsilon = 1;
+  c.delta = 1e-6;
+  c.seed = 5;
+  c.classes = {"c0", "c1"};
+  std::unique_ptr<dptrain::Run> r = start_run(c);  // (Run alone is gtest's Test::Run here)
+  EXPECT_TRUE(r->warnings().empty());
+  const Model m = drive_in_memory(*r, t);
+  const std::optional<std::string> w = pfw_tie_warning(m);
+  ASSERT_TRUE(w.has_value());
+  ASSERT_EQ(r->release_warnings(), std::vector<std::string>{*w});
+  ASSERT_TRUE(m.details.contains("warnings"));
+  EXPECT_EQ(m.details["warnings"].back().get<std::string>(), *w);
 }
 
 }  // namespace
