@@ -66,6 +66,7 @@ TuningOutcome tune_with_controller(PgConnection& conn, const TrainingTarget& tar
   TuningOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.model = intercept::released_model(tuner.release(out.seconds), config);
+  for (const auto& w : tuner.release_warnings()) std::cerr << "WARNING:  " << w << "\n";
   out.chosen = tuner.candidate(tuner.chosen());
   out.candidates = tuner.candidates();
   PgResult stored = conn.exec("SELECT dptrain.store_model($1::jsonb)", {out.model.to_json().dump()});

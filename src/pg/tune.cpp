@@ -380,6 +380,8 @@ Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   const double seconds = dptrain::pg::seconds_since(start);
   ChosenCandidate chosen;
   DPT_CORE({ chosen = release_chosen(s, ids.caller_reads, seconds); });
+  // The released candidate's own release warnings (post-processing of it), as dp_train shows a run's.
+  for (const std::string& w : s->run->release_warnings()) ereport(WARNING, (errmsg("%s", w.c_str())));
   // The details as stored (with an encoding: docs/encoding.md) are returned.
   char* stored_details = nullptr;
   const int64 id =

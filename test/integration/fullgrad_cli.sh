@@ -56,6 +56,23 @@ err=$("$CLI" train --db "dbname=$DB" --table pts --label y --seed 3 --algorithm 
       --lambda 0.001 2>&1 >/dev/null)
 ! grep -q 'refinements' <<<"$err" || { echo "a refinement warning at eps 0.5: $err" >&2; exit 1; }
 
+echo "--- dpagd's warning from dptrain tune: the released candidate's (docs/tuning.md section 6)"
+# One grid point, gamma 1: one candidate, trained with 0.9 * 1000 / 3 = 300 (regress dpagd's case).
+err=$("$CLI" tune --db "dbname=$DB" --table rare --label y --seed 2 --no-intercept --algorithm dpagd --epsilon 1000 \
+      --delta 1e-6 --method liu_talwar --grid '{"lambda": [0.001]}' 2>&1 >/dev/null)
+grep -q 'WARNING:  dpagd spent its budget on gradient refinements: .* line searches found no step' <<<"$err" ||
+  { echo "tune: no refinement warning: $err" >&2; exit 1; }
+
+echo "--- pfw's tie warning on stderr, both drivers (docs/pfw.md, \"Scores of 0\")"
+# One iteration weights one of the 3 features: a release warning, printed as dpagd's is.
+for mode in controller --server; do
+  extra=(); [ "$mode" = --server ] && extra=(--server)
+  err=$("$CLI" train --db "dbname=$DB" --table pts --label y --seed 1 "${extra[@]}" --algorithm pfw --epsilon 1 \
+        --delta 1e-7 --epochs 1 --radius 4 2>&1 >/dev/null)
+  grep -q 'WARNING:  the model weights only 1 of 3 features' <<<"$err" ||
+    { echo "$mode: no tie warning: $err" >&2; exit 1; }
+done
+
 echo "--- progress per iteration (NOTICEs of dp_train; the CLI draws a bar on a terminal)"
 out=$(psql -X -At -d "$DB" -c "SELECT model_id FROM dp_train('pts', 'y', 'x', algorithm => 'pfw', epsilon => 1,
       delta => 1e-7, epochs => 3, radius => 1, seed => 1)" 2>&1)

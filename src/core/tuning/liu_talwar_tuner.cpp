@@ -151,6 +151,7 @@ std::optional<Pass> LiuTalwarTuner::next() {
       return p;
     }
     current_ = run_->release(0.0);
+    current_release_warnings_ = run_->release_warnings();
     run_.reset();
   }
   // The candidate's score: its correct predictions on the whole table (noised in accept).
@@ -188,10 +189,12 @@ void LiuTalwarTuner::accept_score(const double* totals, std::size_t len) {
   stopping_.record(score, rng_);
   if (stopping_.best_run() != before) {  // this run is the new best (ties: the earlier stays)
     best_ = std::move(current_);
+    best_release_warnings_ = std::move(current_release_warnings_);
     best_point_ = point_;
     best_score_ = score;
   }
   current_.reset();
+  current_release_warnings_.clear();
   ++runs_done_;
 }
 
@@ -262,7 +265,13 @@ Model LiuTalwarTuner::release(double /*seconds: reveals the number of candidates
   m.details.erase("seconds");  // a candidate's own time; the search's reveals the count
   m.details.erase("seed");
   m.details.erase("warnings");
-  add_seed_and_warnings(m, config_, warnings_);  // the search's, not the candidate's
+  add_seed_and_warnings(m, config_, warnings_);  // the plans' (public), not the candidate's copy of its own
+  // The released candidate's release warnings read only its released model
+  // and counts (details->'privacy'->'candidate'), part of the winning Q's
+  // output that Theorem 3.4 releases: post-processing. Those of candidates
+  // not released read outputs that are not released, and are dropped
+  // (docs/tuning.md, "Warnings").
+  for (const std::string& w : best_release_warnings_) warn_on_release(m, w);
   return m;
 }
 

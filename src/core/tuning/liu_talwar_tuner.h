@@ -80,6 +80,9 @@ class LiuTalwarTuner : public Run {
   std::optional<Pass> next() override;
   void accept(const double* result, std::size_t len) override;
   Model release(double seconds) override;
+  // Warnings of the grid points' plans, each once (public: from public inputs).
+  // release_warnings(): those of the released candidate's own run, computed
+  // from its released model only; never another candidate's (docs/tuning.md).
   const std::vector<std::string>& warnings() const override { return warnings_; }
   long progress_done() const override { return runs_done_; }
   long progress_total() const override { return static_cast<long>(split_.search.max_candidates); }
@@ -110,7 +113,9 @@ class LiuTalwarTuner : public Run {
   std::size_t point_ = 0;            // the running candidate's grid point
   std::unique_ptr<Run> run_;
   std::optional<Model> current_;     // its released model, while it is scored
+  std::vector<std::string> current_release_warnings_;  // and its run's release warnings
   std::optional<Model> best_;
+  std::vector<std::string> best_release_warnings_;
   std::size_t best_point_ = 0;
   double best_score_ = 0;
   std::size_t chosen_point_ = 0;

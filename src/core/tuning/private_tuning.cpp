@@ -199,6 +199,7 @@ Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
     configs_.push_back(std::move(c));
   }
   models_.resize(candidates_.size());
+  release_warnings_of_.resize(candidates_.size());
   errors_.assign(candidates_.size(), -1);
 }
 
@@ -283,6 +284,7 @@ std::optional<Pass> Tuner::next_of_candidate() {
     return p;
   }
   models_[current_] = run_->release(0.0);
+  release_warnings_of_[current_] = run_->release_warnings();
   run_.reset();
   return std::nullopt;
 }
@@ -368,7 +370,11 @@ Model Tuner::release(double seconds) {
   m.details["seconds"] = seconds;
   m.details.erase("seed");
   m.details.erase("warnings");
-  add_seed_and_warnings(m, config_, warnings_);  // the search's, not the candidate's
+  add_seed_and_warnings(m, config_, warnings_);  // the plans' (public), not the candidate's copy of its own
+  // The released candidate's release warnings are post-processing of its
+  // model, which this release outputs; the others' read models (and counts)
+  // that are not released, and are dropped (docs/tuning.md, "Warnings").
+  for (const std::string& w : release_warnings_of_[static_cast<std::size_t>(chosen_)]) warn_on_release(m, w);
   return m;
 }
 

@@ -136,7 +136,9 @@ class Tuner : public Run {
   // metadata and the total privacy as its (epsilon, delta). The error
   // counts themselves are NOT in the metadata (they are not private).
   Model release(double seconds) override;
-  // Warnings of the candidates' plans, each once.
+  // Warnings of the candidates' plans, each once (public: from public inputs).
+  // release_warnings(): those of the released candidate's own run, computed
+  // from its released model only; never another candidate's (docs/tuning.md).
   const std::vector<std::string>& warnings() const override { return warnings_; }
   long progress_done() const override { return epochs_done_; }
   long progress_total() const override { return epochs_total_; }
@@ -173,6 +175,7 @@ class Tuner : public Run {
   std::vector<TrainingConfig> configs_;
   std::vector<std::int64_t> part_rows_;
   std::vector<std::optional<Model>> models_;
+  std::vector<std::vector<std::string>> release_warnings_of_;  // candidate i's run's release warnings
   std::vector<std::int64_t> errors_;
   std::int64_t held_out_rows_ = 0;
   std::vector<std::string> warnings_;

@@ -71,6 +71,21 @@ FROM (SELECT details->'privacy' AS p, details->'warnings' AS w
       FROM dp_train('agd_rare', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 100, delta => 1e-6,
                     seed => 2)) m;
 
+-- dp_tune shows and records the released candidate's own warning, as dp_train does: it reads
+-- only counts the tuned model releases (details->'privacy'->'candidate'), post-processing; a
+-- candidate that is not released shows nothing (docs/tuning.md, "Warnings"; unit
+-- TunedReleaseWarnings). One grid point and gamma 1: one candidate, trained with 0.9 * 1000 / 3 = 300
+-- (tiny delta1: at 300 in total, i.e. 90, seeds 1 and 2 do not spiral; at 1000 seeds 1-4 do).
+SELECT (p->>'gradient_refinements')::int > (p->>'iterations')::int AS more_refinements_than_steps,
+       jsonb_array_length(w) AS warnings,
+       w->>0 LIKE 'dpagd spent its budget on gradient refinements: ' ||
+                  ((p->>'line_searches')::int - (p->>'iterations')::int) || ' of its ' || (p->>'line_searches') ||
+                  ' line searches found no step and it took ' || (p->>'iterations') || ' step% (' ||
+                  (p->>'gradient_refinements') || ' refinements, %' AS counts_in_the_message
+FROM (SELECT details->'privacy'->'candidate' AS p, details->'warnings' AS w
+      FROM dp_tune('agd_rare', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1000, delta => 1e-6,
+                   method => 'liu_talwar', grid => '{"lambda": [0.001]}', seed => 2)) m;
+
 -- Errors, before any row is read.
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 0);
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1);
