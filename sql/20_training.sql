@@ -66,6 +66,21 @@ CREATE FUNCTION dptrain.usable_row(x float8[], y float8, dim int) RETURNS boolea
 AS 'MODULE_PATHNAME', 'dptrain_usable_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dptrain.usable_row IS
 'internal: whether a training run takes a row as it is (finite features of the right length, a known label)';
+-- Whether a numeric value is one that no float8 holds: whether its cast to
+-- float8 fails, decided as the cast decides it (src/pg/beyond_float8.cpp):
+-- a magnitude beyond DBL_MAX (1.8e308), or one not 0 that rounds to 0 (below
+-- about 2.5e-324). Subnormal values (below 2.2e-308) cast, to subnormal
+-- doubles; NaN and +-Infinity cast too (and are refused as non-finite). The
+-- one definition: a reader's checks before the charge (src/pg/row_checks.cpp)
+-- and the reads of a role without read access, which make such a row the
+-- fixed public row instead of failing on the cast (training_copy.cpp,
+-- distributed_source.cpp, encoded_features.cpp, dp_encoded_view), so both
+-- roles take every value alike (docs/governance.md). Called once per value,
+-- runs no SQL: no SET clause; open to PUBLIC (it reads nothing).
+CREATE FUNCTION dptrain.beyond_float8(v pg_catalog.numeric) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dptrain_beyond_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dptrain.beyond_float8 IS
+'internal: whether no float8 holds a numeric value (its cast to float8 fails: beyond 1.8e308, or rounding to 0)';
 -- A row of a run with an intercept: x scaled to norm <= bound, then the
 -- public constant b appended (src/core/training/intercept.h). Open to PUBLIC
 -- like usable_row (it reads nothing); runs no SQL: no SET clause.

@@ -228,18 +228,17 @@ BEGIN
     -- A number column as dptrain.float_text writes its float8 value (its
     -- text, col::text, would follow the reader's extra_float_digits:
     -- src/pg/float_text.h), the others as their text. A numeric value no
-    -- double holds (above 1.8e308, or not 0 and below 2.2e-308) reads as
-    -- NaN, not as the cast's error: a run without read access reads the view
-    -- as its owner, and an error on one hidden row told it that the row is
-    -- there (security_oracle_columns.sql); NaN makes it the fixed public row.
+    -- double holds (dptrain.beyond_float8: above 1.8e308, or not 0 and
+    -- rounding to 0) reads as NaN, not as the cast's error: a run without read
+    -- access reads the view as its owner, and an error on one hidden row told
+    -- it that the row is there (security_oracle_columns.sql); NaN makes it the
+    -- fixed public row. Every value that casts (subnormal ones too) reads as its double.
     SELECT string_agg(CASE WHEN c->>'type' <> 'numeric' THEN format('%I::pg_catalog.text', c->>'name')
                            WHEN (SELECT coalesce(nullif(ty.typbasetype, 0), ty.oid) FROM pg_attribute a
                                  JOIN pg_type ty ON ty.oid = a.atttypid
                                  WHERE a.attrelid = source AND a.attname = c->>'name') = 'numeric'::regtype
-                           THEN format('dptrain.float_text(CASE WHEN (pg_catalog.abs(%1$I) > 1.7976931348623157e308 '
-                                       'AND pg_catalog.abs(%1$I) < ''Infinity'') OR (%1$I <> 0 AND '
-                                       'pg_catalog.abs(%1$I) < 2.2250738585072014e-308) THEN ''NaN''::pg_catalog.float8 '
-                                       'ELSE %1$I::pg_catalog.float8 END)', c->>'name')
+                           THEN format('dptrain.float_text(CASE WHEN dptrain.beyond_float8(%1$I) '
+                                       'THEN ''NaN''::pg_catalog.float8 ELSE %1$I::pg_catalog.float8 END)', c->>'name')
                            ELSE format('dptrain.float_text(%I::pg_catalog.float8)', c->>'name') END, ', ' ORDER BY o)
     INTO cols
     FROM jsonb_array_elements(enc -> 'columns') WITH ORDINALITY AS e(c, o);

@@ -8,6 +8,7 @@
 
 #include "utils/fmgroids.h"
 #include "label_classes.h"
+#include "row_checks.h"
 #include "shard_guard.h"
 #include "statement_checks.h"
 #include "training_spi.h"
@@ -211,12 +212,10 @@ void source_row_expressions(const RunIdentities& ids, PreparedData* prep) {
     prep->y_expr = pstrdup(ys);
     return;
   }
+  // numeric values no float8 holds (row_checks.h): NULL, i.e. unusable.
   const char* xs = prep->feature_elem == NUMERICOID
-                       ? psprintf("(CASE WHEN EXISTS (SELECT FROM pg_catalog.unnest(%s) v WHERE pg_catalog.abs(v) "
-                                  "OPERATOR(pg_catalog.>) 1.7976931348623157e308 OR (v OPERATOR(pg_catalog.<>) 0 "
-                                  "AND pg_catalog.abs(v) OPERATOR(pg_catalog.<) 2.2250738585072014e-308)) "
-                                  "THEN NULL ELSE %s::pg_catalog.float8[] END)",
-                                  prep->x, prep->x)
+                       ? psprintf("(CASE WHEN %s THEN NULL ELSE %s::pg_catalog.float8[] END)",
+                                  numeric_beyond_float8_sql(prep->x), prep->x)
                        : psprintf("%s::pg_catalog.float8[]", prep->x);
   const char* usable = psprintf("COALESCE(dptrain.usable_row(%s, %s, %d), false)", xs, ys, prep->dim);
   prep->x_expr = psprintf("(CASE WHEN %s THEN %s ELSE pg_catalog.array_fill(0::pg_catalog.float8, ARRAY[%d]) END)",

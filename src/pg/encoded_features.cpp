@@ -112,19 +112,17 @@ char* encoded_features_sql(const char* encoding_json, Oid relid, bool replace_un
     const char* name = (*columns)[i].c_str() + 1;
     const char* col = quote_identifier(name);
     const char* x = psprintf("%s::pg_catalog.float8", col);
-    // A numeric value no double holds (above 1.8e308, or not 0 and below
-    // 2.2e-308) fails that cast: in a run without read access the read then
-    // failed as a whole ("reading ... failed", charged), one bit about one
-    // hidden row that no DP release covers. There it becomes NaN, which
-    // makes the row the fixed public row, as in the copy of a feature array
-    // (training_data.cpp, copy_replacing_unusable_rows). A reader gets the
-    // cast's own error.
+    // A numeric value no double holds (dptrain.beyond_float8: above 1.8e308,
+    // or not 0 and rounding to 0) fails that cast: in a run without read
+    // access the read then failed as a whole ("reading ... failed", charged),
+    // one bit about one hidden row that no DP release covers. There it
+    // becomes NaN, which makes the row the fixed public row, as in the copy
+    // of a feature array (training_copy.cpp, copy_replacing_unusable_rows).
+    // A reader gets the cast's own error. Every value that casts (subnormal
+    // ones too) is read as its double by both.
     const AttrNumber att = get_attnum(relid, name);
     if (replace_unusable && att != InvalidAttrNumber && getBaseType(get_atttype(relid, att)) == NUMERICOID)
-      x = psprintf("CASE WHEN (pg_catalog.abs(%s) > 1.7976931348623157e308 AND pg_catalog.abs(%s) < 'Infinity') "
-                   "OR (%s <> 0 AND pg_catalog.abs(%s) < 2.2250738585072014e-308) THEN 'NaN'::pg_catalog.float8 "
-                   "ELSE %s END",
-                   col, col, col, col, x);
+      x = psprintf("CASE WHEN dptrain.beyond_float8(%s) THEN 'NaN'::pg_catalog.float8 ELSE %s END", col, x);
     appendStringInfo(&sql, "%s%s", i > 0 ? ", " : "",
                      (*columns)[i][0] == 'N' ? psprintf("dptrain.float_text(%s)", x)
                                              : psprintf("%s::pg_catalog.text", col));

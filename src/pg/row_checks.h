@@ -49,7 +49,11 @@ void refuse_no_rows(const char* relname);
 void refuse_empty_features();
 
 // A numeric[] `x` (SQL) holding a value the cast to float8[] refuses (beyond
-// DBL_MAX, or rounding to 0): the predicate, and dp_train's error for it.
+// DBL_MAX, or rounding to 0: dptrain.beyond_float8, the one definition of the
+// bounds): the predicate, and dp_train's error for it. A reader is refused on
+// it; the reads of a role without read access make such a row the fixed
+// public row with the same predicate, so both train on every other value
+// (subnormal ones too) as its double.
 const char* numeric_beyond_float8_sql(const char* x);
 void refuse_numeric_beyond_float8(const char* features);
 

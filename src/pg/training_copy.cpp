@@ -7,6 +7,7 @@
 #include "intercept_rows.h"
 #include "label_classes.h"
 #include "reading_errors.h"
+#include "row_checks.h"
 #include "sparsevec.h"
 #include "training_spi.h"
 #include "training_tables.h"
@@ -136,16 +137,15 @@ void copy_replacing_unusable_rows(const char* shuffled, const RunIdentities& ids
                                   const PreparedData* out) {
   const char* x = out->x;
   const int dim = out->dim;
-  // numeric values beyond float8, or too close to 0 for it (below the
-  // smallest normal double: the cast fails from about 2.5e-324), would fail
-  // the cast: such an array becomes NULL (unusable). A sparse row is taken
-  // as it is (the type holds finite float8 values only).
+  // numeric values no float8 holds (row_checks.h, numeric_beyond_float8_sql:
+  // above 1.8e308, or rounding to 0 below 2.5e-324) would fail the cast:
+  // such an array becomes NULL (unusable). Subnormal values cast, and are
+  // trained on as a reader's run trains on them. A sparse row is taken as it
+  // is (the type holds finite float8 values only).
   const bool sparse = out->sparse;
   const char* features = sparse ? x
                          : out->feature_elem == NUMERICOID
-                             ? psprintf("CASE WHEN EXISTS (SELECT FROM unnest(%s) v WHERE abs(v) > "
-                                        "1.7976931348623157e308 OR (v <> 0 AND abs(v) < 2.2250738585072014e-308)) "
-                                        "THEN NULL ELSE %s::float8[] END", x, x)
+                             ? psprintf("CASE WHEN %s THEN NULL ELSE %s::float8[] END", numeric_beyond_float8_sql(x), x)
                              : psprintf("%s::float8[]", x);
   StringInfoData sql;
   initStringInfo(&sql);

@@ -37,6 +37,8 @@ WHERE d.refclassid = 'pg_extension'::regclass
                     'dp_predict_proba(bigint, float8[])'::regprocedure,
                     'dptrain.decision_score(float8[], float8[])'::regprocedure,
                     'dptrain.usable_row(float8[], float8, int)'::regprocedure,
+                    -- whether a numeric value's cast to float8 fails (per value, in the row checks and copies)
+                    'dptrain.beyond_float8(numeric)'::regprocedure,
                     'dptrain.intercept_row(float8[], float8, float8)'::regprocedure,
                     'dptrain.shuffle_key(bigint, float8[])'::regprocedure,
                     'dptrain.shuffle_epoch_key(float8[], bigint)'::regprocedure,
