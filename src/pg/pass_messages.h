@@ -33,6 +33,11 @@ bool hide_pass_statements(bool caller_reads);
 // show_pass_statements_again. Open it after begin_distributed_passes (so that
 // Citus propagates nothing of it).
 int hide_pass_statements_from_client();
+// Inside a GUC nest level the caller opens and rolls back: the statements
+// run from here on are counted in no statistics a role could read
+// (track_counts, track_functions, pg_stat_statements when loaded).
+void stop_statement_statistics();
+
 // Puts back every setting of the level (also those set in it since).
 void show_pass_statements_again(int level);
 

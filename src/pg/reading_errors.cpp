@@ -138,10 +138,7 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   // passes (pass_messages.h), not in a superuser's session, which could read
   // the rows anyway (and whose tests count the copy's temp files).
   const int stats_level = NewGUCNestLevel();
-  if (hide_pass_statements(ids.caller_reads)) {
-    (void) set_config_option("track_counts", "off", PGC_SUSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-    (void) set_config_option("track_functions", "none", PGC_SUSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-  }
+  if (hide_pass_statements(ids.caller_reads)) stop_statement_statistics();
   ErrorData* failure = run_catching(body, arg);
   AtEOXact_GUC(false, stats_level);
   whereToSendOutput = client;
