@@ -60,6 +60,12 @@ int hide_pass_statements_from_client() {
   // which AMP's and the optimum's optimizers choose from the data
   // (test/tap/009_pass_count_hidden.pl). The passes are not counted.
   stop_statement_statistics();
+  // An operator's auto_explain (log_nested_statements) explains every pass;
+  // with log_verbose the plan shows the state, planned as a constant, and at
+  // log_level = notice the client gets it whatever we do above; the server
+  // log gets it at any level, as debug_print_* did
+  // (test/tap/011_auto_explain_passes.pl). The passes are not explained.
+  set_suset_if_defined("auto_explain.log_min_duration", "-1");
   set_citus_local("citus.log_remote_commands", "off");
   set_citus_local("citus.log_local_commands", "off");
   set_citus_local("citus.multi_task_query_log_level", "off");
