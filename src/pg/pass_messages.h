@@ -38,7 +38,10 @@ int hide_pass_statements_from_client();
 // (track_counts, track_functions, pg_stat_statements when loaded).
 void stop_statement_statistics();
 
-// Puts back every setting of the level (also those set in it since).
+// Puts back every setting of the level (also those set in it since), and
+// the buffer usage counters (pgBufferUsage) as they were when it began: the
+// blocks the passes read count in no EXPLAIN (ANALYZE, BUFFERS) or
+// pg_stat_statements entry of the caller's statement.
 void show_pass_statements_again(int level);
 
 }  // namespace dptrain::pg

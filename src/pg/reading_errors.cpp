@@ -3,6 +3,7 @@
 extern "C" {
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "executor/instrument.h"
 #include "tcop/tcopprot.h"
 #include "utils/resowner.h"
 }
@@ -138,8 +139,14 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   // passes (pass_messages.h), not in a superuser's session, which could read
   // the rows anyway (and whose tests count the copy's temp files).
   const int stats_level = NewGUCNestLevel();
-  if (hide_pass_statements(ids.caller_reads)) stop_statement_statistics();
+  const bool hidden = hide_pass_statements(ids.caller_reads);
+  if (hidden) stop_statement_statistics();
+  // Nor the blocks it reads: the buffer usage of the caller's statement
+  // (EXPLAIN (ANALYZE, BUFFERS), pg_stat_statements) would count the owner's
+  // code reading as the data decides (pass_messages.h).
+  const BufferUsage buffers = pgBufferUsage;
   ErrorData* failure = run_catching(body, arg);
+  if (hidden) pgBufferUsage = buffers;
   AtEOXact_GUC(false, stats_level);
   whereToSendOutput = client;
   if (failure == nullptr) return;

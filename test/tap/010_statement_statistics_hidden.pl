@@ -88,6 +88,41 @@ my $many = growth($train_v);
 note("other roles' statements during a run on the view: $few (20 consents), $many (100)");
 is($many, $few, "the rows the owner's view function found do not show in pg_stat_statements");
 
+# The blocks the passes read do not count in the buffers of the analyst's
+# own statement either: EXPLAIN (ANALYZE, BUFFERS) of its dp_train showed
+# "local hit" growing by 4 per pass of the temp copy (8 for 1 epoch, 24 for
+# 5), and pg_stat_statements' entry of the statement (track = top too, the
+# default) adds up the same counters.
+sub local_hits
+{
+	my ($epochs) = @_;
+	my $plan = $node->safe_psql('postgres', qq{
+	  EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)
+	  SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, batch_size => 10,
+	    epochs => $epochs)}, extra_params => ['-U', 'analyst']);
+	my ($hits) = $plan =~ /local hit=(\d+)/;
+	return $hits // 0;
+}
+my ($hits1, $hits5) = (local_hits(1), local_hits(5));
+note("local buffer hits of the analyst's dp_train: $hits1 (1 epoch), $hits5 (5 epochs)");
+is($hits5, $hits1, "the analyst's EXPLAIN (ANALYZE, BUFFERS) does not count the passes");
+sub own_blocks
+{
+	my ($epochs) = @_;
+	my $blocks = q{SELECT coalesce(sum(local_blks_hit), 0) FROM pg_stat_statements
+	  WHERE userid = 'analyst'::regrole AND query LIKE '%FROM dp_train(%'
+	    AND query NOT LIKE '%pg_stat_statements%'};
+	my @b = split /\n/, $node->safe_psql('postgres', qq{
+	  $blocks;
+	  SELECT model_id > 0 FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, batch_size => 10,
+	    epochs => $epochs) \\g /dev/null
+	  $blocks;}, extra_params => ['-U', 'analyst']);
+	return $b[1] - $b[0];
+}
+my ($blocks1, $blocks5) = (own_blocks(1), own_blocks(5));
+note("local blocks of the analyst's dp_train in pg_stat_statements: $blocks1 (1 epoch), $blocks5 (5 epochs)");
+is($blocks5, $blocks1, "nor does pg_stat_statements' entry of the analyst's dp_train");
+
 # A reader still sees its own statements counted (nothing changed for it),
 # and the setting is the caller's again after the run.
 my $after = $node->safe_psql('postgres', q{
