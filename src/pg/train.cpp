@@ -178,6 +178,10 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   dptrain::pg::ChargedContext charged;
   dptrain::pg::push_charged_context(&charged, &ids.charge, "dp_train");
   if (on_columns) prep.columns = &columns;
+  // The defaults that wait for n and d (an algorithm left out) may still
+  // fill in the step; with it named or the step given, they change nothing
+  // the run's own argument checks read (core/training/defaults.h).
+  prep.run_arguments_final = !s->unset.algorithm || s->config.learning_rate.has_value();
   dptrain::pg::begin_run(fcinfo, relid, args.label, args.features, PG_ARGISNULL(kClasses) ? nullptr : PG_GETARG_ARRAYTYPE_P(kClasses),
                          args.name, &s->config, &ids, &prep, dptrain::pg::InPlace::Any, plan_before_charge, s);
   dptrain::pg::set_pass_source(prep, relid, &s->scratch);

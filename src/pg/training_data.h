@@ -48,6 +48,12 @@ struct PreparedData {
   // dp_train's features => ARRAY[...] (set before begin_run, which builds
   // encoding and encoded_x from it).
   const struct FeatureColumns* columns = nullptr;
+  // Set before begin_run by dp_train when the run's lambda, schedule and
+  // step are final before the public facts are known (the caller named the
+  // algorithm or gave the step: core/training/defaults.h changes nothing
+  // else the checks read): begin_run then has Algorithm::check_run_arguments
+  // refuse them before the scan that counts n and d, not only before the charge.
+  bool run_arguments_final = false;
   // A Citus hash-distributed source, trained in place (distributed_source.h):
   // no copy is made (shuffled stays NULL).
   bool distributed;

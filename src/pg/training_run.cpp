@@ -223,6 +223,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   // (dp_train's hook plans its one run from the facts: it still gets this first check.)
   const bool checks_here = before_charge == nullptr || where == InPlace::Any;
   if (checks_here) DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_arguments(*c); });
+  // (dp_train: a step above 2/beta, bst14 without a radius, ... need no fact of the data either)
+  if (checks_here && prep->run_arguments_final)
+    DPT_CORE({ dptrain::make_algorithm(c->algorithm)->check_run_arguments(dptrain::intercept::planned_config(*c)); });
   check_model_name(name, *ids);
   if (prep->columns != nullptr) {
     // Bad declarations, and undeclared categories without read access, fail

@@ -42,6 +42,16 @@ class Algorithm : public std::enable_shared_from_this<Algorithm> {
   // would refuse anyway (e.g. AMP without delta) costs nothing. The plan
   // repeats them. Default: nothing beyond validate_arguments.
   virtual void check_arguments(const TrainingConfig&) const {}
+  // Checks of one run's own arguments that still need no fact of the data
+  // (not n, d nor the classes) but depend on its lambda, radius, schedule or
+  // step, which dp_tune's grid may set per candidate (so check_arguments
+  // leaves them out): bolt-on's step against 2/beta (beta from the loss,
+  // the row bound and lambda), BST14's radius, ... Called with the run's own
+  // configuration as the plan sees it (intercept::planned_config) by
+  // dp_train, after check_arguments and before it reads any row, so that
+  // such a call is refused before the scan, not only before the charge.
+  // The plan repeats them. Default: nothing.
+  virtual void check_run_arguments(const TrainingConfig&) const {}
   // The L2 regularization lambda a run gets when the caller leaves it out
   // (training/defaults.h): a public choice, e.g. the algorithm's paper
   // default. Default: 0 (no regularization).

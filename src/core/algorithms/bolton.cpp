@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/privacy/bolton_sensitivity.h"
 #include "core/privacy/gaussian_calibration.h"
+#include "core/privacy/parameter_checks.h"
 #include "core/privacy/samplers.h"
 
 namespace dptrain {
@@ -308,9 +309,28 @@ void Bolton::check_arguments(const TrainingConfig& c) const {
         "Drop learning_rate (the step is 2/(beta (t + m^c))), or use schedule => 'constant'.");
 }
 
+// Everything here is an argument of the run (lambda, radius, loss, row
+// bound, schedule, step), none a fact of the data: beta is the loss's
+// smoothness at the row bound plus lambda, as the plan's constants.
+void Bolton::check_run_arguments(const TrainingConfig& c) const {
+  const bool strongly_convex = c.lambda > 0;
+  const ScheduleKind kind = choose_schedule(c, strongly_convex);
+  check_options(c, kind, !c.delta || *c.delta == 0.0);
+  const double radius = strongly_convex ? c.radius.value_or(1.0 / c.lambda) : 0.0;
+  const LossConstants k = loss_constants(parse_loss(c.loss), c.feature_bound, c.lambda, radius, c.huber_h);
+  check_schedule(c, kind, k);
+  // The plan's default step is at most 2/beta (below); a given one is checked
+  // as the sensitivity bound checks it (bolton_sensitivity.h).
+  if (kind == ScheduleKind::Constant && c.learning_rate) {
+    if (strongly_convex) privacy::require_strongly_convex_step(*c.learning_rate, k.smoothness);
+    else privacy::require_convex_step(*c.learning_rate, k.smoothness);
+  }
+}
+
 TrainingPlan Bolton::plan(const TrainingConfig& c) const {
   validate_common(c);
   check_arguments(c);
+  check_run_arguments(c);
   const double epsilon = *c.epsilon;
   const bool pure = !c.delta || *c.delta == 0.0;
   const double delta = pure ? 0.0 : *c.delta;

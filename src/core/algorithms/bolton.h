@@ -58,6 +58,10 @@ class Bolton : public EpochAlgorithm {
   // the defaults may still fill in its learning_rate; nor what depends on
   // lambda, which dp_tune's grid sets per candidate).
   void check_arguments(const TrainingConfig& config) const override;
+  // The run's schedule for its lambda (choose_schedule), the options that
+  // depend on it, and a constant step against 2/beta (convex, Lemma 1) or
+  // 1/beta (strongly convex, Lemma 2): before dp_train reads any row.
+  void check_run_arguments(const TrainingConfig& config) const override;
   // The same noise formula as plan() (mechanism, epsilon/delta split, joint
   // sqrt(K) rule, Gaussian calibration), for the smaller bound.
   bool calibrate_output_noise(const TrainingConfig& config, TrainingPlan& plan, double sensitivity,

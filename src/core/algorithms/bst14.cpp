@@ -57,9 +57,39 @@ void Bst14::check_arguments(const TrainingConfig& c) const {
   (void) whitebox::calibration(c);
 }
 
+namespace {
+
+// The schedule of a run: the caller's, or strongly convex with lambda > 0,
+// else the convex 1/sqrt(t) step.
+ScheduleKind schedule_kind(const TrainingConfig& c) {
+  return c.schedule ? parse_schedule(*c.schedule)
+         : c.lambda > 0 ? ScheduleKind::StronglyConvex
+                        : ScheduleKind::InverseSqrt;
+}
+
+// The projection radius: the caller's, or 1/lambda with lambda > 0; a
+// convex run has none by default.
+double projection_radius(const TrainingConfig& c) {
+  if (c.lambda > 0) return c.radius.value_or(1.0 / c.lambda);
+  if (!c.radius)
+    fail(ErrorKind::InvalidParameter, "bst14 with lambda = 0 needs a radius",
+         "Convex BST14 projects onto the ball ||w|| <= R after every update, and its step size "
+         "2R / (G sqrt(t)) depends on R.",
+         "Pass radius => R, or lambda > 0 for the strongly convex variant.");
+  return *c.radius;
+}
+
+}  // namespace
+
+void Bst14::check_run_arguments(const TrainingConfig& c) const {
+  const double radius = projection_radius(c);
+  check_schedule(c, schedule_kind(c), loss_constants(parse_loss(c.loss), c.feature_bound, c.lambda, radius, c.huber_h));
+}
+
 TrainingPlan Bst14::plan(const TrainingConfig& c) const {
   validate_common(c);
   check_arguments(c);
+  check_run_arguments(c);
   const double epsilon = *c.epsilon;
   const double delta = *c.delta;
   const std::string amp = whitebox::string_option(c, "amplification", "exact");
@@ -69,22 +99,10 @@ TrainingPlan Bst14::plan(const TrainingConfig& c) const {
       bst14_budget(c.rows, c.batch_size, c.epochs, epsilon, delta, sensitivity, method,
                    amp == "exact" ? Bst14Amplification::Exact : Bst14Amplification::Linear);
 
-  double radius = 0;
-  if (c.lambda > 0) {
-    radius = c.radius.value_or(1.0 / c.lambda);
-  } else {
-    if (!c.radius)
-      fail(ErrorKind::InvalidParameter, "bst14 with lambda = 0 needs a radius",
-           "Convex BST14 projects onto the ball ||w|| <= R after every update, and its step size "
-           "2R / (G sqrt(t)) depends on R.",
-           "Pass radius => R, or lambda > 0 for the strongly convex variant.");
-    radius = *c.radius;
-  }
+  const double radius = projection_radius(c);
   TrainingPlan p = whitebox::base_plan(c, radius);
   p.reshuffle = false;
-  const ScheduleKind kind = c.schedule ? parse_schedule(*c.schedule)
-                            : c.lambda > 0 ? ScheduleKind::StronglyConvex
-                                           : ScheduleKind::InverseSqrt;
+  const ScheduleKind kind = schedule_kind(c);
   // Convex BST14: eta_t = ||C|| / (G sqrt t) with ||C|| = 2R the diameter of the
   // ball and G^2 = L_x^2 + d sigma^2 / b^2 >= E||g~||^2 of the noisy averaged
   // gradient g~ = (sum + N(0, sigma^2 I_d)) / b.

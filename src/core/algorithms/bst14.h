@@ -53,6 +53,9 @@ class Bst14 : public EpochAlgorithm {
   // Options, epsilon, delta > 0, no reshuffle: before the charge (the radius
   // a convex run needs depends on lambda, which dp_tune's grid may set).
   void check_arguments(const TrainingConfig& config) const override;
+  // The radius a convex run (lambda = 0) needs, and its schedule: before
+  // dp_train reads any row.
+  void check_run_arguments(const TrainingConfig& config) const override;
   void release(const TrainingConfig&, const TrainingPlan&, WeightMatrix&, privacy::RandomSource&) const override {}
 };
 

@@ -19,6 +19,21 @@ void NonPrivateSgd::check_arguments(const TrainingConfig& c) const {
   if (kind == ScheduleKind::Decreasing || kind == ScheduleKind::Sqrt) (void) c.options.value("schedule_c", 0.5);
 }
 
+namespace {
+
+ScheduleKind schedule_kind(const TrainingConfig& c) {
+  return c.schedule ? parse_schedule(*c.schedule)
+         : (c.lambda > 0 && !c.learning_rate) ? ScheduleKind::StronglyConvex
+                                              : ScheduleKind::Constant;
+}
+
+}  // namespace
+
+void NonPrivateSgd::check_run_arguments(const TrainingConfig& c) const {
+  check_schedule(c, schedule_kind(c),
+                 loss_constants(parse_loss(c.loss), c.feature_bound, c.lambda, c.radius.value_or(0.0), c.huber_h));
+}
+
 TrainingPlan NonPrivateSgd::plan(const TrainingConfig& c) const {
   validate_common(c);
   check_arguments(c);
@@ -30,9 +45,7 @@ TrainingPlan NonPrivateSgd::plan(const TrainingConfig& c) const {
   p.epoch.radius = c.radius.value_or(0.0);
   p.constants = loss_constants(loss, c.feature_bound, c.lambda, p.epoch.radius, c.huber_h);
 
-  const ScheduleKind kind = c.schedule ? parse_schedule(*c.schedule)
-                            : (c.lambda > 0 && !c.learning_rate) ? ScheduleKind::StronglyConvex
-                                                                 : ScheduleKind::Constant;
+  const ScheduleKind kind = schedule_kind(c);
   p.epoch.schedule = plan_schedule(c, kind, p.constants, kDefaultLearningRate);
   p.privacy = {{"private", false}};
   return p;

@@ -15,6 +15,8 @@ class NonPrivateSgd : public EpochAlgorithm {
   bool trains_on_shards() const override { return true; }  // per-shard PSGD, docs/distributed.md §2
   // epsilon or delta: refused before any data is read (the plan repeats it).
   void check_arguments(const TrainingConfig& config) const override;
+  // Its schedule for its lambda: before dp_train reads any row.
+  void check_run_arguments(const TrainingConfig& config) const override;
   TrainingPlan plan(const TrainingConfig& config) const override;
   void release(const TrainingConfig&, const TrainingPlan&, WeightMatrix&,
                privacy::RandomSource&) const override {}

@@ -25,6 +25,14 @@ void Scs13::check_arguments(const TrainingConfig& c) const {
 
 namespace {
 
+double projection_radius(const TrainingConfig& c) { return c.radius.value_or(c.lambda > 0 ? 1.0 / c.lambda : 0.0); }
+
+ScheduleKind schedule_kind(const TrainingConfig& c) {
+  return c.schedule ? parse_schedule(*c.schedule)
+         : c.lambda > 0 ? ScheduleKind::StronglyConvex
+                        : ScheduleKind::InverseSqrt;
+}
+
 // epsilon-DP: l2-Laplace noise on every batch's gradient sum.
 void plan_laplace_noise(double sensitivity, double pass_epsilon, TrainingPlan& p) {
   // Density prop. to exp(-pass_epsilon ||z|| / Delta): each update is
@@ -77,6 +85,11 @@ void plan_gaussian_noise(const TrainingConfig& c, double sensitivity, double pas
 
 }  // namespace
 
+void Scs13::check_run_arguments(const TrainingConfig& c) const {
+  check_schedule(c, schedule_kind(c),
+                 loss_constants(parse_loss(c.loss), c.feature_bound, c.lambda, projection_radius(c), c.huber_h));
+}
+
 TrainingPlan Scs13::plan(const TrainingConfig& c) const {
   validate_common(c);
   check_arguments(c);
@@ -84,11 +97,9 @@ TrainingPlan Scs13::plan(const TrainingConfig& c) const {
   const double delta = c.delta.value_or(0.0);
   const bool pure = delta == 0.0;
 
-  const double radius = c.radius.value_or(c.lambda > 0 ? 1.0 / c.lambda : 0.0);
+  const double radius = projection_radius(c);
   TrainingPlan p = whitebox::base_plan(c, radius);
-  const ScheduleKind kind = c.schedule ? parse_schedule(*c.schedule)
-                            : c.lambda > 0 ? ScheduleKind::StronglyConvex
-                                           : ScheduleKind::InverseSqrt;
+  const ScheduleKind kind = schedule_kind(c);
   p.epoch.schedule = plan_schedule(c, kind, p.constants, kDefaultLearningRate);
 
   const int k = c.epochs;

@@ -30,6 +30,8 @@ class Scs13 : public EpochAlgorithm {
   TrainingPlan plan(const TrainingConfig& config) const override;
   // Options and epsilon, before the charge.
   void check_arguments(const TrainingConfig& config) const override;
+  // Its schedule for its lambda: before dp_train reads any row.
+  void check_run_arguments(const TrainingConfig& config) const override;
   // All noise was added inside the epochs: nothing to do.
   void release(const TrainingConfig&, const TrainingPlan&, WeightMatrix&, privacy::RandomSource&) const override {}
 };

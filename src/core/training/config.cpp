@@ -76,20 +76,25 @@ TrainingPlan base_plan(const TrainingConfig& c) {
   return p;
 }
 
-StepSchedule plan_schedule(const TrainingConfig& c, ScheduleKind kind, const LossConstants& k,
-                           double default_eta) {
-  StepSchedule s;
-  s.kind = kind;
-  s.eta = c.learning_rate.value_or(default_eta);
-  s.beta = k.smoothness;
-  s.gamma = k.strong_convexity;
+void check_schedule(const TrainingConfig& c, ScheduleKind kind, const LossConstants& k) {
   if (kind == ScheduleKind::StronglyConvex && !(k.strong_convexity > 0))
     bad("the strongly_convex schedule needs lambda > 0", "Pass lambda => a positive value, or another schedule.");
   if (kind == ScheduleKind::Decreasing || kind == ScheduleKind::Sqrt) {
     const double exponent = c.options.value("schedule_c", 0.5);
     if (!(exponent >= 0 && exponent < 1)) bad("options.schedule_c must be in [0, 1)", "The default is 0.5.");
-    s.offset = std::pow(static_cast<double>(c.rows), exponent);
   }
+}
+
+StepSchedule plan_schedule(const TrainingConfig& c, ScheduleKind kind, const LossConstants& k,
+                           double default_eta) {
+  check_schedule(c, kind, k);
+  StepSchedule s;
+  s.kind = kind;
+  s.eta = c.learning_rate.value_or(default_eta);
+  s.beta = k.smoothness;
+  s.gamma = k.strong_convexity;
+  if (kind == ScheduleKind::Decreasing || kind == ScheduleKind::Sqrt)
+    s.offset = std::pow(static_cast<double>(c.rows), c.options.value("schedule_c", 0.5));
   return s;
 }
 

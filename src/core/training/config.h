@@ -101,6 +101,11 @@ void validate_common(const TrainingConfig& config);
 // batch size, averaging). Radius, schedule and privacy are the algorithm's.
 TrainingPlan base_plan(const TrainingConfig& config);
 
+// What plan_schedule refuses, from the arguments alone (no fact of the
+// data: Algorithm::check_run_arguments): the strongly convex schedule
+// without strong convexity (lambda = 0), options.schedule_c outside [0, 1).
+void check_schedule(const TrainingConfig& config, ScheduleKind kind, const LossConstants& constants);
+
 // The step-size schedule of `kind` for this run: eta from learning_rate (or
 // `default_eta`), beta/gamma from the loss constants, and for the decreasing
 // and sqrt schedules the offset m^c with c = options.schedule_c (default 0.5).

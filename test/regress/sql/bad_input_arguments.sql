@@ -121,6 +121,31 @@ SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;
 SELECT c.what, r.code, r.message
 FROM charge_cases c, pg_temp.try(replace(c.sql, '''bad_args''', '''bad_args_unread''')) r
 WHERE r.code = '22012' ORDER BY c.ord;
+-- Refused before that scan (Algorithm::check_run_arguments): a step above
+-- 2/beta or 1/beta (beta from the loss, the row bound and lambda), bst14's
+-- radius, a schedule lambda does not allow -- arguments of the run, no fact
+-- of the data. On the view: their own error, not the read's 22012, and no
+-- charge (a read that fails before the charge is charged: reading_errors.h;
+-- before, each of these cost its epsilon). With the algorithm left out the
+-- defaults may still fill in the step: checked before the scan only when
+-- the step is given (the control at the end trains).
+SELECT count(*) AS ledger_before FROM dptrain.ledger \gset
+CREATE TEMP TABLE run_argument_cases (ord serial, what text, sql text);
+INSERT INTO run_argument_cases (what, sql) VALUES
+  ('bolton step above 2/beta', $$SELECT dp_train('bad_args_unread', 'y', 'x', algorithm => 'bolton', epsilon => 1, batch_size => 5, learning_rate => 100)$$),
+  ('bolton step above 2/beta, no intercept', $$SELECT dp_train('bad_args_unread', 'y', 'x', algorithm => 'bolton', epsilon => 1, batch_size => 5, learning_rate => 100, intercept => false)$$),
+  ('bolton strongly convex step above 1/beta', $$SELECT dp_train('bad_args_unread', 'y', 'x', algorithm => 'bolton', epsilon => 1, lambda => 0.1, schedule => 'constant', learning_rate => 100)$$),
+  ('bolton constant, lambda, no step', $$SELECT dp_train('bad_args_unread', 'y', 'x', algorithm => 'bolton', epsilon => 1, lambda => 0.1, schedule => 'constant')$$),
+  ('bolton tolerance, convex', $$SELECT dp_train('bad_args_unread', 'y', 'x', algorithm => 'bolton', epsilon => 1, batch_size => 5, options => '{"tolerance": 0.1}')$$),
+  ('bst14 convex without radius', $$SELECT dp_train('bad_args_unread', 'y', 'x', algorithm => 'bst14', epsilon => 1, delta => 1e-6, batch_size => 5)$$),
+  ('scs13 strongly_convex, lambda 0', $$SELECT dp_train('bad_args_unread', 'y', 'x', algorithm => 'scs13', epsilon => 1, schedule => 'strongly_convex')$$),
+  ('scs13 schedule_c 1', $$SELECT dp_train('bad_args_unread', 'y', 'x', algorithm => 'scs13', epsilon => 1, schedule => 'decreasing', options => '{"schedule_c": 1}')$$),
+  ('default algorithm, step above 2/beta', $$SELECT dp_train('bad_args_unread', 'y', 'x', epsilon => 1, learning_rate => 100)$$);
+SELECT c.ord, c.what, r.code, r.message FROM run_argument_cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
+SELECT count(*) - :ledger_before AS charged FROM dptrain.ledger;
+-- control: left to the defaults, the step of such a run is theirs (1/beta), which the plan accepts
+SELECT algorithm, details->'hyperparameters'->>'schedule' AS schedule
+FROM dp_train('bad_args', 'y', 'x', epsilon => 1, lambda => 0.1, schedule => 'constant', seed => 1);
 DELETE FROM dptrain.ledger WHERE source_name = 'public.bad_args_unread';
 
 -- Declared classes whose subscripts do not start at 1 are the same classes:
