@@ -241,6 +241,14 @@ TrainingOutcome train_with_controller(PgConnection& conn, const TrainingTarget& 
   validate_arguments(config);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(config.algorithm);
   algorithm->check_arguments(config);  // fail before touching the server
+  // The run's own step, radius and schedule (Algorithm::check_run_arguments), as
+  // dp_train: before the table is copied, when the defaults that wait for n and d
+  // cannot change them (the algorithm named, or the step given).
+  if (!unset.algorithm || config.learning_rate) {
+    TrainingConfig own = config;
+    (void) defaults::apply(&own, unset);
+    algorithm->check_run_arguments(intercept::planned_config(own));
+  }
   api_schema(conn);
   // An order-free run reads the table as dp_train does (docs/performance.md,
   // "Reading in place", "Order-free copies"): in place under one snapshot

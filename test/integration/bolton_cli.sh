@@ -37,6 +37,12 @@ if out=$(train 2>&1); then echo "missing epsilon accepted"; exit 1; fi
 grep -q 'needs epsilon' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 if out=$(train --epsilon 1 --learning-rate 3 2>&1); then echo "eta > 2/beta accepted"; exit 1; fi
 grep -q '2/beta' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
+# ... refused before the controller copies the table (Algorithm::check_run_arguments): on a
+# view none of whose rows can be read, the step's error, not the read's division by zero
+psql -Xq -v ON_ERROR_STOP=1 -d "$db" -c "CREATE VIEW pts_unread AS SELECT * FROM pts WHERE 1 / (id - id) = 0"
+if out=$("$DPTRAIN_CLI" train --db "dbname=$db" --table pts_unread --label y --features x --classes false,true \
+             --algorithm bolton --epochs 3 --batch-size 20 --epsilon 1 --learning-rate 3 2>&1); then echo "eta > 2/beta accepted on the view"; exit 1; fi
+grep -q '2/beta' <<<"$out" || { echo "the view was read before the step was checked: $out"; exit 1; }
 # Hints speak CLI, whether the error came from the controller or the server.
 for mode in "" --server; do
   # shellcheck disable=SC2086
