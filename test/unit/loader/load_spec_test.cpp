@@ -99,10 +99,10 @@ TEST(LoadSpec, OneVsRestKeepsItsNegativeLabelsToItself) {
   EXPECT_EQ(got.x, expected.x);
   // Two training labels: the negative one is kept (an unknown label is an error).
   TempFile two("1,yes\n2,no\n");
-  o = LoadOptions{};
-  o.file = two.path();
-  o.labels.positive = "yes";
-  Dataset binary(o);
+  LoadOptions two_labels;
+  two_labels.file = two.path();
+  two_labels.labels.positive = "yes";
+  Dataset binary(two_labels);
   EXPECT_FALSE(registered_spec(binary.metadata()).contains("one_vs_rest"));
 }
 
