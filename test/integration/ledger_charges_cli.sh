@@ -21,13 +21,16 @@ model_id() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["mo
 common=(--db "dbname=$db" --table pts --label y --features x --classes false,true --json)
 
 # charged_as ID EPS DELTA WHERE: the ledger row of model ID is (EPS, DELTA),
-# SQL expressions over the model m, to 1e-14 relative (the ledger keeps 15
-# significant digits), and WHERE ("own" or "charged") the model records it.
+# SQL expressions over the model m: at least that (to 1e-14, the rounding of
+# the model's float8 epsilon in EPS) and at most 1e-13 above it (the ledger
+# rounds a charge UP to 15 significant digits, a converted delta after a
+# margin of ~1e-14 for its floating-point error: ledger_charge.h); and WHERE
+# ("own" or "charged") the model records exactly that row.
 charged_as() {
   local r
   r=$(psql -X -At -F ' ' -d "$db" -c "
-    SELECT count(*) = 1 AND bool_and(abs(l.epsilon - ($2)::numeric) <= 1e-14 * l.epsilon
-                                 AND abs(l.delta - ($3)::numeric) <= 1e-14 * l.delta
+    SELECT count(*) = 1 AND bool_and(l.epsilon BETWEEN ($2)::numeric * (1 - 1e-14) AND ($2)::numeric * (1 + 1e-13)
+                                 AND l.delta BETWEEN ($3)::numeric * (1 - 1e-14) AND ($3)::numeric * (1 + 1e-13)
            AND CASE '$4'
                  WHEN 'own' THEN m.details->'privacy'->'charged' IS NULL
                                  AND abs(l.epsilon - m.epsilon::numeric) <= 1e-14 * l.epsilon
