@@ -4,8 +4,11 @@
 //   dptrain: phase <name>: <seconds> s[ (<count> statements)]
 // so that a benchmark (bench/end_to_end.sh) splits a dp_train call with
 // `SET client_min_messages = debug1` instead of guessing from the outside.
-// Wall times only: they say how long the backend worked, which a caller
-// measures anyway from the outside (nothing about the rows beyond that).
+// Wall times only. For a caller without read access nothing is printed
+// (`shown` false): the phases split the call's time into the count, the copy
+// and the passes, whose times track data-dependent work (AMP's number of
+// passes, the owner's view code on the rows) that timing the whole call from
+// the outside blurs (docs/governance.md, "What a model's metadata says").
 #pragma once
 
 extern "C" {
@@ -17,6 +20,7 @@ namespace dptrain::pg {
 
 struct PhaseClock {
   TimestampTz last = 0;
+  bool shown = true;  // false: measure, print nothing (a caller without read access)
 
   void start() { last = GetCurrentTimestamp(); }
   // Reports the time since the last mark (or start()) as phase `name`.

@@ -118,6 +118,10 @@ void release_model(TrainSession* s, bool caller_reads, double seconds) {
   s->model = s->run->release(seconds);
   if (s->config.distributed()) dptrain::distributed::annotate(s->model, s->config);
   if (s->config.distributed() && !caller_reads) dptrain::distributed::redact_shard_rows(s->model);
+  // The time of the passes tracks AMP's and the optimum's data-dependent number of
+  // passes and OPDisc's solve time, none of which is part of the release: a role without read
+  // access gets no time in its model (docs/governance.md, "What a model's metadata says").
+  if (!caller_reads) s->model.details.erase("seconds");
   s->model_json = s->model.to_json().dump();
 }
 
@@ -197,6 +201,7 @@ Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   const TimestampTz start = GetCurrentTimestamp();
   dptrain::pg::drive_run_as_pass_role(s->run.get(), ids, prep, &s->scratch);
   dptrain::pg::PhaseClock clock;
+  clock.shown = ids.caller_reads;
   clock.start();
   dptrain::pg::drop_run_tables_as_runner(ids, prep, s->scratch);
   clock.mark("cleanup");

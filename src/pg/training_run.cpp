@@ -216,6 +216,7 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   clock.start();
   bool in_place = where != InPlace::No;
   *ids = decide_access(fcinfo, relid, label, features, *c, prep->columns);
+  clock.shown = ids->caller_reads;
   // Unknown / not implemented / arguments the plan would refuse: fail now,
   // before the charge below. dp_tune (before_charge) has checked every
   // candidate already: its grid may set what the shared arguments lack
@@ -327,15 +328,14 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
   if (hidden_level) show_pass_statements_again(hidden_level);
   if (in_place && !scratch->local) end_distributed_passes(guc_level);
   // The number of passes is data-dependent for AMP and the optimum (their
-  // optimizers stop on the data) and is no part of their release: like their progress NOTICEs above, a caller without read access
-  // gets the time only (which it measures anyway from the outside).
+  // optimizers stop on the data) and is no part of their release, and so is
+  // their time: like their progress NOTICEs above, a caller without read
+  // access gets neither (before, it got the passes' time, details.seconds
+  // apart from the outside's noise; phase_timing.h).
   for (int k = 0; k < kPassKinds; ++k)
     if (statements[k] > 0 && show_data_dependent)
       elog(DEBUG1, "dptrain: phase passes %s: %.3f s (%d statements)",
            dptrain::pass_kind_name(static_cast<dptrain::PassKind>(k)), seconds[k], statements[k]);
-    else if (statements[k] > 0)
-      elog(DEBUG1, "dptrain: phase passes %s: %.3f s", dptrain::pass_kind_name(static_cast<dptrain::PassKind>(k)),
-           seconds[k]);
 }
 
 dptrain::distributed::Source distributed_source(const PreparedData& prep) {

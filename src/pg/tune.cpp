@@ -270,6 +270,8 @@ ChosenCandidate release_chosen(TuneSession* s, bool caller_reads, double seconds
     dptrain::distributed::redact_shard_rows(s->model);
     dptrain::tuning::redact_part_rows(s->model);
   }
+  // The search's time: a function of the candidates' data-dependent passes (as dp_train's).
+  if (!caller_reads) s->model.details.erase("seconds");
   s->json = s->model.to_json().dump();
   ChosenCandidate chosen;
   if (s->liu_talwar) {

@@ -7,8 +7,11 @@
 #   dptrain: phase passes gradient/loss: 0.004 s (4 statements)
 # printed the count to such a caller with client_min_messages = debug1 (in a
 # session of a superuser that SET ROLE to it: in its own session the passes
-# run with client_min_messages raised to NOTICE, pass_messages.h). Now such
-# a caller gets the time only (which it can measure from outside anyway).
+# run with client_min_messages raised to NOTICE, pass_messages.h). Then such
+# a caller got the time only; now it gets no phase line at all: the passes'
+# time tracks their count too, and the phases split the call's time into the
+# count, the copy and the passes (docs/governance.md, "What a model's
+# metadata says"; the same time was its model's details.seconds).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -35,12 +38,11 @@ sub debug_lines
 	$node->psql('postgres', "SET ROLE $role; SET client_min_messages = debug1; $amp;",
 		stdout => \$out, stderr => \$err, on_error_die => 1);
 	is($out, 't', "$role: trained");
-	return join("\n", grep { /phase passes/ } split /\n/, $err);
+	return join("\n", grep { /phase / } split /\n/, $err);
 }
 
 my $analyst = debug_lines('analyst');
-like($analyst, qr/phase passes gradient\/loss: [0-9.]+ s/, 'the analyst sees the time of the passes');
-unlike($analyst, qr/statements\)/, 'but not how many there were');
+is($analyst, '', 'the analyst sees no phase line: neither the time of the passes nor how many there were');
 my $reader = debug_lines('reader');
 like($reader, qr/phase passes gradient\/loss: [0-9.]+ s \([0-9]+ statements\)/, 'a reader sees the count');
 
