@@ -107,6 +107,16 @@ SELECT model_id > 0 AS trained FROM dp_train('public.meta_src', 'y', 'x', algori
                                               batch_size => 10, epochs => 2);
 SELECT model_id > 0 AS trained FROM dp_train('public.meta_src', 'y', 'x', algorithm => 'amp', epsilon => 1,
                                               delta => 1e-5);
+-- OPDisc's groups and branch-and-bound nodes, Liu-Talwar's candidate numbers: none either
+SELECT model_id > 0 AS trained FROM dp_train('public.meta_src', 'y', 'x', algorithm => 'opdisc', epsilon => 1,
+                                              delta => 1e-5);
+SELECT model_id > 0 AS trained, candidates
+FROM dp_tune('public.meta_src', 'y', 'x', algorithm => 'dpadam', epsilon => 1, delta => 1e-5, method => 'liu_talwar',
+             grid => '{"learning_rate": [0.01, 0.1], "epochs": [2]}');
+-- holdout: the candidates (public: the grid) and their epochs
+SELECT model_id > 0 AS trained, candidates
+FROM dp_tune('public.meta_src', 'y', 'x', epsilon => 10, lambdas => '{0.01}', epochs => '{1, 2}',
+             batch_sizes => '{10}');
 SET client_min_messages = warning;
 RESET ROLE;
 
