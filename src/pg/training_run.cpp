@@ -181,7 +181,7 @@ void choose_where_to_read(Oid relid, const char* label, const char* features, co
 
 // The public facts into the run's config. Algorithms, schedules and options
 // that cannot run shard by shard are refused here when `checks_here`
-// (dp_tune's hook checks every candidate's run instead). C++: call inside
+// (dp_train's and dp_tune's hooks check their runs instead). C++: call inside
 // DPT_CORE.
 void record_public_facts(const PreparedData& prep, bool checks_here, dptrain::TrainingConfig* c) {
   c->source = prep.source_name;
@@ -241,8 +241,9 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   clock.mark("validation");
   choose_where_to_read(relid, label, features, *c, *ids, where, in_place, prep);
   refuse_data_categories_without_read_access(relid, *ids);
-  // Before the charge below: record_public_facts's shard-by-shard refusals.
-  DPT_CORE({ record_public_facts(*prep, checks_here, c); });
+  // Before the charge below: record_public_facts's shard-by-shard refusals
+  // (dp_train's hook makes them itself, with the defaults from n and d).
+  DPT_CORE({ record_public_facts(*prep, checks_here && before_charge == nullptr, c); });
   // Sparse features (docs/sparse.md): only runs whose every pass has a
   // sparse aggregate, refused before the charge below otherwise.
   if (prep->sparse) DPT_CORE({ dptrain::sparse::check(*c); });

@@ -168,6 +168,21 @@ done
 [ "$(ledger)" = "$after_ok" ] || fail "a refused run was charged: ledger $after_ok -> $(ledger)"
 echo "ok: scs13, bst14, dpsgd, opdisc and averaging refused with 0A000, a step above 2/beta as such, nothing charged"
 
+# The defaults from n and d (epsilon only) are the ones the plan before the
+# charge checks: a 30-row table in 4 shards trains with the plain table's
+# batch size, where the classic batch of 50 was refused before.
+points pts_small_plain 30
+distributed_copy pts_small_plain pts_small 4
+batch() { sql "SELECT details->'hyperparameters'->>'batch_size' FROM dptrain.models WHERE id = $1"; }
+out=$(train pts_small "epsilon => 1" || true); small=$(tail -1 <<<"$out")
+[[ "$small" =~ ^[0-9]+$ ]] || fail "epsilon only on a 30-row distributed table: $(grep ERROR <<<"$out")"
+out=$(train pts_small_plain "epsilon => 1" || true); small_plain=$(tail -1 <<<"$out")
+[[ "$small_plain" =~ ^[0-9]+$ ]] || fail "epsilon only on the 30-row plain table: $(grep ERROR <<<"$out")"
+[ "$(batch "$small")" = "$(batch "$small_plain")" ] && [ "$(batch "$small")" -le 30 ] ||
+  fail "batch size on 30 rows: distributed $(batch "$small"), plain $(batch "$small_plain")"
+echo "ok: epsilon only on a 30-row distributed table trains with the plain table's batch size ($(batch "$small"))"
+after_ok=$(ledger)
+
 # A sparse feature column cannot be trained in place (the shard passes read
 # float8[] rows; docs/sparse.md): 0A000 with the hint to densify, before the charge.
 sql "CREATE TABLE pts_sparse (id bigint, x dptrain.sparsevec, y boolean);
