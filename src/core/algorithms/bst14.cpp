@@ -59,14 +59,6 @@ void Bst14::check_arguments(const TrainingConfig& c) const {
 
 namespace {
 
-// The schedule of a run: the caller's, or strongly convex with lambda > 0,
-// else the convex 1/sqrt(t) step.
-ScheduleKind schedule_kind(const TrainingConfig& c) {
-  return c.schedule ? parse_schedule(*c.schedule)
-         : c.lambda > 0 ? ScheduleKind::StronglyConvex
-                        : ScheduleKind::InverseSqrt;
-}
-
 // The projection radius: the caller's, or 1/lambda with lambda > 0; a
 // convex run has none by default.
 double projection_radius(const TrainingConfig& c) {
@@ -83,7 +75,7 @@ double projection_radius(const TrainingConfig& c) {
 
 void Bst14::check_run_arguments(const TrainingConfig& c) const {
   const double radius = projection_radius(c);
-  check_schedule(c, schedule_kind(c), loss_constants(parse_loss(c.loss), c.feature_bound, c.lambda, radius, c.huber_h));
+  check_schedule(c, whitebox::schedule_kind(c), loss_constants(parse_loss(c.loss), c.feature_bound, c.lambda, radius, c.huber_h));
 }
 
 TrainingPlan Bst14::plan(const TrainingConfig& c) const {
@@ -102,7 +94,7 @@ TrainingPlan Bst14::plan(const TrainingConfig& c) const {
   const double radius = projection_radius(c);
   TrainingPlan p = whitebox::base_plan(c, radius);
   p.reshuffle = false;
-  const ScheduleKind kind = schedule_kind(c);
+  const ScheduleKind kind = whitebox::schedule_kind(c);
   // Convex BST14: eta_t = ||C|| / (G sqrt t) with ||C|| = 2R the diameter of the
   // ball and G^2 = L_x^2 + d sigma^2 / b^2 >= E||g~||^2 of the noisy averaged
   // gradient g~ = (sum + N(0, sigma^2 I_d)) / b.

@@ -27,12 +27,6 @@ namespace {
 
 double projection_radius(const TrainingConfig& c) { return c.radius.value_or(c.lambda > 0 ? 1.0 / c.lambda : 0.0); }
 
-ScheduleKind schedule_kind(const TrainingConfig& c) {
-  return c.schedule ? parse_schedule(*c.schedule)
-         : c.lambda > 0 ? ScheduleKind::StronglyConvex
-                        : ScheduleKind::InverseSqrt;
-}
-
 // epsilon-DP: l2-Laplace noise on every batch's gradient sum.
 void plan_laplace_noise(double sensitivity, double pass_epsilon, TrainingPlan& p) {
   // Density prop. to exp(-pass_epsilon ||z|| / Delta): each update is
@@ -86,7 +80,7 @@ void plan_gaussian_noise(const TrainingConfig& c, double sensitivity, double pas
 }  // namespace
 
 void Scs13::check_run_arguments(const TrainingConfig& c) const {
-  check_schedule(c, schedule_kind(c),
+  check_schedule(c, whitebox::schedule_kind(c),
                  loss_constants(parse_loss(c.loss), c.feature_bound, c.lambda, projection_radius(c), c.huber_h));
 }
 
@@ -99,7 +93,7 @@ TrainingPlan Scs13::plan(const TrainingConfig& c) const {
 
   const double radius = projection_radius(c);
   TrainingPlan p = whitebox::base_plan(c, radius);
-  const ScheduleKind kind = schedule_kind(c);
+  const ScheduleKind kind = whitebox::schedule_kind(c);
   p.epoch.schedule = plan_schedule(c, kind, p.constants, kDefaultLearningRate);
 
   const int k = c.epochs;

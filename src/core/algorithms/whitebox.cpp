@@ -14,6 +14,12 @@ double gradient_sum_sensitivity(const TrainingConfig& c) {
   return 2.0 * loss.lipschitz * std::sqrt(static_cast<double>(c.models()));
 }
 
+ScheduleKind schedule_kind(const TrainingConfig& c) {
+  return c.schedule ? parse_schedule(*c.schedule)
+         : c.lambda > 0 ? ScheduleKind::StronglyConvex
+                        : ScheduleKind::InverseSqrt;
+}
+
 TrainingPlan base_plan(const TrainingConfig& c, double radius) {
   TrainingPlan p = dptrain::base_plan(c);
   p.epoch.radius = radius;

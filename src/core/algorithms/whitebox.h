@@ -26,6 +26,10 @@ namespace dptrain::whitebox {
 // only), so it does not enter.
 double gradient_sum_sensitivity(const TrainingConfig& config);
 
+// The step schedule of a white-box run (SCS13, BST14): the caller's, or
+// strongly convex with lambda > 0, else the convex 1/sqrt(t) step.
+ScheduleKind schedule_kind(const TrainingConfig& config);
+
 // dptrain::base_plan plus the projection radius (0 = none) and the loss
 // constants on that ball.
 TrainingPlan base_plan(const TrainingConfig& config, double radius);
