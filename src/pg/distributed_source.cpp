@@ -339,12 +339,12 @@ int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& 
   // with it, every refusal before the charge naming a part's size would
   // be a free count of the keys in a subset the caller can compute; without it,
   // the part sizes of a fresh kappa depend on n alone (docs/tuning.md section 5).
-  const int hidden = hide_pass_statements(ids.caller_reads) ? hide_pass_statements_from_client() : 0;
+  const HiddenPasses hidden = hide_pass_statements(ids.caller_reads) ? hide_pass_statements_from_client() : HiddenPasses{};
   IdentitySwitch sw;
   switch_identity(&sw, ids.reader, true);
   const int rc = execute_checked(sql, 0, nullptr, nullptr, true, 0, source);
   restore_identity(&sw);
-  if (hidden) show_pass_statements_again(hidden);
+  if (hidden.level) show_pass_statements_again(hidden);
   if (rc != SPI_OK_SELECT) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
   int64* rows = static_cast<int64*>(palloc0(sizeof(int64) * S * parts));
   bool* seen = static_cast<bool*>(palloc0(sizeof(bool) * S * parts));

@@ -28,16 +28,6 @@ void set_suset_if_defined(const char* name, const char* value) {
     (void) set_config_option(name, value, PGC_SUSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 }
 
-// The buffer usage counters when each open hiding level began, by GUC nest
-// level. A level left by an error is never shown again: a new level is
-// numbered above every live one, so entries at or above it are stale.
-struct SavedUsage {
-  int level;
-  BufferUsage buffers;
-};
-SavedUsage saved_usage[16];
-int saved_count = 0;
-
 }  // namespace
 
 void stop_statement_statistics() {
@@ -55,7 +45,7 @@ void stop_statement_statistics() {
 
 bool hide_pass_statements(bool caller_reads) { return !caller_reads && !superuser_arg(GetSessionUserId()); }
 
-int hide_pass_statements_from_client() {
+HiddenPasses hide_pass_statements_from_client() {
   const int level = NewGUCNestLevel();
   // DEBUG and LOG (debug_print_*, Citus's DEBUG lines) rank below NOTICE for
   // the client; a caller's warning or error stays.
@@ -80,10 +70,7 @@ int hide_pass_statements_from_client() {
   set_citus_local("citus.log_remote_commands", "off");
   set_citus_local("citus.log_local_commands", "off");
   set_citus_local("citus.multi_task_query_log_level", "off");
-  while (saved_count > 0 && saved_usage[saved_count - 1].level >= level) --saved_count;
-  if (saved_count < static_cast<int>(sizeof saved_usage / sizeof saved_usage[0]))
-    saved_usage[saved_count++] = {level, pgBufferUsage};
-  return level;
+  return {level, pgBufferUsage};
 }
 
 // Restored as on an abort: the settings above are GUC_ACTION_LOCAL, which a
@@ -100,10 +87,9 @@ int hide_pass_statements_from_client() {
 // the default track = top), add up the buffers of everything the statement
 // ran: "local hit" grew by 4 per pass of the temp copy, the number of passes
 // (test/tap/010_statement_statistics_hidden.pl).
-void show_pass_statements_again(int level) {
-  AtEOXact_GUC(false, level);
-  while (saved_count > 0 && saved_usage[saved_count - 1].level > level) --saved_count;
-  if (saved_count > 0 && saved_usage[saved_count - 1].level == level) pgBufferUsage = saved_usage[--saved_count].buffers;
+void show_pass_statements_again(const HiddenPasses& hidden) {
+  AtEOXact_GUC(false, hidden.level);
+  pgBufferUsage = hidden.buffers;
 }
 
 }  // namespace dptrain::pg

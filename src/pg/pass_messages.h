@@ -20,6 +20,11 @@
 // (distributed_source.h, count_part_rows).
 #pragma once
 
+extern "C" {
+#include "postgres.h"
+#include "executor/instrument.h"
+}
+
 namespace dptrain::pg {
 
 // Whether the passes of a run whose caller reads the table iff
@@ -29,10 +34,15 @@ namespace dptrain::pg {
 bool hide_pass_statements(bool caller_reads);
 
 // Opens a GUC nest level in which client_min_messages is at least NOTICE,
-// debug_print_* and Citus's statement logging are off; returns the level for
-// show_pass_statements_again. Open it after begin_distributed_passes (so that
+// debug_print_* and Citus's statement logging are off; returns the level and
+// the buffer usage counters for show_pass_statements_again (kept by the
+// caller: a level left by an error is simply never shown again). Open it after begin_distributed_passes (so that
 // Citus propagates nothing of it).
-int hide_pass_statements_from_client();
+struct HiddenPasses {
+  int level = 0;         // the GUC nest level opened (0: nothing hidden)
+  BufferUsage buffers{};  // pgBufferUsage when it began
+};
+HiddenPasses hide_pass_statements_from_client();
 // Inside a GUC nest level the caller opens and rolls back: the statements
 // run from here on are counted in no statistics a role could read
 // (track_counts, track_functions, pg_stat_statements when loaded).
@@ -42,6 +52,6 @@ void stop_statement_statistics();
 // the buffer usage counters (pgBufferUsage) as they were when it began: the
 // blocks the passes read count in no EXPLAIN (ANALYZE, BUFFERS) or
 // pg_stat_statements entry of the caller's statement.
-void show_pass_statements_again(int level);
+void show_pass_statements_again(const HiddenPasses& hidden);
 
 }  // namespace dptrain::pg

@@ -292,7 +292,7 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
   const Snapshot snapshot = in_place && scratch->local ? begin_in_place_passes() : nullptr;
   const int guc_level = in_place && !scratch->local ? begin_distributed_passes() : 0;
   // The passes' parameter is the training state before noise (pass_messages.h).
-  const int hidden_level = hide_pass_statements(show_data_dependent) ? hide_pass_statements_from_client() : 0;
+  const HiddenPasses hidden = hide_pass_statements(show_data_dependent) ? hide_pass_statements_from_client() : HiddenPasses{};
   for (;;) {
     CHECK_FOR_INTERRUPTS();
     bool more = false;
@@ -326,7 +326,7 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
         ereport(NOTICE, (errmsg("dptrain: %s%s", prefix, m.message.c_str())));
   }
   if (snapshot) end_in_place_passes(snapshot);
-  if (hidden_level) show_pass_statements_again(hidden_level);
+  if (hidden.level) show_pass_statements_again(hidden);
   if (in_place && !scratch->local) end_distributed_passes(guc_level);
   // The number of passes is data-dependent for AMP and the optimum (their
   // optimizers stop on the data) and is no part of their release, and so is
