@@ -10,6 +10,7 @@
 #include "number_flags.h"
 #include "core/error.h"
 #include "pg_connection.h"
+#include "standard_descriptors.h"
 
 namespace {
 
@@ -25,6 +26,7 @@ int cancelled(const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!dptrain::client::keep_standard_descriptors_taken()) return 1;  // standard_descriptors.h
   CLI::App app{"dptrain: differentially private model training inside PostgreSQL"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "dptrain 0.2");
