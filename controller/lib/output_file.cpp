@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <regex>
 #include <stdexcept>
 #include <vector>
 
@@ -42,9 +43,35 @@ void write_in_place(const std::string& path, const std::string& text, int flags 
   if (close(fd) != 0) fail(path, "close", errno);
 }
 
+// The number of the open descriptor a name of the process's own descriptors
+// stands for (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: what a
+// shell's process substitution `--out >(gzip > m.gz)` passes), or -1.
+int descriptor_of(const std::string& path) {
+  static const std::regex alias(R"(/dev/(stdout|stderr|fd/([0-9]{1,9}))|/proc/self/fd/([0-9]{1,9}))");
+  std::smatch m;
+  if (!std::regex_match(path, m, alias)) return -1;
+  if (m[1] == "stdout") return STDOUT_FILENO;
+  if (m[1] == "stderr") return STDERR_FILENO;
+  return std::stoi(m[2].matched ? m[2].str() : m[3].str());
+}
+
+// Written to the descriptor itself, as to standard output; a regular file
+// behind it is synced, so that ENOSPC and EIO of delayed writes are seen.
+void write_to_descriptor(int fd, const std::string& path, const std::string& text) {
+  write_all(fd, text, path);
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fsync(fd) != 0) fail(path, "fsync", errno);
+}
+
 }  // namespace
 
 void write_output_file(const std::string& path, const std::string& text) {
+  // These are symbolic links to the descriptors (or, below /proc, to their
+  // files), which the rename below would replace: /dev/stdout was replaced
+  // by a regular file in /dev when run as root (the model never reached
+  // stdout, and every later process's /dev/stdout was that file), and for
+  // any other user it was refused, as no temporary file can be made in /dev.
+  if (const int fd = descriptor_of(path); fd >= 0) return write_to_descriptor(fd, path, text);
   struct stat st {};
   const bool exists = lstat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) fail(path, "open", EISDIR);

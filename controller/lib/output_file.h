@@ -12,9 +12,11 @@
 // renamed over `path` only when every byte is down: `path` holds the old
 // file or the new one, never a part. A symbolic link at `path` is replaced,
 // not written through (no write lands where a planted link points). An
-// existing character device or FIFO (/dev/stdout, a pipe) cannot be renamed
-// over and is written in place, with every error checked; so is an existing
-// writable regular file in a directory where no temporary file can be made.
+// existing character device or FIFO (/dev/tty, a named pipe) cannot be
+// renamed over and is written in place, with every error checked; so is an
+// existing writable regular file in a directory where no temporary file can
+// be made. The names of the CLI's own descriptors (/dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N) are written to the descriptor itself.
 #pragma once
 
 #include <string>

@@ -74,6 +74,31 @@ export_to "$WORK" || status=$?
 [ "$(find "$WORK" -name '.*' -newer "$WORK/target" | wc -l)" = 0 ] || fail "a temporary file was left in the directory"
 echo "ok: a directory as --out is refused"
 
+# The names of the CLI's own descriptors are written to the descriptor
+# (output_file.h): /dev/fd/N (what process substitution passes),
+# /proc/self/fd/N, /dev/stdout. They were symbolic links to rename over: no
+# temporary file can be made in /dev/fd or /proc/self/fd, nor in /dev but by
+# root -- who replaced the link /dev/stdout with a regular file holding the
+# model, exit 0, nothing on stdout. /dev/stdout is checked as an
+# unprivileged user only (never by root on this machine's /dev).
+export_to /dev/fd/3 3>"$WORK/fd3.json" || fail "--out /dev/fd/3 failed"
+[ "$(field 'j["id"]' <"$WORK/fd3.json")" = "$id" ] || fail "--out /dev/fd/3: the descriptor did not get the model"
+export_to /proc/self/fd/1 >"$WORK/fd1.json" || fail "--out /proc/self/fd/1 failed"
+[ "$(field 'j["id"]' <"$WORK/fd1.json")" = "$id" ] || fail "--out /proc/self/fd/1: stdout did not get the model"
+status=0
+export_to /dev/fd/9 9>&- || status=$?
+[ "$status" = 1 ] && grep -q "^dptrain: error: cannot write /dev/fd/9: write: Bad file descriptor" "$WORK/err" \
+  || fail "--out /dev/fd/9 (closed): status $status"
+echo "ok: --out /dev/fd/N and /proc/self/fd/N write to the descriptor (a closed one is an error)"
+if runuser -u postgres -- test -x "$DPTRAIN_CLI"; then
+  runuser -u postgres -- "$DPTRAIN_CLI" export --db "dbname=$db" --model "$id" --out /dev/stdout \
+    >"$WORK/stdout.json" 2>"$WORK/err" || fail "--out /dev/stdout failed"
+  [ "$(field 'j["id"]' <"$WORK/stdout.json")" = "$id" ] || fail "--out /dev/stdout: stdout did not get the model"
+  echo "ok: --out /dev/stdout writes to standard output"
+else
+  echo "SKIP: --out /dev/stdout (the postgres OS user cannot run $DPTRAIN_CLI)"
+fi
+
 # The mode of a new file is 0666 less the umask (mkstemp's 0600 is not kept).
 (umask 022 && export_to "$WORK/new.json") || fail "export to a new file failed"
 [ "$(stat -c %a "$WORK/new.json")" = 644 ] || fail "a new file has mode $(stat -c %a "$WORK/new.json"), expected 644"
