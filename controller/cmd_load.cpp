@@ -197,6 +197,13 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
   client::PgConnection conn(c.db);
   const std::string table = qualified(conn, c.table);
   const std::string test_table = c.test_table.empty() ? qualified(conn, c.table, "_test") : qualified(conn, c.test_table);
+  // One table for both parts: the test part's CREATE failed on the train
+  // part's table, and with --replace it dropped it, so the load "succeeded"
+  // with a table of the test rows alone (--table t --test-table public.t).
+  if (with_test && conn.exec("SELECT pg_catalog.parse_ident($1) = pg_catalog.parse_ident($2)", {table, test_table})
+                           .get(0, 0) == "t")
+    fail(ErrorKind::InvalidParameter, "--test-table " + c.test_table + " is the table of --table " + c.table, {},
+         "Give the test rows a table of their own (default: <table>_test).");
   if (!c.replace) {
     refuse_existing(conn, table, c.table);
     if (with_test) refuse_existing(conn, test_table, test_name);

@@ -52,3 +52,18 @@ if "$DPTRAIN_CLI" train --db "dbname=$db" --table 'My Table' --epsilon 1 >/dev/n
 fi
 grep -q "HINT:  Quote a name" "$WORK/err" || fail "train: no quoting hint: $(cat "$WORK/err")"
 echo "ok: train --table 'My Table' says how to quote it"
+
+# --test-table naming the table of --table (folded or qualified: one table)
+# is refused before anything is created. It failed on CREATE TABLE of the
+# test part, and with --replace dropped the train part's table: exit 0,
+# "loaded patients: 57 rows, public.Patients: 3 rows", 3 rows left.
+for replace in "" --replace; do
+  status=0
+  "$DPTRAIN_CLI" load --db "dbname=$db" --table Patients --test-table public.PATIENTS $replace \
+    --test-rows "$WORK/test_rows.txt" "$WORK/data.csv" >/dev/null 2>"$WORK/err" || status=$?
+  [ "$status" = 1 ] || fail "load with --test-table the table of --table $replace: exit status $status"
+  grep -q "^dptrain: error: --test-table public.PATIENTS is the table of --table Patients" "$WORK/err" \
+    || fail "load with --test-table the table of --table $replace: $(cat "$WORK/err")"
+  [ "$(q "SELECT count(*) FROM patients")" = 57 ] || fail "the table patients lost rows ($replace)"
+done
+echo "ok: --test-table naming the table of --table is refused, and the table keeps its rows"
