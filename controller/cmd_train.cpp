@@ -22,6 +22,7 @@ namespace dptrain::cli {
 namespace {
 
 void run(RunOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
+  client::keep_running_if_output_closes();  // run_result.h
   apply_run_options(o, cmd);
   apply_column_options(k, o, cmd, "dp_train");
   // Left out: chosen from public inputs (core/training/defaults.h), as in dp_train.

@@ -85,6 +85,7 @@ void run_liu_talwar(TuneOptions& o) {
 }
 
 void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
+  client::keep_running_if_output_closes();  // run_result.h
   apply_run_options(o, cmd);
   apply_column_options(k, o, cmd, "dp_tune");
   if (liu_talwar(o)) return run_liu_talwar(o);

@@ -9,8 +9,10 @@
 
 namespace dptrain::client {
 
+void keep_running_if_output_closes() { signal(SIGPIPE, SIG_IGN); }
+
 void print_run_result(const std::string& text, const std::string& summary) {
-  signal(SIGPIPE, SIG_IGN);  // a closed pipe: EPIPE, reported below, not a silent death
+  keep_running_if_output_closes();  // a closed pipe: EPIPE, reported below, not a silent death
   errno = 0;
   std::cout << text << std::flush;
   if (std::cout) return;

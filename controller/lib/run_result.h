@@ -20,4 +20,12 @@ namespace dptrain::client {
 // could not.
 void print_run_result(const std::string& text, const std::string& summary);
 
+// Called by train and tune before they connect: a reader of stdout or
+// stderr that goes away in the middle of the run (`dptrain train 2>&1 |
+// head -1`) no longer kills the CLI by SIGPIPE at its next NOTICE. The CLI
+// died after the run's charge and the run ended with it (charged, nothing
+// stored); now the lost lines are dropped, the run goes on and stores its
+// model, and a result that cannot be written is an error naming it.
+void keep_running_if_output_closes();
+
 }  // namespace dptrain::client

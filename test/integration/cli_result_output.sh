@@ -42,3 +42,26 @@ id=$(last_model)
 grep -q "^dptrain: error: could not write the result to standard output (Broken pipe); model $id: .*epsilon = 1 (stored)" \
   "$WORK/err" || fail "closed pipe: the error does not name the stored model $id"
 echo "ok: stdout a closed pipe: exit 1, and stderr names the stored model $id"
+
+# stderr a pipe whose reader is gone (`dptrain train 2>&1 | head -1` once
+# head has its line): the NOTICEs of the run are lost, the run is not. The
+# CLI died by SIGPIPE at its next NOTICE -- in server mode after the charge,
+# so the run was charged and stored nothing (run_result.h). Both modes print
+# a NOTICE here (the defaults of a bare --epsilon; the classes read from the data).
+for mode in --server --controller; do
+  before=$(last_model)
+  status=0
+  python3 - "$WORK/out" "$DPTRAIN_CLI" "${train[@]}" "$mode" --json <<'PY' || status=$?
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+with open(sys.argv[1], "wb") as out:
+    rc = subprocess.run(sys.argv[2:], stdout=out, stderr=w).returncode
+sys.exit(rc if rc >= 0 else 128 - rc)
+PY
+  [ "$status" = 0 ] || fail "stderr a closed pipe ($mode): exit status $status, expected 0 (141: killed by SIGPIPE)"
+  id=$(last_model)
+  [ "$id" != "$before" ] && [ "$(field 'j["model_id"]' <"$WORK/out")" = "$id" ] \
+    || fail "stderr a closed pipe ($mode): the model is not stored and printed: $(cat "$WORK/out")"
+  echo "ok: stderr a closed pipe ($mode): the run stores model $id and prints it"
+done
