@@ -3,12 +3,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 namespace dptrain::client {
 namespace {
@@ -83,6 +85,28 @@ PGconn* connect_for_report(const std::string& conninfo) {
   const char* keys[] = {"connect_timeout", "dbname", nullptr};
   const char* values[] = {"10", conninfo.c_str(), nullptr};
   return PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+}
+
+// A statement whose connection was lost (its backend terminated, the server
+// stopped or crashed). libpq gives such a result no fields, only its text:
+// the server's FATAL line, the CONTEXT of the internal statement the backend
+// was in (hundreds of characters of dp_train's SQL) and libpq's own three
+// lines, which the CLI printed whole after "dptrain: error: ". Now one line
+// with the server's reason, when it gave one, and as DETAIL its context but
+// the statement (dp_train's "this run's privacy charge ... stands").
+PgError connection_lost(const std::string& text) {
+  std::string reason = "the server closed the connection unexpectedly", detail;
+  const std::size_t fatal = text.find("FATAL:  ");
+  if (fatal == std::string::npos) return PgError("lost the connection to the server: " + reason, "08006");
+  const std::size_t from = fatal + std::strlen("FATAL:  "), end = std::min(text.find('\n', from), text.size());
+  reason = text.substr(from, end - from);
+  std::istringstream lines(text.substr(end));
+  for (std::string line; std::getline(lines, line);) {
+    if (line == "server closed the connection unexpectedly") break;  // libpq's own lines from here
+    if (line.rfind("CONTEXT:  ", 0) == 0) line.erase(0, std::strlen("CONTEXT:  "));
+    if (!line.empty() && line.rfind("SQL statement \"", 0) != 0) detail += (detail.empty() ? "" : "\n") + line;
+  }
+  return PgError("lost the connection to the server: " + reason, "08006", detail);
 }
 
 }  // namespace
@@ -169,6 +193,7 @@ PgResult PgConnection::check(PGresult* r) {
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_COPY_IN) return PgResult(r);
   PgResult owned(r);
   std::string msg = field(r, PG_DIAG_MESSAGE_PRIMARY);
+  if (msg.empty() && PQstatus(c_) == CONNECTION_BAD) throw connection_lost(PQerrorMessage(c_));
   if (msg.empty()) {
     msg = PQerrorMessage(c_);
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
@@ -205,7 +230,7 @@ void PgConnection::copy_in(const std::string& copy_sql, const std::function<bool
       chunk.clear();
       more = produce(chunk);
       if (!chunk.empty() && PQputCopyData(c_, chunk.data(), static_cast<int>(chunk.size())) != 1)
-        throw PgError(std::string("COPY failed: ") + PQerrorMessage(c_));
+        throw copy_failed();
     }
   } catch (...) {
     // Abort the COPY so that the connection can still roll back.
@@ -213,9 +238,14 @@ void PgConnection::copy_in(const std::string& copy_sql, const std::function<bool
     while (PGresult* r = PQgetResult(c_)) PQclear(r);
     throw;
   }
-  if (PQputCopyEnd(c_, nullptr) != 1) throw PgError(std::string("COPY failed: ") + PQerrorMessage(c_));
+  if (PQputCopyEnd(c_, nullptr) != 1) throw copy_failed();
   check(PQgetResult(c_));
   while (PGresult* r = PQgetResult(c_)) PQclear(r);
+}
+
+PgError PgConnection::copy_failed() const {
+  if (PQstatus(c_) == CONNECTION_BAD) return connection_lost(PQerrorMessage(c_));
+  return PgError(std::string("COPY failed: ") + PQerrorMessage(c_));
 }
 
 std::string PgConnection::quote_ident(const std::string& s) const {

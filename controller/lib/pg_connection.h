@@ -86,6 +86,7 @@ class PgConnection {
  private:
   PgResult check(PGresult* r);
   void refuse_if_interrupted(const std::string& sql) const;
+  PgError copy_failed() const;
   PGconn* c_ = nullptr;
   PGcancel* cancel_ = nullptr;
   Purpose purpose_;

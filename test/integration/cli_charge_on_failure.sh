@@ -72,6 +72,11 @@ die SIGINT 130
 die SIGTERM 143
 die terminate 1
 grep -q "terminating connection" "$WORK/err" || fail "terminate: the server's reason is not shown"
+# in one line: libpq's text (the server's FATAL line, the CONTEXT of
+# dp_train's internal statement, libpq's own three lines) was printed whole
+grep -q "^dptrain: error: lost the connection to the server: terminating connection due to administrator command (SQLSTATE 08006)$" \
+  "$WORK/err" || fail "terminate: the connection loss is not one clear line"
+grep -q "CONTEXT:\|FATAL:\|server closed the connection" "$WORK/err" && fail "terminate: libpq's text was printed"
 
 # The server cannot be asked after the failure (here: the database refuses
 # new connections, as after an immediate shutdown): the CLI says that the
@@ -89,6 +94,9 @@ psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "ALTER DATABASE $db ALLOW_CONNECTIO
 [ "$status" = 1 ] || fail "unreachable: exit status $status, expected 1"
 grep -q "^NOTE:  could not read the privacy ledger after the failure (.*): whether this run was charged, or even stored its model, is unknown" \
   "$WORK/err" || fail "unreachable: the CLI did not say the charge is unknown"
+# the server's context, which says the charge stands, is kept (without its statement)
+grep -q "^DETAIL:  dp_train: this run's privacy charge (epsilon = 1, delta = 0) was committed before this error; it stands" \
+  "$WORK/err" || fail "unreachable: the server's word on the charge is lost"
 echo "ok: a server that cannot be asked after the failure: the CLI says the charge is unknown"
 
 # A hangup the CLI was started to ignore (nohup) stays ignored: the run
