@@ -28,6 +28,19 @@ Datum float8_row(FunctionCallInfo fcinfo, const double* values, int n) {
   return HeapTupleGetDatum(heap_form_tuple(tupdesc, datums, nulls));
 }
 
+// The (epsilon, delta) of `guarantee` (C++: run inside DPT_CORE) as a row
+// of two float8 OUT parameters.
+template <typename Guarantee>
+Datum guarantee_row(FunctionCallInfo fcinfo, Guarantee guarantee) {
+  double out[2] = {0, 0};
+  DPT_CORE({
+    const pv::DpGuarantee g = guarantee();
+    out[0] = g.epsilon;
+    out[1] = g.delta;
+  });
+  return float8_row(fcinfo, out, 2);
+}
+
 // Arguments of rdp_epsilon / rdp_privacy / rdp_sigma after the leading numbers:
 // conversion text, orders float8[], adjacency text (argument positions from `first`).
 struct RdpArgs {
@@ -100,26 +113,14 @@ Datum dptrain_gaussian_delta(PG_FUNCTION_ARGS) {
 Datum dptrain_basic_composition(PG_FUNCTION_ARGS) {
   const double epsilon = PG_GETARG_FLOAT8(0), delta = PG_GETARG_FLOAT8(1);
   const int64 k = PG_GETARG_INT64(2);
-  double out[2] = {0, 0};
-  DPT_CORE({
-    const pv::DpGuarantee g = pv::basic_composition(epsilon, delta, k);
-    out[0] = g.epsilon;
-    out[1] = g.delta;
-  });
-  PG_RETURN_DATUM(float8_row(fcinfo, out, 2));
+  PG_RETURN_DATUM(guarantee_row(fcinfo, [&] { return pv::basic_composition(epsilon, delta, k); }));
 }
 
 // advanced_composition(epsilon, delta, k, delta_prime) -> (total_epsilon, total_delta)
 Datum dptrain_advanced_composition(PG_FUNCTION_ARGS) {
   const double epsilon = PG_GETARG_FLOAT8(0), delta = PG_GETARG_FLOAT8(1), delta_prime = PG_GETARG_FLOAT8(3);
   const int64 k = PG_GETARG_INT64(2);
-  double out[2] = {0, 0};
-  DPT_CORE({
-    const pv::DpGuarantee g = pv::advanced_composition(epsilon, delta, k, delta_prime);
-    out[0] = g.epsilon;
-    out[1] = g.delta;
-  });
-  PG_RETURN_DATUM(float8_row(fcinfo, out, 2));
+  PG_RETURN_DATUM(guarantee_row(fcinfo, [&] { return pv::advanced_composition(epsilon, delta, k, delta_prime); }));
 }
 
 // advanced_composition_step_epsilon(total_epsilon, k, delta_prime)
@@ -234,13 +235,7 @@ Datum dptrain_rdp_sigma(PG_FUNCTION_ARGS) {
 // dp_add_remove_to_replace_one(epsilon, delta) -> (replace_one_epsilon, replace_one_delta)
 Datum dptrain_dp_add_remove_to_replace_one(PG_FUNCTION_ARGS) {
   const double epsilon = PG_GETARG_FLOAT8(0), delta = PG_GETARG_FLOAT8(1);
-  double out[2] = {0, 0};
-  DPT_CORE({
-    const pv::DpGuarantee g = pv::dp_add_remove_to_replace_one(epsilon, delta);
-    out[0] = g.epsilon;
-    out[1] = g.delta;
-  });
-  PG_RETURN_DATUM(float8_row(fcinfo, out, 2));
+  PG_RETURN_DATUM(guarantee_row(fcinfo, [&] { return pv::dp_add_remove_to_replace_one(epsilon, delta); }));
 }
 
 // zcdp_add_remove_to_replace_one(rho)
