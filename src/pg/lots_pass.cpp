@@ -51,9 +51,7 @@ Datum dptrain_lots_pass(PG_FUNCTION_ARGS) {
   const dptrain::pg::OneCallPassArguments a = dptrain::pg::one_call_pass_arguments(fcinfo, "dptrain.lots_pass", "lot state");
   double* s = a.state;
   const int len = a.state_length;
-  const Oid relid = a.relid;
   const int64 rows = a.rows;
-  const int32 chunk_arg = a.chunk_rows;
 
   SequenceBox* box = nullptr;
   int64 expected = 0;  // about q n rows per lot: a bound for the chunk
@@ -72,23 +70,15 @@ Datum dptrain_lots_pass(PG_FUNCTION_ARGS) {
   dptrain::pg::delete_on_reset(CurrentMemoryContext, box);
 
   const int dim = ls::dim(s);
-  dptrain::pg::PreparedChunk chunk = dptrain::pg::make_prepared_chunk(chunk_arg, expected, dim);
-  dptrain::pg::PreparedRows table{};
-  dptrain::pg::open_prepared_rows(fcinfo, relid, rows, &table);
-  for (;;) {
-    CHECK_FOR_INTERRUPTS();
-    std::size_t n = 0;
-    DPT_CORE({ n = box->sequence->next_chunk(chunk.rows, chunk.tags, static_cast<std::size_t>(chunk.capacity)); });
-    if (n == 0) break;
-    dptrain::pg::fetch_chunk(&table, &chunk, static_cast<int>(n));
+  auto apply = [&](const dptrain::pg::PreparedChunk& chunk, std::size_t n) {
     for (std::size_t k = 0; k < n; ++k) check_label(s, chunk.y[k]);
     DPT_CORE({
       for (std::size_t k = 0; k < n; ++k)
         ls::add_row(s, chunk.x + k * static_cast<std::size_t>(dim), static_cast<int>(chunk.y[k]),
                     static_cast<std::uint64_t>(chunk.tags[k]));
     });
-  }
-  dptrain::pg::close_prepared_rows(&table);
+  };
+  dptrain::pg::stream_one_call_pass(fcinfo, a, expected, dim, box->sequence.get(), apply);
   DPT_CORE({ ls::finish(s); });  // as the aggregate's final function
   PG_RETURN_ARRAYTYPE_P(dptrain::pg::make_float8_array(s, len));
 }

@@ -113,6 +113,29 @@ struct OneCallPassArguments {
 // Refuses NULLs with a hint naming `fn`; copies the state.
 OneCallPassArguments one_call_pass_arguments(FunctionCallInfo fcinfo, const char* fn, const char* state_name);
 
+// The loop of a one-call pass over the prepared table of `a`: the next
+// chunk's row numbers and tags from `sequence` (its next_chunk(rows, tags,
+// capacity), 0 at the end, run inside DPT_CORE), fetched, then handed to
+// `apply(chunk, n)` (PostgreSQL code: it runs its C++ inside DPT_CORE),
+// until the sequence ends; then the table is closed. `at_most` bounds the
+// chunk (make_prepared_chunk).
+template <typename Sequence, typename Apply>
+void stream_one_call_pass(FunctionCallInfo fcinfo, const OneCallPassArguments& a, int64 at_most, int dim,
+                          Sequence* sequence, Apply apply) {
+  PreparedChunk chunk = make_prepared_chunk(a.chunk_rows, at_most, dim);
+  PreparedRows table{};
+  open_prepared_rows(fcinfo, a.relid, a.rows, &table);
+  for (;;) {
+    CHECK_FOR_INTERRUPTS();
+    std::size_t n = 0;
+    DPT_CORE({ n = sequence->next_chunk(chunk.rows, chunk.tags, static_cast<std::size_t>(chunk.capacity)); });
+    if (n == 0) break;
+    fetch_chunk(&table, &chunk, static_cast<int>(n));
+    apply(static_cast<const PreparedChunk&>(chunk), n);
+  }
+  close_prepared_rows(&table);
+}
+
 // The blessed (tag, x, y) result row type of `fn`.
 TupleDesc sampled_pass_result_type(FunctionCallInfo fcinfo, const char* fn);
 

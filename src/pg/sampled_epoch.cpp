@@ -44,9 +44,7 @@ Datum dptrain_sampled_epoch(PG_FUNCTION_ARGS) {
   const dptrain::pg::OneCallPassArguments a = dptrain::pg::one_call_pass_arguments(fcinfo, "dptrain.sampled_epoch", "training state");
   double* s = a.state;
   const int len = a.state_length;
-  const Oid relid = a.relid;
   const int64 rows = a.rows;
-  const int32 chunk_arg = a.chunk_rows;
 
   int dim = 0;
   int64 total = 0;  // entries of the epoch: ceil(n / b) * b
@@ -66,21 +64,13 @@ Datum dptrain_sampled_epoch(PG_FUNCTION_ARGS) {
   });
   dptrain::pg::delete_on_reset(CurrentMemoryContext, box);
 
-  dptrain::pg::PreparedChunk chunk = dptrain::pg::make_prepared_chunk(chunk_arg, total, dim);
-  dptrain::pg::PreparedRows table{};
-  dptrain::pg::open_prepared_rows(fcinfo, relid, rows, &table);
-  for (;;) {
-    CHECK_FOR_INTERRUPTS();
-    std::size_t n = 0;
-    DPT_CORE({ n = box->sequence->next_chunk(chunk.rows, chunk.tags, static_cast<std::size_t>(chunk.capacity)); });
-    if (n == 0) break;
-    dptrain::pg::fetch_chunk(&table, &chunk, static_cast<int>(n));
+  auto apply = [&](const dptrain::pg::PreparedChunk& chunk, std::size_t n) {
     DPT_CORE({
       for (std::size_t k = 0; k < n; ++k)
         es::add_sampled_row(s, chunk.x + k * static_cast<std::size_t>(dim), dim, chunk.y[k], chunk.tags[k]);
     });
-  }
-  dptrain::pg::close_prepared_rows(&table);
+  };
+  dptrain::pg::stream_one_call_pass(fcinfo, a, total, dim, box->sequence.get(), apply);
   DPT_CORE({ es::flush(s); });  // as the aggregate's final function
   PG_RETURN_ARRAYTYPE_P(dptrain::pg::make_float8_array(s, len));
 }
