@@ -60,32 +60,13 @@ AmpRun::AmpRun(TrainingConfig config, amp::AmpPlan plan, std::unique_ptr<privacy
 
 Model AmpRun::release(double seconds) {
   if (released_) fail(ErrorKind::Internal, "release() called twice");
-  WeightMatrix w = solutions();
+  Model m = solution_model(config_, "amp", config_.lambda, plan_.privacy_json(), seconds);
   released_ = true;
-  amp::add_output_noise(plan_, w, *rng_);  // steps 6-7
-
-  Model m;
-  m.name = config_.name;
-  m.algorithm = "amp";
-  m.loss = plan_.loss;
-  m.huber_h = plan_.huber_h;
-  m.feature_bound = plan_.lipschitz;
-  m.classes = config_.classes;
-  m.weights = w;
+  amp::add_output_noise(plan_, m.weights, *rng_);  // steps 6-7
   m.epsilon = plan_.epsilon;
   m.delta = plan_.delta;
   m.seeded = config_.seed.has_value();
-  nlohmann::json hyper = {{"loss", config_.loss}, {"lambda", config_.lambda}, {"feature_bound", plan_.lipschitz}};
-  if (plan_.loss == LossKind::HuberSvm) hyper["huber_h"] = plan_.huber_h;
-  if (!config_.options.empty()) hyper["options"] = config_.options;
-  m.details = {
-      {"hyperparameters", hyper},
-      {"data", data_facts(config_)},
-      {"privacy", plan_.privacy_json()},
-      {"optimizer", optimizer_json()},
-      {"randomness", randomness_note(m.seeded)},
-      {"seconds", seconds},
-  };
+  m.details["randomness"] = randomness_note(m.seeded);
   add_seed_and_warnings(m, config_, plan_.warnings);
   return m;
 }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/engine/model_details.h"
 #include "core/engine/table_changed.h"
 
 namespace dptrain {
@@ -104,6 +105,29 @@ WeightMatrix MinimizationRun::solutions() const {
   if (!sent_.empty() || !lockstep_.converged())
     fail(ErrorKind::Internal, "release() before every model converged");
   return lockstep_.solutions();
+}
+
+Model MinimizationRun::solution_model(const TrainingConfig& config, const std::string& algorithm, double lambda,
+                                      const nlohmann::json& privacy, double seconds) const {
+  Model m;
+  m.weights = solutions();
+  m.name = config.name;
+  m.algorithm = algorithm;
+  m.loss = setup_.problem.loss;
+  m.huber_h = setup_.problem.huber_h;
+  m.feature_bound = setup_.feature_bound;
+  m.classes = config.classes;
+  nlohmann::json hyper = {{"loss", config.loss}, {"lambda", lambda}, {"feature_bound", setup_.feature_bound}};
+  if (m.loss == LossKind::HuberSvm) hyper["huber_h"] = m.huber_h;
+  if (!config.options.empty()) hyper["options"] = config.options;
+  m.details = {
+      {"hyperparameters", hyper},
+      {"data", data_facts(config)},
+      {"privacy", privacy},
+      {"optimizer", optimizer_json()},
+      {"seconds", seconds},
+  };
+  return m;
 }
 
 nlohmann::json MinimizationRun::optimizer_json() const {

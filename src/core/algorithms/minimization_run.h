@@ -56,10 +56,16 @@ class MinimizationRun : public Run {
  protected:
   // K x d, after next() returned nothing (every model converged).
   WeightMatrix solutions() const;
-  // The "optimizer" part of the metadata (public settings only).
-  nlohmann::json optimizer_json() const;
+  // The model of solutions(), as both runs release it: the problem's loss and
+  // feature bound, and the metadata hyperparameters (loss, lambda,
+  // feature_bound, huber_h of a Huber loss, options), data, privacy,
+  // optimizer and seconds. release() adds what is its own (AMP: b2).
+  Model solution_model(const TrainingConfig& config, const std::string& algorithm, double lambda,
+                       const nlohmann::json& privacy, double seconds) const;
 
  private:
+  // The "optimizer" part of the metadata (public settings only).
+  nlohmann::json optimizer_json() const;
   gradient_state::Request request(bool hessian) const;
 
   MinimizationSetup setup_;

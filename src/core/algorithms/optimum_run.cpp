@@ -45,25 +45,8 @@ OptimumRun::OptimumRun(TrainingConfig config, optimum::OptimumPlan plan)
 
 Model OptimumRun::release(double seconds) {
   if (released_) fail(ErrorKind::Internal, "release() called twice");
-  Model m;
-  m.weights = solutions();
+  Model m = solution_model(config_, "optimum", plan_.lambda, plan_.describe(), seconds);
   released_ = true;
-  m.name = config_.name;
-  m.algorithm = "optimum";
-  m.loss = plan_.loss;
-  m.huber_h = plan_.huber_h;
-  m.feature_bound = plan_.feature_bound;
-  m.classes = config_.classes;
-  nlohmann::json hyper = {{"loss", config_.loss}, {"lambda", plan_.lambda}, {"feature_bound", plan_.feature_bound}};
-  if (plan_.loss == LossKind::HuberSvm) hyper["huber_h"] = plan_.huber_h;
-  if (!config_.options.empty()) hyper["options"] = config_.options;
-  m.details = {
-      {"hyperparameters", hyper},
-      {"data", data_facts(config_)},
-      {"privacy", plan_.describe()},
-      {"optimizer", optimizer_json()},
-      {"seconds", seconds},
-  };
   if (!plan_.warnings.empty()) m.details["warnings"] = plan_.warnings;
   return m;
 }
