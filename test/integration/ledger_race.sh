@@ -63,33 +63,13 @@ SQL
 )
 fi
 
-barrier_hold 4242
-for i in $(seq 1 $SESSIONS); do
-  { barrier_prefix 4242; echo "$RUN"; } >"$WORK/run_$i.sql"
-  PGOPTIONS='-c client_min_messages=warning' psql -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=verbose \
-    -d "$DB" -U "$RACER" -f "$WORK/run_$i.sql" >"$WORK/out_$i" 2>"$WORK/err_$i" &
-  pids[$i]=$!
-done
-barrier_await $SESSIONS 4242
-barrier_release
-succeeded=0
-refused=0
-for i in $(seq 1 $SESSIONS); do
-  if wait "${pids[$i]}"; then
-    succeeded=$((succeeded + 1))
-  elif grep -q "ERROR:  DP001:" "$WORK/err_$i"; then
-    refused=$((refused + 1))
-  else
-    fail "session $i failed otherwise: $(cat "$WORK/err_$i")"
-  fi
-done
-end=$(date +%s.%N)
+race $SESSIONS 4242 "$RUN" "$RACER"
 
 spent=$(q -c "SELECT spent_epsilon FROM dptrain.budgets")
 ledger=$(q -c "SELECT count(*) || ' ' || coalesce(sum(epsilon), 0) FROM dptrain.ledger WHERE budgeted")
 models=$(q -c "SELECT count(*) FROM dptrain.models WHERE created_by = '$RACER'")
 printf 'ledger_race (%s mode): %d sessions, %d succeeded, %d refused (DP001) in %.2f s; spent epsilon %s of 1.0\n' \
-  "$MODE" "$SESSIONS" "$succeeded" "$refused" "$(awk -v a="$race_start" -v b="$end" 'BEGIN { print b - a }')" "$spent"
+  "$MODE" "$SESSIONS" "$succeeded" "$refused" "$race_seconds" "$spent"
 [ "$succeeded" -eq "$K" ] || fail "expected exactly $K runs to succeed, $succeeded did"
 [ "$refused" -eq $((SESSIONS - K)) ] || fail "expected $((SESSIONS - K)) refusals, got $refused"
 [ "$ledger" = "$K 1.00" ] || [ "$ledger" = "$K 1" ] || fail "ledger: $ledger"

@@ -38,35 +38,14 @@ SELECT dp_set_table_budget('cap_race', 1.0);
 SQL
 RUN="SELECT model_id > 0 FROM dp_train('cap_race', 'y', 'x', algorithm => 'bolton', epsilon => 0.125, lambda => 0.01, epochs => 2);"
 
-barrier_hold 4243
-for i in $(seq 1 $SESSIONS); do
-  role=${ROLES[$(( (i - 1) % 4 ))]}
-  { barrier_prefix 4243; echo "$RUN"; } >"$WORK/run_$i.sql"
-  PGOPTIONS='-c client_min_messages=warning' psql -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=verbose \
-    -d "$DB" -U "$role" -f "$WORK/run_$i.sql" >"$WORK/out_$i" 2>"$WORK/err_$i" &
-  pids[$i]=$!
-done
-barrier_await $SESSIONS 4243
-barrier_release
-succeeded=0
-refused=0
-for i in $(seq 1 $SESSIONS); do
-  if wait "${pids[$i]}"; then
-    succeeded=$((succeeded + 1))
-  elif grep -q "ERROR:  DP001:" "$WORK/err_$i"; then
-    refused=$((refused + 1))
-  else
-    fail "session $i failed otherwise: $(cat "$WORK/err_$i")"
-  fi
-done
-end=$(date +%s.%N)
+race $SESSIONS 4243 "$RUN" "${ROLES[@]}"
 
 spent=$(q -c "SELECT spent_epsilon FROM dptrain.table_budgets")
 ledger=$(q -c "SELECT count(*) || ' ' || coalesce(sum(epsilon), 0) FROM dptrain.ledger WHERE capped")
 roles_used=$(q -c "SELECT count(DISTINCT role) FROM dptrain.ledger WHERE capped")
 role_sum=$(q -c "SELECT sum(spent_epsilon) FROM dptrain.budgets")
 printf 'table_cap_race: %d sessions of 4 roles, %d succeeded (%s roles), %d refused (DP001) in %.2f s; cap spent %s of 1.0\n' \
-  "$SESSIONS" "$succeeded" "$roles_used" "$refused" "$(awk -v a="$race_start" -v b="$end" 'BEGIN { print b - a }')" "$spent"
+  "$SESSIONS" "$succeeded" "$roles_used" "$refused" "$race_seconds" "$spent"
 [ "$succeeded" -eq "$K" ] || fail "expected exactly $K runs to succeed, $succeeded did"
 [ "$refused" -eq $((SESSIONS - K)) ] || fail "expected $((SESSIONS - K)) refusals, got $refused"
 [ "$(q -c "SELECT $spent = 1.0")" = t ] || fail "the cap is not exactly spent: $spent"
