@@ -5,26 +5,15 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "checked_flag.h"
 
 namespace {
 
 std::string parse_options(const std::string& value) {
-  CLI::App app{"test"};
-  std::string options = "{}";
-  app.add_option("--options", options)->check(dptrain::client::json_object_flag());
-  std::vector<std::string> args{value, "--options"};  // CLI11 takes them last first
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream out;
-    EXPECT_NE(app.exit(e, out, out), 0);
-    return e.what();
-  }
-  EXPECT_EQ(options, value);
-  return "";
+  return dptrain::client::testing::parse_checked_flag("--options", dptrain::client::json_object_flag(), value);
 }
 
 TEST(JsonFlags, MalformedJsonNamesTheFlagAndTheError) {

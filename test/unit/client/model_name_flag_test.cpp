@@ -5,26 +5,14 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
-#include <vector>
+
+#include "checked_flag.h"
 
 namespace {
 
 std::string parse_name(const std::string& value) {
-  CLI::App app{"test"};
-  std::string name;
-  app.add_option("--name", name)->check(dptrain::client::model_name_flag());
-  std::vector<std::string> args{value, "--name"};  // CLI11 takes them last first
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream out;
-    EXPECT_NE(app.exit(e, out, out), 0);
-    return e.what();
-  }
-  EXPECT_EQ(name, value);
-  return "";
+  return dptrain::client::testing::parse_checked_flag("--name", dptrain::client::model_name_flag(), value);
 }
 
 TEST(ModelNameFlag, ControlCharactersAreRefusedNamingTheByte) {
