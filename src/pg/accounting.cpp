@@ -41,6 +41,14 @@ Datum guarantee_row(FunctionCallInfo fcinfo, Guarantee guarantee) {
   return float8_row(fcinfo, out, 2);
 }
 
+// The float8 `value` returns (C++: run inside DPT_CORE).
+template <typename Value>
+Datum float8_result(Value value) {
+  double out = 0;
+  DPT_CORE({ out = value(); });
+  return Float8GetDatum(out);
+}
+
 // Arguments of rdp_epsilon / rdp_privacy / rdp_sigma after the leading numbers:
 // conversion text, orders float8[], adjacency text (argument positions from `first`).
 struct RdpArgs {
@@ -96,17 +104,14 @@ PG_FUNCTION_INFO_V1(dptrain_zcdp_add_remove_to_replace_one);
 Datum dptrain_gaussian_sigma(PG_FUNCTION_ARGS) {
   const double epsilon = PG_GETARG_FLOAT8(0), delta = PG_GETARG_FLOAT8(1), sensitivity = PG_GETARG_FLOAT8(2);
   const char* method = text_to_cstring(PG_GETARG_TEXT_PP(3));
-  double sigma = 0;
-  DPT_CORE({ sigma = pv::gaussian_sigma(sensitivity, epsilon, delta, pv::parse_gaussian_calibration(method)); });
-  PG_RETURN_FLOAT8(sigma);
+  PG_RETURN_DATUM(float8_result(
+      [&] { return pv::gaussian_sigma(sensitivity, epsilon, delta, pv::parse_gaussian_calibration(method)); }));
 }
 
 // gaussian_delta(sigma, epsilon, sensitivity)
 Datum dptrain_gaussian_delta(PG_FUNCTION_ARGS) {
   const double sigma = PG_GETARG_FLOAT8(0), epsilon = PG_GETARG_FLOAT8(1), sensitivity = PG_GETARG_FLOAT8(2);
-  double delta = 0;
-  DPT_CORE({ delta = pv::analytic_gaussian_delta(sensitivity, sigma, epsilon); });
-  PG_RETURN_FLOAT8(delta);
+  PG_RETURN_DATUM(float8_result([&] { return pv::analytic_gaussian_delta(sensitivity, sigma, epsilon); }));
 }
 
 // basic_composition(epsilon, delta, k) -> (total_epsilon, total_delta)
@@ -127,50 +132,39 @@ Datum dptrain_advanced_composition(PG_FUNCTION_ARGS) {
 Datum dptrain_advanced_composition_step_epsilon(PG_FUNCTION_ARGS) {
   const double total = PG_GETARG_FLOAT8(0), delta_prime = PG_GETARG_FLOAT8(2);
   const int64 k = PG_GETARG_INT64(1);
-  double epsilon = 0;
-  DPT_CORE({ epsilon = pv::advanced_composition_step_epsilon(total, k, delta_prime); });
-  PG_RETURN_FLOAT8(epsilon);
+  PG_RETURN_DATUM(float8_result([&] { return pv::advanced_composition_step_epsilon(total, k, delta_prime); }));
 }
 
 // zcdp_gaussian_rho(sigma, sensitivity)
 Datum dptrain_zcdp_gaussian_rho(PG_FUNCTION_ARGS) {
   const double sigma = PG_GETARG_FLOAT8(0), sensitivity = PG_GETARG_FLOAT8(1);
-  double rho = 0;
-  DPT_CORE({ rho = pv::zcdp_gaussian_rho(sensitivity, sigma); });
-  PG_RETURN_FLOAT8(rho);
+  PG_RETURN_DATUM(float8_result([&] { return pv::zcdp_gaussian_rho(sensitivity, sigma); }));
 }
 
 // zcdp_gaussian_sigma(rho, sensitivity)
 Datum dptrain_zcdp_gaussian_sigma(PG_FUNCTION_ARGS) {
   const double rho = PG_GETARG_FLOAT8(0), sensitivity = PG_GETARG_FLOAT8(1);
-  double sigma = 0;
-  DPT_CORE({ sigma = pv::zcdp_gaussian_sigma(sensitivity, rho); });
-  PG_RETURN_FLOAT8(sigma);
+  PG_RETURN_DATUM(float8_result([&] { return pv::zcdp_gaussian_sigma(sensitivity, rho); }));
 }
 
 // zcdp_from_pure_dp(epsilon)
 Datum dptrain_zcdp_from_pure_dp(PG_FUNCTION_ARGS) {
   const double epsilon = PG_GETARG_FLOAT8(0);
-  double rho = 0;
-  DPT_CORE({ rho = pv::zcdp_from_pure_dp(epsilon); });
-  PG_RETURN_FLOAT8(rho);
+  PG_RETURN_DATUM(float8_result([&] { return pv::zcdp_from_pure_dp(epsilon); }));
 }
 
 // zcdp_to_dp(rho, delta, conversion)
 Datum dptrain_zcdp_to_dp(PG_FUNCTION_ARGS) {
   const double rho = PG_GETARG_FLOAT8(0), delta = PG_GETARG_FLOAT8(1);
   const char* conversion = text_to_cstring(PG_GETARG_TEXT_PP(2));
-  double epsilon = 0;
-  DPT_CORE({ epsilon = pv::zcdp_to_dp_epsilon(rho, delta, pv::parse_zcdp_conversion(conversion)); });
-  PG_RETURN_FLOAT8(epsilon);
+  PG_RETURN_DATUM(float8_result(
+      [&] { return pv::zcdp_to_dp_epsilon(rho, delta, pv::parse_zcdp_conversion(conversion)); }));
 }
 
 // dp_to_zcdp(epsilon, delta)
 Datum dptrain_dp_to_zcdp(PG_FUNCTION_ARGS) {
   const double epsilon = PG_GETARG_FLOAT8(0), delta = PG_GETARG_FLOAT8(1);
-  double rho = 0;
-  DPT_CORE({ rho = pv::dp_to_zcdp_rho(epsilon, delta); });
-  PG_RETURN_FLOAT8(rho);
+  PG_RETURN_DATUM(float8_result([&] { return pv::dp_to_zcdp_rho(epsilon, delta); }));
 }
 
 // rdp_default_orders()
@@ -188,9 +182,7 @@ Datum dptrain_rdp_default_orders(PG_FUNCTION_ARGS) {
 // sampled_gaussian_rdp(q, sigma, alpha)
 Datum dptrain_sampled_gaussian_rdp(PG_FUNCTION_ARGS) {
   const double q = PG_GETARG_FLOAT8(0), sigma = PG_GETARG_FLOAT8(1), alpha = PG_GETARG_FLOAT8(2);
-  double rdp = 0;
-  DPT_CORE({ rdp = pv::sampled_gaussian_rdp(q, sigma, alpha); });
-  PG_RETURN_FLOAT8(rdp);
+  PG_RETURN_DATUM(float8_result([&] { return pv::sampled_gaussian_rdp(q, sigma, alpha); }));
 }
 
 // rdp_epsilon(q, sigma, steps, delta, conversion, orders, adjacency)
@@ -198,9 +190,8 @@ Datum dptrain_rdp_epsilon(PG_FUNCTION_ARGS) {
   const double q = PG_GETARG_FLOAT8(0), sigma = PG_GETARG_FLOAT8(1), delta = PG_GETARG_FLOAT8(3);
   const int64 steps = PG_GETARG_INT64(2);
   const RdpArgs args = rdp_args(fcinfo, 4);
-  double epsilon = 0;
-  DPT_CORE({ epsilon = pv::sampled_gaussian_epsilon(q, sigma, steps, delta, rdp_options(args)).epsilon; });
-  PG_RETURN_FLOAT8(epsilon);
+  PG_RETURN_DATUM(float8_result(
+      [&] { return pv::sampled_gaussian_epsilon(q, sigma, steps, delta, rdp_options(args)).epsilon; }));
 }
 
 // rdp_privacy(q, sigma, steps, delta, conversion, orders, adjacency) -> (epsilon, optimal_order)
@@ -241,9 +232,7 @@ Datum dptrain_dp_add_remove_to_replace_one(PG_FUNCTION_ARGS) {
 // zcdp_add_remove_to_replace_one(rho)
 Datum dptrain_zcdp_add_remove_to_replace_one(PG_FUNCTION_ARGS) {
   const double rho = PG_GETARG_FLOAT8(0);
-  double out = 0;
-  DPT_CORE({ out = pv::zcdp_add_remove_to_replace_one(rho); });
-  PG_RETURN_FLOAT8(out);
+  PG_RETURN_DATUM(float8_result([&] { return pv::zcdp_add_remove_to_replace_one(rho); }));
 }
 
 }  // extern "C"
