@@ -35,14 +35,20 @@ Rows rows(Dataset& d, Part p) {
 const char* kTrain = "20, red, 3, >50K\n60, blue, ?, <=50K\n35, ?, 7, >50K\n50, green, 1, <=50K\n";
 const char* kTest = "|1x3 Cross validator\n70, red, 2, >50K.\n10, violet, 3, <=50K.\n40, blue, ?, <=50K.\n";
 
-TEST(LoadSpec, ScoringTheTestFileGivesTheTestTableBitForBit) {
-  TempFile train(kTrain), test(kTest);
+// How `dptrain load` reads those two files.
+LoadOptions uci_options(const TempFile& train, const TempFile& test) {
   LoadOptions o;
   o.file = train.path();
   o.test_file = test.path();
   o.csv.header = false;
   o.csv.drop_missing = true;
   o.labels.positive = ">50K";
+  return o;
+}
+
+TEST(LoadSpec, ScoringTheTestFileGivesTheTestTableBitForBit) {
+  TempFile train(kTrain), test(kTest);
+  LoadOptions o = uci_options(train, test);
   Dataset loaded(o);
   const nlohmann::json spec = loaded.metadata();
   EXPECT_TRUE(spec.at("from_data").get<bool>());  // age bounds and the color list come from the data
@@ -245,12 +251,7 @@ TEST(LoadSpec, IncompleteOrWithheldSpecsAreRefused) {
 
 TEST(LoadSpec, ThePublicCommentKeepsNoFactOfTheRows) {
   TempFile train(kTrain), test(kTest);
-  LoadOptions o;
-  o.file = train.path();
-  o.test_file = test.path();
-  o.csv.header = false;
-  o.csv.drop_missing = true;
-  o.labels.positive = ">50K";
+  LoadOptions o = uci_options(train, test);
   o.schema.bounds["c3"] = Bounds{0, 10};  // declared: public
   Dataset loaded(o);
   const nlohmann::json meta = loaded.metadata();
