@@ -18,7 +18,6 @@
 #include "phase_timing.h"
 #include "training_data.h"
 #include "training_run.h"
-#include "writable_transaction.h"
 
 namespace {
 
@@ -141,9 +140,7 @@ HeapTuple train_result(TupleDesc tupdesc, int64 id, const dptrain::Model& m, con
   else nulls[3] = true;
   if (m.delta) values[4] = Float8GetDatum(*m.delta);
   else nulls[4] = true;
-  values[5] = PointerGetDatum(dptrain::pg::weights_array(m));
-  values[6] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
-  values[7] = DirectFunctionCall1(jsonb_in, CStringGetDatum(stored_details));
+  dptrain::pg::model_result_columns(m, stored_details, values + 5);
   return heap_form_tuple(tupdesc, values, nulls);
 }
 
@@ -156,10 +153,7 @@ PG_FUNCTION_INFO_V1(dptrain_dp_train);
 Datum dptrain_dp_train(PG_FUNCTION_ARGS) {
   refuse_null_arguments(fcinfo);
   // Storing the model needs a writable transaction: refused now, before any charge.
-  dptrain::pg::require_writable_transaction("dp_train");
-  TupleDesc tupdesc;
-  if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_train must return a row");
-  tupdesc = BlessTupleDesc(tupdesc);
+  const TupleDesc tupdesc = dptrain::pg::storing_call_row_type(fcinfo, "dp_train");
   MemoryContext caller = CurrentMemoryContext;
 
   // dp_train(..., features => ARRAY['age', ...], bounds, categories, normalization)

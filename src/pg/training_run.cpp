@@ -22,6 +22,7 @@ extern "C" {
 #include "training_columns.h"
 #include "training_data.h"
 #include "training_tables.h"
+#include "writable_transaction.h"
 
 namespace dptrain::pg {
 
@@ -268,9 +269,19 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
                      errhint("Pass classes => ARRAY[...] to declare them.")));
 }
 
-ArrayType* weights_array(const dptrain::Model& m) {
+TupleDesc storing_call_row_type(FunctionCallInfo fcinfo, const char* fn) {
+  require_writable_transaction(fn);
+  TupleDesc tupdesc;
+  if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "%s must return a row", fn);
+  return BlessTupleDesc(tupdesc);
+}
+
+void model_result_columns(const dptrain::Model& m, const char* stored_details, Datum* out) {
   const int K = static_cast<int>(m.weights.rows()), d = static_cast<int>(m.weights.cols());
-  return K == 1 ? make_float8_array(m.weights.data(), d) : make_float8_matrix(m.weights.data(), K, d);
+  ArrayType* weights = K == 1 ? make_float8_array(m.weights.data(), d) : make_float8_matrix(m.weights.data(), K, d);
+  out[0] = PointerGetDatum(weights);
+  out[1] = PointerGetDatum(make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
+  out[2] = DirectFunctionCall1(jsonb_in, CStringGetDatum(stored_details));
 }
 
 Oid pass_role(const RunIdentities& ids, const PreparedData& prep) {

@@ -78,8 +78,15 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
                struct PreparedData* prep, InPlace in_place = InPlace::No, void (*before_charge)(void*) = nullptr,
                void* before_charge_arg = nullptr);
 
-// A released model's weights as SQL: float8[d] (binary) or float8[K][d].
-ArrayType* weights_array(const dptrain::Model& model);
+// The start of a call that stores a model (dp_train, dp_tune, named `fn`):
+// refused in a transaction that cannot write (writable_transaction.h,
+// before any charge); its blessed result row type.
+TupleDesc storing_call_row_type(FunctionCallInfo fcinfo, const char* fn);
+
+// The last three columns of dp_train's and dp_tune's result row: the
+// released model's weights as float8[d] (binary) or float8[K][d], its
+// classes text[] and its details as stored (jsonb), into out[0..2].
+void model_result_columns(const dptrain::Model& model, const char* stored_details, Datum* out);
 
 // C++ scratch space of drive_run, owned by the caller's session object (no
 // C++ object lives in drive_run's frame: it may ereport).

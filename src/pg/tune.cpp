@@ -25,7 +25,6 @@
 #include "models.h"
 #include "training_data.h"
 #include "training_run.h"
-#include "writable_transaction.h"
 
 namespace {
 
@@ -305,9 +304,7 @@ HeapTuple tune_result(TupleDesc tupdesc, int64 id, const dptrain::Model& m, cons
   values[6] = Int32GetDatum(chosen.epochs);
   values[7] = Int32GetDatum(static_cast<int32>(chosen.batch_size));
   values[8] = Int32GetDatum(chosen.candidates);
-  values[9] = PointerGetDatum(dptrain::pg::weights_array(m));
-  values[10] = PointerGetDatum(dptrain::pg::make_text_array(m.classes.data(), static_cast<int>(m.classes.size())));
-  values[11] = DirectFunctionCall1(jsonb_in, CStringGetDatum(stored_details));
+  dptrain::pg::model_result_columns(m, stored_details, values + 9);
   return heap_form_tuple(tupdesc, values, nulls);
 }
 
@@ -320,10 +317,7 @@ PG_FUNCTION_INFO_V1(dptrain_dp_tune);
 Datum dptrain_dp_tune(PG_FUNCTION_ARGS) {
   refuse_null_arguments(fcinfo);
   // Storing the chosen model needs a writable transaction: refused now, before any charge.
-  dptrain::pg::require_writable_transaction("dp_tune");
-  TupleDesc tupdesc;
-  if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) elog(ERROR, "dp_tune must return a row");
-  tupdesc = BlessTupleDesc(tupdesc);
+  const TupleDesc tupdesc = dptrain::pg::storing_call_row_type(fcinfo, "dp_tune");
   MemoryContext caller = CurrentMemoryContext;
 
   dptrain::pg::RunArguments args;
