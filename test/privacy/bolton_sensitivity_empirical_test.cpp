@@ -18,18 +18,24 @@
 #include "core/loss/loss.h"
 #include "core/privacy/bolton_sensitivity.h"
 #include "psgd_runner.h"
+#include "random_instances.h"
 
 namespace dptrain::privacy::bolton {
 namespace {
 
 using epoch_state::EpochConfig;
+using test::Draw;
+using test::draw_schedule;
 using test::random_point;
+using test::replace_row;
 using test::Rows;
 using test::run_psgd;
 
 enum Scenario { kConvexConstant, kConvexDecreasing, kConvexSqrt, kStronglyConvexDecreasing, kStronglyConvexConstant };
 const char* kScenarioNames[] = {"convex constant (Cor. 1)", "convex decreasing (Cor. 2)", "convex sqrt (Cor. 3)",
                                 "strongly convex decreasing (Lemma 8)", "strongly convex constant (Lemma 7)"};
+const ScheduleKind kScheduleKinds[] = {ScheduleKind::Constant, ScheduleKind::Decreasing, ScheduleKind::Sqrt,
+                                       ScheduleKind::StronglyConvex, ScheduleKind::Constant};
 
 struct Instance {
   EpochConfig config;
@@ -44,58 +50,38 @@ struct Instance {
 };
 
 Instance make_instance(std::mt19937_64& gen, Scenario scenario) {
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); };
-  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  auto coin = [&](double p) { return uniform(0, 1) < p; };
+  Draw draw{gen};
 
   Instance in;
   EpochConfig& c = in.config;
-  const int m = integer(2, 40);
-  c.dim = integer(1, 4);
-  c.models = coin(0.2) ? 3 : 1;
-  c.loss = coin(0.5) ? LossKind::Logistic : LossKind::HuberSvm;
-  c.batch_size = integer(1, m);
-  c.averaging = coin(0.3);
+  const int m = draw.integer(2, 40);
+  c.dim = draw.integer(1, 4);
+  c.models = draw.coin(0.2) ? 3 : 1;
+  c.loss = draw.coin(0.5) ? LossKind::Logistic : LossKind::HuberSvm;
+  c.batch_size = draw.integer(1, m);
+  c.averaging = draw.coin(0.3);
   c.feature_bound = 1.0;
-  const int k = integer(1, 5);
+  const int k = draw.integer(1, 5);
   const bool strongly = scenario == kStronglyConvexDecreasing || scenario == kStronglyConvexConstant;
-  c.lambda = strongly ? std::pow(10.0, uniform(-2.0, 0.0)) : 0.0;
-  c.radius = strongly ? 1.0 / c.lambda : (coin(0.3) ? uniform(0.1, 2.0) : 0.0);
+  c.lambda = strongly ? std::pow(10.0, draw.uniform(-2.0, 0.0)) : 0.0;
+  c.radius = strongly ? 1.0 / c.lambda : (draw.coin(0.3) ? draw.uniform(0.1, 2.0) : 0.0);
   const LossConstants lc = loss_constants(c.loss, c.feature_bound, c.lambda, strongly ? c.radius : 0.0, c.huber_h);
 
   StepSchedule& s = c.schedule;
   s.beta = lc.smoothness;
   s.gamma = lc.strong_convexity;
-  switch (scenario) {
-    case kConvexConstant:
-      s.kind = ScheduleKind::Constant;
-      s.eta = (coin(0.3) ? 1.0 : uniform(0.01, 1.0)) * 2.0 / lc.smoothness;
-      break;
-    case kConvexDecreasing:
-      s.kind = ScheduleKind::Decreasing;
-      s.offset = std::pow(static_cast<double>(m), uniform(0.0, 0.9));
-      break;
-    case kConvexSqrt:
-      s.kind = ScheduleKind::Sqrt;
-      s.offset = std::pow(static_cast<double>(m), uniform(0.0, 0.9));
-      break;
-    case kStronglyConvexDecreasing: s.kind = ScheduleKind::StronglyConvex; break;
-    case kStronglyConvexConstant:
-      s.kind = ScheduleKind::Constant;
-      s.eta = (coin(0.3) ? 1.0 : uniform(0.01, 1.0)) / lc.smoothness;
-      break;
-  }
+  draw_schedule(draw, kScheduleKinds[scenario], strongly, lc.smoothness, m, &s);
 
   // Rows, some beyond the feature bound (the engine clips them).
   in.data.dim = c.dim;
   for (int i = 0; i < m; ++i) {
     in.data.x.push_back(random_point(gen, c.dim, 1.3));
-    in.data.y.push_back(c.models == 1 ? (coin(0.5) ? 1.0 : -1.0) : integer(0, c.models - 1));
+    in.data.y.push_back(c.models == 1 ? (draw.coin(0.5) ? 1.0 : -1.0) : draw.integer(0, c.models - 1));
   }
   // Permutations: one for all epochs, or fresh ones (the same for both datasets).
   std::vector<int> order(m);
   std::iota(order.begin(), order.end(), 0);
-  const bool fresh = coin(0.5);
+  const bool fresh = draw.coin(0.5);
   for (int e = 0; e < k; ++e) {
     if (e == 0 || fresh) std::shuffle(order.begin(), order.end(), gen);
     in.permutations.push_back(order);
@@ -103,14 +89,9 @@ Instance make_instance(std::mt19937_64& gen, Scenario scenario) {
   // The neighbour replaces one row: often the first of the first epoch (the
   // worst position for the convex bounds), often by its mirror image with
   // the opposite label (the largest gradient difference).
-  const int replaced = coin(0.5) ? in.permutations[0][0] : integer(0, m - 1);
+  const int replaced = draw.coin(0.5) ? in.permutations[0][0] : draw.integer(0, m - 1);
   in.neighbour = in.data;
-  if (coin(0.5)) {
-    for (double& v : in.neighbour.x[replaced]) v = -v;
-  } else {
-    in.neighbour.x[replaced] = random_point(gen, c.dim, 1.3);
-  }
-  in.neighbour.y[replaced] = c.models == 1 ? -in.data.y[replaced] : (in.data.y[replaced] + 1 == c.models ? 0 : in.data.y[replaced] + 1);
+  replace_row(draw, replaced, c.dim, c.models, in.neighbour.x, in.neighbour.y);
 
   RunShape shape;
   shape.rows = m;

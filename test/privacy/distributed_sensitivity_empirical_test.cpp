@@ -23,12 +23,16 @@
 #include "core/privacy/distributed_sensitivity.h"
 #include "core/sgd/sharded_epoch.h"
 #include "psgd_runner.h"
+#include "random_instances.h"
 
 namespace dptrain::privacy::distributed {
 namespace {
 
 using epoch_state::EpochConfig;
+using test::Draw;
+using test::draw_schedule;
 using test::random_point;
+using test::replace_row;
 
 struct Table {
   std::vector<std::vector<double>> x;
@@ -69,6 +73,8 @@ enum Scenario { kConvexConstant, kShardScaled, kConvexDecreasing, kConvexSqrt, k
                 kStronglyConvexConstant };
 const char* kNames[] = {"convex constant", "convex constant, sequential-equivalent step + passes", "convex decreasing",
                         "convex sqrt", "strongly convex decreasing", "strongly convex constant"};
+const ScheduleKind kScheduleKinds[] = {ScheduleKind::Constant, ScheduleKind::Constant, ScheduleKind::Decreasing,
+                                       ScheduleKind::Sqrt, ScheduleKind::StronglyConvex, ScheduleKind::Constant};
 
 struct Instance {
   EpochConfig config;
@@ -80,71 +86,54 @@ struct Instance {
 };
 
 Instance make_instance(std::mt19937_64& gen, Scenario scenario) {
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); };
-  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  auto coin = [&](double p) { return uniform(0, 1) < p; };
+  Draw draw{gen};
 
   Instance in;
   EpochConfig& c = in.config;
-  c.dim = integer(1, 4);
-  c.models = coin(0.2) ? 3 : 1;
-  c.loss = coin(0.5) ? LossKind::Logistic : LossKind::HuberSvm;
+  c.dim = draw.integer(1, 4);
+  c.models = draw.coin(0.2) ? 3 : 1;
+  c.loss = draw.coin(0.5) ? LossKind::Logistic : LossKind::HuberSvm;
   const bool strongly = scenario == kStronglyConvexDecreasing || scenario == kStronglyConvexConstant;
-  c.lambda = strongly ? std::pow(10.0, uniform(-2.0, 0.0)) : 0.0;
-  c.radius = strongly ? 1.0 / c.lambda : (coin(0.3) ? uniform(0.1, 2.0) : 0.0);
+  c.lambda = strongly ? std::pow(10.0, draw.uniform(-2.0, 0.0)) : 0.0;
+  c.radius = strongly ? 1.0 / c.lambda : (draw.coin(0.3) ? draw.uniform(0.1, 2.0) : 0.0);
   const LossConstants lc = loss_constants(c.loss, 1.0, c.lambda, strongly ? c.radius : 0.0, c.huber_h);
 
   // Shards (some empty) and their rows.
-  const int S = integer(1, 5);
+  const int S = draw.integer(1, 5);
   int m = 0;
   for (int s = 0; s < S; ++s) {
-    in.shape.shard_rows.push_back(coin(0.15) ? 0 : integer(1, 12));
+    in.shape.shard_rows.push_back(draw.coin(0.15) ? 0 : draw.integer(1, 12));
     m += static_cast<int>(in.shape.shard_rows.back());
   }
-  if (m == 0) in.shape.shard_rows[0] = m = integer(1, 12);
-  c.batch_size = integer(1, std::max(1, m / S + 2));
+  if (m == 0) in.shape.shard_rows[0] = m = draw.integer(1, 12);
+  c.batch_size = draw.integer(1, std::max(1, m / S + 2));
   in.shape.batch_size = c.batch_size;
-  in.shape.epochs = integer(1, 4);
-  in.shape.local_passes = coin(0.3) ? integer(2, 3) : 1;
+  in.shape.epochs = draw.integer(1, 4);
+  in.shape.local_passes = draw.coin(0.3) ? draw.integer(2, 3) : 1;
 
   in.data.shards.resize(S);
   for (int s = 0, row = 0; s < S; ++s)
     for (std::int64_t i = 0; i < in.shape.shard_rows[s]; ++i, ++row) {
       in.data.x.push_back(random_point(gen, c.dim, 1.3));  // some beyond the bound: clipped
-      in.data.y.push_back(c.models == 1 ? (coin(0.5) ? 1.0 : -1.0) : integer(0, c.models - 1));
+      in.data.y.push_back(c.models == 1 ? (draw.coin(0.5) ? 1.0 : -1.0) : draw.integer(0, c.models - 1));
       in.data.shards[s].push_back(row);
     }
 
   StepSchedule& s = c.schedule;
   s.beta = lc.smoothness;
   s.gamma = lc.strong_convexity;
-  switch (scenario) {
-    case kConvexConstant:
-      s.kind = ScheduleKind::Constant;
-      s.eta = (coin(0.3) ? 1.0 : uniform(0.01, 1.0)) * 2.0 / lc.smoothness;
-      break;
-    case kShardScaled: {
-      s.kind = ScheduleKind::Constant;
-      const SequentialEquivalent m = sequential_equivalent(uniform(0.01, 2.0) / lc.smoothness, lc.smoothness, in.shape);
-      s.eta = m.eta;
-      in.shape.local_passes = m.local_passes;
-      break;
-    }
-    case kConvexDecreasing:
-    case kConvexSqrt:
-      s.kind = scenario == kConvexDecreasing ? ScheduleKind::Decreasing : ScheduleKind::Sqrt;
-      s.offset = std::pow(static_cast<double>(m), uniform(0.0, 0.9));
-      break;
-    case kStronglyConvexDecreasing: s.kind = ScheduleKind::StronglyConvex; break;
-    case kStronglyConvexConstant:
-      s.kind = ScheduleKind::Constant;
-      s.eta = (coin(0.3) ? 1.0 : uniform(0.01, 1.0)) / lc.smoothness;
-      break;
+  if (scenario == kShardScaled) {
+    s.kind = ScheduleKind::Constant;
+    const SequentialEquivalent m = sequential_equivalent(draw.uniform(0.01, 2.0) / lc.smoothness, lc.smoothness, in.shape);
+    s.eta = m.eta;
+    in.shape.local_passes = m.local_passes;
+  } else {
+    draw_schedule(draw, kScheduleKinds[scenario], strongly, lc.smoothness, m, &s);
   }
 
   // Streams: per epoch and shard, P permutations of the shard's rows
   // (the same for both tables); fixed across epochs or fresh.
-  const bool fresh = coin(0.5);
+  const bool fresh = draw.coin(0.5);
   for (int e = 0; e < in.shape.epochs; ++e) {
     std::vector<std::vector<int>> epoch(S);
     for (int sh = 0; sh < S; ++sh)
@@ -164,15 +153,9 @@ Instance make_instance(std::mt19937_64& gen, Scenario scenario) {
   int target = 0;
   for (int sh = 0; sh < S; ++sh)
     if (in.shape.shard_rows[sh] > in.shape.shard_rows[target]) target = sh;
-  const int replaced = coin(0.5) ? in.streams[0][target][0] : integer(0, m - 1);
+  const int replaced = draw.coin(0.5) ? in.streams[0][target][0] : draw.integer(0, m - 1);
   in.neighbour = in.data;
-  if (coin(0.5)) {
-    for (double& v : in.neighbour.x[replaced]) v = -v;
-  } else {
-    in.neighbour.x[replaced] = random_point(gen, c.dim, 1.3);
-  }
-  const double y = in.data.y[replaced];
-  in.neighbour.y[replaced] = c.models == 1 ? -y : (y + 1 == c.models ? 0 : y + 1);
+  replace_row(draw, replaced, c.dim, c.models, in.neighbour.x, in.neighbour.y);
 
   in.bound = sensitivity(s, lc, in.shape).sensitivity;
   in.loss_only_factor = 1.0 / lc.lipschitz;
