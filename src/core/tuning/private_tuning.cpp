@@ -103,6 +103,17 @@ std::vector<std::int64_t> part_sizes(const KeyedSplit& split, const std::vector<
   return sizes;
 }
 
+// The default batch 50 on a table of fewer than 50 rows per part (n < 500 with the
+// default 9 candidates) refused every call that named no batch_sizes; a part's rows
+// floor(n / parts) are a function of n and the grid's size, both public, so the
+// default becomes min(50, floor(n / parts)), as dp_train's DP-SGD default lot is
+// min(50, n). Batch sizes the caller gives are kept (and checked per part).
+void fit_default_batch(std::int64_t rows, Grid* g) {
+  if (g->batch_sizes != Grid{}.batch_sizes) return;
+  const std::int64_t parts = static_cast<std::int64_t>(g->lambdas.size() * g->epochs.size()) + 1;
+  g->batch_sizes = {std::clamp<std::int64_t>(rows / parts, 1, g->batch_sizes.front())};
+}
+
 sgd::SplitKey draw_split_key(const TrainingConfig& config) {
   return sgd::tuning_split_key(config.seed ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*config.seed))
                                            : std::nullopt);
@@ -166,6 +177,7 @@ Tuner::Tuner(TrainingConfig config, Grid grid, std::optional<KeyedSplit> split)
     bad("options.tolerance is not available in private tuning",
         "Each candidate's number of epochs is a value of the grid, fixed in advance (Bolt-on Algorithm 3).");
   make_algorithm(config_.algorithm);  // unknown / not implemented: fail now
+  if (!split_) fit_default_batch(config_.rows, &grid_);
   candidates_ = expand(grid_);
   if (config_.distributed() != split_.has_value())
     fail(ErrorKind::Internal, "a distributed table is split by its row keys, a prepared table by position");

@@ -86,6 +86,10 @@ std::vector<Candidate> expand(const Grid& grid);
 // Public: a function of n and l only.
 std::vector<std::int64_t> part_sizes(std::int64_t rows, int parts);
 
+// The default batch sizes ({50}, Grid{}) capped at a part's rows floor(rows / parts)
+// (public: n and the grid's size); a grid with other batch sizes is left alone.
+void fit_default_batch(std::int64_t rows, Grid* g);
+
 // The split of a Citus hash-distributed table (docs/tuning.md section 5):
 // the rows stay on their shards; row r lies in part
 // sgd::tuning_part(key(r), key, l + 1), its key being the distribution column

@@ -129,6 +129,15 @@ DROP TABLE tune_owned;
 REVOKE CREATE ON SCHEMA public FROM tune_owner;
 DROP ROLE tune_owner, tune_analyst;
 
+-- without batch_sizes, the default 50 is capped at a part's floor(n / parts) rows (public: n and the
+-- grid's size): 300 rows, 9 candidates, parts of 30 rows train with batch 30 (refused before 2026-11-28,
+-- as was every default dp_tune on fewer than 500 rows); a batch size given is kept, and checked
+CREATE TABLE tune_small AS SELECT * FROM tune_sep WHERE id <= 300;
+SELECT details->'hyperparameters'->'batch_size' AS batch_size, details->'tuning'->'grid'->'batch_sizes' AS grid
+FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, seed => 1, classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{31}',
+                             classes => ARRAY['false', 'true']);
+
 -- 6. Errors (and a failed call stores nothing).
 CREATE TEMP TABLE tune_before AS SELECT count(*) AS n FROM dptrain.models;
 -- epsilon is required, and the algorithm must be private and known
@@ -176,4 +185,4 @@ RESET client_min_messages;
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.tune\_%';
 DELETE FROM dptrain.models WHERE source LIKE 'public.tune\_%';
 -- Drop what this file created: it runs again in the same database.
-DROP TABLE tune_sep, tune_three, tune_tiny;
+DROP TABLE tune_sep, tune_three, tune_tiny, tune_small;
