@@ -3,19 +3,32 @@
 #include "sparsevec.h"
 
 namespace dptrain::pg {
+namespace {
+
+// A table of separate number columns trains as it is (docs/encoding.md): the hint says how.
+constexpr const char* kSeparateColumnsHint =
+    "One float8[], real[] or sparsevec column, or separate columns as an array: features => ARRAY['a', 'b'] "
+    "(docs/encoding.md).";
+
+}  // namespace
 
 AttrNumber require_column(Oid relid, const char* relname, const char* column, const char* role) {
   if (column == nullptr || column[0] == '\0')
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s column name must not be empty", role),
                     errhint("Pass the name of the %s column.", role)));
   const AttrNumber attnum = get_attnum(relid, column);
+  const bool label = strcmp(role, "label") == 0;
+  // features => 'a,b,c' names one column; several number columns are an array of names.
+  if ((attnum == InvalidAttrNumber || attnum < 0) && !label && strchr(column, ',') != nullptr)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
+                    errhint("%s", kSeparateColumnsHint)));
   if (attnum == InvalidAttrNumber || attnum < 0)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                     errmsg("column \"%s\" of relation \"%s\" does not exist", column, relname),
                     errhint("Pass the name of the %s column as it is spelled in the table, without quotes "
                             "(e.g. %s => '%s').",
-                            role, strcmp(role, "label") == 0 ? "label" : "features",
-                            strcmp(role, "label") == 0 ? "y" : "x")));
+                            role, label ? "label" : "features", label ? "y" : "x")));
   return attnum;
 }
 
@@ -28,8 +41,7 @@ Oid check_feature_type(Oid relid, AttrNumber attnum, const char* column) {
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("feature column \"%s\" must be an array of numbers (float8[] or real[])", column),
                     errdetail("Its type is %s.", format_type_be(get_atttype(relid, attnum))),
-                    errhint("Store the features of each row in one float8[] or dptrain.sparsevec column "
-                            "(dptrain load does).")));
+                    errhint("%s", kSeparateColumnsHint)));
   return elem;
 }
 

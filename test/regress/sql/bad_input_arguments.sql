@@ -63,7 +63,9 @@ INSERT INTO cases (what, sql) VALUES
   ('DP-SGD option a string', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, batch_size => 5, options => '{"clip_norm": "1"}')$$),
   ('schedule_c, constant steps', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'bolton', epsilon => 1, options => '{"schedule_c": 0.5}')$$),
   -- (it printed nlohmann's "[json.exception.out_of_range.406] number overflow parsing" and 401 digits)
-  ('option beyond float8', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, schedule => 'decreasing', options => '{"schedule_c": 1e400}')$$);
+  ('option beyond float8', $$SELECT dp_train('bad_args', 'y', 'x', algorithm => 'none', batch_size => 5, schedule => 'decreasing', options => '{"schedule_c": 1e400}')$$),
+  -- (separate number columns as one text: the hint said to build an array column, not that an array of names trains them)
+  ('features a list of columns', $$SELECT dp_train('bad_args', 'y', 'id,t', algorithm => 'none')$$);
 
 \x on
 SELECT c.ord, c.what, r.* FROM cases c, pg_temp.try(c.sql) r ORDER BY c.ord;
