@@ -28,8 +28,10 @@ std::string rewrite_named_arguments(const std::string& s) {
   std::size_t last = 0;
   for (; it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
-    const std::string flag = "--" + flag_name(m[1].str());
     std::string value = m[2].str();
+    // features => ARRAY['a', 'b'] (separate columns) is the CLI's --columns a,b; --features names one array column.
+    const bool columns = m[1].str() == "features" && value.rfind("ARRAY[", 0) == 0;
+    const std::string flag = columns ? "--columns" : "--" + flag_name(m[1].str());
     std::string sentence_end;  // "epochs => 1." ends a sentence; the dot is not part of the value
     while (value != "..." && value.size() > 1 && value.back() == '.') {
       value.pop_back();

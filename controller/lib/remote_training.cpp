@@ -172,8 +172,13 @@ std::string controller_missing_privileges(PgConnection& conn, const TrainingTarg
       "THEN 'EXECUTE on dptrain.training_drop' END, "
       "CASE WHEN NOT has_function_privilege('dptrain.store_model(jsonb)', 'EXECUTE') "
       "THEN 'EXECUTE on dptrain.store_model' END, "
-      "CASE WHEN NOT (has_column_privilege($1::regclass, $2, 'SELECT') AND "
-      "has_column_privilege($1::regclass, $3, 'SELECT')) THEN 'SELECT on the label and feature columns' END)",
+      // A column that does not exist is no missing privilege (has_column_privilege raised a bare
+      // "column does not exist" without the run's hint): the run's own check names it.
+      "CASE WHEN NOT ((NOT EXISTS (SELECT FROM pg_catalog.pg_attribute WHERE attrelid = $1::regclass "
+      "AND attname = $2 AND attnum > 0 AND NOT attisdropped) OR has_column_privilege($1::regclass, $2, 'SELECT')) "
+      "AND (NOT EXISTS (SELECT FROM pg_catalog.pg_attribute WHERE attrelid = $1::regclass "
+      "AND attname = $3 AND attnum > 0 AND NOT attisdropped) OR has_column_privilege($1::regclass, $3, 'SELECT'))) "
+      "THEN 'SELECT on the label and feature columns' END)",
       {target.table, target.label, target.features, config.reshuffle ? "true" : "false", aggregate});
   return r.get(0, 0);
 }

@@ -80,5 +80,11 @@ expect_fail 'numeric column "age" needs public bounds' "$DPTRAIN_CLI" train --db
   --label y --columns age --algorithm none --seed 1
 expect_fail 'HINT: .*--bounds' "$DPTRAIN_CLI" train --db "dbname=$db" --table people \
   --label y --columns age --algorithm none --seed 1
+# separate columns given to --features (one array column): the hint names --columns (the controller's
+# privilege check raised a bare "column does not exist" for "age,sex", without the server's hint)
+expect_fail 'HINT: .*--columns a,b' "$DPTRAIN_CLI" train --db "dbname=$db" --table people --label y \
+  --features age,sex --algorithm none --seed 1
+expect_fail 'HINT: .*--columns a,b' "$DPTRAIN_CLI" train --db "dbname=$db" --table people --label y \
+  --features age --algorithm none --seed 1
 [ "$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')" = "$before" ] || { echo "a refused run stored a model"; exit 1; }
 echo "encoding_cli: all ok"

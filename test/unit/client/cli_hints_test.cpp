@@ -27,6 +27,10 @@ TEST(CliHints, BooleansBecomeSwitches) {
 TEST(CliHints, ArraysBecomeCommaLists) {
   EXPECT_EQ(cli_syntax("Declare them: classes => ARRAY['no', 'yes']."), "Declare them: --classes no,yes.");
   EXPECT_EQ(cli_syntax("Pass classes => ARRAY[...]."), "Pass --classes ....");
+  // separate columns are --columns in the CLI (--features names one array column)
+  EXPECT_EQ(cli_syntax("Or separate columns as an array: features => ARRAY['a', 'b'] (docs/encoding.md)."),
+            "Or separate columns as an array: --columns a,b (docs/encoding.md).");
+  EXPECT_EQ(cli_syntax("E.g. features => 'x'."), "E.g. --features x.");
 }
 
 TEST(CliHints, JsonStaysShellQuoted) {
