@@ -157,6 +157,25 @@ TEST(CandidateSeed, SearchesOfDifferentSeedsShareNoCandidate) {
   EXPECT_EQ(candidate_seed(7, 3), candidate_seed(7, 3));  // reproducible
 }
 
+// The default batch 50 becomes min(50, floor(n / parts)): n and the grid's size are public.
+TEST(Tuner, DefaultBatchFitsThePart) {
+  Grid g;
+  fit_default_batch(300, &g);  // 9 candidates: 10 parts of 30 rows
+  EXPECT_EQ(g.batch_sizes, std::vector<std::int64_t>{30});
+  Grid big;
+  fit_default_batch(1000, &big);  // parts of 100 rows: the default stays
+  EXPECT_EQ(big.batch_sizes, std::vector<std::int64_t>{50});
+  Grid given;
+  given.batch_sizes = {40, 60};
+  fit_default_batch(300, &given);  // given sizes are kept (and checked per part by the Tuner)
+  EXPECT_EQ(given.batch_sizes, (std::vector<std::int64_t>{40, 60}));
+  Grid tiny;
+  fit_default_batch(5, &tiny);  // fewer rows than parts: at least 1 (the Tuner refuses the table)
+  EXPECT_EQ(tiny.batch_sizes, std::vector<std::int64_t>{1});
+  const Tuner t(base_config(300), Grid{});
+  EXPECT_EQ(t.candidate(0).batch_size, 30);
+}
+
 TEST(Tuner, RejectsWhatCannotBeTunedPrivately) {
   TrainingConfig none = base_config(1000);
   none.algorithm = "none";
@@ -168,9 +187,11 @@ TEST(Tuner, RejectsWhatCannotBeTunedPrivately) {
   TrainingConfig unknown = base_config(1000);
   unknown.algorithm = "nope";
   EXPECT_THROW(Tuner(unknown, Grid{}), Error);
-  // 300 rows in 10 parts of 30 < b = 50.
+  // 300 rows in 10 parts of 30 < b = 31 (given; the default 50 is capped: DefaultBatchFitsThePart).
   try {
-    Tuner(base_config(300), Grid{});
+    Grid g;
+    g.batch_sizes = {31};
+    Tuner(base_config(300), g);
     FAIL() << "accepted parts smaller than the batch size";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("larger than the 30 rows of a tuning part (part 1 of 10)"), std::string::npos)
