@@ -113,6 +113,16 @@ Datum dptrain_sparsevec_recv(PG_FUNCTION_ARGS) {
                     errmsg("invalid dptrain.sparsevec: dimension %d with %d entries", dim, nnz),
                     errhint("The binary form is int32 dim (1 to %d), int32 nnz (0 to dim), nnz int32 indices, "
                             "nnz float8 values.", static_cast<int>(dptrain::sparse::kMaxDim))));
+  // The entries must be in the message before their memory is allocated: a
+  // header alone claiming 10^8 entries asked palloc0 for 1.2 GB (XX000), or
+  // for up to 1 GB before "insufficient data left in message".
+  const int64 left = buf->len - buf->cursor;
+  const int64 needed = static_cast<int64>(nnz) * static_cast<int64>(sizeof(int32) + sizeof(double));
+  if (left < needed)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                    errmsg("invalid dptrain.sparsevec: %d entries need %lld bytes, the value has %lld", nnz,
+                           static_cast<long long>(needed), static_cast<long long>(left)),
+                    errhint("The binary form is int32 dim, int32 nnz, nnz int32 indices, nnz float8 values.")));
   const std::size_t size = dptrain::pg::sparsevec_size(nnz);
   auto* v = static_cast<SparseVec*>(palloc0(size));
   SET_VARSIZE(v, size);

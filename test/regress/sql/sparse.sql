@@ -27,6 +27,19 @@ COPY rt TO '/tmp/dptrain_sparse_rt.bin' (FORMAT binary);
 CREATE TEMP TABLE rt2 (v dptrain.sparsevec);
 COPY rt2 FROM '/tmp/dptrain_sparse_rt.bin' (FORMAT binary);
 SELECT (SELECT v::text FROM rt) = (SELECT v::text FROM rt2) AS binary_round_trip;
+-- A binary value whose header claims more entries than it holds is refused
+-- before its memory is allocated (10^8 entries made palloc0 ask for 1.2 GB:
+-- XX000 "invalid memory alloc request size"; 8 * 10^7 allocated 960 MB for
+-- an 8-byte value). A bytea column's binary COPY form is its raw bytes.
+CREATE TEMP TABLE short_bytes (n int, b bytea);
+INSERT INTO short_bytes VALUES (1, '\x05f5e10005f5e100'), (2, '\x05f5e10004c4b400'), (3, '\x0000000300000001000000');
+CREATE TEMP TABLE short_v (v dptrain.sparsevec);
+COPY (SELECT b FROM short_bytes WHERE n = 1) TO '/tmp/dptrain_sparse_short1.bin' (FORMAT binary);
+COPY (SELECT b FROM short_bytes WHERE n = 2) TO '/tmp/dptrain_sparse_short2.bin' (FORMAT binary);
+COPY (SELECT b FROM short_bytes WHERE n = 3) TO '/tmp/dptrain_sparse_short3.bin' (FORMAT binary);
+SELECT n, e.code, e.message, e.hint
+FROM short_bytes, LATERAL pg_temp.try(format($$COPY short_v FROM '/tmp/dptrain_sparse_short%s.bin' (FORMAT binary)$$, n)) e
+ORDER BY n;
 
 -- Every malformed value is refused with its SQLSTATE and a hint.
 SELECT t.input, e.code, e.message, e.detail
