@@ -81,7 +81,10 @@ extern "C" {
 PG_FUNCTION_INFO_V1(dptrain_guard_ledger);
 
 Datum dptrain_guard_ledger(PG_FUNCTION_ARGS) {
-  if (!CALLED_AS_EVENT_TRIGGER(fcinfo)) elog(ERROR, "dptrain.guard_ledger must be called as an event trigger");
+  if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+    ereport(ERROR, (errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
+                    errmsg("dptrain.guard_ledger can only be called as an event trigger"),
+                    errhint("It guards DROP EXTENSION dptrain; there is nothing to call it for.")));
   auto* trigger = reinterpret_cast<EventTriggerData*>(fcinfo->context);
   ExtensionFacts dptrain;
   if (!facts_of_dptrain(&dptrain) || !drops_dptrain(trigger->parsetree, dptrain)) PG_RETURN_VOID();

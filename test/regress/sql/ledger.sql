@@ -157,3 +157,7 @@ DELETE FROM dptrain.ledger WHERE source_name = 'public.ledger_data';
 DELETE FROM dptrain.models WHERE created_by IN ('regress_controller', 'regress_analyst', 'regress_owner');
 REVOKE CREATE ON SCHEMA public FROM regress_owner;
 DROP ROLE regress_owner, regress_controller, regress_analyst;
+
+-- The event trigger function guarding DROP EXTENSION, called directly, says
+-- so with the event trigger protocol's SQLSTATE (it was XX000, an internal error).
+SELECT code, message, hint FROM pg_temp.try($$SELECT dptrain.guard_ledger()$$);
