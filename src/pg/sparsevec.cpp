@@ -47,8 +47,15 @@ using dptrain::pg::sparsevec_view;
 namespace {
 
 // Memory for use inside DPT_CORE: never ereports (a longjmp must not cross
-// the C++ frames there), throws std::bad_alloc instead.
+// the C++ frames there), throws instead. MCXT_ALLOC_NO_OOM does not cover a
+// size beyond MaxAllocSize: palloc_extended raised XX000 "invalid memory
+// alloc request size" for it, across the frames (a dense row of 10^8
+// non-zeros cast to dptrain.sparsevec needs 1.2 GB).
 void* palloc_in_core(std::size_t size) {
+  if (!AllocSizeIsValid(size))
+    throw dptrain::Error(dptrain::ErrorKind::ProgramLimit, "dptrain.sparsevec value too large",
+                         "It needs " + std::to_string(size) + " bytes; PostgreSQL allows at most 1 GB per value.",
+                         "Use fewer non-zero entries per row: a value, and its text form, holds at most 1 GB.");
   void* p = palloc_extended(size, MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
   if (p == nullptr) throw std::bad_alloc();
   return p;

@@ -41,6 +41,12 @@ SELECT n, e.code, e.message, e.hint
 FROM short_bytes, LATERAL pg_temp.try(format($$COPY short_v FROM '/tmp/dptrain_sparse_short%s.bin' (FORMAT binary)$$, n)) e
 ORDER BY n;
 
+-- A row too large for one value (89.5 million non-zeros: 1.07 GB) is refused
+-- with 54000; it was XX000 "invalid memory alloc request size", raised
+-- across the C++ frames of the cast.
+SELECT code, message, detail, hint
+FROM pg_temp.try($$SELECT dptrain.float8_to_sparsevec(array_fill(1::float8, ARRAY[89500000]))$$);
+
 -- Every malformed value is refused with its SQLSTATE and a hint.
 SELECT t.input, e.code, e.message, e.detail
 FROM (VALUES ('{1:2}'), ('{1:2/3'), ('{0:1}/3'), ('{4:1}/3'), ('{2:1,1:1}/3'), ('{2:1,2:5}/3'),
