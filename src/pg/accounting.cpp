@@ -75,6 +75,8 @@ pv::RdpOptions rdp_options(const RdpArgs& a) {
   o.conversion = pv::parse_rdp_conversion(a.conversion);
   o.orders.assign(a.orders, a.orders + a.n_orders);
   o.adjacency = pv::parse_adjacency(a.adjacency);
+  // Only reads the flags: a cancel is raised by report() after the core returns.
+  o.interrupted = [] { return InterruptPending && (QueryCancelPending || ProcDiePending); };
   return o;
 }
 

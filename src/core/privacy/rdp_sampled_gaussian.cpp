@@ -122,6 +122,8 @@ RdpEpsilon sampled_gaussian_epsilon(double q, double noise_multiplier, std::int6
                                 delta, options.conversion);
   };
   auto evaluate = [&](std::size_t i) {
+    if (options.interrupted && options.interrupted())
+      throw Error(ErrorKind::Internal, "the RDP accounting was interrupted", {}, {}, "57014");
     known[i] = rdp.at(orders[i].order);
     const double epsilon = epsilon_at(i, known[i]);
     if (epsilon < best.epsilon || (epsilon == best.epsilon && orders[i].dp_order < best.optimal_order))
