@@ -143,12 +143,11 @@ FROM (VALUES
 ORDER BY v.i;
 \x off
 
--- A cancel stops the RDP accounting between orders: rdp_sigma over 2 * 10^6
--- orders (any number is accepted) ran about 20 s past a 100 ms
--- statement_timeout before its binary search ended.
-CREATE TEMP TABLE many_orders AS SELECT array_agg(1 + g / 100.0)::float8[] AS o FROM generate_series(1, 2000000) g;
-SELECT clock_timestamp() AS cancel_t0 \gset
+-- A cancel stops the RDP accounting between orders (unit test
+-- SampledGaussianRdp.InterruptStopsBetweenOrders: rdp_sigma over 2 * 10^6
+-- orders ran about 20 s past a 100 ms statement_timeout) and reaches the
+-- caller as the cancel itself, not as an error of the accounting.
+CREATE TEMP TABLE many_orders AS SELECT array_agg(1 + g / 100.0)::float8[] AS o FROM generate_series(1, 500000) g;
 SET statement_timeout = '100ms';
 SELECT dptrain.rdp_sigma(0.5, 100000000, 10, 1e-10, 'improved', (SELECT o FROM many_orders), 'replace-one');
 RESET statement_timeout;
-SELECT clock_timestamp() - :'cancel_t0'::timestamptz < interval '5 seconds' AS cancelled_promptly;
