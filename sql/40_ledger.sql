@@ -346,9 +346,16 @@ $$;
 -- Sets the budget of (source, role). What the role already spent on the
 -- source stays spent: a new row starts from the sum of its budgeted runs
 -- in the ledger, so revoking and granting again never refunds anything.
+-- Holds lock_source until the end of the transaction (as dp_revoke_budget
+-- does): a charge waits for it before it reads the budget row, so it sees
+-- the budget as committed. A charge that waited for the row instead found
+-- it deleted by a revoke and granted again in one transaction and the new
+-- row not in its snapshot: charged as if the role had no budget
+-- (test/tap/012_budget_regrant_during_charge.pl).
 CREATE FUNCTION dptrain.ledger_grant(p_source regclass, p_role regrole, p_epsilon float8, p_delta float8,
     p_granted_by regrole)
 RETURNS void LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$
+    SELECT dptrain.lock_source(p_source);
     INSERT INTO dptrain.budgets AS b (source, role, epsilon, delta, spent_epsilon, spent_delta, granted_by)
     SELECT p_source, p_role, p_epsilon::numeric, p_delta::numeric,
            trim_scale(coalesce(sum(l.epsilon), 0)), trim_scale(coalesce(sum(l.delta), 0)), p_granted_by

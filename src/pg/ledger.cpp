@@ -238,6 +238,8 @@ Datum dptrain_dp_revoke_budget(PG_FUNCTION_ARGS) {
   SPI_connect();
   Oid types[2] = {REGCLASSOID, REGROLEOID};
   Datum values[2] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(role)};
+  // the charges' lock first, as dp_grant_budget takes it (dptrain.ledger_grant)
+  run_as(function_owner(fcinfo), "SELECT dptrain.lock_source($1)", 1, types, values, nullptr, false, SPI_OK_SELECT);
   run_as(function_owner(fcinfo), "DELETE FROM dptrain.budgets WHERE source = $1 AND role = $2", 2, types, values,
          nullptr, false, SPI_OK_DELETE);
   const bool revoked = SPI_processed > 0;
