@@ -67,6 +67,12 @@ BEGIN
             HINT = 'Drop or rename that model first.';
     END IF;
     UPDATE dptrain.models m SET name = new_name WHERE m.id = target;
+    -- dropped by a transaction that committed while this UPDATE waited for
+    -- the row (test/isolation/specs/model_drop_race.spec)
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'you have no model "%"', model USING ERRCODE = 'undefined_object',
+            HINT = 'It was dropped by another transaction while this call waited for it.';
+    END IF;
     RETURN target;
 END
 $$;

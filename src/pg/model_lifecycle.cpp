@@ -44,6 +44,12 @@ Datum dptrain_dp_drop_model(PG_FUNCTION_ARGS) {
   if (SPI_execute_with_args("DELETE FROM dptrain.models WHERE id = $1 AND created_by = $2", 2, types, values, nullptr,
                             false, 0) != SPI_OK_DELETE)
     elog(ERROR, "dptrain: deleting model %lld failed", static_cast<long long>(target));
+  // dropped by a transaction that committed while the DELETE waited for the
+  // row: not a success (test/isolation/specs/model_drop_race.spec)
+  if (SPI_processed == 0)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                    errmsg("you have no model \"%s\"", text_to_cstring(PG_GETARG_TEXT_PP(0))),
+                    errhint("It was dropped by another transaction while this call waited for it.")));
   restore_identity(&sw);
   SPI_finish();
   PG_RETURN_INT64(target);
