@@ -10,6 +10,7 @@
 #include "loader/copy_rows.h"
 #include "loader/dataset.h"
 #include "loader/load_spec.h"
+#include "loader/text_input.h"
 #include "pg_connection.h"
 
 namespace dptrain::cli {
@@ -319,7 +320,14 @@ void register_load(CLI::App& app) {
                 "store x as dptrain.sparsevec (its non-zero values; for LIBSVM and other high-dimensional sparse data)");
   cmd->add_flag("--replace", o->replace, "drop the tables first if they exist");
   cmd->add_flag("--json", o->json, "print one JSON object");
-  cmd->callback([o, cmd] { run(*o, *cmd); });
+  cmd->callback([o, cmd] {
+    // The test rows would be the training rows: no held-out evaluation.
+    if (cmd->count("--test-file") && loader::same_file(o->test_file, o->file))
+      throw CLI::ValidationError("--test-file", "\"" + o->test_file + "\" is the training file \"" + o->file +
+                                                    "\". Give a separate test file, or --test-rows LIST to "
+                                                    "hold out rows of this one.");
+    run(*o, *cmd);
+  });
 }
 
 }  // namespace dptrain::cli

@@ -67,3 +67,19 @@ for replace in "" --replace; do
   [ "$(q "SELECT count(*) FROM patients")" = 57 ] || fail "the table patients lost rows ($replace)"
 done
 echo "ok: --test-table naming the table of --table is refused, and the table keeps its rows"
+
+# --test-file naming the file of FILE (the same path, another path to it, a
+# symlink: the same device and inode) is a usage error (exit 2) before
+# anything is created. It was loaded: a test set equal to the training set.
+ln -s "$WORK/data.csv" "$WORK/link.csv"
+for test_file in "$WORK/data.csv" "$WORK/./data.csv" "$WORK/link.csv"; do
+  status=0
+  "$DPTRAIN_CLI" load --db "dbname=$db" --table same_file --test-file "$test_file" "$WORK/data.csv" \
+    >/dev/null 2>"$WORK/err" || status=$?
+  [ "$status" = 2 ] || fail "load with --test-file $test_file, the file of FILE: exit status $status ($(cat "$WORK/err"))"
+  grep -q "^--test-file: .* is the training file" "$WORK/err" || fail "--test-file $test_file: $(cat "$WORK/err")"
+  grep -q "Give a separate test file, or --test-rows" "$WORK/err" || fail "no hint: $(cat "$WORK/err")"
+done
+[ "$(q "SELECT to_regclass('same_file') IS NULL AND to_regclass('same_file_test') IS NULL")" = t ] \
+  || fail "a refused --test-file left a table behind"
+echo "ok: $(head -1 "$WORK/err")"

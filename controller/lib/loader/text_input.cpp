@@ -77,6 +77,12 @@ std::size_t first_bad_byte(const std::string& s) {
 
 }  // namespace
 
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 void LineReader::check_text(const std::string& line) const {
   const std::size_t at = first_bad_byte(line);
   if (at == std::string::npos) return;

@@ -42,6 +42,11 @@ class LineReader {
   bool eof_ = false;
 };
 
+// Whether the paths name one file (the same device and inode: also ./F and F,
+// a symlink, a hard link). False if either cannot be stat'ed: opening it
+// reports that.
+bool same_file(const std::string& a, const std::string& b);
+
 // The whole (inflated) content of a file, for binary formats like IDX.
 std::vector<unsigned char> read_file_bytes(const std::string& path);
 

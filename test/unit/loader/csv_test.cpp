@@ -138,6 +138,21 @@ TEST(LineReader, MissingFileIsAClearError) {
   EXPECT_LOAD_ERROR(LineReader("/tmp"), "is a directory");
 }
 
+// --test-file F with F the training file, by any path to it, is refused (cmd_load.cpp).
+TEST(SameFile, ComparesDeviceAndInodeNotPaths) {
+  TempFile a("1,x\n"), b("1,x\n");
+  const std::string dir = a.path().substr(0, a.path().rfind('/'));
+  const std::string dotted = dir + "/./" + a.path().substr(dir.size() + 1);
+  const std::string link = a.path() + ".link";
+  ASSERT_EQ(::symlink(a.path().c_str(), link.c_str()), 0);
+  EXPECT_TRUE(same_file(a.path(), a.path()));
+  EXPECT_TRUE(same_file(a.path(), dotted));
+  EXPECT_TRUE(same_file(link, a.path()));
+  EXPECT_FALSE(same_file(a.path(), b.path()));  // equal content, another file
+  EXPECT_FALSE(same_file(a.path(), "/nonexistent/dir/adult.data"));
+  std::remove(link.c_str());
+}
+
 TEST(LineReader, TruncatedGzipIsAnError) {
   std::string content;
   for (int i = 0; i < 20000; ++i) content += std::to_string(i * 7919) + ",abc\n";
