@@ -189,7 +189,7 @@ void print_summary_text(const LoadCliOptions& c, const loader::Dataset& data, co
                         const std::string& test_name, bool with_test, double seconds) {
   std::cout << "loaded " << c.table << ": " << stats[0].rows << " rows";
   if (with_test) std::cout << ", " << test_name << ": " << stats[1].rows << " rows";
-  std::cout << "; " << data.dims() << " features; " << data.labels().classes().size() << " classes (y "
+  std::cout << "; " << data.dims() << " features; " << data.labels().class_count() << " classes (y "
             << data.labels().describe_type();
   if (data.labels().type() == loader::LabelType::Boolean) {
     char buf[32];

@@ -83,3 +83,14 @@ done
 [ "$(q "SELECT to_regclass('same_file') IS NULL AND to_regclass('same_file_test') IS NULL")" = t ] \
   || fail "a refused --test-file left a table behind"
 echo "ok: $(head -1 "$WORK/err")"
+
+# KDD Cup 99 normal vs attack (every 1000th row: 495 rows, 6 labels): the
+# summary counts the 2 classes stored in y and says how the labels map. It
+# said "6 classes (y boolean, true = normal", counting the raw labels.
+zcat "${DPTRAIN_DATA:?}/kddcup99/kddcup.data_10_percent.gz" | awk 'NR % 1000 == 1' >"$WORK/kdd.csv"
+out=$("$DPTRAIN_CLI" load --db "dbname=$db" --table kdd --positive normal "$WORK/kdd.csv" 2>/dev/null) \
+  || fail "load kdd"
+grep -q "; 2 classes (y boolean, true = normal, false = every other label (5 in train: back, neptune, portsweep, ...)" \
+  <<<"$out" || fail "kdd summary: $out"
+[ "$(q "SELECT count(DISTINCT y) FROM kdd")" = 2 ] || fail "kdd: y is not 2 classes"
+echo "ok: $out"

@@ -170,9 +170,21 @@ LabelEncoder::LabelEncoder(const Dictionary& labels, const std::vector<bool>& in
   if (type_ != LabelType::Boolean && classes_.size() > o.max_classes) too_many_classes(classes_, o.max_classes);
 }
 
+// The labels mapped to false: the one other training label, or (one-vs-rest)
+// every label but the positive one, with the first few of the training rows.
+std::string LabelEncoder::describe_negatives() const {
+  const std::vector<std::string> negatives(classes_.begin() + 1, classes_.end());
+  if (negatives.size() == 1) return negatives[0];
+  if (negatives.empty()) return "every other label";
+  std::string some;
+  for (std::size_t i = 0; i < negatives.size() && i < 3; ++i) some += (i ? ", " : "") + negatives[i];
+  return "every other label (" + std::to_string(negatives.size()) + " in train: " + some +
+         (negatives.size() > 3 ? ", ...)" : ")");
+}
+
 std::string LabelEncoder::describe_type() const {
   switch (type_) {
-    case LabelType::Boolean: return "boolean, true = " + positive_;
+    case LabelType::Boolean: return "boolean, true = " + positive_ + ", false = " + describe_negatives();
     case LabelType::Integer: return "integer";
     case LabelType::Text: return "text";
   }

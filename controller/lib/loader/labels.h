@@ -51,9 +51,14 @@ class LabelEncoder {
   // labels mapped to true and to false.
   const std::vector<std::string>& classes() const { return classes_; }
   const std::string& positive() const { return positive_; }  // boolean only
+  // The classes of y as stored: 2 for a boolean label (classes() may list
+  // many labels mapped to false, KDD's attacks).
+  std::size_t class_count() const { return type_ == LabelType::Boolean ? 2 : classes_.size(); }
+  // "boolean, true = normal, false = every other label (22 in train: back, ...)".
   std::string describe_type() const;
 
  private:
+  std::string describe_negatives() const;
   LabelType type_ = LabelType::Text;
   std::vector<bool> known_;
   std::vector<LabelValue> values_;

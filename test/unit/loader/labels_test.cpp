@@ -65,6 +65,27 @@ TEST(LabelEncoder, OneVsRestTreatsUnseenTestLabelsAsNegative) {
   EXPECT_EQ(e.classes(), (std::vector<std::string>{"normal", "neptune", "smurf"}));
 }
 
+// y holds 2 classes however many labels map to false; the load summary
+// counted classes(), every raw label: "23 classes (y boolean" for KDD normal vs attack.
+TEST(LabelEncoder, BooleanLabelHasTwoClassesAndDescribesItsMapping) {
+  const Labels kdd({"normal", "smurf", "neptune", "back", "satan"}, 5);
+  LabelOptions o;
+  o.positive = "normal.";
+  const LabelEncoder e = kdd.encoder(o);
+  EXPECT_EQ(e.classes().size(), 5u);  // the load spec's label mapping is unchanged
+  EXPECT_EQ(e.class_count(), 2u);
+  EXPECT_EQ(e.describe_type(),
+            "boolean, true = normal, false = every other label (4 in train: back, neptune, satan, ...)");
+  const Labels adult({"<=50K", ">50K"}, 2);
+  o.positive = ">50K";
+  EXPECT_EQ(adult.encoder(o).class_count(), 2u);
+  EXPECT_EQ(adult.encoder(o).describe_type(), "boolean, true = >50K, false = <=50K");
+  const LabelEncoder pm = Labels({"+1", "-1"}, 2).encoder();
+  EXPECT_EQ(pm.class_count(), 2u);
+  EXPECT_EQ(pm.describe_type(), "boolean, true = +1, false = -1");
+  EXPECT_EQ(Labels({"0", "3", "7"}, 3).encoder().class_count(), 3u);
+}
+
 TEST(LabelEncoder, PlusMinusOneIsBooleanAndNumbersMatchAsNumbers) {
   const Labels l({"+1", "-1", "1"}, 2);  // a test file writing "1" for "+1"
   const LabelEncoder e = l.encoder();
