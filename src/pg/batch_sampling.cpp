@@ -10,7 +10,7 @@
 
 #include "core/sgd/batch_sampler.h"
 #include "core/sgd/epoch_state.h"
-#include "pg_glue.h"
+#include "prepared_rows.h"
 
 namespace es = dptrain::epoch_state;
 
@@ -35,6 +35,7 @@ Datum dptrain_sample_batches(PG_FUNCTION_ARGS) {
   int len = 0;
   const double* s = dptrain::pg::float8_array_data(PG_GETARG_ARRAYTYPE_P(0), &len, "training state");
   const int64 rows = PG_GETARG_INT64(1);
+  dptrain::pg::check_prepared_row_count(rows);  // rows no pass can take are refused before any allocation
 
   SamplingRun* run = nullptr;
   DPT_CORE({
@@ -44,10 +45,12 @@ Datum dptrain_sample_batches(PG_FUNCTION_ARGS) {
                     {}, "Only BST14 states (sampled batches) have batches to sample.");
     const es::EpochConfig c = es::config_of(s);
     if (rows < c.batch_size)
-      dptrain::fail(dptrain::ErrorKind::InvalidParameter, "rows must be at least the batch size");
+      dptrain::fail(dptrain::ErrorKind::InvalidParameter, "rows must be at least the batch size", {},
+                    "rows is the row count of the prepared training table; no batch is larger.");
     auto r = std::make_unique<SamplingRun>();
     r->sampler = std::make_unique<dptrain::BatchSampler>(dptrain::privacy::key_from_words(c.noise_key),
                                                          es::updates(s), rows, c.batch_size);
+    r->sampler->set_interrupt_check(dptrain::pg::cancel_pending);
     r->batch.resize(static_cast<std::size_t>(c.batch_size));
     r->batches = dptrain::batches_per_epoch(rows, c.batch_size);
     run = r.release();

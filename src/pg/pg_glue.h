@@ -63,6 +63,9 @@ void capture(CoreError* out, const char* what, bool out_of_memory);
 void capture_json(CoreError* out, const char* what);
 pg_attribute_noreturn() void report(const CoreError* err);
 
+// A core interrupt check: only reads the flags (report() raises the cancel).
+inline bool cancel_pending() { return InterruptPending && (QueryCancelPending || ProcDiePending); }
+
 template <typename F>
 bool run_core(CoreError* err, F&& body) noexcept {
   try {

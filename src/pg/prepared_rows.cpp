@@ -58,10 +58,16 @@ ItemPointerData* map_row_numbers(Relation rel, Snapshot snapshot, TupleTableSlot
 
 }  // namespace
 
-void open_prepared_rows(FunctionCallInfo fcinfo, Oid relid, int64 rows, PreparedRows* r) {
+void check_prepared_row_count(int64 rows) {
   if (rows < 1 || static_cast<uint64>(rows) > MaxAllocSize / sizeof(ItemPointerData))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("rows out of range"),
+                    errdetail("rows must be between 1 and %lld.",
+                              static_cast<long long>(MaxAllocSize / sizeof(ItemPointerData))),
                     errhint("rows is the row count of the prepared training table.")));
+}
+
+void open_prepared_rows(FunctionCallInfo fcinfo, Oid relid, int64 rows, PreparedRows* r) {
+  check_prepared_row_count(rows);
   // The permutation path reads the table with the caller's rights through
   // the executor; here we read it directly, so check them ourselves.
   if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)

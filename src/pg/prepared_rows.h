@@ -25,6 +25,10 @@ struct PreparedRows {
   bool* nulls;
 };
 
+// ERROR (22023) unless 1 <= rows <= the most rows a prepared table can map:
+// called before a sampler allocates its batch (of at most `rows` entries).
+void check_prepared_row_count(int64 rows);
+
 // Opens the prepared table `relid` of this session (checks SELECT for the
 // current user, that it is this session's temp table with the expected
 // columns), maps its n = `rows` row numbers, and, when called from a

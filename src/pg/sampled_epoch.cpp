@@ -45,6 +45,7 @@ Datum dptrain_sampled_epoch(PG_FUNCTION_ARGS) {
   double* s = a.state;
   const int len = a.state_length;
   const int64 rows = a.rows;
+  dptrain::pg::check_prepared_row_count(rows);  // before the sequence allocates its batch
 
   int dim = 0;
   int64 total = 0;  // entries of the epoch: ceil(n / b) * b
@@ -58,6 +59,7 @@ Datum dptrain_sampled_epoch(PG_FUNCTION_ARGS) {
     auto b = std::make_unique<SequenceBox>();
     b->sequence = std::make_unique<dptrain::SampledSequence>(dptrain::privacy::key_from_words(c.noise_key),
                                                              es::updates(s), rows, c.batch_size);
+    b->sequence->set_interrupt_check(dptrain::pg::cancel_pending);
     dim = c.dim;
     total = dptrain::batches_per_epoch(rows, c.batch_size) * c.batch_size;
     box = b.release();

@@ -51,6 +51,7 @@ Datum dptrain_sampled_rows(PG_FUNCTION_ARGS) {
     const double* s = args.state;
     const int len = args.state_length;
     const int64 rows = args.rows;
+    dptrain::pg::check_prepared_row_count(rows);  // before the sampler allocates its batch
     auto* e = static_cast<Epoch*>(palloc0(sizeof(Epoch)));
     SamplerBox* box = nullptr;
     DPT_CORE({
@@ -61,6 +62,7 @@ Datum dptrain_sampled_rows(PG_FUNCTION_ARGS) {
       auto b = std::make_unique<SamplerBox>();
       b->sampler = std::make_unique<dptrain::BatchSampler>(dptrain::privacy::key_from_words(c.noise_key),
                                                            es::updates(s), rows, c.batch_size);
+      b->sampler->set_interrupt_check(dptrain::pg::cancel_pending);
       b->batch.resize(static_cast<std::size_t>(c.batch_size));
       e->batch_size = c.batch_size;
       e->batches = dptrain::batches_per_epoch(rows, c.batch_size);

@@ -12,7 +12,8 @@ constexpr std::int64_t kLinearLookupMax = 64;  // below this a scan beats hashin
 
 }  // namespace
 
-void UniformSubset::draw(RandomSource& rng, std::int64_t rows, std::int64_t size, std::vector<std::int64_t>& out) {
+void UniformSubset::draw(RandomSource& rng, std::int64_t rows, std::int64_t size, std::vector<std::int64_t>& out,
+                         const std::function<bool()>& interrupted) {
   if (!(size >= 0 && size <= rows))
     fail(ErrorKind::Internal, "a uniform subset needs 0 <= size <= rows",
          "size " + std::to_string(size) + ", rows " + std::to_string(rows) + ".");
@@ -20,7 +21,12 @@ void UniformSubset::draw(RandomSource& rng, std::int64_t rows, std::int64_t size
   lookup_.clear();
   const bool linear = size <= kLinearLookupMax;
   if (!linear) lookup_.reserve(static_cast<std::size_t>(size) * 2);
+  std::int64_t since_poll = 0;
   for (std::int64_t j = rows - size + 1; j <= rows; ++j) {
+    if (interrupted && ++since_poll == kPollEvery) {
+      since_poll = 0;
+      if (interrupted()) throw Error(ErrorKind::Internal, "the batch sampling was interrupted", {}, {}, "57014");
+    }
     const std::int64_t r = 1 + static_cast<std::int64_t>(rng.uniform_below(static_cast<std::uint64_t>(j)));
     const bool taken = linear ? std::find(out.begin(), out.end(), r) != out.end() : lookup_.count(r) > 0;
     const std::int64_t pick = taken ? j : r;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <unordered_set>
 #include <vector>
 
@@ -16,7 +17,12 @@ namespace dptrain::privacy {
 class UniformSubset {
  public:
   // `size` distinct numbers in [1, rows], ascending, into out (resized). 0 <= size <= rows.
-  void draw(RandomSource& rng, std::int64_t rows, std::int64_t size, std::vector<std::int64_t>& out);
+  // `interrupted` (if set) is polled after every kPollEvery draws; true = stop
+  // with Error(SQLSTATE 57014). Polling takes no randomness: same output.
+  void draw(RandomSource& rng, std::int64_t rows, std::int64_t size, std::vector<std::int64_t>& out,
+            const std::function<bool()>& interrupted = {});
+
+  static constexpr std::int64_t kPollEvery = 1 << 16;
 
  private:
   std::unordered_set<std::int64_t> lookup_;  // membership for large subsets

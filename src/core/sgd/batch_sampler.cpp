@@ -25,7 +25,7 @@ BatchSampler::BatchSampler(const privacy::RandomSource::Key& key, std::uint64_t 
 
 void BatchSampler::next(std::int64_t* out) {
   // Every b-subset of {1..m} with probability 1 / C(m, b) (uniform_subset.h).
-  subset_.draw(stream_, rows_, batch_size_, chosen_);
+  subset_.draw(stream_, rows_, batch_size_, chosen_, interrupted_);
   std::copy(chosen_.begin(), chosen_.end(), out);
 }
 

@@ -19,6 +19,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "core/privacy/random_source.h"
@@ -41,12 +43,16 @@ class BatchSampler {
   // evaluated at the same model; ascending order helps the index lookups).
   void next(std::int64_t* out);
 
+  // Polled during a large batch's draw (UniformSubset::draw): true = stop with 57014.
+  void set_interrupt_check(std::function<bool()> check) { interrupted_ = std::move(check); }
+
  private:
   privacy::RandomSource stream_;
   std::int64_t rows_;
   std::int64_t batch_size_;
   std::vector<std::int64_t> chosen_;
   privacy::UniformSubset subset_;
+  std::function<bool()> interrupted_;
 };
 
 }  // namespace dptrain

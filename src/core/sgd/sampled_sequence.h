@@ -19,6 +19,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "core/sgd/batch_sampler.h"
@@ -35,6 +37,9 @@ class SampledSequence {
   // into `rows`, their batch numbers into `batches`. Returns how many were
   // written; 0 once the epoch's ceil(m / b) * b entries have all been handed out.
   std::size_t next_chunk(std::int64_t* rows, std::int64_t* batches, std::size_t capacity);
+
+  // As BatchSampler::set_interrupt_check.
+  void set_interrupt_check(std::function<bool()> check) { sampler_.set_interrupt_check(std::move(check)); }
 
  private:
   BatchSampler sampler_;

@@ -143,6 +143,24 @@ INSERT INTO internals (what, sql) VALUES
 SELECT c.ord, c.what, r.* FROM internals c, pg_temp.try(c.sql) r ORDER BY c.ord;
 \x off
 
+-- Crafted sampled states (field 35 = 1) with a huge batch size (field 9):
+-- a rows count no prepared table can have is refused before the sampler
+-- allocates its batch (these ran for seconds, deaf to a cancel, or ran out
+-- of memory). A large batch that is valid polls the cancel while it is drawn
+-- (test/unit/sgd/batch_sampler_test.cpp).
+CREATE TEMP TABLE prepared_st (i int8, x float8[], y float8);
+CREATE TEMP TABLE huge (ord serial, what text, sql text);
+INSERT INTO huge (what, sql) VALUES
+  ('batches, b = rows = 1e9',          $$SELECT count(*) FROM dptrain.sample_batches(pg_temp.state(9, 1e9, 35, 1), 1000000000)$$),
+  ('batches, b = 2^31, rows = max',    $$SELECT count(*) FROM dptrain.sample_batches(pg_temp.state(9, 2147483648, 35, 1), 9223372036854775807)$$),
+  ('sampled rows, b = 2^31',           $$SELECT count(*) FROM dptrain.sampled_rows(pg_temp.state(9, 2147483648, 35, 1), 'prepared_st', 9223372036854775807)$$),
+  ('sampled epoch, b = 2^31',          $$SELECT dptrain.sampled_epoch(pg_temp.state(9, 2147483648, 35, 1), 'prepared_st', 9223372036854775807)$$),
+  ('batches larger than the rows',     $$SELECT count(*) FROM dptrain.sample_batches(pg_temp.state(9, 1e9, 35, 1), 10)$$);
+\x on
+SELECT c.ord, c.what, r.* FROM huge c, pg_temp.try(c.sql) r ORDER BY c.ord;
+\x off
+DROP TABLE prepared_st;
+
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name = 'public.st';
 DELETE FROM dptrain.models WHERE source = 'public.st';

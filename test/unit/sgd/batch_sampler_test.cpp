@@ -107,5 +107,39 @@ TEST(BatchSampler, RejectsBadSizes) {
   EXPECT_THROW(BatchSampler(key(1), privacy::kSamplingNonceBit, 10, 2), Error);
 }
 
+// A large batch polls the cancel after every kPollEvery draws (a crafted
+// state with b = 1e9 drew for seconds without a check): the first true stops
+// the draw with 57014; never true = the same batch as without the callback.
+TEST(BatchSampler, LargeBatchPollsTheCancel) {
+  constexpr std::int64_t kEvery = privacy::UniformSubset::kPollEvery;
+  const std::int64_t m = 4 * kEvery, b = 3 * kEvery;
+  std::vector<std::int64_t> quiet(static_cast<std::size_t>(b)), polled(quiet.size());
+  BatchSampler plain(key(4), 0, m, b);
+  plain.next(quiet.data());
+  BatchSampler checked(key(4), 0, m, b);
+  int polls = 0;
+  checked.set_interrupt_check([&] { ++polls; return false; });
+  checked.next(polled.data());
+  EXPECT_EQ(polls, 3);  // b / kEvery draws' worth
+  EXPECT_EQ(quiet, polled);
+
+  BatchSampler cancelled(key(4), 0, m, b);
+  polls = 0;
+  cancelled.set_interrupt_check([&] { return ++polls == 2; });
+  try {
+    cancelled.next(polled.data());
+    FAIL() << "a cancelled draw returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.sqlstate(), "57014");
+  }
+  EXPECT_EQ(polls, 2);  // stopped at the first true
+
+  BatchSampler small(key(4), 0, m, kEvery - 1);  // fewer draws than kEvery: no poll
+  polls = 0;
+  small.set_interrupt_check([&] { ++polls; return true; });
+  small.next(polled.data());
+  EXPECT_EQ(polls, 0);
+}
+
 }  // namespace
 }  // namespace dptrain

@@ -75,5 +75,22 @@ TEST(SampledSequence, RefusesBadArguments) {
   EXPECT_THROW(seq.next_chunk(r, b, 0), Error);
 }
 
+// The sequence forwards its interrupt check to its sampler (dptrain.sampled_epoch
+// sets it): a cancel pending during a large batch's draw stops next_chunk.
+TEST(SampledSequence, LargeBatchPollsTheCancel) {
+  const std::int64_t b = 2 * privacy::UniformSubset::kPollEvery;
+  SampledSequence seq(key(9), 0, b, b);
+  int polls = 0;
+  seq.set_interrupt_check([&] { ++polls; return true; });
+  std::vector<std::int64_t> rows(4), batches(4);
+  try {
+    seq.next_chunk(rows.data(), batches.data(), rows.size());
+    FAIL() << "a cancelled chunk returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.sqlstate(), "57014");
+  }
+  EXPECT_EQ(polls, 1);
+}
+
 }  // namespace
 }  // namespace dptrain
