@@ -9,6 +9,27 @@ namespace dptrain::privacy {
 namespace {
 
 constexpr std::int64_t kLinearLookupMax = 64;  // below this a scan beats hashing
+constexpr std::int64_t kPollEvery = UniformSubset::kPollEvery;
+
+void poll(const std::function<bool()>& interrupted) {
+  if (interrupted()) throw Error(ErrorKind::Internal, "the batch sampling was interrupted", {}, {}, "57014");
+}
+
+// std::sort's result (the values are distinct), polling after every sorted
+// block of kPollEvery values and every merge of two sorted runs.
+void sort_polled(std::vector<std::int64_t>& v, const std::function<bool()>& interrupted) {
+  const auto n = static_cast<std::int64_t>(v.size());
+  auto at = [&](std::int64_t i) { return v.begin() + static_cast<std::ptrdiff_t>(std::min(i, n)); };
+  for (std::int64_t w = 0; w < n; w += kPollEvery) {
+    std::sort(at(w), at(w + kPollEvery));
+    poll(interrupted);
+  }
+  for (std::int64_t run = kPollEvery; run < n; run *= 2)
+    for (std::int64_t w = 0; w + run < n; w += 2 * run) {
+      std::inplace_merge(at(w), at(w + run), at(w + 2 * run));
+      poll(interrupted);
+    }
+}
 
 }  // namespace
 
@@ -25,7 +46,7 @@ void UniformSubset::draw(RandomSource& rng, std::int64_t rows, std::int64_t size
   for (std::int64_t j = rows - size + 1; j <= rows; ++j) {
     if (interrupted && ++since_poll == kPollEvery) {
       since_poll = 0;
-      if (interrupted()) throw Error(ErrorKind::Internal, "the batch sampling was interrupted", {}, {}, "57014");
+      poll(interrupted);
     }
     const std::int64_t r = 1 + static_cast<std::int64_t>(rng.uniform_below(static_cast<std::uint64_t>(j)));
     const bool taken = linear ? std::find(out.begin(), out.end(), r) != out.end() : lookup_.count(r) > 0;
@@ -33,7 +54,10 @@ void UniformSubset::draw(RandomSource& rng, std::int64_t rows, std::int64_t size
     out.push_back(pick);
     if (!linear) lookup_.insert(pick);
   }
-  std::sort(out.begin(), out.end());
+  if (interrupted && size > kPollEvery)
+    sort_polled(out, interrupted);
+  else
+    std::sort(out.begin(), out.end());
 }
 
 }  // namespace dptrain::privacy

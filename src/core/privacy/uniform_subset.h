@@ -17,8 +17,9 @@ namespace dptrain::privacy {
 class UniformSubset {
  public:
   // `size` distinct numbers in [1, rows], ascending, into out (resized). 0 <= size <= rows.
-  // `interrupted` (if set) is polled after every kPollEvery draws; true = stop
-  // with Error(SQLSTATE 57014). Polling takes no randomness: same output.
+  // `interrupted` (if set) is polled after every kPollEvery draws and, for a
+  // subset of more than kPollEvery, between the blocks and merges of its sort;
+  // true = stop with Error(SQLSTATE 57014). Polling takes no randomness: same output.
   void draw(RandomSource& rng, std::int64_t rows, std::int64_t size, std::vector<std::int64_t>& out,
             const std::function<bool()>& interrupted = {});
 

@@ -107,8 +107,8 @@ TEST(BatchSampler, RejectsBadSizes) {
   EXPECT_THROW(BatchSampler(key(1), privacy::kSamplingNonceBit, 10, 2), Error);
 }
 
-// A large batch polls the cancel after every kPollEvery draws (a crafted
-// state with b = 1e9 drew for seconds without a check): the first true stops
+// A large batch polls the cancel after every kPollEvery draws and while it is
+// sorted (a crafted state with b = 1e9 drew for seconds without a check): the first true stops
 // the draw with 57014; never true = the same batch as without the callback.
 TEST(BatchSampler, LargeBatchPollsTheCancel) {
   constexpr std::int64_t kEvery = privacy::UniformSubset::kPollEvery;
@@ -120,7 +120,8 @@ TEST(BatchSampler, LargeBatchPollsTheCancel) {
   int polls = 0;
   checked.set_interrupt_check([&] { ++polls; return false; });
   checked.next(polled.data());
-  EXPECT_EQ(polls, 3);  // b / kEvery draws' worth
+  EXPECT_EQ(polls, 3 + 3 + 2);  // 3 * kEvery draws, 3 sorted blocks, 2 merges
+  ASSERT_TRUE(std::is_sorted(polled.begin(), polled.end()));
   EXPECT_EQ(quiet, polled);
 
   BatchSampler cancelled(key(4), 0, m, b);
