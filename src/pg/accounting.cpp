@@ -76,7 +76,7 @@ pv::RdpOptions rdp_options(const RdpArgs& a) {
   o.orders.assign(a.orders, a.orders + a.n_orders);
   o.adjacency = pv::parse_adjacency(a.adjacency);
   // Only reads the flags: a cancel is raised by report() after the core returns.
-  o.interrupted = [] { return InterruptPending && (QueryCancelPending || ProcDiePending); };
+  o.interrupted = dptrain::pg::cancel_pending;
   return o;
 }
 

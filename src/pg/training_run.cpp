@@ -294,7 +294,7 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
   // polls the pending cancel/terminate flags; it never jumps (no
   // CHECK_FOR_INTERRUPTS inside C++ frames): it stops and throws, and the
   // glue's report() then lets PostgreSQL raise the cancel itself.
-  DPT_CORE({ run->set_interrupt_check([] { return InterruptPending && (QueryCancelPending || ProcDiePending); }); });
+  DPT_CORE({ run->set_interrupt_check(cancel_pending); });
   double seconds[kPassKinds] = {};
   int statements[kPassKinds] = {};
   const bool in_place = scratch->source.has_value();
