@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/engine/pass.h"
+#include "core/interrupt.h"
 #include "core/model.h"
 #include "core/training/config.h"
 
@@ -68,7 +69,7 @@ class Run {
   // long work inside accept() or release() (OPDisc's MIP solve) polls it and
   // stops, releasing nothing. The check must be cheap and must not throw or
   // jump (inside the server it only reads the pending-cancel flags).
-  using InterruptCheck = std::function<bool()>;
+  using InterruptCheck = dptrain::InterruptCheck;
   void set_interrupt_check(InterruptCheck check) { interrupt_check_ = std::move(check); }
 
  protected:

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/privacy/messages.h"
 #include "core/privacy/log_math.h"
 #include "core/privacy/rdp_sampled_gaussian_series.h"
@@ -122,8 +123,7 @@ RdpEpsilon sampled_gaussian_epsilon(double q, double noise_multiplier, std::int6
                                 delta, options.conversion);
   };
   auto evaluate = [&](std::size_t i) {
-    if (options.interrupted && options.interrupted())
-      throw Error(ErrorKind::Internal, "the RDP accounting was interrupted", {}, {}, "57014");
+    stop_if_interrupted(options.interrupted, "the RDP accounting");
     known[i] = rdp.at(orders[i].order);
     const double epsilon = epsilon_at(i, known[i]);
     if (epsilon < best.epsilon || (epsilon == best.epsilon && orders[i].dp_order < best.optimal_order))

@@ -14,6 +14,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/interrupt.h"
 #include "core/privacy/adjacency.h"
 #include "core/privacy/rdp.h"
 
@@ -41,7 +42,7 @@ struct RdpOptions {
   // Polled before each order's series; true = stop (an Error with SQLSTATE 57014).
   // The SQL functions take any number of orders: without it, rdp_sigma over 10^6
   // orders ran 10 s past a 2 s statement_timeout.
-  std::function<bool()> interrupted;
+  InterruptCheck interrupted;
 };
 
 // (epsilon, delta)-DP of `steps` steps, optimised over the orders (orders that provably

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 
 namespace dptrain::privacy {
 namespace {
@@ -11,13 +12,11 @@ namespace {
 constexpr std::int64_t kLinearLookupMax = 64;  // below this a scan beats hashing
 constexpr std::int64_t kPollEvery = UniformSubset::kPollEvery;
 
-void poll(const std::function<bool()>& interrupted) {
-  if (interrupted()) throw Error(ErrorKind::Internal, "the batch sampling was interrupted", {}, {}, "57014");
-}
+void poll(const InterruptCheck& interrupted) { stop_if_interrupted(interrupted, "the batch sampling"); }
 
 // std::sort's result (the values are distinct), polling after every sorted
 // block of kPollEvery values and every merge of two sorted runs.
-void sort_polled(std::vector<std::int64_t>& v, const std::function<bool()>& interrupted) {
+void sort_polled(std::vector<std::int64_t>& v, const InterruptCheck& interrupted) {
   const auto n = static_cast<std::int64_t>(v.size());
   auto at = [&](std::int64_t i) { return v.begin() + static_cast<std::ptrdiff_t>(std::min(i, n)); };
   for (std::int64_t w = 0; w < n; w += kPollEvery) {
@@ -34,7 +33,7 @@ void sort_polled(std::vector<std::int64_t>& v, const std::function<bool()>& inte
 }  // namespace
 
 void UniformSubset::draw(RandomSource& rng, std::int64_t rows, std::int64_t size, std::vector<std::int64_t>& out,
-                         const std::function<bool()>& interrupted) {
+                         const InterruptCheck& interrupted) {
   if (!(size >= 0 && size <= rows))
     fail(ErrorKind::Internal, "a uniform subset needs 0 <= size <= rows",
          "size " + std::to_string(size) + ", rows " + std::to_string(rows) + ".");

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/interrupt.h"
 #include "core/privacy/random_source.h"
 
 namespace dptrain::privacy {
@@ -21,7 +22,7 @@ class UniformSubset {
   // subset of more than kPollEvery, between the blocks and merges of its sort;
   // true = stop with Error(SQLSTATE 57014). Polling takes no randomness: same output.
   void draw(RandomSource& rng, std::int64_t rows, std::int64_t size, std::vector<std::int64_t>& out,
-            const std::function<bool()>& interrupted = {});
+            const InterruptCheck& interrupted = {});
 
   static constexpr std::int64_t kPollEvery = 1 << 16;
 

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/interrupt.h"
 #include "core/privacy/random_source.h"
 #include "core/privacy/uniform_subset.h"
 
@@ -44,7 +45,7 @@ class BatchSampler {
   void next(std::int64_t* out);
 
   // Polled during a large batch's draw (UniformSubset::draw): true = stop with 57014.
-  void set_interrupt_check(std::function<bool()> check) { interrupted_ = std::move(check); }
+  void set_interrupt_check(InterruptCheck check) { interrupted_ = std::move(check); }
 
  private:
   privacy::RandomSource stream_;
@@ -52,7 +53,7 @@ class BatchSampler {
   std::int64_t batch_size_;
   std::vector<std::int64_t> chosen_;
   privacy::UniformSubset subset_;
-  std::function<bool()> interrupted_;
+  InterruptCheck interrupted_;
 };
 
 }  // namespace dptrain

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/interrupt.h"
 #include "core/sgd/batch_sampler.h"
 
 namespace dptrain {
@@ -39,7 +40,7 @@ class SampledSequence {
   std::size_t next_chunk(std::int64_t* rows, std::int64_t* batches, std::size_t capacity);
 
   // As BatchSampler::set_interrupt_check.
-  void set_interrupt_check(std::function<bool()> check) { sampler_.set_interrupt_check(std::move(check)); }
+  void set_interrupt_check(InterruptCheck check) { sampler_.set_interrupt_check(std::move(check)); }
 
  private:
   BatchSampler sampler_;
