@@ -150,13 +150,23 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   AtEOXact_GUC(false, stats_level);
   whereToSendOutput = client;
   if (failure == nullptr) return;
-  // A cancel (or statement_timeout) says nothing about the rows; nor does a
-  // statement refused before it ran because the relation's name now finds
-  // another object (statement_checks.h): both pass as they are, uncharged.
+  // A cancel (or statement_timeout) says nothing about the rows: it passes
+  // as a cancel, uncharged; so does a statement refused before it ran
+  // because the relation's name now finds another object
+  // (statement_checks.h), as it is.
   // So does a node's shard guard (shard_guard.h): the catalog of a worker.
   const bool shard_refused = failure->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE &&
                              failure->message != nullptr && strcmp(failure->message, kShardGuardRefusal) == 0;
-  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED || take_statement_refusal() || shard_refused) {
+  // The cancel itself, not its report: its CONTEXT names the statement the
+  // owner's code was running when it came, and a statement built with
+  // EXECUTE format('... %L', v) holds the row's value (measured: a
+  // statement_timeout during the count printed "SQL statement "SELECT ok
+  // FROM clinic.consents WHERE name = 'patient 21: HIV+'"", uncharged, and
+  // each timeout another row). Raised again here, with dptrain's context.
+  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED)
+    ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
+                    errmsg_internal("%s", failure->message ? failure->message : "canceling statement")));
+  if (take_statement_refusal() || shard_refused) {
     // (raised while nothing went to the client: it goes there again)
     failure->output_to_client = client == DestRemote;
     ReThrowError(failure);

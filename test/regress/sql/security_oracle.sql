@@ -28,6 +28,22 @@ BEGIN
   RETURN NEXT;
 END
 $$;
+-- A prober's run on t cancelled by its statement_timeout: the cancel, whether its
+-- CONTEXT tells the secret or the charge, and what was charged (WHEN OTHERS
+-- catches no cancel).
+CREATE FUNCTION pg_temp.timed_out(t regclass, OUT code text, OUT message text, OUT tells boolean,
+                                  OUT says_charged boolean, OUT charged numeric) LANGUAGE plpgsql AS $$
+DECLARE context text;
+BEGIN
+  EXECUTE format('SELECT dp_train(%L, %L, %L, algorithm => %L, epsilon => 0.5, classes => %L, batch_size => 10)',
+                 t, 'diagnosis', 'x', 'bolton', ARRAY['well', 'ill']);
+EXCEPTION WHEN query_canceled THEN
+  GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT, context = PG_EXCEPTION_CONTEXT;
+  tells := context ~ 'Smith|HIV';
+  says_charged := context ~ 'was committed before this error';
+  charged := 10 - (SELECT epsilon FROM dp_budget_remaining(t))::numeric;
+END
+$$;
 -- An exception block that keeps the weights and rolls back the rest.
 CREATE FUNCTION pg_temp.steal() RETURNS float8[] LANGUAGE plpgsql AS $$
 DECLARE w float8[];
@@ -168,8 +184,28 @@ BEGIN
   RETURN v::float8;
 END $$;
 CREATE VIEW public.cancelling_x AS SELECT id, ARRAY[x[1], public.cancels(reading)] AS x, diagnosis FROM public.notes;
+-- the owner's code runs a statement built from the row (EXECUTE format with
+-- %L), slow on the secret row: the prober's own statement_timeout cancels it
+-- there, while n and d are counted (slow_x, before the charge) or in the copy
+-- (slow_copy: slow once the ledger holds its charge). The cancel passes as a
+-- cancel; its CONTEXT printed that statement, the value inlined: "SQL
+-- statement "SELECT pg_sleep(30) WHERE 'patient J. Smith: HIV+' IS NOT
+-- NULL"", uncharged before the charge (hostile review of 2026-11-28).
+CREATE FUNCTION public.looks_up(v text, once_charged text) RETURNS float8 LANGUAGE plpgsql AS $$
+BEGIN
+  IF v LIKE 'patient%' AND (once_charged IS NULL OR EXISTS (SELECT FROM dptrain.ledger l
+                                                              WHERE l.source_name = once_charged)) THEN
+    EXECUTE format('SELECT pg_sleep(30) WHERE %L IS NOT NULL', v);
+    RETURN 0;
+  END IF;
+  RETURN CASE WHEN v LIKE 'patient%' THEN 0 ELSE v::float8 END;
+END $$;
+CREATE VIEW public.slow_x AS SELECT id, ARRAY[x[1], public.looks_up(reading, NULL)] AS x, diagnosis FROM public.notes;
+CREATE VIEW public.slow_copy AS
+SELECT id, ARRAY[x[1], public.looks_up(reading, 'public.slow_copy')] AS x, diagnosis FROM public.notes;
 SELECT dp_grant_budget(t, 'regress_prober', 10, 0)
-FROM unnest(ARRAY['public.failing_x', 'public.failing_label', 'public.cancelling_x']::regclass[]) t;
+FROM unnest(ARRAY['public.failing_x', 'public.failing_label', 'public.cancelling_x', 'public.slow_x',
+                  'public.slow_copy']::regclass[]) t;
 RESET ROLE;
 SET ROLE regress_prober;
 -- (the real error goes to the server log only, never to the client, whatever it asks for)
@@ -185,10 +221,16 @@ FROM unnest(ARRAY['public.failing_x', 'public.failing_label']::regclass[]) t,
                         'batch_sizes => %L)', t, 'diagnosis', 'x', ARRAY['well', 'ill'], '{0.1}', '{1}', '{10}')) r;
 SELECT * FROM pg_temp.probe('public.cancelling_x', 'diagnosis', ARRAY['well', 'ill']);
 \x off
+SET statement_timeout = '2s';
+SELECT * FROM pg_temp.timed_out('public.slow_x');
+SET statement_timeout = '2s';
+SELECT * FROM pg_temp.timed_out('public.slow_copy');
+RESET statement_timeout;
 -- every failed run is in the ledger, without a model
 SELECT l.source_name, count(*) AS runs, sum(l.epsilon) AS spent, count(l.model_id) AS ids, count(m.id) AS models
 FROM dptrain.ledger l LEFT JOIN dptrain.models m ON m.id = l.model_id
-WHERE l.source_name IN ('public.failing_x', 'public.failing_label', 'public.cancelling_x')
+WHERE l.source_name IN ('public.failing_x', 'public.failing_label', 'public.cancelling_x', 'public.slow_x',
+                        'public.slow_copy')
 GROUP BY l.source_name ORDER BY 1;
 RESET ROLE;
 -- the owner reads the data: it sees the real error
@@ -196,8 +238,8 @@ RESET ROLE;
 SELECT * FROM pg_temp.try($$SELECT dp_train('public.failing_x', 'diagnosis', 'x', algorithm => 'bolton',
                           epsilon => 0.5, classes => ARRAY['well', 'ill'], batch_size => 10)$$);
 \x off
-DROP VIEW public.failing_x, public.failing_label, public.cancelling_x;
-DROP FUNCTION public.cancels(text);
+DROP VIEW public.failing_x, public.failing_label, public.cancelling_x, public.slow_x, public.slow_copy;
+DROP FUNCTION public.cancels(text), public.looks_up(text, text);
 
 -- ---- 5. the owner's code prints a row -------------------------------------------------
 -- Not only its errors: a view's function that says what it does (RAISE
@@ -244,7 +286,8 @@ DROP TABLE public.clean, public.secret_label, public.secret_null_label, public.s
   public.secret_inf, public.secret_huge, public.secret_null_element, public.secret_2d, public.secret_short,
   public.secret_numeric, public.secret_underflow, public.secret_nan_label;
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.secret\_%'
-  OR source_name IN ('public.clean', 'public.notes', 'public.chatty_x', 'public.cancelling_x', 'public.failing_label', 'public.failing_x');
+  OR source_name IN ('public.clean', 'public.notes', 'public.chatty_x', 'public.cancelling_x', 'public.failing_label', 'public.failing_x',
+                     'public.slow_x', 'public.slow_copy');
 DELETE FROM dptrain.models WHERE created_by IN ('regress_keeper', 'regress_prober');
 REVOKE CREATE ON SCHEMA public FROM regress_keeper;
 DROP ROLE regress_keeper, regress_prober;
