@@ -106,6 +106,13 @@ void refuse_callers_temp_objects(const RunIdentities& ids) {
                   errhint("Drop them first (DISCARD TEMP), or train from a new session.")));
 }
 
+// PostgreSQL's cancel (statement_timeout, pg_cancel_backend, a cancel the
+// caller sent): raised by ProcessInterrupts, whatever language it is in.
+bool is_interrupt(const ErrorData* e) {
+  return e->sqlerrcode == ERRCODE_QUERY_CANCELED && e->message != nullptr && e->funcname != nullptr &&
+         strcmp(e->funcname, "ProcessInterrupts") == 0;
+}
+
 }  // namespace
 
 void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*), void* arg) {
@@ -151,7 +158,7 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   whereToSendOutput = client;
   if (failure == nullptr) return;
   // A cancel (or statement_timeout) says nothing about the rows: it passes
-  // as a cancel, uncharged; so does a statement refused before it ran
+  // as a cancel, uncharged (below); so does a statement refused before it ran
   // because the relation's name now finds another object
   // (statement_checks.h), as it is.
   // So does a node's shard guard (shard_guard.h): the catalog of a worker.
@@ -163,9 +170,11 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   // statement_timeout during the count printed "SQL statement "SELECT ok
   // FROM clinic.consents WHERE name = 'patient 21: HIV+'"", uncharged, and
   // each timeout another row). Raised again here, with dptrain's context.
-  if (failure->sqlerrcode == ERRCODE_QUERY_CANCELED)
-    ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
-                    errmsg_internal("%s", failure->message ? failure->message : "canceling statement")));
+  // Only PostgreSQL's own cancel (ProcessInterrupts, also when the owner's
+  // code re-raised it): a 57014 the owner's code raises itself, on a row it
+  // chose and with a message it wrote, is one more failure of its code.
+  if (is_interrupt(failure))
+    ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg_internal("%s", failure->message)));
   if (take_statement_refusal() || shard_refused) {
     // (raised while nothing went to the client: it goes there again)
     failure->output_to_client = client == DestRemote;

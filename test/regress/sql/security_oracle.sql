@@ -177,10 +177,13 @@ CREATE VIEW public.failing_x AS SELECT id, ARRAY[x[1], reading::float8] AS x, di
 -- fails only in the copy (the label is not read before it): after the charge
 CREATE VIEW public.failing_label AS
 SELECT id, x, CASE WHEN reading::float8 > 0 THEN diagnosis ELSE 'well' END AS diagnosis FROM public.notes;
--- the owner's code raises a cancel: a cancel stays a cancel
+-- the owner's code raises a cancel itself (RAISE ... USING ERRCODE = 'query_canceled'), on
+-- the rows it chooses: one more failure of its code, hidden and charged (it passed as
+-- a cancel, uncharged, with the message the code wrote, until 2026-11-28); a real
+-- cancel (statement_timeout) passes as a cancel: slow_x and slow_copy below
 CREATE FUNCTION public.cancels(v text) RETURNS float8 LANGUAGE plpgsql AS $$
 BEGIN
-  IF v LIKE 'patient%' THEN RAISE EXCEPTION 'canceling statement due to user request' USING ERRCODE = 'query_canceled'; END IF;
+  IF v LIKE 'patient%' THEN RAISE EXCEPTION 'canceling statement at %', v USING ERRCODE = 'query_canceled'; END IF;
   RETURN v::float8;
 END $$;
 CREATE VIEW public.cancelling_x AS SELECT id, ARRAY[x[1], public.cancels(reading)] AS x, diagnosis FROM public.notes;
