@@ -88,6 +88,7 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   client::keep_running_if_output_closes();  // run_result.h
   apply_run_options(o, cmd);
   apply_column_options(k, o, cmd, "dp_tune");
+  o.grid.batch_sizes_given = cmd.count("--batch-sizes") > 0;  // without: the default rule (fit_default_batch)
   if (liu_talwar(o)) return run_liu_talwar(o);
   if (!o.grid_json.empty() || !std::isnan(o.gamma))
     throw Error(ErrorKind::InvalidParameter, "--grid and --gamma apply to --method liu_talwar only", {},
@@ -153,7 +154,9 @@ void register_tune(CLI::App& app) {
   cmd->add_option("--delta", o->delta, "total delta (0 = pure epsilon-DP)");
   cmd->add_option("--lambdas", o->grid.lambdas, "candidate L2 regularizations")->delimiter(',')->capture_default_str();
   cmd->add_option("--epochs", o->grid.epochs, "candidate numbers of epochs")->delimiter(',')->capture_default_str();
-  cmd->add_option("--batch-sizes", o->grid.batch_sizes, "candidate batch sizes")->delimiter(',')->capture_default_str();
+  cmd->add_option("--batch-sizes", o->grid.batch_sizes,
+                  "candidate batch sizes (default: 50, capped at a tuning part's rows, docs/tuning.md)")
+      ->delimiter(',');
   cmd->add_option("--method", o->method,
                   "holdout (Bolt-on Alg. 3) | liu_talwar (random stopping, any algorithm; default for the DP-SGD "
                   "family and dpagd)");

@@ -45,7 +45,7 @@ CREATE FUNCTION @extschema@.dp_tune(
     delta         float8   DEFAULT NULL,
     lambdas       float8[] DEFAULT '{0.0001,0.001,0.01}',
     epochs        int[]    DEFAULT '{1,5,10}',
-    batch_sizes   int[]    DEFAULT '{50}',
+    batch_sizes   int[]    DEFAULT NULL,   -- NULL: {50}, capped at a part's floor(n / parts) rows
     learning_rate float8   DEFAULT NULL,
     name          text     DEFAULT NULL,
     seed          bigint   DEFAULT NULL,
@@ -84,7 +84,7 @@ CREATE FUNCTION @extschema@.dp_tune(
     delta         float8   DEFAULT NULL,
     lambdas       float8[] DEFAULT '{0.0001,0.001,0.01}',
     epochs        int[]    DEFAULT '{1,5,10}',
-    batch_sizes   int[]    DEFAULT '{50}',
+    batch_sizes   int[]    DEFAULT NULL,
     learning_rate float8   DEFAULT NULL,
     name          text     DEFAULT NULL,
     seed          bigint   DEFAULT NULL,

@@ -122,7 +122,10 @@ void holdout_grid(const nlohmann::json& j, dptrain::tuning::Grid* g) {
     for (const auto& v : lists.at("epochs"))  // out of int's range: the grid check's 0 (refused)
       g->epochs.push_back(std::abs(v.get<double>()) <= 1e9 ? static_cast<int>(v.get<double>()) : 0);
   }
-  if (lists.contains("batch_size")) g->batch_sizes = lists.at("batch_size").get<std::vector<std::int64_t>>();
+  if (lists.contains("batch_size")) {
+    g->batch_sizes = lists.at("batch_size").get<std::vector<std::int64_t>>();
+    g->batch_sizes_given = true;
+  }
 }
 
 // Bolt-on Algorithm 3 on a Citus hash-distributed table (docs/tuning.md
@@ -169,8 +172,8 @@ void plan_candidates(void* arg) {
 // dp_tune's arguments that must not be NULL (the others have no default or
 // mean something when NULL).
 void refuse_null_arguments(FunctionCallInfo fcinfo) {
-  for (int i : {kSource, kLabel, kFeatures, kAlgorithm, kLoss, kLambdas, kEpochs, kBatchSizes, kHuberH, kAveraging,
-                kReshuffle, kOptions})
+  for (int i : {kSource, kLabel, kFeatures, kAlgorithm, kLoss, kLambdas, kEpochs, kHuberH, kAveraging, kReshuffle,
+                kOptions})
     if (PG_ARGISNULL(i))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                       errmsg("argument %s of dp_tune must not be NULL", arg_name(i)),
@@ -182,7 +185,7 @@ struct GridArguments {
   int nlambdas = 0, nepochs = 0, nbatches = 0;
   const double* lambdas = nullptr;
   const int32* epochs = nullptr;
-  const int32* batches = nullptr;
+  const int32* batches = nullptr;   // NULL: batch_sizes => NULL, the default rule (fit_default_batch)
   const char* grid_text = nullptr;  // NULL: no grid
   const char* method = nullptr;     // NULL: the algorithm's default
   bool has_gamma = false;
@@ -193,7 +196,7 @@ GridArguments read_grid_arguments(FunctionCallInfo fcinfo) {
   GridArguments a;
   a.lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &a.nlambdas, "lambdas");
   a.epochs = int4_array(PG_GETARG_ARRAYTYPE_P(kEpochs), &a.nepochs, "epochs");
-  a.batches = int4_array(PG_GETARG_ARRAYTYPE_P(kBatchSizes), &a.nbatches, "batch_sizes");
+  if (!PG_ARGISNULL(kBatchSizes)) a.batches = int4_array(PG_GETARG_ARRAYTYPE_P(kBatchSizes), &a.nbatches, "batch_sizes");
   a.grid_text = PG_ARGISNULL(kGrid) ? nullptr : DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(kGrid)));
   a.method = PG_ARGISNULL(kMethod) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(kMethod));
   a.has_gamma = !PG_ARGISNULL(kGamma);
@@ -236,12 +239,15 @@ std::unique_ptr<TuneSession> new_tune_session(const dptrain::pg::RunArguments& a
   dptrain::tuning::Grid& g = session->grid;
   g.lambdas.assign(a.lambdas, a.lambdas + a.nlambdas);
   g.epochs.assign(a.epochs, a.epochs + a.nepochs);
-  g.batch_sizes.assign(a.batches, a.batches + a.nbatches);
+  if (a.batches) {
+    g.batch_sizes.assign(a.batches, a.batches + a.nbatches);
+    g.batch_sizes_given = true;
+  }
   dptrain::validate_arguments(c);
   session->liu_talwar =
       choose_liu_talwar(a.method ? std::optional<std::string>(a.method) : std::nullopt, c.algorithm);
   if (a.grid_text && (g.lambdas != dptrain::tuning::Grid{}.lambdas || g.epochs != dptrain::tuning::Grid{}.epochs ||
-                      g.batch_sizes != dptrain::tuning::Grid{}.batch_sizes))
+                      g.batch_sizes_given))
     dptrain::fail(dptrain::ErrorKind::InvalidParameter, "grid and the lists lambdas, epochs, batch_sizes exclude each other",
                   {}, "Put them into grid, e.g. grid => '{\"lambda\": [0.001], \"epochs\": [1, 5]}'.");
   if (session->liu_talwar)

@@ -61,6 +61,19 @@ if out=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --gamma 2 2>&1); then e
 grep -q 'gamma must be in (0, 1]' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 echo "ok: liu_talwar -> $(echo "$lt" | field "j['chosen']")"
 
+# On 300 rows (9 candidates: 10 parts of 30 rows) no --batch-sizes is the
+# default rule, b = min(50, 30); --batch-sizes 50 is given and checked (it
+# was taken for the default, as dp_tune's batch_sizes => '{50}' was).
+psql -Xq -v ON_ERROR_STOP=1 -d "$db" -c "CREATE TABLE pts_small AS SELECT * FROM pts WHERE id <= 300"
+for mode in --controller --server; do
+  small=$("$DPTRAIN_CLI" tune --db "dbname=$db" --table pts_small --label y --features x --classes false,true --json \
+    --epsilon 1 --seed 3 $mode 2>/dev/null) || { echo "default batch on 300 rows ($mode) failed"; exit 1; }
+  [ "$(echo "$small" | field "j['chosen']['batch_size']")" = 30 ] || { echo "default batch ($mode): $small"; exit 1; }
+  if out=$("$DPTRAIN_CLI" tune --db "dbname=$db" --table pts_small --label y --features x --classes false,true \
+    --epsilon 1 --seed 3 --batch-sizes 50 $mode 2>&1); then echo "--batch-sizes 50 capped ($mode): $out"; exit 1; fi
+  grep -q 'batch size 50 is larger than the 30 rows of a tuning part' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
+done
+
 # Errors reach the CLI with their hint, and nothing is stored.
 before=$(psql -X -At -d "$db" -c 'SELECT count(*) FROM dptrain.models')
 if out=$(tune --epsilon 1 --algorithm none 2>&1); then echo "algorithm none accepted"; exit 1; fi

@@ -107,11 +107,11 @@ std::vector<std::int64_t> part_sizes(const KeyedSplit& split, const std::vector<
 // default 9 candidates) refused every call that named no batch_sizes; a part's rows
 // floor(n / parts) are a function of n and the grid's size, both public, so the
 // default becomes min(50, floor(n / parts)), as dp_train's DP-SGD default lot is
-// min(50, n). Batch sizes the caller gives are kept (and checked per part).
+// min(50, n). Batch sizes the caller gives are kept (and checked per part), {50} too.
 void fit_default_batch(std::int64_t rows, Grid* g) {
-  if (g->batch_sizes != Grid{}.batch_sizes) return;
+  if (g->batch_sizes_given) return;
   const std::int64_t parts = static_cast<std::int64_t>(g->lambdas.size() * g->epochs.size()) + 1;
-  g->batch_sizes = {std::clamp<std::int64_t>(rows / parts, 1, g->batch_sizes.front())};
+  g->batch_sizes = {std::clamp<std::int64_t>(rows / parts, 1, Grid{}.batch_sizes.front())};
 }
 
 sgd::SplitKey draw_split_key(const TrainingConfig& config) {

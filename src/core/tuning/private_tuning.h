@@ -48,6 +48,9 @@ struct Grid {
   std::vector<double> lambdas = {1e-4, 1e-3, 1e-2};
   std::vector<int> epochs = {1, 5, 10};
   std::vector<std::int64_t> batch_sizes = {50};
+  // false: batch_sizes is the default rule (fit_default_batch), not the
+  // caller's {50}, which is kept as given.
+  bool batch_sizes_given = false;
 
   nlohmann::json to_json() const;
 };
@@ -87,7 +90,7 @@ std::vector<Candidate> expand(const Grid& grid);
 std::vector<std::int64_t> part_sizes(std::int64_t rows, int parts);
 
 // The default batch sizes ({50}, Grid{}) capped at a part's rows floor(rows / parts)
-// (public: n and the grid's size); a grid with other batch sizes is left alone.
+// (public: n and the grid's size); batch sizes given (batch_sizes_given) are left alone.
 void fit_default_batch(std::int64_t rows, Grid* g);
 
 // The split of a Citus hash-distributed table (docs/tuning.md section 5):

@@ -137,6 +137,16 @@ SELECT details->'hyperparameters'->'batch_size' AS batch_size, details->'tuning'
 FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, seed => 1, classes => ARRAY['false', 'true']);
 SELECT model_id FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{31}',
                              classes => ARRAY['false', 'true']);
+-- an explicit batch_sizes => '{50}' is given, not the default: checked, not capped (until 2026-11-28 the
+-- SQL default was the literal '{50}', so an explicit {50} silently trained with 30); NULL is the default
+SELECT model_id FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{50}',
+                             classes => ARRAY['false', 'true']);
+SELECT details->'hyperparameters'->'batch_size' AS batch_size
+FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, seed => 1, batch_sizes => NULL,
+             classes => ARRAY['false', 'true']);
+-- and with grid, batch_sizes => '{50}' is a list given beside it (it was taken for the default)
+SELECT model_id FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{50}',
+                             grid => '{"epochs": [1]}', classes => ARRAY['false', 'true']);
 
 -- 6. Errors (and a failed call stores nothing).
 CREATE TEMP TABLE tune_before AS SELECT count(*) AS n FROM dptrain.models;

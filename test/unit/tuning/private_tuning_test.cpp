@@ -167,8 +167,13 @@ TEST(Tuner, DefaultBatchFitsThePart) {
   EXPECT_EQ(big.batch_sizes, std::vector<std::int64_t>{50});
   Grid given;
   given.batch_sizes = {40, 60};
+  given.batch_sizes_given = true;
   fit_default_batch(300, &given);  // given sizes are kept (and checked per part by the Tuner)
   EXPECT_EQ(given.batch_sizes, (std::vector<std::int64_t>{40, 60}));
+  Grid given_50;  // the default's value, given: kept too (it was taken for the default and capped to 30)
+  given_50.batch_sizes_given = true;
+  fit_default_batch(300, &given_50);
+  EXPECT_EQ(given_50.batch_sizes, std::vector<std::int64_t>{50});
   Grid tiny;
   fit_default_batch(5, &tiny);  // fewer rows than parts: at least 1 (the Tuner refuses the table)
   EXPECT_EQ(tiny.batch_sizes, std::vector<std::int64_t>{1});
@@ -191,6 +196,7 @@ TEST(Tuner, RejectsWhatCannotBeTunedPrivately) {
   try {
     Grid g;
     g.batch_sizes = {31};
+    g.batch_sizes_given = true;
     Tuner(base_config(300), g);
     FAIL() << "accepted parts smaller than the batch size";
   } catch (const Error& e) {

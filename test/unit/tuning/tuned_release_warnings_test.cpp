@@ -115,6 +115,7 @@ TEST(TunedReleaseWarnings, HoldoutShowsTheReleasedPfwModelsTieWarning) {
   g.lambdas = {0, 1e-3};
   g.epochs = {1, 2};
   g.batch_sizes = {1};
+  g.batch_sizes_given = true;
   Tuner t(c, g);
   const Model m = drive_in_memory(t, data);
   const std::optional<std::string> tie = pfw_tie_warning(m);
