@@ -10,6 +10,7 @@
 #include "number_flags.h"
 #include "core/error.h"
 #include "pg_connection.h"
+#include "repeated_flags.h"
 #include "standard_descriptors.h"
 
 namespace {
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
   dptrain::cli::register_export(app);
   dptrain::cli::register_budget(app);
   dptrain::client::check_number_flags(app);  // --seed 99999999999999999999 is refused, not clamped
+  dptrain::client::refuse_repeated_flags(app);  // --json --json is refused, as --epsilon 1 --epsilon 2
+  app.failure_message(dptrain::client::usage_error_message);
   try {
     app.parse(argc, argv);
     // What went to stdout must have arrived: `dptrain export > model.json`

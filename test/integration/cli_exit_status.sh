@@ -35,6 +35,16 @@ err=$("$DPTRAIN_CLI" train --table t --epsilon 1 --name $'two\nlines' "${nowhere
 [ "$(head -1 <<<"$err")" = "--name: a model name must not contain control characters (control character 0x0a at byte 4)" ] \
   || fail "--name with a newline: $err"
 status 1 train --table t --epsilon 1 --name 'résumé 2' "${nowhere[@]}"  # printable: on to the connection
+# a flag given twice, as an option given twice (CLI11 let a flag take its last
+# repeat: `--json --json` passed silently); options that take lists repeat
+status 2 train --table t --epsilon 1 --json --json "${nowhere[@]}"
+status 2 tune --table t --epsilon 1 --server --server "${nowhere[@]}"
+status 2 load --table t --replace --replace /nonexistent.csv "${nowhere[@]}"
+err=$("$DPTRAIN_CLI" train --table t --epsilon 1 --json --json "${nowhere[@]}" 2>&1 >/dev/null)
+[ "$err" = "--json: given 2 times; give it once" ] || fail "--json --json: $err"
+status 1 train --table t --epsilon 1 --classes a --classes b "${nowhere[@]}"   # on to the connection
+status 1 load --table t --missing '?' --missing NA --categories 'a=x' --categories 'b=y' /nonexistent.csv \
+  "${nowhere[@]}"
 status 2 no-such-command
 status 2
 status 1 train --table t --epsilon 1 "${nowhere[@]}"                    # could not connect
