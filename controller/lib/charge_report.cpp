@@ -65,6 +65,7 @@ std::string ChargeWatch::report() const {
     return out;
   } catch (const PgError& e) {
     return "NOTE:  could not read the privacy ledger after the failure (" + std::string(e.what()) +
+           (e.sqlstate.empty() ? "" : ", SQLSTATE " + e.sqlstate) +
            "): whether this run was charged, or even stored its model, is unknown. Check with `dptrain budget "
            "show --table ...` and `dptrain models` once the server answers (a charge, once made, stays).\n";
   }

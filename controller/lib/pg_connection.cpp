@@ -111,6 +111,24 @@ PgError connection_lost(const std::string& text) {
 
 }  // namespace
 
+// libpq's text for a failed connection: a line per address tried
+// ("connection to server at "localhost" (::1), port 5999 failed: Connection
+// refused"), each with a tab-indented question ("\tIs the server running on
+// that host ...?"). The CLI printed it whole, the SQLSTATE on the last line,
+// and the failure note after a lost run quoted it inside a sentence.
+PgError connection_failure(const std::string& text) {
+  std::string message, hint;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const bool question = !line.empty() && line[0] == '\t';
+    line.erase(0, line.find_first_not_of(" \t"));
+    if (line.empty()) continue;
+    std::string& into = question ? hint : message;
+    if (into.find(line) == std::string::npos) into += (into.empty() ? "" : "; ") + line;
+  }
+  return PgError("could not connect to the database: " + message, "08001", {}, hint);
+}
+
 bool interrupted() { return interrupt_count > 0; }
 int interrupt_exit_code() { return 128 + interrupt_signal; }
 
@@ -123,11 +141,10 @@ int PgResult::column(const std::string& name) const {
 PgConnection::PgConnection(const std::string& conninfo, Purpose purpose) : purpose_(purpose) {
   c_ = purpose == Purpose::kReport ? connect_for_report(conninfo) : PQconnectdb(conninfo.c_str());
   if (PQstatus(c_) != CONNECTION_OK) {
-    std::string msg = PQerrorMessage(c_);
-    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    const std::string msg = PQerrorMessage(c_);
     PQfinish(c_);
     c_ = nullptr;
-    throw PgError("could not connect to the database: " + msg, "08001");
+    throw connection_failure(msg);
   }
   on_notice = [](const std::string& sev, const std::string& msg) {
     std::cerr << sev << ":  " << msg << "\n";

@@ -27,6 +27,11 @@ class PgError : public std::runtime_error {
   std::string sqlstate, detail, hint;
 };
 
+// The failure of PQconnectdb as one line (SQLSTATE 08001): libpq's line per
+// address tried joined by "; ", its indented questions ("Is the server
+// running ...?") as the hint.
+PgError connection_failure(const std::string& libpq_message);
+
 class PgResult {
  public:
   explicit PgResult(PGresult* r) : r_(r, PQclear) {}

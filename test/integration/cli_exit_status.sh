@@ -48,6 +48,16 @@ status 1 load --table t --missing '?' --missing NA --categories 'a=x' --categori
 status 2 no-such-command
 status 2
 status 1 train --table t --epsilon 1 "${nowhere[@]}"                    # could not connect
+# ... in one line with its SQLSTATE (libpq's question as the HINT); it was
+# libpq's text whole, a line per address tried, the SQLSTATE after the last
+err=$("$DPTRAIN_CLI" train --table t --epsilon 1 "${nowhere[@]}" 2>&1 >/dev/null)
+grep -qx 'dptrain: error: could not connect to the database: connection to server on socket ".*" failed: No such file or directory (SQLSTATE 08001)' \
+  <<<"$err" || fail "could not connect: $err"
+sed -n 2p <<<"$err" | grep -qx "HINT:  Is the server running locally and accepting connections on that .*socket?" \
+  && [ "$(wc -l <<<"$err")" = 2 ] || fail "could not connect, the hint: $err"
+err=$("$DPTRAIN_CLI" train --table t --epsilon 1 --db "host=127.0.0.1,127.0.0.2 port=1 dbname=none" 2>&1 >/dev/null)
+grep -qx 'dptrain: error: could not connect to the database: connection to server at "127.0.0.1", port 1 failed: .*; connection to server at "127.0.0.2", port 1 failed: .* (SQLSTATE 08001)' \
+  <<<"$err" && [ "$(wc -l <<<"$err")" = 2 ] || fail "could not connect to two addresses: $err"
 status 0 --version
 status 0 train --help
 [ "$("$DPTRAIN_CLI" train --help 2>/dev/null | grep -c -- '--epsilon')" -ge 1 ] || fail "train --help is not on stdout"
