@@ -164,7 +164,7 @@ void print_summary_json(const LoadCliOptions& c, const loader::Dataset& data, co
                       {"train_rows", stats[0].rows},
                       {"features", data.dims()},
                       {"label_type", y_type},
-                      {"classes", data.labels().classes()},
+                      {"classes", data.labels().stored_classes()},
                       {"feature_sum", stats[0].feature_sum},
                       {"max_row_norm", std::max(stats[0].max_norm, stats[1].max_norm)},
                       {"dropped_rows", meta["dropped_rows"]},
@@ -177,6 +177,7 @@ void print_summary_json(const LoadCliOptions& c, const loader::Dataset& data, co
   }
   if (data.labels().type() == loader::LabelType::Boolean) {
     j["positive"] = data.labels().positive();
+    j["negative_labels"] = data.labels().negative_labels();
     j["positive_rate_train"] = positive_rate(stats[0]);
     if (with_test) j["positive_rate_test"] = positive_rate(stats[1]);
   }

@@ -94,3 +94,17 @@ grep -q "; 2 classes (y boolean, true = normal, false = every other label (5 in 
   <<<"$out" || fail "kdd summary: $out"
 [ "$(q "SELECT count(DISTINCT y) FROM kdd")" = 2 ] || fail "kdd: y is not 2 classes"
 echo "ok: $out"
+
+# --json says the same: "classes" are y's (false, true), as the text's
+# "2 classes"; the raw labels mapped to false are "negative_labels". It
+# listed the 6 raw labels as "classes" beside the text's "2 classes".
+out=$("$DPTRAIN_CLI" load --db "dbname=$db" --table kdd_json --positive normal --json "$WORK/kdd.csv" 2>/dev/null) \
+  || fail "load kdd --json"
+python3 -c "
+import json, sys
+j = json.loads(sys.argv[1])
+assert j['classes'] == ['false', 'true'] and j['positive'] == 'normal', j
+assert len(j['negative_labels']) == 5 and 'normal' not in j['negative_labels'], j
+" "$out" || fail "kdd --json: $out"
+echo "ok: load --json: classes [false, true], 5 negative labels"
+

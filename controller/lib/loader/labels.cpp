@@ -95,7 +95,7 @@ std::uint32_t positive_code(const Dictionary& labels, const TrainLabels& train, 
 }
 
 // The training labels that are not the positive one, sorted.
-std::vector<std::string> negative_labels(const Dictionary& labels, const TrainLabels& train,
+std::vector<std::string> sorted_negatives(const Dictionary& labels, const TrainLabels& train,
                                          const std::vector<LabelValue>& values) {
   std::vector<std::string> negatives;
   for (auto t : train.codes)
@@ -139,7 +139,7 @@ LabelEncoder::LabelEncoder(const Dictionary& labels, const std::vector<bool>& in
       known_[c] = one_vs_rest || train.equivalent(c).has_value();
       values_[c].boolean = train.same(c, pos);
     }
-    const std::vector<std::string> negatives = negative_labels(labels, train, values_);
+    const std::vector<std::string> negatives = sorted_negatives(labels, train, values_);
     classes_ = {positive_};
     classes_.insert(classes_.end(), negatives.begin(), negatives.end());
     return;
@@ -170,10 +170,19 @@ LabelEncoder::LabelEncoder(const Dictionary& labels, const std::vector<bool>& in
   if (type_ != LabelType::Boolean && classes_.size() > o.max_classes) too_many_classes(classes_, o.max_classes);
 }
 
+std::vector<std::string> LabelEncoder::stored_classes() const {
+  return type_ == LabelType::Boolean ? std::vector<std::string>{"false", "true"} : classes_;
+}
+
+std::vector<std::string> LabelEncoder::negative_labels() const {
+  if (type_ != LabelType::Boolean || classes_.empty()) return {};
+  return {classes_.begin() + 1, classes_.end()};
+}
+
 // The labels mapped to false: the one other training label, or (one-vs-rest)
 // every label but the positive one, with the first few of the training rows.
 std::string LabelEncoder::describe_negatives() const {
-  const std::vector<std::string> negatives(classes_.begin() + 1, classes_.end());
+  const std::vector<std::string> negatives = negative_labels();
   if (negatives.size() == 1) return negatives[0];
   if (negatives.empty()) return "every other label";
   std::string some;

@@ -51,9 +51,12 @@ class LabelEncoder {
   // labels mapped to true and to false.
   const std::vector<std::string>& classes() const { return classes_; }
   const std::string& positive() const { return positive_; }  // boolean only
-  // The classes of y as stored: 2 for a boolean label (classes() may list
-  // many labels mapped to false, KDD's attacks).
-  std::size_t class_count() const { return type_ == LabelType::Boolean ? 2 : classes_.size(); }
+  // The classes of y as stored: false, true for a boolean label (classes()
+  // may list many labels mapped to false, KDD's attacks), else classes().
+  std::vector<std::string> stored_classes() const;
+  std::size_t class_count() const { return stored_classes().size(); }
+  // Boolean: the training labels mapped to false, sorted (empty otherwise).
+  std::vector<std::string> negative_labels() const;
   // "boolean, true = normal, false = every other label (22 in train: back, ...)".
   std::string describe_type() const;
 

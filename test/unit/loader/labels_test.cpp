@@ -86,6 +86,23 @@ TEST(LabelEncoder, BooleanLabelHasTwoClassesAndDescribesItsMapping) {
   EXPECT_EQ(Labels({"0", "3", "7"}, 3).encoder().class_count(), 3u);
 }
 
+// The classes of y as stored, for `dptrain load --json` ("classes" listed
+// classes(), the raw labels, beside a text summary that says "2 classes").
+TEST(LabelEncoder, StoredClassesAreThoseOfY) {
+  const Labels kdd({"normal", "smurf", "neptune", "back", "satan"}, 5);
+  LabelOptions o;
+  o.positive = "normal";
+  const LabelEncoder e = kdd.encoder(o);
+  EXPECT_EQ(e.stored_classes(), (std::vector<std::string>{"false", "true"}));
+  EXPECT_EQ(e.negative_labels(), (std::vector<std::string>{"back", "neptune", "satan", "smurf"}));
+  const LabelEncoder pm = Labels({"+1", "-1"}, 2).encoder();
+  EXPECT_EQ(pm.stored_classes(), (std::vector<std::string>{"false", "true"}));
+  EXPECT_EQ(pm.negative_labels(), std::vector<std::string>{"-1"});
+  const LabelEncoder digits = Labels({"7", "0", "3"}, 3).encoder();
+  EXPECT_EQ(digits.stored_classes(), (std::vector<std::string>{"0", "3", "7"}));
+  EXPECT_TRUE(digits.negative_labels().empty());
+}
+
 TEST(LabelEncoder, PlusMinusOneIsBooleanAndNumbersMatchAsNumbers) {
   const Labels l({"+1", "-1", "1"}, 2);  // a test file writing "1" for "+1"
   const LabelEncoder e = l.encoder();
