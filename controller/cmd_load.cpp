@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "loader/copy_rows.h"
 #include "loader/dataset.h"
+#include "loader/idx_source.h"
 #include "loader/load_spec.h"
 #include "loader/text_input.h"
 #include "pg_connection.h"
@@ -265,6 +266,26 @@ void run(const LoadCliOptions& c, const CLI::App& cmd) {
   }
 }
 
+// A test file that is the training file (the same device and inode): the
+// test rows would be the training rows, no held-out evaluation. For IDX also
+// its labels: separate test images labelled by the training labels file
+// (given, or derived from the names), which check_pair let through when the
+// counts matched.
+void refuse_training_files_as_test(const LoadCliOptions& o, const CLI::App& cmd) {
+  if (!cmd.count("--test-file")) return;
+  if (loader::same_file(o.test_file, o.file))
+    throw CLI::ValidationError("--test-file", "\"" + o.test_file + "\" is the training file \"" + o.file +
+                                                  "\". Give a separate test file, or --test-rows LIST to "
+                                                  "hold out rows of this one.");
+  const std::string labels = o.labels_file.empty() ? loader::idx_labels_path_for(o.file) : o.labels_file;
+  const std::string test_labels =
+      o.test_labels_file.empty() ? loader::idx_labels_path_for(o.test_file) : o.test_labels_file;
+  if (!labels.empty() && !test_labels.empty() && loader::same_file(test_labels, labels))
+    throw CLI::ValidationError(o.test_labels_file.empty() ? "--test-file" : "--test-labels-file",
+                               "the test labels \"" + test_labels + "\" are the training labels file \"" + labels +
+                                   "\". Give the test images' own labels with --test-labels-file.");
+}
+
 }  // namespace
 
 void register_load(CLI::App& app) {
@@ -322,11 +343,7 @@ void register_load(CLI::App& app) {
   cmd->add_flag("--replace", o->replace, "drop the tables first if they exist");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, cmd] {
-    // The test rows would be the training rows: no held-out evaluation.
-    if (cmd->count("--test-file") && loader::same_file(o->test_file, o->file))
-      throw CLI::ValidationError("--test-file", "\"" + o->test_file + "\" is the training file \"" + o->file +
-                                                    "\". Give a separate test file, or --test-rows LIST to "
-                                                    "hold out rows of this one.");
+    refuse_training_files_as_test(*o, *cmd);
     run(*o, *cmd);
   });
 }

@@ -108,3 +108,35 @@ assert len(j['negative_labels']) == 5 and 'normal' not in j['negative_labels'], 
 " "$out" || fail "kdd --json: $out"
 echo "ok: load --json: classes [false, true], 5 negative labels"
 
+# IDX: separate test images labelled by the training labels file (given with
+# --test-labels-file, or derived from the test images' name and pointing at
+# it) is the same refusal (exit 2): the counts matched, and it was loaded.
+python3 - "$WORK" <<'EOF'
+import struct, sys
+def idx(path, magic, dims, body):
+    with open(path, "wb") as f:
+        f.write(struct.pack(">I", magic) + b"".join(struct.pack(">I", d) for d in dims) + bytes(body))
+for name, seed in (("train", 1), ("t10k", 2)):
+    idx(f"{sys.argv[1]}/{name}-images-idx3-ubyte", 0x803, (20, 2, 2), [(seed * i) % 256 for i in range(80)])
+idx(f"{sys.argv[1]}/train-labels-idx1-ubyte", 0x801, (20,), [i % 3 for i in range(20)])
+EOF
+ln -s "$WORK/train-labels-idx1-ubyte" "$WORK/t10k-labels-idx1-ubyte"
+for labels in "--test-labels-file=$WORK/train-labels-idx1-ubyte" ""; do
+  status=0
+  "$DPTRAIN_CLI" load --db "dbname=$db" --table idx_same --test-file "$WORK/t10k-images-idx3-ubyte" ${labels:+"$labels"} \
+    "$WORK/train-images-idx3-ubyte" >/dev/null 2>"$WORK/err" || status=$?
+  [ "$status" = 2 ] || fail "IDX test labels = training labels ($labels): exit status $status ($(cat "$WORK/err"))"
+  grep -q "^--test-.*: the test labels .* are the training labels file" "$WORK/err" || fail "IDX labels: $(cat "$WORK/err")"
+done
+[ "$(q "SELECT to_regclass('idx_same') IS NULL")" = t ] || fail "a refused IDX test labels file left a table behind"
+echo "ok: $(head -1 "$WORK/err")"
+# the test images' own labels load
+rm "$WORK/t10k-labels-idx1-ubyte"
+python3 -c "
+import struct, sys
+open(sys.argv[1], 'wb').write(struct.pack('>II', 0x801, 20) + bytes(i % 3 for i in range(20)))
+" "$WORK/t10k-labels-idx1-ubyte"
+"$DPTRAIN_CLI" load --db "dbname=$db" --table idx_own --test-file "$WORK/t10k-images-idx3-ubyte" \
+  "$WORK/train-images-idx3-ubyte" >/dev/null 2>"$WORK/err" || fail "IDX with its own test labels: $(cat "$WORK/err")"
+[ "$(q "SELECT count(*) FROM idx_own_test")" = 20 ] || fail "IDX test part"
+echo "ok: IDX with its own test labels loads"
