@@ -170,6 +170,12 @@ CREATE POLICY creator_owner_or_reader ON dptrain.models FOR SELECT USING (
 -- lock of any key, and one that held this key (known: the source's OID)
 -- blocked every charge on the source and every change of its cap. Rows are
 -- created on first use; a stale one (a dropped relation) is only a lock.
+-- Locked by an UPDATE, not FOR UPDATE: every charge, grant, revoke and cap
+-- leaves a new version of the row, so a REPEATABLE READ or SERIALIZABLE
+-- transaction whose snapshot predates one of them fails here (40001)
+-- instead of summing the ledger as its snapshot shows it: a cap set or a
+-- budget granted again missed the charges committed since, and the table or
+-- role could spend them twice (test/isolation/specs/budget_snapshot_race.spec).
 CREATE TABLE dptrain.source_locks (source oid PRIMARY KEY);
 COMMENT ON TABLE dptrain.source_locks IS
 'one row per source charged or capped: the row lock that serializes its charges (dptrain.lock_source)';
@@ -178,7 +184,12 @@ CREATE FUNCTION dptrain.lock_source(p_source regclass) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     INSERT INTO dptrain.source_locks VALUES (p_source::oid) ON CONFLICT DO NOTHING;
-    PERFORM FROM dptrain.source_locks l WHERE l.source OPERATOR(pg_catalog.=) p_source::oid FOR UPDATE;
+    UPDATE dptrain.source_locks l SET source = l.source WHERE l.source OPERATOR(pg_catalog.=) p_source::oid;
+EXCEPTION WHEN serialization_failure THEN
+    RAISE EXCEPTION 'the privacy budgets of % changed after this transaction''s snapshot', p_source
+        USING ERRCODE = 'serialization_failure',
+              DETAIL = 'A charge, grant, revoke or cap on the table committed after this REPEATABLE READ or SERIALIZABLE transaction took its snapshot; its ledger sums would miss it.',
+              HINT = 'Retry the transaction (nothing was changed), or change budgets and caps in READ COMMITTED.';
 END
 $$;
 
