@@ -104,20 +104,23 @@ Datum encoded_json_row(FunctionCallInfo fcinfo, const FeatureEncoding& e, Jsonb*
 
 // dp_features' model, looked up on the first call of a call site and kept
 // with its parsed encoding (keyed by the reference, in case it changes from
-// row to row): one query per call site, not per row.
+// row to row, and read again when the caller or the snapshot changed:
+// models.h, ModelRead): one query per call site, not per row.
 struct ModelEncodingCache {
   bool by_id = false;
   int64 id = 0;
   std::string reference;
+  dptrain::pg::ModelRead read;
   std::unique_ptr<FeatureEncoding> encoding;
 };
 
 const FeatureEncoding& model_encoding(FunctionCallInfo fcinfo, bool by_id) {
   const int64 id = by_id ? PG_GETARG_INT64(0) : 0;
   const char* reference = by_id ? "" : text_to_cstring(PG_GETARG_TEXT_PP(0));
+  const dptrain::pg::ModelRead now = dptrain::pg::model_read_now();
   auto* cache = static_cast<ModelEncodingCache*>(fcinfo->flinfo->fn_extra);
   if (cache != nullptr && cache->encoding && cache->by_id == by_id &&
-      (by_id ? cache->id == id : cache->reference == reference))
+      (by_id ? cache->id == id : cache->reference == reference) && dptrain::pg::same_model_read(cache->read, now))
     return *cache->encoding;
   if (cache == nullptr) {
     DPT_CORE({ cache = new ModelEncodingCache(); });
@@ -146,6 +149,7 @@ const FeatureEncoding& model_encoding(FunctionCallInfo fcinfo, bool by_id) {
     cache->by_id = by_id;
     cache->id = id;
     cache->reference = reference;
+    cache->read = now;
     cache->encoding = std::move(parsed);
   });
   return *cache->encoding;

@@ -374,6 +374,23 @@ void load_model(const char* reference, MemoryContext context, StoredModel* out) 
   unpin_search_path(pinned);
 }
 
+ModelRead model_read_now() {
+  ModelRead r;
+  r.user = GetUserId();
+  if (!ActiveSnapshotSet()) return r;
+  const Snapshot s = GetActiveSnapshot();
+  r.snapshot = true;
+  r.xmax = s->xmax;
+  r.xcnt = s->xcnt;
+  r.curcid = s->curcid;
+  return r;
+}
+
+bool same_model_read(const ModelRead& then, const ModelRead& now) {
+  return then.snapshot && now.snapshot && then.user == now.user && then.xmax == now.xmax && then.xcnt == now.xcnt &&
+         then.curcid == now.curcid;
+}
+
 namespace {
 // Per backend: the controller prepares and stores on one connection.
 Oid prepared_source = InvalidOid;

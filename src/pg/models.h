@@ -48,4 +48,23 @@ struct StoredModel {
 void load_model(const char* reference, MemoryContext context, StoredModel* out);
 void load_model_by_id(int64 id, MemoryContext context, StoredModel* out);
 
+// What a model kept across calls (dp_predict's, dp_features') was read
+// under: the caller and the active snapshot. A PL/pgSQL function keeps its
+// expressions' state, and so such a cache, for the whole transaction: a model
+// dropped or renamed by a transaction committed meanwhile kept predicting in
+// its later statements (test/isolation/specs/model_drop_race.spec), and a
+// caller switched by SET ROLE got the other role's model. A commit of another
+// transaction changes a later snapshot's xmax or its count of running
+// transactions (xcnt), a write of this one its curcid.
+struct ModelRead {
+  bool snapshot = false;
+  Oid user = InvalidOid;
+  TransactionId xmax = InvalidTransactionId;
+  uint32 xcnt = 0;
+  CommandId curcid = InvalidCommandId;
+};
+ModelRead model_read_now();
+// Whether a model read under `then` is still the one a read now would find.
+bool same_model_read(const ModelRead& then, const ModelRead& now);
+
 }  // namespace dptrain::pg

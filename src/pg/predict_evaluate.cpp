@@ -24,19 +24,23 @@ using dptrain::pg::float8_array_data;
 namespace {
 
 // dp_predict's model, loaded on the first call of a query and kept for the
-// others (keyed by the reference, in case it changes from row to row).
+// others (keyed by the reference, in case it changes from row to row), and
+// read again when the caller or the snapshot changed (models.h, ModelRead).
 struct PredictCache {
   bool by_id;
   int64 id;
   char* reference;
+  dptrain::pg::ModelRead read;
   dptrain::pg::StoredModel model;
 };
 
 const dptrain::pg::StoredModel& predict_model(FunctionCallInfo fcinfo, bool by_id) {
   const int64 id = by_id ? PG_GETARG_INT64(0) : 0;
   const char* reference = by_id ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(0));
+  const dptrain::pg::ModelRead now = dptrain::pg::model_read_now();
   auto* cache = static_cast<PredictCache*>(fcinfo->flinfo->fn_extra);
-  if (cache == nullptr || cache->by_id != by_id || (by_id ? cache->id != id : strcmp(cache->reference, reference) != 0)) {
+  if (cache == nullptr || cache->by_id != by_id || (by_id ? cache->id != id : strcmp(cache->reference, reference) != 0) ||
+      !dptrain::pg::same_model_read(cache->read, now)) {
     cache = static_cast<PredictCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PredictCache)));
     // dp_predict has no SET clause (it runs once per row): the path is
     // pinned here, around its only SQL.
@@ -49,6 +53,7 @@ const dptrain::pg::StoredModel& predict_model(FunctionCallInfo fcinfo, bool by_i
     cache->by_id = by_id;
     cache->id = id;
     cache->reference = by_id ? nullptr : MemoryContextStrdup(fcinfo->flinfo->fn_mcxt, reference);
+    cache->read = now;
     fcinfo->flinfo->fn_extra = cache;
   }
   return cache->model;

@@ -62,6 +62,26 @@ SET ROLE regress_landlord;
 SELECT name, created_by FROM dptrain.models ORDER BY name;
 SELECT dp_predict(:noiseless_id, '{0.5, 0.5}') IN ('true', 'false') AS owner_uses_the_noiseless_model;
 
+-- dp_predict keeps the model it read for the other calls of its call site,
+-- and a PL/pgSQL function's call sites last the whole transaction: called
+-- as tenant A (through A's SECURITY DEFINER function), then by tenant B in
+-- the same transaction, it gave B A's noiseless model. It reads the model
+-- again for another caller: B is refused as above.
+RESET ROLE;
+CREATE FUNCTION public.vis_predict(model bigint) RETURNS text LANGUAGE plpgsql AS
+  $$ BEGIN RETURN dp_predict(model, '{0.5, 0.5}'); END $$;
+CREATE FUNCTION public.vis_predict_as_a(model bigint) RETURNS text LANGUAGE plpgsql SECURITY DEFINER AS
+  $$ BEGIN RETURN public.vis_predict(model); END $$;
+ALTER FUNCTION public.vis_predict_as_a(bigint) OWNER TO regress_tenant_a;
+SET ROLE regress_tenant_b;
+BEGIN;
+SELECT public.vis_predict_as_a(:noiseless_id) IN ('true', 'false') AS a_predicts_for_b;
+SELECT * FROM pg_temp.try_model(format('SELECT public.vis_predict(%s)', :noiseless_id));
+COMMIT;
+RESET ROLE;
+DROP FUNCTION public.vis_predict_as_a(bigint), public.vis_predict(bigint);
+SET ROLE regress_landlord;
+
 -- A role without SELECT on the table sees none of them.
 RESET ROLE;
 CREATE ROLE regress_outsider;
