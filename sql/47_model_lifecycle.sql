@@ -66,7 +66,15 @@ BEGIN
         RAISE EXCEPTION 'you already have a model named "%"', new_name USING ERRCODE = 'duplicate_object',
             HINT = 'Drop or rename that model first.';
     END IF;
-    UPDATE dptrain.models m SET name = new_name WHERE m.id = target;
+    -- the name taken by a transaction that committed while this UPDATE
+    -- waited for it: the check's error, not the unique index's raw one
+    -- (test/isolation/specs/model_name_race.spec)
+    BEGIN
+        UPDATE dptrain.models m SET name = new_name WHERE m.id = target;
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'you already have a model named "%"', new_name USING ERRCODE = 'duplicate_object',
+            HINT = 'Another transaction gave that name to one of your models while this call waited for it; choose another name.';
+    END;
     -- dropped by a transaction that committed while this UPDATE waited for
     -- the row (test/isolation/specs/model_drop_race.spec)
     IF NOT FOUND THEN
