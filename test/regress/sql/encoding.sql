@@ -57,6 +57,16 @@ SELECT details->'encoding' = (SELECT encoding FROM dptrain.feature_encodings WHE
 FROM dptrain.models WHERE id = :enc_model;
 -- a model of a plain table has none
 CREATE TABLE enc_people_plain AS SELECT y, x FROM enc_people_view;
+-- dp_features keeps the model's encoding for the other calls of its call
+-- site, and a PL/pgSQL function's call sites last the whole transaction: a
+-- rename earlier in the same transaction left it the model of the old name.
+CREATE FUNCTION pg_temp.enc_features(model text) RETURNS float8[] LANGUAGE plpgsql AS
+  $$ BEGIN RETURN dp_features(model, '{"age": 40, "hours": 40, "sex": "Male", "owner": true, "city": "Rome"}'); END $$;
+BEGIN;
+SELECT cardinality(pg_temp.enc_features('enc_model')) AS dim;
+SELECT dp_rename_model('enc_model', 'enc_model_renamed') = :enc_model AS renamed;
+SELECT * FROM pg_temp.try($$SELECT pg_temp.enc_features('enc_model')$$);
+ROLLBACK;
 SELECT model_id AS plain_model FROM dp_train('enc_people_plain', 'y', 'x', algorithm => 'none', classes => ARRAY['false', 'true'],
        epochs => 1, batch_size => 10, seed => 1, name => 'plain_model') \gset
 
