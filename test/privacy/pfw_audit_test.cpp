@@ -34,6 +34,8 @@ class UnderNoisedPfw : public Pfw {
 
  protected:
   double laplace_scale(const PfwBudget& b) const override { return b.laplace_scale / factor_; }
+  // options.selection = 'exponential': the mechanism's epsilon times `factor` (its scale 2 Delta / eps_0 divided).
+  double selection_epsilon(const PfwBudget& b) const override { return b.epsilon_step * factor_; }
 
  private:
   double factor_;
@@ -80,6 +82,25 @@ TEST(FullGradientAudit, PfwStaysWithinItsSelectionBudgetAndCatchesTenfoldLessNoi
   const Result broken = run_audit(pfw_scenario("pfw, Laplace scale / 10", 10.0), n, ci_options(6000, 1500, 12));
   print_result(broken, 1.0);
   EXPECT_GT(broken.bound.epsilon, 1.0) << "the broken variant was not caught";
+}
+
+// options.selection = 'exponential': one selection by the exponential mechanism with
+// eps_0 = sqrt(8 rho), rho the zCDP budget of (1, 1e-5) by CKS: eps_0 = 0.49442 (pure eps_0-DP
+// for one selection). On the canary pair above the exact log-ratio of the tail event is
+// ln((1 + e^{2 eps_0}) / (1 + e^{eps_0})) = 0.334; with eps_0 ten times larger it is ~4.9.
+TEST(FullGradientAudit, PfwExponentialSelectionStaysWithinItsBudgetAndCatchesTenfoldLessNoise) {
+  const Neighbours n = pfw_neighbours();
+  const double eps_0 = pfw_budget(4, 1, 1, 1.0, 1.0, 1.0, 1e-5, PfwSelection::Exponential).epsilon_step;
+  Scenario ok = pfw_scenario("pfw, exponential", 1.0);
+  ok.config.options = {{"selection", "exponential"}};
+  const Result good = run_audit(ok, n, ci_options(6000, 1500, 15));
+  print_result(good, eps_0);
+  EXPECT_LE(good.bound.epsilon, eps_0);
+  Scenario broken = pfw_scenario("pfw, exponential, eps_0 x 10", 10.0);
+  broken.config.options = {{"selection", "exponential"}};
+  const Result caught = run_audit(broken, n, ci_options(6000, 1500, 16));
+  print_result(caught, 1.0);
+  EXPECT_GT(caught.bound.epsilon, 1.0) << "the broken variant was not caught";
 }
 
 // options.row_bound = 4 with L = 4: rows of norm 4 reach the pass whole (the

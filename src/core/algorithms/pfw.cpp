@@ -10,24 +10,15 @@
 #include "core/engine/run.h"
 #include "core/error.h"
 #include "core/privacy/composition.h"
+#include "core/privacy/exponential_mechanism.h"
 #include "core/privacy/parameter_checks.h"
 #include "core/privacy/report_noisy_min.h"
 #include "core/privacy/samplers.h"
+#include "core/privacy/zcdp.h"
 #include "core/engine/table_changed.h"
 
 namespace dptrain {
 namespace {
-
-// What to do when P-FW's scores or their noise overflow a double.
-constexpr const char* kPfwScaleHint =
-    "Use a radius of ordinary size (the AMP paper's grid: 1, 10, 100, 500), a smaller "
-    "options.coordinate_bound or a larger epsilon.";
-
-// The sampler's refusal of a Laplace scale too large to draw, with P-FW's hint.
-Error pfw_scale_error(const Error& e) {
-  return Error(e.kind(), "the selection noise of pfw is too large to draw",
-               "The Laplace scale 2 Delta / epsilon_0 of its selections is too large. " + e.detail(), kPfwScaleHint);
-}
 
 // Stream of a test seed for the selection noise.
 constexpr std::uint64_t kPfwNoiseStream = 0x7066772d6e6f6973;  // "pfw-nois"
@@ -39,7 +30,20 @@ struct PfwSettings {
   double row_bound = 0;         // rows are scaled to this L2 norm before the coordinate clipping
   double epsilon = 0;
   double delta = 0;
+  PfwSelection selection = PfwSelection::Laplace;
 };
+
+// options.selection: "laplace" (Algorithm 5's report-noisy-min, the default) or "exponential".
+PfwSelection pfw_selection(const TrainingConfig& c) {
+  const auto it = c.options.find("selection");
+  if (it == c.options.end()) return PfwSelection::Laplace;
+  if (it->is_string() && *it == "laplace") return PfwSelection::Laplace;
+  if (it->is_string() && *it == "exponential") return PfwSelection::Exponential;
+  fail(ErrorKind::InvalidParameter, "options.selection of pfw must be \"laplace\" or \"exponential\"",
+       "got " + it->dump(),
+       "\"laplace\" is the AMP paper's report-noisy-min with advanced composition; \"exponential\" the "
+       "exponential mechanism with zCDP composition (less noise for the same epsilon, docs/pfw.md).");
+}
 
 // The L2 bound rows are scaled to before the coordinate clipping: the feature
 // bound, or options.row_bound. P-FW's calibration needs only |x_j| <= L (the
@@ -66,7 +70,7 @@ double pfw_row_bound(const TrainingConfig& c) {
 // Every check that needs no fact of the data (Algorithm::check_arguments).
 PfwSettings pfw_arguments(const TrainingConfig& c) {
   check_full_gradient_arguments(c, "pfw");
-  whitebox::check_options(c, "pfw", {"coordinate_bound", "row_bound"});
+  whitebox::check_options(c, "pfw", {"coordinate_bound", "row_bound", "selection"});
   PfwSettings s;
   s.epsilon = whitebox::required_epsilon(c, "pfw");
   if (!c.delta || *c.delta <= 0)
@@ -91,6 +95,7 @@ PfwSettings pfw_arguments(const TrainingConfig& c) {
            "Every coordinate is clipped to [-L, L]; the AMP paper's grid is 1, 0.1, 0.01.");
   }
   s.row_bound = pfw_row_bound(c);
+  s.selection = pfw_selection(c);
   return s;
 }
 
@@ -100,19 +105,34 @@ PfwSettings pfw_settings(const TrainingConfig& c) {
 }
 
 nlohmann::json pfw_privacy(const PfwBudget& b, const PfwSettings& s) {
-  return {{"private", true},
-          {"mechanism", "pfw: report-noisy-min (Laplace) over the 2d corners of the L1 ball, every iteration"},
-          {"notion", "(epsilon, delta)-DP"},
-          {"adjacency", "replace-one"},
-          {"gradient", "full data, every iteration"},
-          {"selections", b.selections},
-          {"composition", "advanced (Dwork, Rothblum & Vadhan 2010)"},
-          {"epsilon_step", b.epsilon_step},
-          {"coordinate_bound", b.coordinate_bound},
-          {"l1_radius", s.l1_radius},
-          {"score_sensitivity", b.score_sensitivity},
-          {"noise", "laplace, 2d independent draws per model and iteration"},
-          {"laplace_scale", b.laplace_scale}};
+  nlohmann::json p = {{"private", true},
+                      {"notion", "(epsilon, delta)-DP"},
+                      {"adjacency", "replace-one"},
+                      {"gradient", "full data, every iteration"},
+                      {"selections", b.selections},
+                      {"epsilon_step", b.epsilon_step},
+                      {"coordinate_bound", b.coordinate_bound},
+                      {"l1_radius", s.l1_radius},
+                      {"score_sensitivity", b.score_sensitivity}};
+  if (b.selection == PfwSelection::Laplace) {
+    p["mechanism"] = "pfw: report-noisy-min (Laplace) over the 2d corners of the L1 ball, every iteration";
+    p["selection"] = "laplace";
+    p["composition"] = "advanced (Dwork, Rothblum & Vadhan 2010)";
+    p["noise"] = "laplace, 2d independent draws per model and iteration";
+    p["laplace_scale"] = b.laplace_scale;
+    return p;
+  }
+  p["mechanism"] = "pfw: exponential mechanism over the 2d corners of the L1 ball, every iteration";
+  p["selection"] = "exponential";
+  p["composition"] =
+      "zCDP: each selection eps_0-bounded-range, so eps_0^2/8-zCDP (Cesar & Rogers 2021); "
+      "(epsilon, delta) by Canonne, Kamath & Steinke 2020, Corollary 13";
+  p["rho"] = b.rho;
+  p["zcdp_conversion"] = "cks";
+  p["noise"] = "exponential mechanism, one uniform draw per model and iteration";
+  // Corner probabilities are proportional to exp(-score / exponential_scale).
+  p["exponential_scale"] = 2 * b.score_sensitivity / b.epsilon_step;
+  return p;
 }
 
 // The run: one GradientLoss pass per iteration, then the K noisy selections.
@@ -209,17 +229,24 @@ class PfwRun : public Run {
       scores[j] = c * g;        // corner +c e_j
       scores[d + j] = -c * g;   // corner -c e_j
     }
-    const std::size_t best = privacy::report_noisy_min(scores, privacy::NoisyMinNoise::Laplace, scale_, rng_);
+    const std::size_t best = choose_corner(scores);
     const int j = static_cast<int>(best % d);
     const double corner = best < static_cast<std::size_t>(d) ? c : -c;
     theta_.row(k) *= (1 - mu);
     theta_(k, j) += mu * corner;
   }
 
+  // The private choice among the corners (Algorithm 5, line 5, or the exponential mechanism).
+  std::size_t choose_corner(const std::vector<double>& scores) {
+    if (budget_.selection == PfwSelection::Laplace)
+      return privacy::report_noisy_min(scores, privacy::NoisyMinNoise::Laplace, scale_, rng_);
+    return privacy::exponential_mechanism(scores, scale_, budget_.score_sensitivity, rng_);
+  }
+
   TrainingConfig config_;
   PfwSettings s_;
   PfwBudget budget_;
-  double scale_;
+  double scale_;  // Laplace: the noise scale; exponential: the mechanism's epsilon
   TrainingPlan plan_;
   privacy::RandomSource rng_;
   WeightMatrix theta_;
@@ -231,43 +258,6 @@ class PfwRun : public Run {
 
 }  // namespace
 
-PfwBudget pfw_budget(std::int64_t rows, int models, int iterations, double coordinate_bound, double l1_radius,
-                     double epsilon, double delta) {
-  privacy::require_positive(l1_radius, "the L1 radius c");
-  privacy::require_positive(coordinate_bound, "the coordinate bound L");
-  if (rows < 1 || models < 1 || iterations < 1) fail(ErrorKind::Internal, "pfw_budget: bad counts");
-  PfwBudget b;
-  b.selections = static_cast<std::int64_t>(models) * iterations;
-  b.coordinate_bound = coordinate_bound;
-  // Advanced composition of K T eps_0-DP selections with slack delta:
-  // (sqrt(2 K T ln(1/delta)) eps_0 + K T eps_0 (e^eps_0 - 1), delta)-DP.
-  b.epsilon_step = privacy::advanced_composition_step_epsilon(epsilon, b.selections, delta);
-  // Replace-one: each row adds l'(z) y x_j / n with |l'(z) x_j| <= L to g_j, so
-  // c g_j moves by at most 2 L c / n.
-  b.score_sensitivity = 2.0 * coordinate_bound * l1_radius / static_cast<double>(rows);
-  // A radius near the double range overflowed here and was refused by
-  // noisy_min_scale as "the score sensitivity must be positive and finite,
-  // got inf", naming nothing the caller passed and with no hint.
-  if (!(b.score_sensitivity > 0) || !std::isfinite(b.score_sensitivity))
-    fail(ErrorKind::InvalidParameter,
-         "radius " + privacy::short_number(l1_radius) + " with coordinate bound " +
-             privacy::short_number(coordinate_bound) + " is outside the range of pfw",
-         "The sensitivity of its scores, 2 L c / n = 2 * " + privacy::short_number(coordinate_bound) + " * " +
-             privacy::short_number(l1_radius) + " / " + std::to_string(rows) + ", is not a positive finite double.",
-         "Use a radius (the AMP paper's grid: 1, 10, 100, 500) and an options.coordinate_bound or row_bound "
-         "(its grid: 1, 0.1, 0.01) of ordinary size.");
-  // Non-monotone scores: Laplace(2 Delta / eps_0) (docs/pitfalls.md §P13).
-  // Delta and eps_0 are positive and finite here: what noisy_min_scale can
-  // still refuse is a scale too large to draw, whose hint named the
-  // arguments of other algorithms (clip, learning rate).
-  try {
-    b.laplace_scale = privacy::noisy_min_scale(b.score_sensitivity, b.epsilon_step, /*monotone=*/false);
-  } catch (const Error& e) {
-    throw pfw_scale_error(e);
-  }
-  return b;
-}
-
 double pfw_step(int t) { return 1.0 / (static_cast<double>(t) + 1.0); }
 
 void Pfw::check_arguments(const TrainingConfig& c) const { pfw_arguments(c); }
@@ -275,11 +265,18 @@ void Pfw::check_arguments(const TrainingConfig& c) const { pfw_arguments(c); }
 TrainingPlan Pfw::plan(const TrainingConfig& c) const {
   const PfwSettings s = pfw_settings(c);
   const PfwBudget b = pfw_budget(c.rows, c.models(), s.iterations, std::min(s.coordinate_bound, s.row_bound),
-                                 s.l1_radius, s.epsilon, s.delta);
-  // The run draws at laplace_scale(b) (a test variant scales it): checked against the
-  // sampler's bound here, before the ledger charge (pfw_budget checks b.laplace_scale).
+                                 s.l1_radius, s.epsilon, s.delta, s.selection);
+  // The run draws with laplace_scale(b) or selection_epsilon(b) (a test variant changes
+  // them): checked here, before the ledger charge (pfw_budget checks the budget's own).
   try {
-    privacy::require_drawable_laplace(laplace_scale(b));
+    if (b.selection == PfwSelection::Laplace) {
+      privacy::require_drawable_laplace(laplace_scale(b));
+    } else {
+      // |g_j| <= L + lambda c (the clipped mean gradient and lambda theta, ||theta||_1 <= c):
+      // the 2d scores +-c g_j span at most 2 c (L + lambda c), a public bound.
+      const double span = 2 * s.l1_radius * (b.coordinate_bound + c.lambda * s.l1_radius);
+      privacy::require_exponential_mechanism_range(selection_epsilon(b), b.score_sensitivity, span);
+    }
   } catch (const Error& e) {
     throw pfw_scale_error(e);
   }
@@ -295,8 +292,9 @@ TrainingPlan Pfw::plan(const TrainingConfig& c) const {
 std::unique_ptr<Run> Pfw::start(const TrainingConfig& c) const {
   const PfwSettings s = pfw_settings(c);
   const PfwBudget b = pfw_budget(c.rows, c.models(), s.iterations, std::min(s.coordinate_bound, s.row_bound),
-                                 s.l1_radius, s.epsilon, s.delta);
-  return std::make_unique<PfwRun>(c, s, b, laplace_scale(b), plan(c));
+                                 s.l1_radius, s.epsilon, s.delta, s.selection);
+  const double noise = b.selection == PfwSelection::Laplace ? laplace_scale(b) : selection_epsilon(b);
+  return std::make_unique<PfwRun>(c, s, b, noise, plan(c));
 }
 
 }  // namespace dptrain

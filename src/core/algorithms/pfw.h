@@ -26,24 +26,43 @@
 // rows; the K T selections compose by advanced composition (Dwork, Rothblum &
 // Vadhan 2010) into (epsilon, delta): eps_0 is the largest per-selection
 // epsilon with sqrt(2 K T ln(1/delta)) eps_0 + K T eps_0 (e^eps_0 - 1) <= epsilon.
+//
+// options.selection = 'exponential' draws each corner by the exponential
+// mechanism instead (probability ∝ exp(-eps_0 score / (2 Delta)), McSherry &
+// Talwar 2007): eps_0-DP and eps_0-bounded-range, hence eps_0^2/8-zCDP (Cesar &
+// Rogers, ALT 2021; derivation in docs/pfw.md). The K T selections compose in
+// zCDP: rho = K T eps_0^2 / 8, with rho the largest budget whose
+// Canonne-Kamath-Steinke conversion (NeurIPS 2020, Corollary 13) gives
+// (epsilon, delta); about 2.4 times the advanced-composition eps_0 at epsilon = 0.1.
 #pragma once
 
 #include <cstdint>
 
 #include "core/algorithms/algorithm.h"
+#include "core/error.h"
 
 namespace dptrain {
 
+// How a corner is chosen: report-noisy-min with Laplace noise (Algorithm 5,
+// the default) or the exponential mechanism (options.selection).
+enum class PfwSelection { Laplace, Exponential };
+
 struct PfwBudget {
-  std::int64_t selections = 0;   // K T noisy-min selections
+  PfwSelection selection = PfwSelection::Laplace;
+  std::int64_t selections = 0;   // K T noisy selections
   double epsilon_step = 0;       // eps_0 of each selection
   double coordinate_bound = 0;   // L used by the calibration: min(coordinate bound, feature bound)
   double score_sensitivity = 0;  // Delta = 2 L c / n (mean-gradient scale, replace-one)
-  double laplace_scale = 0;      // b = 2 Delta / eps_0
+  double laplace_scale = 0;      // Laplace: b = 2 Delta / eps_0; exponential: 0 (no Laplace draws)
+  double rho = 0;                // exponential: the zCDP budget K T eps_0^2 / 8; Laplace: 0
 };
 
 PfwBudget pfw_budget(std::int64_t rows, int models, int iterations, double coordinate_bound, double l1_radius,
-                     double epsilon, double delta);
+                     double epsilon, double delta, PfwSelection selection = PfwSelection::Laplace);
+
+// A refusal of the selection noise (too large to draw, or an exponent out of
+// range) restated with P-FW's arguments in the hint.
+Error pfw_scale_error(const Error& e);
 
 // The Frank-Wolfe step mu_t = 1/(t+1), t = 1, 2, ...
 double pfw_step(int t);
@@ -63,6 +82,8 @@ class Pfw : public Algorithm {
  protected:
   // The noise scale the run uses (tests: a deliberately broken variant overrides it).
   virtual double laplace_scale(const PfwBudget& budget) const { return budget.laplace_scale; }
+  // The exponential mechanism's epsilon the run uses (tests: a broken variant raises it).
+  virtual double selection_epsilon(const PfwBudget& budget) const { return budget.epsilon_step; }
 };
 
 }  // namespace dptrain

@@ -40,6 +40,35 @@ double cks_epsilon_at(double t, double rho, double log_inv_delta) {
   return alpha * rho + (log_inv_delta - t * std::log1p(1 / t) - std::log1p(t)) / t;
 }
 
+// The smallest f(ln t) over ln t in [center - 30, center + 10]: a scan of 400 points, then a
+// golden-section refinement within one grid step of the best (f need not be unimodal
+// globally; every value it returns was attained).
+template <class F>
+double minimum_over_log_t(F f, double center) {
+  const double lo = center - 30, hi = center + 10;
+  const int grid = 400;
+  double best = f(center), best_log_t = center;
+  for (int i = 0; i <= grid; ++i) {
+    const double log_t = lo + (hi - lo) * i / grid;
+    const double value = f(log_t);
+    if (value < best) best = value, best_log_t = log_t;
+  }
+  const double step = (hi - lo) / grid;
+  double a = best_log_t - step, b = best_log_t + step;
+  const double inv_phi = (std::sqrt(5.0) - 1) / 2;
+  for (int i = 0; i < 100 && b - a > 1e-12; ++i) {
+    const double c = b - inv_phi * (b - a), d = a + inv_phi * (b - a);
+    const double fc = f(c), fd = f(d);
+    best = std::min(best, std::min(fc, fd));
+    if (fc < fd) {
+      b = d;  // the minimum lies in [a, d]
+    } else {
+      a = c;  // the minimum lies in [c, b]
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 ZcdpConversion parse_zcdp_conversion(const std::string& name) {
@@ -94,36 +123,14 @@ double zcdp_to_dp_epsilon(double rho, double delta, ZcdpConversion conversion) {
   const double bun_steinke = rho + 2 * std::sqrt(rho * log_inv_delta);
   if (conversion == ZcdpConversion::BunSteinke) return bun_steinke;
 
-  // CKS: any alpha > 1 gives a valid bound, so a global scan over ln t followed by a
-  // golden-section refinement can only err towards a slightly larger (still valid) epsilon.
-  // The Bun-Steinke optimum t* is among the candidates; at any alpha, CKS equals the classic
-  // conversion alpha rho + L/t plus ln(1 - 1/alpha) - ln(alpha)/t <= 0, so the result never
-  // exceeds Bun-Steinke.
+  // CKS: any alpha > 1 gives a valid bound, so the search can only err towards a slightly
+  // larger (still valid) epsilon. The Bun-Steinke optimum t* is among the candidates; at any
+  // alpha, CKS equals the classic conversion alpha rho + L/t plus ln(1 - 1/alpha) - ln(alpha)/t
+  // <= 0, so the result never exceeds Bun-Steinke.
   const double t_star = std::sqrt(log_inv_delta / rho);
-  double best_log_t = std::log(t_star);
-  double best = cks_epsilon_at(t_star, rho, log_inv_delta);
-  const double lo = std::log(t_star) - 30, hi = std::log(t_star) + 10;
-  const int grid = 400;
-  for (int i = 0; i <= grid; ++i) {
-    const double log_t = lo + (hi - lo) * i / grid;
-    const double eps = cks_epsilon_at(std::exp(log_t), rho, log_inv_delta);
-    if (eps < best) best = eps, best_log_t = log_t;
-  }
-  // Refine around the best grid point (one grid step on either side).
-  const double step = (hi - lo) / grid;
-  double a = best_log_t - step, b = best_log_t + step;
-  const double inv_phi = (std::sqrt(5.0) - 1) / 2;
-  for (int i = 0; i < 100 && b - a > 1e-12; ++i) {
-    const double c = b - inv_phi * (b - a), d = a + inv_phi * (b - a);
-    const double fc = cks_epsilon_at(std::exp(c), rho, log_inv_delta);
-    const double fd = cks_epsilon_at(std::exp(d), rho, log_inv_delta);
-    best = std::min(best, std::min(fc, fd));
-    if (fc < fd) {
-      b = d;  // the minimum lies in [a, d]
-    } else {
-      a = c;  // the minimum lies in [c, b]
-    }
-  }
+  double best = std::min(cks_epsilon_at(t_star, rho, log_inv_delta),
+                         minimum_over_log_t([&](double log_t) { return cks_epsilon_at(std::exp(log_t), rho, log_inv_delta); },
+                                            std::log(t_star)));
   best = std::min(best, bun_steinke);
   return best > 0 ? best : 0;
 }
@@ -135,6 +142,22 @@ double dp_to_zcdp_rho(double epsilon, double delta) {
   // (sqrt(L + eps) - sqrt(L))^2 = (eps / (sqrt(L + eps) + sqrt(L)))^2, free of cancellation.
   const double root = epsilon / (std::sqrt(log_inv_delta + epsilon) + std::sqrt(log_inv_delta));
   return root * root;
+}
+
+double dp_to_zcdp_rho_cks(double epsilon, double delta) {
+  // CKS(rho) <= epsilon iff some order t gives cks_epsilon_at(t, rho, L) <= epsilon, i.e.
+  // rho <= (epsilon - cks_epsilon_at(t, 0, L)) / (1 + t): the largest rho is the maximum of
+  // that over t, and every t's value is a feasible rho. Bun-Steinke's rho is feasible too
+  // (CKS never exceeds it), and its order sqrt(L / rho) is where the search is centred.
+  const double bun_steinke = dp_to_zcdp_rho(epsilon, delta);
+  const double log_inv_delta = -std::log(delta);
+  const auto minus_rho_at = [&](double log_t) {
+    const double t = std::exp(log_t);
+    return -(epsilon - cks_epsilon_at(t, 0, log_inv_delta)) / (1 + t);
+  };
+  const double best = -minimum_over_log_t(minus_rho_at, std::log(std::sqrt(log_inv_delta / bun_steinke)));
+  // A relative 1e-12 below the maximum keeps the rounding of the formula on the feasible side.
+  return std::max(bun_steinke, best * (1 - 1e-12));
 }
 
 }  // namespace dptrain::privacy

@@ -45,4 +45,10 @@ double zcdp_to_dp_epsilon(double rho, double delta, ZcdpConversion conversion = 
 // by either conversion.
 double dp_to_zcdp_rho(double epsilon, double delta);
 
+// The same with the tighter conversion: the largest rho (to about 1e-12 relative) whose
+// Canonne-Kamath-Steinke conversion (Corollary 13, ZcdpConversion::Cks) gives at most epsilon
+// at delta; never below dp_to_zcdp_rho. Spending it guarantees (epsilon, delta)-DP by that
+// conversion only. Bisection: the CKS epsilon increases with rho.
+double dp_to_zcdp_rho_cks(double epsilon, double delta);
+
 }  // namespace dptrain::privacy

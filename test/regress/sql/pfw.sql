@@ -35,6 +35,20 @@ SELECT details->'hyperparameters'->'row_bound' AS row_bound,
 FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, epochs => 20, radius => 5,
               options => '{"coordinate_bound": 0.5, "row_bound": 4}', seed => 3);
 
+-- options.selection = 'exponential': the exponential mechanism (eps_0-bounded-range, so
+-- eps_0^2/8-zCDP) composed in zCDP. rho = the root of CKS(rho, 1e-7) = 1 (40-digit mpmath):
+-- 0.0201871; eps_0 = sqrt(8 rho / 20) = 0.0898602 (2.35x the Laplace run's 0.0382111);
+-- probabilities as exp(-score / (2 Delta / eps_0)), Delta = 2 L c / n = 0.0025: 0.0556420.
+SELECT details->'privacy'->>'selection' AS selection,
+       round((details->'privacy'->>'rho')::numeric, 7) AS rho,
+       round((details->'privacy'->>'epsilon_step')::numeric, 7) AS eps_step,
+       round((details->'privacy'->>'exponential_scale')::numeric, 7) AS exponential_scale,
+       details->'privacy' ? 'laplace_scale' AS has_laplace_scale, epsilon, delta
+FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, epochs => 20, radius => 5,
+              options => '{"coordinate_bound": 0.5, "selection": "exponential"}', name => 'fw_em', seed => 3);
+SELECT (SELECT sum(abs(w)) FROM unnest(weights) w) <= 5 + 1e-9 AS in_l1_ball FROM dptrain.models WHERE name = 'fw_em';
+SELECT accuracy > 0.8 AS learns FROM dp_evaluate('fw_em', 'fw', 'y', 'x');
+
 -- In the L1 ball, better than the majority class (50.3%), flagged as seeded.
 SELECT (SELECT sum(abs(w)) FROM unnest(weights) w) <= 5 + 1e-9 AS in_l1_ball, seeded
 FROM dptrain.models WHERE name = 'fw_a';
@@ -75,6 +89,8 @@ SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta =
                        options => '{"row_bound": 4}', intercept => true);
 SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, radius => 1,
                        options => '{"row_bound": -1}');
+SELECT * FROM dp_train('fw', 'y', 'x', algorithm => 'pfw', epsilon => 1, delta => 1e-7, radius => 1,
+                       options => '{"selection": "gumbel"}');
 -- A radius near the double range: refused with a hint (the scores'
 -- sensitivity 2 L c / n overflowed: "the score sensitivity must be positive
 -- and finite, got inf", no hint), and one whose noise cannot be drawn.

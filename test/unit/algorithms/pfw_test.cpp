@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 
@@ -412,6 +413,117 @@ TEST(PfwRun, OneVsAllSelectsPerModel) {
         EXPECT_GT(m.weights(k, k), m.weights(k, j)) << "model " << k;
       }
   EXPECT_EQ(m.details["privacy"]["selections"].get<int>(), 60);
+}
+
+// ---- options.selection = 'exponential' (pfw.h, docs/pfw.md) ------------------------
+
+TEST(PfwExponentialBudget, TheAmpTestVectorInZcdp) {
+  // n = 36176, L = 1, c = 10, T = 100, eps = 0.1, delta = 1/n^2: rho = the root of
+  // CKS(rho, delta) = 0.1 (40-digit mpmath) = 1.74035222290081e-4; each selection
+  // eps_0-BR, so eps_0^2/8-zCDP: eps_0 = sqrt(8 rho / 100) = 0.00373132922471422
+  // (2.42x advanced composition's 0.00153965507152); Delta = 20 / 36176, and the
+  // probabilities go as exp(-score / (2 Delta / eps_0)) = exp(-score / 0.296330174444859).
+  const double n = 36176;
+  const PfwBudget b = pfw_budget(36176, 1, 100, 1.0, 10.0, 0.1, 1.0 / (n * n), PfwSelection::Exponential);
+  EXPECT_EQ(b.selection, PfwSelection::Exponential);
+  EXPECT_EQ(b.selections, 100);
+  EXPECT_LT(rel(b.rho, 1.74035222290081e-4), 1e-9);
+  EXPECT_LT(rel(b.epsilon_step, 0.00373132922471422), 1e-9);
+  EXPECT_DOUBLE_EQ(b.score_sensitivity, 20.0 / 36176.0);
+  EXPECT_LT(rel(2 * b.score_sensitivity / b.epsilon_step, 0.296330174444859), 1e-9);
+  EXPECT_EQ(b.laplace_scale, 0.0);  // no Laplace draws
+}
+
+TEST(PfwExponentialBudget, OneVsAllComposesKTimesTSelections) {
+  // n = 500, K = 3, T = 4, L = 0.5, c = 2, eps = 1, delta = 1e-6: rho = 0.0243559703595384,
+  // eps_0 = sqrt(8 rho / 12) = 0.127425717863489, Delta = 0.004, 2 Delta / eps_0 = 0.0627816749564666.
+  TrainingConfig c = pfw_config(500, 4, 4, 2.0, 1.0, 1e-6, 3);
+  c.options = {{"coordinate_bound", 0.5}, {"selection", "exponential"}};
+  const TrainingPlan p = Pfw().plan(c);
+  EXPECT_EQ(p.privacy["selection"], "exponential");
+  EXPECT_EQ(p.privacy["selections"].get<std::int64_t>(), 12);
+  EXPECT_LT(rel(p.privacy["rho"].get<double>(), 0.0243559703595384), 1e-9);
+  EXPECT_LT(rel(p.privacy["epsilon_step"].get<double>(), 0.127425717863489), 1e-9);
+  EXPECT_LT(rel(p.privacy["exponential_scale"].get<double>(), 0.0627816749564666), 1e-9);
+  EXPECT_FALSE(p.privacy.contains("laplace_scale"));
+  EXPECT_DOUBLE_EQ(*p.epsilon, 1.0);
+  EXPECT_DOUBLE_EQ(*p.delta, 1e-6);
+  // "laplace" is the default, spelled out.
+  c.options = {{"coordinate_bound", 0.5}, {"selection", "laplace"}};
+  EXPECT_LT(rel(Pfw().plan(c).privacy["laplace_scale"].get<double>(), 0.150899800329), 1e-9);
+}
+
+TEST(PfwExponentialBudget, BadSelectionIsRefusedBeforeAnyData) {
+  for (const nlohmann::json& bad : {nlohmann::json("gumbel"), nlohmann::json(1), nlohmann::json(nullptr),
+                                    nlohmann::json("Exponential")}) {
+    TrainingConfig c = pfw_config(0, 0, 5, 1.0, 1.0, 1e-5, 0);
+    c.options = {{"selection", bad}};
+    try {
+      Pfw().check_arguments(c);
+      ADD_FAILURE() << bad.dump() << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter) << e.what();
+      EXPECT_NE(std::string(e.what()).find("options.selection"), std::string::npos) << e.what();
+      EXPECT_FALSE(e.hint().empty());
+    }
+  }
+}
+
+// The exponential mechanism with a huge epsilon picks the smallest score: the
+// run replays by hand as TwoFrankWolfeStepsByHand. TEST ONLY.
+class NoiselessExponentialPfw : public Pfw {
+ protected:
+  double selection_epsilon(const PfwBudget&) const override { return 1e9; }
+};
+
+TEST(PfwExponentialRun, TwoFrankWolfeStepsByHand) {
+  const InMemoryData t = three_rows();
+  TrainingConfig c = pfw_config(3, 2, 2, 2.0, 1.0, 1e-5);
+  c.seed = 1;
+  c.options = {{"selection", "exponential"}};
+  std::unique_ptr<dptrain::Run> run = start_run(c, std::make_shared<NoiselessExponentialPfw>());
+  while (std::optional<Pass> p = run->next()) {
+    std::vector<double> s = p->input;
+    for (std::size_t i = 0; i < t.x.size(); ++i) gradient_state_add(s, t, i);
+    run->accept(s.data(), s.size());
+  }
+  const Model m = run->release(0);
+  EXPECT_NEAR(m.weights(0, 0), 2.0 / 3.0, 1e-12);  // +c e1, then -c e2 (see above)
+  EXPECT_NEAR(m.weights(0, 1), -2.0 / 3.0, 1e-12);
+  EXPECT_EQ(m.details["privacy"]["selection"], "exponential");
+}
+
+TEST(PfwExponentialRun, ChoosesACornerWithTheMechanismsProbability) {
+  // d = 1, n = 4, logistic, c = L = 1, one iteration: at theta = 0 every row adds -y x / 2,
+  // three rows (x = 1, y = -1) and one (x = 1, y = +1): g = (3/2 - 1/2) / 4 = 0.25, scores
+  // {+e1: 0.25, -e1: -0.25}, Delta = 2 L c / n = 0.5. eps = 5, delta = 1e-5: rho = 0.550973474939338,
+  // eps_0 = sqrt(8 rho) = 2.09947321952787; P(+c e1) = 1 / (1 + exp(eps_0 * 0.5 / (2 Delta)))
+  // = 0.25927568218015. The released weight is mu_1 (+-c) = +-0.5.
+  InMemoryData t;
+  for (int i = 0; i < 4; ++i) {
+    t.x.push_back({1.0});
+    t.y.push_back(i == 0 ? 1.0 : 0.0);
+  }
+  TrainingConfig c = pfw_config(4, 1, 1, 1.0, 5.0, 1e-5);
+  c.options = {{"selection", "exponential"}};
+  const int runs = 4000;
+  int positive = 0;
+  for (int seed = 1; seed <= runs; ++seed) {
+    c.seed = static_cast<std::uint64_t>(seed);
+    std::unique_ptr<dptrain::Run> run = start_run(c);
+    std::optional<Pass> p = run->next();
+    std::vector<double> s = p->input;
+    for (std::size_t i = 0; i < t.x.size(); ++i) gradient_state_add(s, t, i);
+    run->accept(s.data(), s.size());
+    const double w = run->release(0).weights(0, 0);
+    ASSERT_NEAR(std::abs(w), 0.5, 1e-12);
+    positive += w > 0;
+  }
+  // Binomial(4000, 0.2593): sd 27.7 draws; 5 sd = 0.035 in frequency. Report-noisy-min at its own
+  // scale (b = 2 Delta / eps_0, eps_0 = 0.8229 by advanced composition) would give 0.3995, the
+  // exponential mechanism with Delta in place of 2 Delta 0.109.
+  std::printf("[ pfw ] exponential selection: +c e1 in %d of %d runs (expected 0.2593)\n", positive, runs);
+  EXPECT_NEAR(positive / static_cast<double>(runs), 0.25927568218015, 0.035);
 }
 
 }  // namespace

@@ -38,6 +38,26 @@ TEST(Zcdp, DpToZcdpMatchesTestVectors) {
   EXPECT_NEAR(dp_to_zcdp_rho(1.0, 1e-5), 0.0208199, 5e-8);
 }
 
+TEST(Zcdp, DpToZcdpWithCksMatchesHighPrecisionRoots) {
+  // The rho with CKS(rho, delta) = eps: roots found with 40-digit mpmath (findroot of the
+  // CKS optimum over alpha, itself the root of its derivative), independently of this code.
+  // (0.1, 1e-8): 2.08816380942712e-4 (Bun-Steinke: 1.35350e-4, 1.54x less);
+  // (1, 1e-5): 0.0305565951976396 (Bun-Steinke: 0.0208199); (1, 1e-6): 0.0243559703595384.
+  EXPECT_NEAR(dp_to_zcdp_rho_cks(0.1, 1e-8) / 2.08816380942712e-4, 1.0, 1e-9);
+  EXPECT_NEAR(dp_to_zcdp_rho_cks(1.0, 1e-5) / 0.0305565951976396, 1.0, 1e-9);
+  EXPECT_NEAR(dp_to_zcdp_rho_cks(1.0, 1e-6) / 0.0243559703595384, 1.0, 1e-9);
+  // Never infeasible: the CKS epsilon of the result is at most the target, and never
+  // below the Bun-Steinke budget.
+  for (const double eps : {0.01, 0.1, 1.0, 8.0})
+    for (const double delta : {1e-3, 1e-6, 1e-10}) {
+      const double rho = dp_to_zcdp_rho_cks(eps, delta);
+      EXPECT_LE(zcdp_to_dp_epsilon(rho, delta, ZcdpConversion::Cks), eps) << eps << " " << delta;
+      EXPECT_GE(rho, dp_to_zcdp_rho(eps, delta)) << eps << " " << delta;
+    }
+  EXPECT_THROW(dp_to_zcdp_rho_cks(0, 1e-5), Error);
+  EXPECT_THROW(dp_to_zcdp_rho_cks(1, 0), Error);
+}
+
 TEST(Zcdp, BunSteinkeConversion) {
   // rho = 0.0208199, delta = 1e-5: 0.0208199 + 2 sqrt(0.0208199 * 11.5129255) = 0.0208199 + 2 * 0.4895897
   // = 0.9999993 (the inverse of the vector above).
