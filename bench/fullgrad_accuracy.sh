@@ -41,6 +41,9 @@ PFW_INTERCEPTS=${PFW_INTERCEPTS:-false}  # P-FW's intercept settings to sweep, e
 # 2.8-3.4) by their norm; 4 leaves them whole and only the coordinate bound L acts (the AMP
 # paper's P-FW). A public grid dimension; not with an intercept.
 PFW_ROW_BOUNDS=${PFW_ROW_BOUNDS:-1}
+# P-FW's selections (options.selection, docs/pfw.md): laplace (report-noisy-min, advanced
+# composition; the default) and/or exponential (the exponential mechanism, zCDP composition).
+PFW_SELECTIONS=${PFW_SELECTIONS:-laplace}
 BOLTON_GRID=${BOLTON_GRID:-"0.03:5:50 0.1:5:100 0.1:10:300 1:5:100 1:10:300 1:10:50"}
 DPSGD_GRID=${DPSGD_GRID:-"0.5:1:10:50 1:0.5:10:50 0.5:1:2:50 1:0.5:2:50 1:1:2:50 0.5:0.5:10:50"}
 ALGORITHMS=${ALGORITHMS:-"pfw dpagd"}
@@ -110,15 +113,18 @@ for eps in $EPSILONS; do
           IFS=: read -r c t l <<<"$g"
           for icpt in $PFW_INTERCEPTS; do
             for rb in $PFW_ROW_BOUNDS; do
-              label="c=$c T=$t L=$l"
-              options="{\"coordinate_bound\": $l}"
-              [ "$icpt" = false ] || label="$label intercept"
-              [ "$rb" = 1 ] || { label="$label row bound $rb"; options="{\"coordinate_bound\": $l, \"row_bound\": $rb}"; }
-              for seed in $SEEDS; do
-                run pfw "$eps" "1.0/$n^2" "$label" "$seed" \
-                  "algorithm => 'pfw', radius => $c, epochs => $t, options => '$options', intercept => $icpt, name => 'pfw_${eps}_${c}_${t}_${l}_${icpt}_${rb}_$seed'"
+              for sel in $PFW_SELECTIONS; do
+                label="c=$c T=$t L=$l"
+                options="\"coordinate_bound\": $l"
+                [ "$icpt" = false ] || label="$label intercept"
+                [ "$rb" = 1 ] || { label="$label row bound $rb"; options="$options, \"row_bound\": $rb"; }
+                [ "$sel" = laplace ] || { label="$label $sel"; options="$options, \"selection\": \"$sel\""; }
+                for seed in $SEEDS; do
+                  run pfw "$eps" "1.0/$n^2" "$label" "$seed" \
+                    "algorithm => 'pfw', radius => $c, epochs => $t, options => '{$options}', intercept => $icpt, name => 'pfw_${eps}_${c}_${t}_${l}_${icpt}_${rb}_${sel}_$seed'"
+                done
+                echo "pfw eps=$eps $label done" >&2
               done
-              echo "pfw eps=$eps $label done" >&2
             done
           done
         done ;;
