@@ -55,7 +55,13 @@ void laplace_budget(PfwBudget& b, double epsilon, double delta) {
 void exponential_budget(PfwBudget& b, double epsilon, double delta) {
   b.rho = privacy::dp_to_zcdp_rho_cks(epsilon, delta);
   b.epsilon_step = std::sqrt(8 * b.rho / static_cast<double>(b.selections));
-  privacy::require_positive(b.epsilon_step, "the exponential mechanism's epsilon");
+  // A tiny epsilon (1e-200) makes rho underflow to 0: refused naming what the caller passed.
+  if (!(b.epsilon_step > 0) || !std::isfinite(b.epsilon_step))
+    fail(ErrorKind::InvalidParameter, "epsilon " + privacy::short_number(epsilon) + " is outside the range of pfw",
+         "Its exponential selections get epsilon_0 = sqrt(8 rho / (K T)) = " +
+             privacy::short_number(b.epsilon_step) + " from rho = " + privacy::short_number(b.rho) +
+             " (delta = " + privacy::short_number(delta) + ", K T = " + std::to_string(b.selections) + ").",
+         "Use a larger epsilon (e.g. 0.01 .. 10).");
 }
 
 }  // namespace

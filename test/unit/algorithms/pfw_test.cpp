@@ -469,6 +469,20 @@ TEST(PfwExponentialBudget, BadSelectionIsRefusedBeforeAnyData) {
   }
 }
 
+TEST(PfwExponentialBudget, AnEpsilonWhoseRhoUnderflowsIsRefusedWithAHint) {
+  // epsilon = 1e-200, delta = 1e-6: rho ~ epsilon^2 / (4 ln(1/delta)) underflows to 0, so
+  // eps_0 = 0. Refused as bad input naming epsilon, with a hint (it was refused as "the
+  // exponential mechanism's epsilon must be positive and finite, got 0", with no hint).
+  try {
+    pfw_budget(1000, 2, 50, 1.0, 1.0, 1e-200, 1e-6, PfwSelection::Exponential);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter) << e.what();
+    EXPECT_NE(std::string(e.what()).find("epsilon 1e-200"), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find("larger epsilon"), std::string::npos) << e.hint();
+  }
+}
+
 // The exponential mechanism with a huge epsilon picks the smallest score: the
 // run replays by hand as TwoFrankWolfeStepsByHand. TEST ONLY.
 class NoiselessExponentialPfw : public Pfw {
