@@ -156,8 +156,10 @@ double dp_to_zcdp_rho_cks(double epsilon, double delta) {
     return -(epsilon - cks_epsilon_at(t, 0, log_inv_delta)) / (1 + t);
   };
   const double best = -minimum_over_log_t(minus_rho_at, std::log(std::sqrt(log_inv_delta / bun_steinke)));
-  // A relative 1e-12 below the maximum keeps the rounding of the formula on the feasible side.
-  return std::max(bun_steinke, best * (1 - 1e-12));
+  // A relative 1e-12 below the maximum keeps the rounding on the feasible side, for the
+  // Bun-Steinke rho too: it wins when epsilon > ~1e15, and its rounding left it an ulp above
+  // the largest feasible rho (1e50, 1e-5 gave 1.0000000000000003e50).
+  return std::max(bun_steinke, best) * (1 - 1e-12);
 }
 
 }  // namespace dptrain::privacy

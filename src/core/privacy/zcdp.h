@@ -47,8 +47,8 @@ double dp_to_zcdp_rho(double epsilon, double delta);
 
 // The same with the tighter conversion: the largest rho (to about 1e-12 relative) whose
 // Canonne-Kamath-Steinke conversion (Corollary 13, ZcdpConversion::Cks) gives at most epsilon
-// at delta; never below dp_to_zcdp_rho. Spending it guarantees (epsilon, delta)-DP by that
-// conversion only. Bisection: the CKS epsilon increases with rho.
+// at delta; never below dp_to_zcdp_rho (1 - 1e-12). Spending it guarantees (epsilon, delta)-DP
+// by that conversion only. The maximum over orders t of (epsilon - CKS_t(0)) / (1 + t).
 double dp_to_zcdp_rho_cks(double epsilon, double delta);
 
 }  // namespace dptrain::privacy

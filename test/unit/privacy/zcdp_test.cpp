@@ -58,6 +58,15 @@ TEST(Zcdp, DpToZcdpWithCksMatchesHighPrecisionRoots) {
   EXPECT_THROW(dp_to_zcdp_rho_cks(1, 0), Error);
 }
 
+TEST(Zcdp, DpToZcdpWithCksStaysFeasibleAtAHugeEpsilon) {
+  // Where 1e-12 of epsilon exceeds CKS's gain over Bun-Steinke (epsilon > ~1e15), the result is
+  // dp_to_zcdp_rho's, whose rounding put it an ulp above the exact largest rho. (1e22, 1e-10):
+  // rho* = 9999999999040294817633.196 (mpmath, 140 digits), 9.999999999040295e21 was returned.
+  // (1e50, 1e-5): rho* = 1e50 - 6.79e25 < 1e50, 1.0000000000000003e50 was returned.
+  EXPECT_LE(dp_to_zcdp_rho_cks(1e22, 1e-10), 9.999999999040293e21);
+  EXPECT_LT(dp_to_zcdp_rho_cks(1e50, 1e-5), 1e50);
+}
+
 TEST(Zcdp, BunSteinkeConversion) {
   // rho = 0.0208199, delta = 1e-5: 0.0208199 + 2 sqrt(0.0208199 * 11.5129255) = 0.0208199 + 2 * 0.4895897
   // = 0.9999993 (the inverse of the vector above).
