@@ -60,6 +60,9 @@ void run_liu_talwar(TuneOptions& o) {
   if (o.controller)
     throw Error(ErrorKind::NotImplemented, "--method liu_talwar runs inside the server only", {},
                 "Drop --controller: dp_tune charges the total before any candidate runs.");
+  if (!o.grid_json.empty() && (o.grid.lambdas_given || o.grid.epochs_given || o.grid.batch_sizes_given))
+    throw Error(ErrorKind::InvalidParameter, "--grid and --lambdas, --epochs, --batch-sizes exclude each other", {},
+                "Put them into --grid, e.g. --grid '{\"lambda\": [0.001], \"epochs\": [1, 5]}'.");
   client::PgConnection conn(o.db);
   client::api_schema(conn);  // a missing or too old extension is named first
   o.target.table = conn.resolve_relation(o.target.table);
@@ -89,6 +92,8 @@ void run(TuneOptions& o, const ColumnOptions& k, const CLI::App& cmd) {
   apply_run_options(o, cmd);
   apply_column_options(k, o, cmd, "dp_tune");
   o.grid.batch_sizes_given = cmd.count("--batch-sizes") > 0;  // without: the default rule (fit_default_batch)
+  o.grid.lambdas_given = cmd.count("--lambdas") > 0;
+  o.grid.epochs_given = cmd.count("--epochs") > 0;
   if (liu_talwar(o)) return run_liu_talwar(o);
   if (!o.grid_json.empty() || !std::isnan(o.gamma))
     throw Error(ErrorKind::InvalidParameter, "--grid and --gamma apply to --method liu_talwar only", {},

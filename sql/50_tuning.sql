@@ -43,8 +43,8 @@ CREATE FUNCTION @extschema@.dp_tune(
     loss          text     DEFAULT 'logistic',
     epsilon       float8   DEFAULT NULL,
     delta         float8   DEFAULT NULL,
-    lambdas       float8[] DEFAULT '{0.0001,0.001,0.01}',
-    epochs        int[]    DEFAULT '{1,5,10}',
+    lambdas       float8[] DEFAULT NULL,   -- NULL: {0.0001,0.001,0.01}
+    epochs        int[]    DEFAULT NULL,   -- NULL: {1,5,10}
     batch_sizes   int[]    DEFAULT NULL,   -- NULL: {50}, capped at a part's floor(n / parts) rows
     learning_rate float8   DEFAULT NULL,
     name          text     DEFAULT NULL,
@@ -82,8 +82,8 @@ CREATE FUNCTION @extschema@.dp_tune(
     loss          text     DEFAULT 'logistic',
     epsilon       float8   DEFAULT NULL,
     delta         float8   DEFAULT NULL,
-    lambdas       float8[] DEFAULT '{0.0001,0.001,0.01}',
-    epochs        int[]    DEFAULT '{1,5,10}',
+    lambdas       float8[] DEFAULT NULL,
+    epochs        int[]    DEFAULT NULL,
     batch_sizes   int[]    DEFAULT NULL,
     learning_rate float8   DEFAULT NULL,
     name          text     DEFAULT NULL,

@@ -81,8 +81,8 @@ TuningOutcome tune_in_server(PgConnection& conn, const TrainingTarget& target, c
   tuning::expand(grid);
   const std::string schema = api_schema(conn);
   NamedCall call(schema + ".dp_tune", target, c);
-  call.add("lambdas", "float8[]", array_literal(grid.lambdas, true));
-  call.add("epochs", "int[]", array_literal(grid.epochs, false));
+  if (grid.lambdas_given) call.add("lambdas", "float8[]", array_literal(grid.lambdas, true));
+  if (grid.epochs_given) call.add("epochs", "int[]", array_literal(grid.epochs, false));
   if (grid.batch_sizes_given) call.add("batch_sizes", "int[]", array_literal(grid.batch_sizes, false));
   const auto start = std::chrono::steady_clock::now();
   PgResult r = conn.exec(call.sql("model_id, candidates"), call.params());

@@ -172,8 +172,7 @@ void plan_candidates(void* arg) {
 // dp_tune's arguments that must not be NULL (the others have no default or
 // mean something when NULL).
 void refuse_null_arguments(FunctionCallInfo fcinfo) {
-  for (int i : {kSource, kLabel, kFeatures, kAlgorithm, kLoss, kLambdas, kEpochs, kHuberH, kAveraging, kReshuffle,
-                kOptions})
+  for (int i : {kSource, kLabel, kFeatures, kAlgorithm, kLoss, kHuberH, kAveraging, kReshuffle, kOptions})
     if (PG_ARGISNULL(i))
       ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                       errmsg("argument %s of dp_tune must not be NULL", arg_name(i)),
@@ -182,6 +181,8 @@ void refuse_null_arguments(FunctionCallInfo fcinfo) {
 
 // The arguments of the search as given: the lists, `grid`, method and gamma.
 struct GridArguments {
+  // A list => NULL is the default (Grid{}): not given, so `grid` may replace it.
+  bool lambdas_given = false, epochs_given = false;
   int nlambdas = 0, nepochs = 0, nbatches = 0;
   const double* lambdas = nullptr;
   const int32* epochs = nullptr;
@@ -194,8 +195,10 @@ struct GridArguments {
 
 GridArguments read_grid_arguments(FunctionCallInfo fcinfo) {
   GridArguments a;
-  a.lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &a.nlambdas, "lambdas");
-  a.epochs = int4_array(PG_GETARG_ARRAYTYPE_P(kEpochs), &a.nepochs, "epochs");
+  a.lambdas_given = !PG_ARGISNULL(kLambdas);
+  if (a.lambdas_given) a.lambdas = float8_list(PG_GETARG_ARRAYTYPE_P(kLambdas), &a.nlambdas, "lambdas");
+  a.epochs_given = !PG_ARGISNULL(kEpochs);
+  if (a.epochs_given) a.epochs = int4_array(PG_GETARG_ARRAYTYPE_P(kEpochs), &a.nepochs, "epochs");
   if (!PG_ARGISNULL(kBatchSizes)) a.batches = int4_array(PG_GETARG_ARRAYTYPE_P(kBatchSizes), &a.nbatches, "batch_sizes");
   a.grid_text = PG_ARGISNULL(kGrid) ? nullptr : DatumGetCString(DirectFunctionCall1(jsonb_out, PG_GETARG_DATUM(kGrid)));
   a.method = PG_ARGISNULL(kMethod) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(kMethod));
@@ -237,8 +240,10 @@ std::unique_ptr<TuneSession> new_tune_session(const dptrain::pg::RunArguments& a
   dptrain::TrainingConfig& c = session->config;
   dptrain::pg::apply_run_arguments(args, &c);
   dptrain::tuning::Grid& g = session->grid;
-  g.lambdas.assign(a.lambdas, a.lambdas + a.nlambdas);
-  g.epochs.assign(a.epochs, a.epochs + a.nepochs);
+  g.lambdas_given = a.lambdas_given;
+  g.epochs_given = a.epochs_given;
+  if (a.lambdas_given) g.lambdas.assign(a.lambdas, a.lambdas + a.nlambdas);
+  if (a.epochs_given) g.epochs.assign(a.epochs, a.epochs + a.nepochs);
   if (a.batches) {
     g.batch_sizes.assign(a.batches, a.batches + a.nbatches);
     g.batch_sizes_given = true;
@@ -246,8 +251,7 @@ std::unique_ptr<TuneSession> new_tune_session(const dptrain::pg::RunArguments& a
   dptrain::validate_arguments(c);
   session->liu_talwar =
       choose_liu_talwar(a.method ? std::optional<std::string>(a.method) : std::nullopt, c.algorithm);
-  if (a.grid_text && (g.lambdas != dptrain::tuning::Grid{}.lambdas || g.epochs != dptrain::tuning::Grid{}.epochs ||
-                      g.batch_sizes_given))
+  if (a.grid_text && (g.lambdas_given || g.epochs_given || g.batch_sizes_given))
     dptrain::fail(dptrain::ErrorKind::InvalidParameter, "grid and the lists lambdas, epochs, batch_sizes exclude each other",
                   {}, "Put them into grid, e.g. grid => '{\"lambda\": [0.001], \"epochs\": [1, 5]}'.");
   if (session->liu_talwar)

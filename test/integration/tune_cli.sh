@@ -59,6 +59,15 @@ if out=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --method liu_talwar --c
 grep -q 'inside the server only' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
 if out=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --gamma 2 2>&1); then echo "gamma 2 accepted"; exit 1; fi
 grep -q 'gamma must be in (0, 1]' <<<"$out" || { echo "unexpected error: $out"; exit 1; }
+# --grid replaces the lists: one given beside it, even the default's 1,5,10, is
+# refused (it was dropped silently), as dp_tune refuses grid with epochs.
+for list in "--epochs 1,5,10" "--lambdas 0.001" "--batch-sizes 50"; do
+  # shellcheck disable=SC2086
+  if out=$(tune --algorithm dpsgd --epsilon 1 --delta 1e-6 --grid '{"learning_rate": [0.1]}' $list 2>&1); then
+    echo "--grid with $list accepted: $out"; exit 1; fi
+  grep -q -- '--grid and --lambdas, --epochs, --batch-sizes exclude each other' <<<"$out" \
+    || { echo "unexpected error: $out"; exit 1; }
+done
 echo "ok: liu_talwar -> $(echo "$lt" | field "j['chosen']")"
 
 # On 300 rows (9 candidates: 10 parts of 30 rows) no --batch-sizes is the

@@ -51,6 +51,9 @@ struct Grid {
   // false: batch_sizes is the default rule (fit_default_batch), not the
   // caller's {50}, which is kept as given.
   bool batch_sizes_given = false;
+  // false: the default list (dp_tune's lambdas/epochs => NULL), which a
+  // `grid` replaces; a given list, even the default's value, excludes `grid`.
+  bool lambdas_given = false, epochs_given = false;
 
   nlohmann::json to_json() const;
 };

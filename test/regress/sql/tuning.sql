@@ -147,6 +147,18 @@ FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, seed => 1
 -- and with grid, batch_sizes => '{50}' is a list given beside it (it was taken for the default)
 SELECT model_id FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{50}',
                              grid => '{"epochs": [1]}', classes => ARRAY['false', 'true']);
+-- so are lambdas and epochs equal to their defaults (until 2026-11-28 the literal defaults of the SQL
+-- signature: a given '{1,5,10}' was taken for left out beside grid); => NULL is the default list
+SELECT model_id FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{0.0001,0.001,0.01}',
+                             grid => '{"epochs": [1]}', classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, epochs => '{1,5,10}',
+                             grid => '{"lambda": [0.01]}', classes => ARRAY['false', 'true']);
+SELECT details->'tuning'->'grid' AS grid, candidates
+FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, seed => 1, lambdas => NULL, epochs => NULL,
+             classes => ARRAY['false', 'true']);
+SELECT details->'tuning'->'grid' AS grid, candidates
+FROM dp_tune('tune_small', 'y', 'x', intercept => false, epsilon => 1, seed => 1, lambdas => NULL, epochs => NULL,
+             grid => '{"lambda": [0.01], "epochs": [2]}', classes => ARRAY['false', 'true']);
 
 -- 6. Errors (and a failed call stores nothing).
 CREATE TEMP TABLE tune_before AS SELECT count(*) AS n FROM dptrain.models;
@@ -157,7 +169,6 @@ SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1e307, classes => ARRAY['false', 'true']);
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm => 'boltonn', epsilon => 1, classes => ARRAY['false', 'true']);
 -- bad grids
-SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => NULL);
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{}');
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{0.1, -0.1}');
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, epochs => '{5, 5}');

@@ -139,6 +139,8 @@ SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, grid =
 SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, grid => '[0.1]'$$);
 SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, grid => '{"epochs": [1.5]}'$$);
 SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, grid => '{"epochs": [1]}', epochs => '{2}'$$);
+-- a list equal to its default is given too (it was taken for left out: the SQL defaults were these literals)
+SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, grid => '{"epochs": [1]}', lambdas => '{0.0001,0.001,0.01}'$$);
 SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, gamma => 0$$);
 SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, gamma => 1.5$$);
 SELECT * FROM lt_try($$algorithm => 'dpsgd', epsilon => 1, delta => 1e-6, gamma => 1e-5$$);
