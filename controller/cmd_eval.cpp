@@ -45,7 +45,8 @@ void run(const EvalOptions& o, bool features_given) {
   // caller's own models) and reports a missing one; then the same model's record.
   client::PgResult r = conn.exec(
       "SELECT e.accuracy, e.n, e.loss, m.id, m.algorithm, m.epsilon, m.delta, m.seeded, "
-      "e.majority_rate, e.precision, e.recall, e.f1, e.roc_auc, e.macro_f1, e.classes::text, e.confusion::text "
+      "e.majority_rate, e.precision, e.recall, e.f1, e.roc_auc, e.macro_f1, e.classes::text, e.confusion::text, "
+      "array_to_json(e.classes)::text, array_to_json(e.confusion)::text "
       "FROM " + schema + ".dp_evaluate($1::text, $2::regclass, $3::text, $4::text) e, dptrain.models m "
       "WHERE m.id = " + kModelId,
       {o.model, table, o.label, features});
@@ -70,8 +71,8 @@ void run(const EvalOptions& o, bool features_given) {
                         {"f1", optional(11)},
                         {"roc_auc", optional(12)},
                         {"macro_f1", optional(13)},
-                        {"classes", r.get(0, 14)},
-                        {"confusion", r.get(0, 15)}};
+                        {"classes", nlohmann::json::parse(r.get(0, 16))},
+                        {"confusion", nlohmann::json::parse(r.get(0, 17))}};
     std::cout << j.dump() << "\n";
   } else {
     std::cout << "accuracy " << accuracy << " on " << r.get(0, 1) << " rows of " << shown << " (model " << o.model

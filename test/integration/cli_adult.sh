@@ -37,7 +37,8 @@ import json, sys
 j = json.load(sys.stdin)
 assert abs(j['majority_rate'] - $majority) < 1e-12, j
 assert j['roc_auc'] > 0.85 and 0 < j['precision'] <= 1 and 0 < j['recall'] <= 1 and 0 < j['f1'] <= 1, j
-assert j['classes'] == '{false,true}', j
+assert j['classes'] == ['false', 'true'], j
+assert len(j['confusion']) == 2 and sum(map(sum, j['confusion'])) == $n, j
 " || { echo "eval metrics wrong: $eval_json"; exit 1; }
   done
   same=$(psql -XAt -d "$db" -c "SELECT c.weights = s.weights FROM dptrain.models c, dptrain.models s
@@ -56,4 +57,20 @@ FROM dptrain.models WHERE name = 'logistic_server';
 SQL
 )
 [ "$checks" = 'checks|t|t|t|t' ] || { echo "stored model checks failed: $checks"; exit 1; }
+
+# eval --json gives classes and confusion as JSON arrays (as train --json and
+# export do), whatever the class names: PostgreSQL's array text quotes these
+# ('{"a,\"b\\c",NULL}' was what eval printed).
+psql -Xq -v ON_ERROR_STOP=1 -d "$db" <<'SQL'
+CREATE TABLE odd AS SELECT x, CASE WHEN y = 'true' THEN 'NULL' ELSE 'a,"b\c' END AS y FROM (SELECT * FROM adult_test ORDER BY id LIMIT 200) t;
+SELECT model_id FROM dp_train('odd', 'y', 'x', algorithm => 'none', seed => 1, name => 'odd',
+                              classes => ARRAY['a,"b\c', 'NULL']) \g /dev/null
+SQL
+"$DPTRAIN_CLI" eval --db "dbname=$db" --model odd --table odd --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j['classes'] == ['a,\"b\\\\c', 'NULL'], j
+assert len(j['confusion']) == 2 and all(isinstance(c, int) for r in j['confusion'] for c in r), j
+assert sum(map(sum, j['confusion'])) == j['n'] == 200, j
+" || { echo "eval --json classes wrong"; exit 1; }
 echo "ok"

@@ -42,7 +42,7 @@ cli, sql = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 assert cli["n"] == sql["n"] == 15060, (cli["n"], sql["n"])
 for k in ("accuracy", "loss", "majority_rate", "precision", "recall", "f1", "roc_auc"):
     assert cli[k] == sql[k], (k, cli[k], sql[k])
-assert cli["confusion"] == "{" + ",".join("{" + ",".join(map(str, r)) + "}" for r in sql["confusion"]) + "}", cli
+assert cli["confusion"] == sql["confusion"] and cli["classes"] == sql["classes"], (cli, sql)
 print(f"ok: {sys.argv[3]}: eval --file: accuracy {cli['accuracy']}, confusion {cli['confusion']} = dp_evaluate on adult_test")
 PY
 done
