@@ -113,6 +113,29 @@ bool is_interrupt(const ErrorData* e) {
          strcmp(e->funcname, "ProcessInterrupts") == 0;
 }
 
+// The shard guard's refusal (shard_guard.h), by its SQLSTATE and fixed
+// message: raised again with that message. Raised in this backend (the
+// guard's own file), its detail and hint are dptrain's text about the
+// catalog and pass too; relayed from a worker by Citus, or raised by the
+// owner's code with that message, nothing says whose they are: they go to
+// the server log, and a fixed hint to the caller.
+bool is_shard_refusal(const ErrorData* e) {
+  return e->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE && e->message != nullptr &&
+         strcmp(e->message, kShardGuardRefusal) == 0;
+}
+
+pg_attribute_noreturn() void raise_shard_refusal_again(const ErrorData* e) {
+  const bool own = e->filename != nullptr && strcmp(e->filename, "shard_guard.cpp") == 0;
+  if (!own)
+    ereport(LOG_SERVER_ONLY, (errmsg("dptrain: a node's shard guard refused a read: %s", kShardGuardRefusal),
+                              e->detail ? errdetail_internal("%s", e->detail) : 0, errhidestmt(true)));
+  ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("%s", kShardGuardRefusal),
+                  own && e->detail ? errdetail_internal("%s", e->detail) : 0,
+                  own && e->hint ? errhint("%s", e->hint)
+                                 : errhint("Was a shard or its schema changed on a worker? The server log has "
+                                           "the node's report.")));
+}
+
 }  // namespace
 
 void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*), void* arg) {
@@ -160,26 +183,29 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   // A cancel (or statement_timeout) says nothing about the rows: it passes
   // as a cancel, uncharged (below); so does a statement refused before it ran
   // because the relation's name now finds another object
-  // (statement_checks.h), as it is.
-  // So does a node's shard guard (shard_guard.h): the catalog of a worker.
-  const bool shard_refused = failure->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE &&
-                             failure->message != nullptr && strcmp(failure->message, kShardGuardRefusal) == 0;
-  // The cancel itself, not its report: its CONTEXT names the statement the
-  // owner's code was running when it came, and a statement built with
-  // EXECUTE format('... %L', v) holds the row's value (measured: a
-  // statement_timeout during the count printed "SQL statement "SELECT ok
-  // FROM clinic.consents WHERE name = 'patient 21: HIV+'"", uncharged, and
-  // each timeout another row). Raised again here, with dptrain's context.
+  // (statement_checks.h), and a node's shard guard (shard_guard.h): the
+  // catalog of a worker.
+  //
+  // Each passes as a fresh error, with dptrain's context: the report caught
+  // here carries the CONTEXT of where it was raised, and the owner's code
+  // may be running there -- a statement it built with EXECUTE format('...
+  // %L', v) holds the row's value (measured: a statement_timeout during the
+  // count printed "SQL statement "SELECT ok FROM clinic.consents WHERE name
+  // = 'patient 21: HIV+'"", uncharged, and each timeout another row; a
+  // statement of the owner's code naming dptrain.shard_guard is refused by
+  // the guard's planner hook, its text in the CONTEXT).
   // Only PostgreSQL's own cancel (ProcessInterrupts, also when the owner's
   // code re-raised it): a 57014 the owner's code raises itself, on a row it
   // chose and with a message it wrote, is one more failure of its code.
   if (is_interrupt(failure))
     ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg_internal("%s", failure->message)));
-  if (take_statement_refusal() || shard_refused) {
-    // (raised while nothing went to the client: it goes there again)
-    failure->output_to_client = client == DestRemote;
-    ReThrowError(failure);
-  }
+  // The statement check's refusal: its message, detail and hint are
+  // dptrain's text about the catalog (take_statement_refusal checks it is).
+  if (take_statement_refusal(failure))
+    ereport(ERROR, (errcode(failure->sqlerrcode), errmsg_internal("%s", failure->message),
+                    failure->detail ? errdetail_internal("%s", failure->detail) : 0,
+                    failure->hint ? errhint("%s", failure->hint) : 0));
+  if (is_shard_refusal(failure)) raise_shard_refusal_again(failure);
   const char* relation =
       quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
   // For the DBA only: LOG_SERVER_ONLY never reaches the client, whatever its

@@ -195,10 +195,12 @@ int execute_checked(const char* sql, int nargs, Oid* types, Datum* values, bool 
   return rc;
 }
 
-bool take_statement_refusal() {
+bool take_statement_refusal(const ErrorData* e) {
   const bool was = refused;
   refused = false;
-  return was;
+  // PostgreSQL keeps the base name of __FILE__ (elog.c, errfinish).
+  return was && e->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE && e->filename != nullptr &&
+         strcmp(e->filename, "statement_checks.cpp") == 0 && e->funcname != nullptr && strcmp(e->funcname, "refuse") == 0;
 }
 
 void forget_statement_refusal() { refused = false; }

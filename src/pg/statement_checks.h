@@ -55,9 +55,11 @@ SPIPlanPtr prepare_checked(const char* sql, int nargs, Oid* types, int cursor_op
 int execute_checked(const char* sql, int nargs, Oid* types, Datum* values, bool read_only, long tcount,
                     const SourceRead& r);
 
-// Whether the last error raised was this check's refusal (and forget it).
-// reading_errors.cpp passes it on as it is: it says nothing about a row.
-bool take_statement_refusal();
+// Whether `e` is this check's refusal, raised since the last forget (and
+// forget it): the flag alone is not enough, a refusal the owner's code
+// caught leaves it set for the error that code raises next.
+// reading_errors.cpp passes it on (afresh): it says nothing about a row.
+bool take_statement_refusal(const ErrorData* e);
 void forget_statement_refusal();
 
 }  // namespace dptrain::pg

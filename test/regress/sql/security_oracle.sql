@@ -44,6 +44,21 @@ EXCEPTION WHEN query_canceled THEN
   charged := 10 - (SELECT epsilon FROM dp_budget_remaining(t))::numeric;
 END
 $$;
+-- A prober's run on t: its error, whether any part of its report (CONTEXT
+-- too) tells the secret, and what was charged.
+CREATE FUNCTION pg_temp.reported(t regclass, OUT code text, OUT message text, OUT tells boolean,
+                                 OUT charged numeric) LANGUAGE plpgsql AS $$
+DECLARE detail text; hint text; context text;
+BEGIN
+  EXECUTE format('SELECT dp_train(%L, %L, %L, algorithm => %L, epsilon => 0.5, classes => %L, batch_size => 10)',
+                 t, 'diagnosis', 'x', 'bolton', ARRAY['well', 'ill']);
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL,
+                          hint = PG_EXCEPTION_HINT, context = PG_EXCEPTION_CONTEXT;
+  tells := concat_ws(' ', message, detail, hint, context) ~ 'Smith|HIV';
+  charged := 10 - (SELECT epsilon FROM dp_budget_remaining(t))::numeric;
+END
+$$;
 -- An exception block that keeps the weights and rolls back the rest.
 CREATE FUNCTION pg_temp.steal() RETURNS float8[] LANGUAGE plpgsql AS $$
 DECLARE w float8[];
@@ -206,6 +221,49 @@ END $$;
 CREATE VIEW public.slow_x AS SELECT id, ARRAY[x[1], public.looks_up(reading, NULL)] AS x, diagnosis FROM public.notes;
 CREATE VIEW public.slow_copy AS
 SELECT id, ARRAY[x[1], public.looks_up(reading, 'public.slow_copy')] AS x, diagnosis FROM public.notes;
+-- dptrain's own refusals raised in the owner's code pass on (they are about
+-- the catalog), but no longer as they were caught (hostile review of
+-- 2026-11-28). guard_ctx_x: a statement of the owner's code that names
+-- dptrain.shard_guard is refused by the guard's planner hook (55000, the
+-- shard guard's message), and its CONTEXT printed that statement, the row's
+-- value inlined, uncharged. check_ctx_x: the same with the statement check's
+-- refusal. check_caught_x: the owner's code catches a statement refusal
+-- (the check's window is granted to it here), then fails on the secret row
+-- with the value in its message: the refusal's flag, still set, passed that
+-- error on whole, uncharged.
+CREATE VIEW public.a_view AS SELECT 1 AS one;
+CREATE FUNCTION public.refused_on(v text, how text) RETURNS float8 LANGUAGE plpgsql AS $$
+BEGIN
+  IF how = 'caught' THEN
+    BEGIN
+      PERFORM dptrain.check_source_statement('SELECT 1', 'public.notes', false);
+    EXCEPTION WHEN object_not_in_prerequisite_state THEN NULL;
+    END;
+  END IF;
+  IF v LIKE 'patient%' THEN
+    IF how = 'guard' THEN
+      EXECUTE format('SELECT FROM public.a_view WHERE dptrain.shard_guard(ARRAY[]::text[], false, %L) '
+                     'AND %L IS NOT NULL', current_user, v);
+    ELSIF how = 'check' THEN
+      EXECUTE format('SELECT dptrain.check_source_statement(%L, %L, false)', format('SELECT %L', v), 'public.notes');
+    ELSE
+      RAISE EXCEPTION 'reading %', v;
+    END IF;
+    RETURN 0;
+  END IF;
+  RETURN v::float8;
+END $$;
+CREATE VIEW public.guard_ctx_x AS
+SELECT id, ARRAY[x[1], public.refused_on(reading, 'guard')] AS x, diagnosis FROM public.notes;
+CREATE VIEW public.check_ctx_x AS
+SELECT id, ARRAY[x[1], public.refused_on(reading, 'check')] AS x, diagnosis FROM public.notes;
+CREATE VIEW public.check_caught_x AS
+SELECT id, ARRAY[x[1], public.refused_on(reading, 'caught')] AS x, diagnosis FROM public.notes;
+SELECT dp_grant_budget(t, 'regress_prober', 10, 0)
+FROM unnest(ARRAY['public.guard_ctx_x', 'public.check_ctx_x', 'public.check_caught_x']::regclass[]) t;
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION dptrain.check_source_statement(text, regclass, boolean) TO regress_keeper;
+SET ROLE regress_keeper;
 SELECT dp_grant_budget(t, 'regress_prober', 10, 0)
 FROM unnest(ARRAY['public.failing_x', 'public.failing_label', 'public.cancelling_x', 'public.slow_x',
                   'public.slow_copy']::regclass[]) t;
@@ -229,6 +287,10 @@ SELECT * FROM pg_temp.timed_out('public.slow_x');
 SET statement_timeout = '2s';
 SELECT * FROM pg_temp.timed_out('public.slow_copy');
 RESET statement_timeout;
+-- the refusals pass, with dptrain's context (uncharged, as before); the
+-- caught one's flag no longer passes the owner's error: hidden and charged
+SELECT t AS source, r.* FROM unnest(ARRAY['public.guard_ctx_x', 'public.check_ctx_x',
+                                          'public.check_caught_x']::regclass[]) t, pg_temp.reported(t) r;
 -- every failed run is in the ledger, without a model
 SELECT l.source_name, count(*) AS runs, sum(l.epsilon) AS spent, count(l.model_id) AS ids, count(m.id) AS models
 FROM dptrain.ledger l LEFT JOIN dptrain.models m ON m.id = l.model_id
@@ -243,6 +305,9 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('public.failing_x', 'diagnosis', 'x'
 \x off
 DROP VIEW public.failing_x, public.failing_label, public.cancelling_x, public.slow_x, public.slow_copy;
 DROP FUNCTION public.cancels(text), public.looks_up(text, text);
+DROP VIEW public.guard_ctx_x, public.check_ctx_x, public.check_caught_x, public.a_view;
+DROP FUNCTION public.refused_on(text, text);
+REVOKE EXECUTE ON FUNCTION dptrain.check_source_statement(text, regclass, boolean) FROM regress_keeper;
 
 -- ---- 5. the owner's code prints a row -------------------------------------------------
 -- Not only its errors: a view's function that says what it does (RAISE
@@ -290,7 +355,8 @@ DROP TABLE public.clean, public.secret_label, public.secret_null_label, public.s
   public.secret_numeric, public.secret_underflow, public.secret_nan_label;
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'public.secret\_%'
   OR source_name IN ('public.clean', 'public.notes', 'public.chatty_x', 'public.cancelling_x', 'public.failing_label', 'public.failing_x',
-                     'public.slow_x', 'public.slow_copy');
+                     'public.slow_x', 'public.slow_copy', 'public.guard_ctx_x', 'public.check_ctx_x',
+                     'public.check_caught_x');
 DELETE FROM dptrain.models WHERE created_by IN ('regress_keeper', 'regress_prober');
 REVOKE CREATE ON SCHEMA public FROM regress_keeper;
 DROP ROLE regress_keeper, regress_prober;
