@@ -53,6 +53,7 @@
 #pragma once
 
 #include "pg_glue.h"
+#include "statement_checks.h"
 
 namespace dptrain::pg {
 
@@ -70,10 +71,12 @@ template <typename F>
 int run_reading(Oid source, bool guarded, F execute) {
   const bool entered = enter_citus_read_barrier(source, guarded);
   int rc = 0;
+  begin_checked_execution();
   PG_TRY();
   { rc = execute(); }
   PG_FINALLY();
   {
+    end_checked_execution();
     if (entered) leave_citus_read_barrier();
   }
   PG_END_TRY();

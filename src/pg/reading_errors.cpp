@@ -8,6 +8,7 @@ extern "C" {
 #include "utils/resowner.h"
 }
 
+#include "distributed_source.h"
 #include "ledger.h"
 #include "pass_messages.h"
 #include "shard_guard.h"
@@ -113,27 +114,24 @@ bool is_interrupt(const ErrorData* e) {
          strcmp(e->funcname, "ProcessInterrupts") == 0;
 }
 
-// The shard guard's refusal (shard_guard.h), by its SQLSTATE and fixed
-// message: raised again with that message. Raised in this backend (the
-// guard's own file), its detail and hint are dptrain's text about the
-// catalog and pass too; relayed from a worker by Citus, or raised by the
-// owner's code with that message, nothing says whose they are: they go to
-// the server log, and a fixed hint to the caller.
-bool is_shard_refusal(const ErrorData* e) {
+// The shard guard's refusal (shard_guard.h) of a read of `relid`, by its
+// SQLSTATE and fixed message, raised on this node or relayed from a worker
+// by Citus. Its detail and hint name relations, functions and types: the
+// catalog of a node. Only dptrain's reads of a Citus source carry the guard
+// (no owner's code runs in them for a role without read access: a view over
+// a Citus table or row security is refused); for any other source it came
+// from a statement of the owner's code that named dptrain.shard_guard, on
+// the rows that code chose.
+bool is_shard_refusal(const ErrorData* e, Oid relid) {
   return e->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE && e->message != nullptr &&
-         strcmp(e->message, kShardGuardRefusal) == 0;
+         strcmp(e->message, kShardGuardRefusal) == 0 && is_citus_table(relid);
 }
 
-pg_attribute_noreturn() void raise_shard_refusal_again(const ErrorData* e) {
-  const bool own = e->filename != nullptr && strcmp(e->filename, "shard_guard.cpp") == 0;
-  if (!own)
-    ereport(LOG_SERVER_ONLY, (errmsg("dptrain: a node's shard guard refused a read: %s", kShardGuardRefusal),
-                              e->detail ? errdetail_internal("%s", e->detail) : 0, errhidestmt(true)));
-  ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("%s", kShardGuardRefusal),
-                  own && e->detail ? errdetail_internal("%s", e->detail) : 0,
-                  own && e->hint ? errhint("%s", e->hint)
-                                 : errhint("Was a shard or its schema changed on a worker? The server log has "
-                                           "the node's report.")));
+// A refusal about the catalog raised again with its SQLSTATE, message, detail
+// and hint only: not its CONTEXT (below, in run_hiding_errors).
+pg_attribute_noreturn() void raise_refusal_again(const ErrorData* e) {
+  ereport(ERROR, (errcode(e->sqlerrcode), errmsg_internal("%s", e->message),
+                  e->detail ? errdetail_internal("%s", e->detail) : 0, e->hint ? errhint("%s", e->hint) : 0));
 }
 
 }  // namespace
@@ -199,13 +197,9 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   // chose and with a message it wrote, is one more failure of its code.
   if (is_interrupt(failure))
     ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg_internal("%s", failure->message)));
-  // The statement check's refusal: its message, detail and hint are
-  // dptrain's text about the catalog (take_statement_refusal checks it is).
-  if (take_statement_refusal(failure))
-    ereport(ERROR, (errcode(failure->sqlerrcode), errmsg_internal("%s", failure->message),
-                    failure->detail ? errdetail_internal("%s", failure->detail) : 0,
-                    failure->hint ? errhint("%s", failure->hint) : 0));
-  if (is_shard_refusal(failure)) raise_shard_refusal_again(failure);
+  // (Not one raised in the owner's code: a refusal there depends on the
+  // rows; take_statement_refusal, is_shard_refusal.)
+  if (take_statement_refusal(failure) || is_shard_refusal(failure, relid)) raise_refusal_again(failure);
   const char* relation =
       quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
   // For the DBA only: LOG_SERVER_ONLY never reaches the client, whatever its

@@ -39,8 +39,8 @@ namespace dptrain::pg {
 bool builtin_column_type(Oid type);
 
 // The guard's refusal (SQLSTATE 55000), as a worker's error reaches the
-// coordinator: reading_errors.cpp passes it on as it is to a role without
-// read access (it is about the catalog of a node, never about a row).
+// coordinator: reading_errors.cpp passes it on to a role without read access
+// (it is about the catalog of a node, never about a row), without its CONTEXT.
 inline constexpr const char* kShardGuardRefusal = "a shard of the source is not the plain table the run checked";
 
 // The alias the guarded reads give the source.

@@ -15,6 +15,7 @@ namespace dptrain::pg {
 namespace {
 
 bool refused = false;
+int executing = 0;  // checked statements running (nested: the owner's code may call dptrain)
 
 using dptrain::pg::walker;  // tree_walker.h
 
@@ -136,7 +137,7 @@ bool query_bad(Query* q, Walk* w, bool top) {
 }
 
 pg_attribute_noreturn() void refuse(const SourceRead& r, const char* problem) {
-  refused = true;
+  refused = executing == 0;
   ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                   errmsg("the name of %s now finds another object", r.what),
                   errdetail("dptrain names %s in its statements; parsed now, a statement %s%s.",
@@ -204,6 +205,9 @@ bool take_statement_refusal(const ErrorData* e) {
 }
 
 void forget_statement_refusal() { refused = false; }
+
+void begin_checked_execution() { ++executing; }
+void end_checked_execution() { --executing; }
 
 }  // namespace dptrain::pg
 

@@ -55,11 +55,18 @@ SPIPlanPtr prepare_checked(const char* sql, int nargs, Oid* types, int cursor_op
 int execute_checked(const char* sql, int nargs, Oid* types, Datum* values, bool read_only, long tcount,
                     const SourceRead& r);
 
-// Whether `e` is this check's refusal, raised since the last forget (and
-// forget it): the flag alone is not enough, a refusal the owner's code
-// caught leaves it set for the error that code raises next.
-// reading_errors.cpp passes it on (afresh): it says nothing about a row.
+// Whether `e` is this check's refusal of a statement before it ran, raised
+// since the last forget (and forget it). reading_errors.cpp passes it on: it
+// says nothing about a row. A refusal raised while a checked statement runs
+// does not count: it comes from code that statement ran (a view's or a
+// policy's: the owner's), on the rows that code chose, which may also catch
+// it and raise something else.
 bool take_statement_refusal(const ErrorData* e);
 void forget_statement_refusal();
+
+// Around the execution of a checked statement (run_reading,
+// citus_read_barrier.h).
+void begin_checked_execution();
+void end_checked_execution();
 
 }  // namespace dptrain::pg

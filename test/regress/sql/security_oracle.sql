@@ -221,16 +221,16 @@ END $$;
 CREATE VIEW public.slow_x AS SELECT id, ARRAY[x[1], public.looks_up(reading, NULL)] AS x, diagnosis FROM public.notes;
 CREATE VIEW public.slow_copy AS
 SELECT id, ARRAY[x[1], public.looks_up(reading, 'public.slow_copy')] AS x, diagnosis FROM public.notes;
--- dptrain's own refusals raised in the owner's code pass on (they are about
--- the catalog), but no longer as they were caught (hostile review of
--- 2026-11-28). guard_ctx_x: a statement of the owner's code that names
+-- dptrain's own refusals (about the catalog) raised in the owner's code, on
+-- the rows it chooses, are one more failure of its code: hidden and charged
+-- (hostile review of 2026-11-28). They passed uncharged, as they were caught.
+-- guard_ctx_x: a statement of the owner's code that names
 -- dptrain.shard_guard is refused by the guard's planner hook (55000, the
--- shard guard's message), and its CONTEXT printed that statement, the row's
--- value inlined, uncharged. check_ctx_x: the same with the statement check's
--- refusal. check_caught_x: the owner's code catches a statement refusal
--- (the check's window is granted to it here), then fails on the secret row
--- with the value in its message: the refusal's flag, still set, passed that
--- error on whole, uncharged.
+-- shard guard's message); its CONTEXT printed that statement, the row's
+-- value inlined. check_ctx_x: the same with the statement check's refusal.
+-- check_caught_x: the owner's code catches a statement refusal (the check's
+-- window is granted to it here), then fails on the secret row with the value
+-- in its message: the refusal's flag, still set, passed that error on whole.
 CREATE VIEW public.a_view AS SELECT 1 AS one;
 CREATE FUNCTION public.refused_on(v text, how text) RETURNS float8 LANGUAGE plpgsql AS $$
 BEGIN
@@ -287,8 +287,7 @@ SELECT * FROM pg_temp.timed_out('public.slow_x');
 SET statement_timeout = '2s';
 SELECT * FROM pg_temp.timed_out('public.slow_copy');
 RESET statement_timeout;
--- the refusals pass, with dptrain's context (uncharged, as before); the
--- caught one's flag no longer passes the owner's error: hidden and charged
+-- each the fixed error, charged; nothing tells the secret
 SELECT t AS source, r.* FROM unnest(ARRAY['public.guard_ctx_x', 'public.check_ctx_x',
                                           'public.check_caught_x']::regclass[]) t, pg_temp.reported(t) r;
 -- every failed run is in the ledger, without a model
