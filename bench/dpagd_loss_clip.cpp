@@ -11,7 +11,8 @@
 // stored them, 17 significant digits). --clips: numbers for options.loss_clip,
 // "default" for no option (the default of the build), "margin:Z" for the
 // loss's value at margin Z (loss/loss.h), e.g. margin:0 = ln 2 for logistic.
-// --delta-n2: delta = 1/n^2 of the training table. Output: one CSV line per
+// --delta-n2: delta = 1/n^2 of the training table. --options: a JSON object of further
+// DP-AGD options for every run, e.g. '{"selection": "exponential"}'. Output: one CSV line per
 // run on stdout (the columns of bench/dpagd_loss_clip.sh's header), written as the runs end.
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   std::vector<long> seeds = {1};
   double delta = 1e-8;
   bool delta_n2 = false;
+  std::string options = "{}";
   app.add_option("--train", train_path)->required();
   app.add_option("--test", test_path)->required();
   app.add_option("--dataset", dataset);
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
   app.add_option("--seeds", seeds)->delimiter(',');
   app.add_option("--delta", delta);
   app.add_flag("--delta-n2", delta_n2);
+  app.add_option("--options", options);
   CLI11_PARSE(app, argc, argv);
 
   const InMemoryData train = read_csv(train_path), test = read_csv(test_path);
@@ -91,6 +94,7 @@ int main(int argc, char** argv) {
         c.lambda = 0.001;
         c.seed = seed;
         c.classes = {"f", "t"};
+        c.options = nlohmann::json::parse(options);
         if (clip.rfind("margin:", 0) == 0) {
           const double z = std::stod(clip.substr(7));
           c.options["loss_clip"] = loss_value(parse_loss(loss), z, c.huber_h);

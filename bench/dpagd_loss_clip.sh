@@ -10,7 +10,8 @@
 #
 #   DATASETS="adult kdd" LOSSES="logistic huber_svm" EPSILONS=0.05,0.1,0.2,0.4,0.8,1.6 \
 #     CLIPS=default,margin:0,2 SEEDS=1,2,3,4,5 DELTA=1e-8 bash bench/dpagd_loss_clip.sh
-#   DELTA=n2: delta = 1/n^2 of each training table.
+#   DELTA=n2: delta = 1/n^2 of each training table. OPTIONS='{"selection": "exponential"}':
+#   further DP-AGD options (JSON) for every run (use a RESULTS file per OPTIONS: no column says them).
 # Output: $RESULTS (default $OUT/results.csv; one row per run, appended as runs end);
 # bench/dpagd_loss_clip_summary.py prints the tables.
 set -euo pipefail
@@ -21,6 +22,7 @@ EPSILONS=${EPSILONS:-0.05,0.1,0.2,0.4,0.8,1.6}
 CLIPS=${CLIPS:-default,margin:0,2}
 SEEDS=${SEEDS:-1,2,3,4,5}
 DELTA=${DELTA:-1e-8}
+OPTIONS=${OPTIONS:-"{}"}
 KDD_ROWS=${KDD_ROWS:-30000}
 OUT=${OUT:-bench/out/dpagd_loss_clip}
 DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
@@ -64,6 +66,6 @@ for d in $DATASETS; do
   for loss in $LOSSES; do
     delta_args=(--delta "$DELTA"); [ "$DELTA" != n2 ] || delta_args=(--delta-n2)
     build/bench/dpagd_loss_clip --train "$OUT/$d.csv" --test "$OUT/${d}_test.csv" --dataset "$d" --loss "$loss" \
-      --epsilons "$EPSILONS" --clips "$CLIPS" --seeds "$SEEDS" "${delta_args[@]}" >> "$RESULTS"
+      --epsilons "$EPSILONS" --clips "$CLIPS" --seeds "$SEEDS" "${delta_args[@]}" --options "$OPTIONS" >> "$RESULTS"
   done
 done

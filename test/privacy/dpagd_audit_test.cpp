@@ -89,5 +89,30 @@ TEST(FullGradientAudit, DpagdStaysWithinItsClaimAndCatchesTenfoldLessNoise) {
   EXPECT_GT(broken.bound.epsilon, 1.0) << "the broken variant was not caught";
 }
 
+// options.selection = 'exponential': the same neighbours, eps = 1, delta = 1e-8, splits = 2
+// (eps_0 = 1/4): rho = 0.0132163, rho_ng = 8.3808e-4 and rho_nmax = eps_0^2/8 = 7.8125e-3 pay for
+// one gradient and ONE line search (4.56e-3 is left, < rho_nmax). The gradient still points the
+// same way (sum -100 against sigma = 12.2). P_D(w = 0) = e^{-C_obj/s} / (1 + e^{-C_obj/s}) with
+// s = C_obj / eps_0: 0.4378 against P_D'(w = 0) = 1/2, a log-ratio of 0.133 <= eps_0 (the
+// mechanism is eps_0-DP); with a tenth of the noise (s / 10) ln(0.5 / 0.0759) = 1.89 > 1.
+Scenario dpagd_exponential_scenario(const std::string& name, double factor) {
+  Scenario s = dpagd_scenario(name, factor);
+  s.config.delta = 1e-8;
+  s.config.options = {{"splits", 2}, {"candidates", 1}, {"selection", "exponential"}};
+  return s;
+}
+
+TEST(FullGradientAudit, DpagdExponentialSelectionStaysWithinItsClaimAndCatchesTenfoldLessNoise) {
+  const Neighbours n = dpagd_neighbours();
+  const Result ok = run_audit(dpagd_exponential_scenario("dpagd, exponential", 1.0), n, ci_options(3000, 1000, 33));
+  print_result(ok, 1.0);
+  EXPECT_LE(ok.bound.epsilon, 1.0);
+  EXPECT_LE(ok.bound.epsilon, 0.25 + 0.05);
+  const Result broken =
+      run_audit(dpagd_exponential_scenario("dpagd, exponential, noise / 10", 10.0), n, ci_options(3000, 1000, 34));
+  print_result(broken, 1.0);
+  EXPECT_GT(broken.bound.epsilon, 1.0) << "the broken variant was not caught";
+}
+
 }  // namespace
 }  // namespace dptrain::test::audit

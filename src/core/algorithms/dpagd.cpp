@@ -11,6 +11,7 @@
 #include "core/engine/gradient_state.h"
 #include "core/engine/run.h"
 #include "core/error.h"
+#include "core/privacy/exponential_mechanism.h"
 #include "core/privacy/parameter_checks.h"
 #include "core/privacy/report_noisy_min.h"
 #include "core/privacy/samplers.h"
@@ -49,6 +50,18 @@ double positive_option(const TrainingConfig& c, const char* key, double fallback
   return v;
 }
 
+// options.selection: "noisy_max" (the paper's report-noisy-min, the default) or "exponential".
+DpagdSelection selection_option(const TrainingConfig& c) {
+  const auto it = c.options.find("selection");
+  if (it == c.options.end()) return DpagdSelection::NoisyMax;
+  if (it->is_string() && *it == "noisy_max") return DpagdSelection::NoisyMax;
+  if (it->is_string() && *it == "exponential") return DpagdSelection::Exponential;
+  fail(ErrorKind::InvalidParameter, "options.selection of dpagd must be \"noisy_max\" or \"exponential\"",
+       "got " + it->dump(),
+       "\"noisy_max\" is the paper's report-noisy-min (eps_0^2/2-zCDP per line search); \"exponential\" the "
+       "exponential mechanism (eps_0^2/8-zCDP per line search, docs/dpagd.md).");
+}
+
 }  // namespace
 
 DpagdSettings Dpagd::settings(const TrainingConfig& c) {
@@ -61,7 +74,7 @@ void Dpagd::check_arguments(const TrainingConfig& c) const { arguments(c); }
 DpagdSettings Dpagd::arguments(const TrainingConfig& c) {
   check_full_gradient_arguments(c, "dpagd");
   whitebox::check_options(c, "dpagd", {"splits", "gamma", "candidates", "tau", "eta", "alpha_max",
-                                       "gradient_clip", "loss_clip"});
+                                       "gradient_clip", "loss_clip", "selection"});
   if (c.radius)
     fail(ErrorKind::InvalidParameter, "radius does not apply to dpagd",
          "DP-AGD takes unconstrained steps; its privacy never depends on the model's norm.", "Drop radius.");
@@ -92,11 +105,13 @@ DpagdSettings Dpagd::arguments(const TrainingConfig& c) {
   // it: L_x / 2 (docs/dpagd.md has the measurements behind the factor).
   s.gradient_clip = positive_option(c, "gradient_clip", c.feature_bound / 2);
   s.loss_clip = positive_option(c, "loss_clip", c.feature_bound / 2);
+  s.selection = selection_option(c);
   return s;
 }
 
 DpagdBudget dpagd_budget(const DpagdSettings& s) {
   DpagdBudget b;
+  b.selection = s.selection;
   b.epsilon_step = s.epsilon / (2.0 * s.splits);
   // An epsilon whose per-step share squares to 0 or infinity (1e-160, 1e300)
   // is outside what the zCDP bookkeeping below represents: said in the user's
@@ -109,8 +124,10 @@ DpagdBudget dpagd_budget(const DpagdSettings& s) {
          "Pass an epsilon of ordinary size (e.g. 0.01 .. 100).");
   // Lee & Kifer eq. (5): the largest rho whose Bun-Steinke conversion is (epsilon, delta).
   b.rho = privacy::dp_to_zcdp_rho(s.epsilon, s.delta);
-  // An eps_0-DP selection is eps_0^2 / 2-zCDP (Lemma 3.7).
-  b.rho_nmax = privacy::zcdp_from_pure_dp(b.epsilon_step);
+  // An eps_0-DP selection is eps_0^2 / 2-zCDP (Lemma 3.7); the exponential mechanism on
+  // monotone scores is eps_0-bounded-range, so eps_0^2 / 8-zCDP (Cesar & Rogers 2021).
+  b.rho_nmax = s.selection == DpagdSelection::NoisyMax ? privacy::zcdp_from_pure_dp(b.epsilon_step)
+                                                       : privacy::zcdp_from_bounded_range(b.epsilon_step);
   // The authors' code calibrates the first gradient classically at (eps_0, delta):
   // sigma = C sqrt(2 ln(1.25/delta)) / eps_0, which is C^2 / (2 sigma^2) =
   // eps_0^2 / (4 ln(1.25/delta))-zCDP (Lemma 3.6).
@@ -123,9 +140,10 @@ double dpagd_sigma(double gradient_clip, int models, double rho) {
   return privacy::zcdp_gaussian_sigma(gradient_clip * std::sqrt(static_cast<double>(models)), rho);
 }
 
-double dpagd_selection_scale(double loss_clip, int models, double rho_nmax) {
+double dpagd_selection_scale(double loss_clip, int models, const DpagdBudget& b) {
   // Monotone scores (add/remove, non-negative clipped losses): scale Delta / eps.
-  return privacy::noisy_min_scale(loss_clip * models, std::sqrt(2.0 * rho_nmax), /*monotone=*/true);
+  const double eps = b.selection == DpagdSelection::NoisyMax ? std::sqrt(2.0 * b.rho_nmax) : b.epsilon_step;
+  return privacy::noisy_min_scale(loss_clip * models, eps, /*monotone=*/true);
 }
 
 std::vector<double> dpagd_average(const std::vector<double>& estimate, double rho_estimate,
@@ -297,9 +315,7 @@ class DpagdRun : public Run {
     for (int j = 0; j <= s_.candidates; ++j)
       for (int k = 0; k < c_.models(); ++k) scores[j] += gradient_state::loss_sum(result, j, k);
     ++line_searches_;
-    const std::size_t best = privacy::report_noisy_min(
-        scores, privacy::NoisyMinNoise::Exponential,
-        noise_factor_ * dpagd_selection_scale(s_.loss_clip, c_.models(), b_.rho_nmax), rng_);
+    const std::size_t best = choose_step(scores);
     if (best > 0) return take_step(static_cast<int>(best));
     // No candidate descends: measure the same gradient again with more budget and average.
     const double rho_new = (1 + s_.gamma) * rho_estimate_, extra = rho_new - rho_estimate_;
@@ -313,6 +329,15 @@ class DpagdRun : public Run {
     rho_estimate_ = rho_ng_ = rho_new;
     ++refinements_;
     set_direction();
+  }
+
+  // The private choice of j*: the paper's NoisyMax, or the exponential mechanism at
+  // P[j] ∝ exp(-eps_0 Omega_j / (K C_obj)) = exp(-Omega_j / scale) (monotone scores).
+  std::size_t choose_step(const std::vector<double>& scores) {
+    const double scale = noise_factor_ * dpagd_selection_scale(s_.loss_clip, c_.models(), b_);
+    if (b_.selection == DpagdSelection::NoisyMax)
+      return privacy::report_noisy_min(scores, privacy::NoisyMinNoise::Exponential, scale, rng_);
+    return privacy::monotone_exponential_mechanism(scores, 1.0, scale, rng_);
   }
 
   void take_step(int j) {
@@ -350,8 +375,11 @@ class DpagdRun : public Run {
 };
 
 nlohmann::json dpagd_privacy(const DpagdSettings& s, const DpagdBudget& b, int models) {
+  const bool noisy_max = b.selection == DpagdSelection::NoisyMax;
   return {{"private", true},
-          {"mechanism", "dpagd: Gaussian gradient measurements and exponential-noise report-noisy-min line searches"},
+          {"mechanism", noisy_max
+                            ? "dpagd: Gaussian gradient measurements and exponential-noise report-noisy-min line searches"
+                            : "dpagd: Gaussian gradient measurements and exponential-mechanism line searches"},
           {"notion", "rho-zCDP, reported as (epsilon, delta)-DP"},
           {"adjacency", "add-remove"},
           {"conversion", "bun-steinke: epsilon = rho + 2 sqrt(rho ln(1/delta)) (Lee & Kifer eq. (5))"},
@@ -361,8 +389,13 @@ nlohmann::json dpagd_privacy(const DpagdSettings& s, const DpagdBudget& b, int m
           {"rho_nmax", b.rho_nmax},
           {"rho_ng", b.rho_ng},
           {"sigma_first", dpagd_sigma(s.gradient_clip, models, b.rho_ng)},
-          {"selection_noise", "exponential"},
-          {"selection_scale", dpagd_selection_scale(s.loss_clip, models, b.rho_nmax)},
+          {"selection", noisy_max ? "noisy_max" : "exponential"},
+          {"selection_privacy", noisy_max ? "eps_0-DP report-noisy-min on monotone scores: rho_nmax = eps_0^2/2 "
+                                            "(Bun & Steinke Prop. 1.4)"
+                                          : "eps_0-bounded-range exponential mechanism on monotone scores: "
+                                            "rho_nmax = eps_0^2/8 (Cesar & Rogers 2021)"},
+          {"selection_noise", noisy_max ? "exponential" : "none: P[j] proportional to exp(-score_j / selection_scale)"},
+          {"selection_scale", dpagd_selection_scale(s.loss_clip, models, b)},
           {"gradient_sensitivity", s.gradient_clip * std::sqrt(static_cast<double>(models))},
           {"score_sensitivity", s.loss_clip * models},
           {"max_iterations", b.max_iterations}};
@@ -374,7 +407,8 @@ nlohmann::json dpagd_privacy(const DpagdSettings& s, const DpagdBudget& b, int m
 // gradient at rho_ng, or a refinement at gamma * rho_estimate >= gamma * rho_ng (the estimate's
 // rho only grows) when gamma < 1 and the budget can pay for one after the first gradient and
 // line search (the filter's order of operations, DpagdRun::spend). The selection scale is
-// the same every iteration. `factor` is the run's noise multiplier.
+// the same every iteration (the exponential mechanism needs only a finite scale, and is held
+// to the same bound). `factor` is the run's noise multiplier.
 void require_drawable_noise(const DpagdSettings& s, const DpagdBudget& b, int models, double factor) {
   double rho_min = b.rho_ng;
   if (s.gamma < 1) {
@@ -397,9 +431,9 @@ void require_drawable_noise(const DpagdSettings& s, const DpagdBudget& b, int mo
          "options.splits (or options.gamma >= 1).");
   }
   // What the selection scale is (for the message): noisy_min_scale refuses it unscaled.
-  double scale = factor * s.loss_clip * models / std::sqrt(2.0 * b.rho_nmax);
+  double scale = factor * s.loss_clip * models / b.epsilon_step;
   try {
-    scale = factor * dpagd_selection_scale(s.loss_clip, models, b.rho_nmax);
+    scale = factor * dpagd_selection_scale(s.loss_clip, models, b);
     privacy::require_drawable_laplace(scale);  // the exponential's bound: samplers.h
   } catch (const Error& e) {
     fail(ErrorKind::InvalidParameter, "the line-search noise of dpagd is too large to draw",

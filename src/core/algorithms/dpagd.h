@@ -34,6 +34,12 @@
 //   every tau accepted steps: alpha_max = min((1 + eta) max(last tau steps), alpha_max_0).
 // A failed filter check ends the run; the current w is released (nothing
 // computed after the failed check).
+//
+// options.selection = 'exponential' draws j* by the exponential mechanism on the
+// same monotone scores, P[j] ∝ exp(-eps_0 Omega_j / (K C_obj)) (factor 1, not 2:
+// monotone; McSherry & Talwar 2007), which is eps_0-bounded-range and therefore
+// eps_0^2/8-zCDP (Cesar & Rogers, ALT 2021): rho_nmax = eps_0^2/8, four times less
+// than the default's eps_0^2/2 at the same eps_0 (docs/dpagd.md "The exponential mechanism").
 #pragma once
 
 #include <cstdint>
@@ -43,6 +49,10 @@
 #include "core/privacy/zcdp.h"
 
 namespace dptrain {
+
+// How a line search chooses its step (options.selection): report-noisy-min with
+// exponential noise (the paper's NoisyMax, the default) or the exponential mechanism.
+enum class DpagdSelection { NoisyMax, Exponential };
 
 struct DpagdSettings {
   double epsilon = 0;
@@ -55,12 +65,14 @@ struct DpagdSettings {
   double alpha_max = 2.0;      // initial and largest alpha_max
   double gradient_clip = 0;    // C_grad (default: feature bound / 2)
   double loss_clip = 0;        // C_obj (default: feature bound / 2)
+  DpagdSelection selection = DpagdSelection::NoisyMax;
 };
 
 struct DpagdBudget {
+  DpagdSelection selection = DpagdSelection::NoisyMax;
   double rho = 0;              // total zCDP budget
   double epsilon_step = 0;     // eps_0 = epsilon / (2 splits)
-  double rho_nmax = 0;         // per noisy line search
+  double rho_nmax = 0;         // per noisy line search: eps_0^2/2 (noisy max) or eps_0^2/8 (exponential)
   double rho_ng = 0;           // first gradient measurement
   std::int64_t max_iterations = 0;  // rho / (rho_ng + rho_nmax): an upper bound for progress bars
 };
@@ -70,8 +82,10 @@ DpagdBudget dpagd_budget(const DpagdSettings& settings);
 // The Gaussian standard deviation of a gradient measurement at zCDP rho:
 // sensitivity C_grad sqrt(K) (add/remove), sigma = Delta / sqrt(2 rho).
 double dpagd_sigma(double gradient_clip, int models, double rho);
-// The exponential-noise scale of the line search: K C_obj / sqrt(2 rho_nmax).
-double dpagd_selection_scale(double loss_clip, int models, double rho_nmax);
+// The scale of the line search, K C_obj / eps_0 for both selections: noisy max adds
+// exponential noise of this scale (eps_0 = sqrt(2 rho_nmax)); the exponential mechanism
+// picks j with probability ∝ exp(-Omega_j / scale).
+double dpagd_selection_scale(double loss_clip, int models, const DpagdBudget& budget);
 
 // GradAvg (Lee & Kifer Algorithm 2), corrected (docs/pitfalls.md §P14): the
 // inverse-variance average of two independent unbiased Gaussian estimates of

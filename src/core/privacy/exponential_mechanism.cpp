@@ -75,4 +75,14 @@ std::size_t exponential_mechanism(const std::vector<double>& scores, double epsi
   return last;
 }
 
+std::vector<double> monotone_exponential_mechanism_probabilities(const std::vector<double>& scores, double epsilon,
+                                                                 double sensitivity) {
+  return exponential_mechanism_probabilities(scores, epsilon, sensitivity / 2);
+}
+
+std::size_t monotone_exponential_mechanism(const std::vector<double>& scores, double epsilon, double sensitivity,
+                                           RandomSource& rng) {
+  return exponential_mechanism(scores, epsilon, sensitivity / 2, rng);
+}
+
 }  // namespace dptrain::privacy

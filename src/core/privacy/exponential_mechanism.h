@@ -46,4 +46,21 @@ void require_exponential_mechanism_range(double epsilon, double sensitivity, dou
 std::size_t exponential_mechanism(const std::vector<double>& scores, double epsilon, double sensitivity,
                                   RandomSource& rng);
 
+// The exponential mechanism for MONOTONE scores: between every pair of neighbours all
+// scores move in the same direction, each by at most `sensitivity` (e.g. sums of
+// non-negative clipped losses under add/remove-one: adding a row raises every score).
+// Candidate i is chosen with probability
+//
+//     exp(-epsilon * score_i / sensitivity) / sum_j exp(-epsilon * score_j / sensitivity),
+//
+// without the factor 2 above (McSherry & Talwar 2007; Dwork & Roth 2014, the remark after
+// Theorem 3.10), and still epsilon-DP: the normalizer moves against the chosen score. It is
+// also epsilon-bounded-range (all score differences of a pair lie in [0, Delta] or in
+// [-Delta, 0]), hence epsilon^2/8-zCDP (zcdp.h, zcdp_from_bounded_range). The same as the
+// functions above at sensitivity / 2; the same refusals.
+std::vector<double> monotone_exponential_mechanism_probabilities(const std::vector<double>& scores, double epsilon,
+                                                                 double sensitivity);
+std::size_t monotone_exponential_mechanism(const std::vector<double>& scores, double epsilon, double sensitivity,
+                                           RandomSource& rng);
+
 }  // namespace dptrain::privacy

@@ -104,6 +104,11 @@ double zcdp_from_pure_dp(double epsilon) {
   return epsilon * epsilon / 2;
 }
 
+double zcdp_from_bounded_range(double epsilon) {
+  require_positive(epsilon, "epsilon");
+  return epsilon * epsilon / 8;
+}
+
 double zcdp_compose(const std::vector<double>& rhos) {
   double total = 0;
   for (double rho : rhos) {

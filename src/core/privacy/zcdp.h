@@ -31,6 +31,10 @@ double zcdp_gaussian_rho(double sensitivity, double sigma);
 double zcdp_gaussian_sigma(double sensitivity, double rho);
 // epsilon-DP => epsilon^2 / 2-zCDP (Bun & Steinke Proposition 1.4; Lee & Kifer Lemma 3.7).
 double zcdp_from_pure_dp(double epsilon);
+// An epsilon-bounded-range mechanism (Durfee & Rogers 2019: the privacy loss of every
+// neighbour pair lies in an interval of width epsilon; e.g. the exponential mechanism) is
+// epsilon^2 / 8-zCDP (Cesar & Rogers, ALT 2021, Lemma 3.2; proof by Hoeffding's lemma in docs/pfw.md).
+double zcdp_from_bounded_range(double epsilon);
 // Composition adds rho (Bun & Steinke Lemma 1.7; Lee & Kifer Lemma 3.5).
 double zcdp_compose(const std::vector<double>& rhos);
 

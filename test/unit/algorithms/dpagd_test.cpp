@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "core/algorithms/dpagd.h"
@@ -84,8 +85,10 @@ TEST(DpagdBudget, NoiseScales) {
   EXPECT_LT(rel(dpagd_sigma(0.5, 3, 9.31199030637e-9), 6345.91683508), 1e-9);
   // Selection: monotone scores of sensitivity K C_obj, eps_nmax = sqrt(2 rho_nmax) = eps_0:
   // scale K C_obj / eps_0 = 0.5 / 8.3333e-4 = 600 (K = 1), 1800 (K = 3).
-  EXPECT_LT(rel(dpagd_selection_scale(0.5, 1, 3.47222222222e-7), 600.0), 1e-9);
-  EXPECT_LT(rel(dpagd_selection_scale(0.5, 3, 3.47222222222e-7), 1800.0), 1e-9);
+  DpagdBudget b;
+  b.rho_nmax = 3.47222222222e-7;
+  EXPECT_LT(rel(dpagd_selection_scale(0.5, 1, b), 600.0), 1e-9);
+  EXPECT_LT(rel(dpagd_selection_scale(0.5, 3, b), 1800.0), 1e-9);
 }
 
 TEST(DpagdAverage, InverseVarianceWeightsOfUnnormalizedEstimates) {
@@ -487,6 +490,139 @@ TEST(DpagdRun, OneVsAll) {
       }
   EXPECT_NEAR(m.details["privacy"]["score_sensitivity"].get<double>(), 1.5, 1e-12);
   expect_filter_respected(m);
+}
+
+// ---- options.selection = 'exponential' (dpagd.h, docs/dpagd.md) -----------------------
+
+DpagdSettings exponential_settings(double epsilon, double delta) {
+  DpagdSettings s = settings(epsilon, delta);
+  s.selection = DpagdSelection::Exponential;
+  return s;
+}
+
+TEST(DpagdExponentialBudget, EachLineSearchCostsAQuarter) {
+  // eps = 0.1, delta = 1e-8, splits = 60 (40-digit mpmath): rho = 1.35349888537e-4 and
+  // rho_ng = 9.31199030637e-9 as for noisy max; eps_0 = 8.3333e-4 and the selection is
+  // eps_0-bounded-range: rho_nmax = eps_0^2 / 8 = 8.68055555556e-8 (noisy max: 3.47222e-7);
+  // at most floor(rho / (rho_ng + rho_nmax)) = 1408 iterations (noisy max: 379).
+  DpagdBudget b = dpagd_budget(exponential_settings(0.1, 1e-8));
+  EXPECT_EQ(b.selection, DpagdSelection::Exponential);
+  EXPECT_LT(rel(b.rho, 1.35349888537e-4), 1e-9);
+  EXPECT_LT(rel(b.epsilon_step, 8.33333333333e-4), 1e-12);
+  EXPECT_LT(rel(b.rho_nmax, 8.68055555556e-8), 1e-9);
+  EXPECT_LT(rel(b.rho_ng, 9.31199030637e-9), 1e-9);
+  EXPECT_EQ(b.max_iterations, 1408);
+  // eps = 1.6: rho_nmax = (1.6/120)^2/8 = 2.22222222222e-5, 1353 iterations at most (noisy max: 364).
+  b = dpagd_budget(exponential_settings(1.6, 1e-8));
+  EXPECT_LT(rel(b.rho_nmax, 2.22222222222e-5), 1e-9);
+  EXPECT_EQ(b.max_iterations, 1353);
+  // The same scale K C_obj / eps_0 = 600 as noisy max: the same noise, a quarter of the rho.
+  EXPECT_LT(rel(dpagd_selection_scale(0.5, 1, dpagd_budget(exponential_settings(0.1, 1e-8))), 600.0), 1e-9);
+}
+
+TEST(DpagdExponentialPlan, RecordsTheSelectionAndItsCost) {
+  TrainingConfig c = dpagd_config(100, 3, 0.1, 1e-8);
+  nlohmann::json p = Dpagd().plan(c).privacy;
+  EXPECT_EQ(p["selection"], "noisy_max");
+  EXPECT_LT(rel(p["rho_nmax"].get<double>(), 3.47222222222e-7), 1e-9);
+  EXPECT_EQ(p["max_iterations"].get<long>(), 379);
+  c.options = {{"selection", "exponential"}};
+  p = Dpagd().plan(c).privacy;
+  EXPECT_EQ(p["selection"], "exponential");
+  EXPECT_NE(p["selection_privacy"].get<std::string>().find("eps_0^2/8"), std::string::npos);
+  EXPECT_LT(rel(p["rho_nmax"].get<double>(), 8.68055555556e-8), 1e-9);
+  EXPECT_LT(rel(p["selection_scale"].get<double>(), 600.0), 1e-9);
+  EXPECT_EQ(p["max_iterations"].get<long>(), 1408);
+  c.options = {{"selection", "noisy_max"}};  // the default, spelled out
+  EXPECT_LT(rel(Dpagd().plan(c).privacy["rho_nmax"].get<double>(), 3.47222222222e-7), 1e-9);
+  for (const nlohmann::json& bad : {nlohmann::json("gumbel"), nlohmann::json(1), nlohmann::json(nullptr),
+                                    nlohmann::json("Exponential"), nlohmann::json("laplace")}) {
+    c.options = {{"selection", bad}};
+    try {
+      Dpagd().check_arguments(c);
+      ADD_FAILURE() << bad.dump() << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter) << e.what();
+      EXPECT_NE(std::string(e.what()).find("options.selection"), std::string::npos) << e.what();
+      EXPECT_FALSE(e.hint().empty());
+    }
+  }
+}
+
+TEST(DpagdExponentialRun, TwoSplitsPayForOneExponentialLineSearchAndNoNoisyMax) {
+  // splits = 2, eps = 0.1, delta = 1e-8: eps_0 = 0.025, rho = 1.35349888537e-4,
+  // rho_ng = 8.38079127573e-6. Noisy max: rho_nmax = 3.125e-4 > rho - rho_ng, no line search.
+  // Exponential: rho_nmax = 7.8125e-5 fits once, leaving 4.88440972614e-5 < 7.8125e-5: exactly
+  // one line search, whatever it chose (a second gradient or a refinement still fits).
+  const InMemoryData t = sparse_problem(200, 5);
+  TrainingConfig c = dpagd_config(0, 0, 0.1, 1e-8);
+  c.seed = 1;
+  c.options = {{"splits", 2}};
+  Model m = train(c, t, 1);
+  EXPECT_EQ(m.details["privacy"]["line_searches"].get<long>(), 0);
+  expect_filter_respected(m);
+  for (int seed = 1; seed <= 5; ++seed) {
+    c.seed = seed;
+    c.options = {{"splits", 2}, {"selection", "exponential"}};
+    m = train(c, t, 1);
+    EXPECT_EQ(m.details["privacy"]["line_searches"].get<long>(), 1);
+    EXPECT_LT(rel(m.details["privacy"]["rho_nmax"].get<double>(), 7.8125e-5), 1e-12);
+    EXPECT_GE(m.details["privacy"]["rho"].get<double>() - m.details["privacy"]["rho_spent"].get<double>(), 0.0);
+    expect_filter_respected(m);
+  }
+}
+
+TEST(DpagdExponentialRun, ConvergesWithinTheBudget) {
+  const InMemoryData t = sparse_problem(1500, 7);
+  TrainingConfig c = dpagd_config(0, 0, 1.0, 1e-8);
+  c.seed = 21;
+  c.options = {{"selection", "exponential"}};
+  const Model m = train(c, t, 1);
+  EXPECT_EQ(m.details["privacy"]["selection"], "exponential");
+  EXPECT_GT(binary_accuracy(m, t), 0.85);
+  expect_filter_respected(m);
+}
+
+TEST(DpagdExponentialRun, ChoosesAStepWithTheMechanismsProbability) {
+  // d = 1, 40 rows x = 1: 30 negative, 10 positive; logistic; one candidate step
+  // (alpha_max = 0.05), C_obj = 1; eps = 8, delta = 1e-5, splits = 2: eps_0 = 2.
+  // At w = 0 each row's gradient is -y x / 2 (norm 0.5 = C_grad): g = 10; sigma =
+  // 0.5 / sqrt(2 rho_ng) = 1.2112 (rho_ng = 0.0852074), so dir = +1 (8.3 sigma).
+  // Scores (none clipped): Omega_0 = 40 ln 2 = 27.7258872224, Omega_1 = 30 ln(1 + e^-0.05)
+  // + 10 ln(1 + e^0.05) = 27.2383859205; scale K C_obj / eps_0 = 0.5, so
+  // P(j* = 1) = 1 / (1 + exp(-(Omega_0 - Omega_1) / 0.5)) = 0.726115499070.
+  // (With the factor 2 of the non-monotone mechanism: 0.6195; noisy max at the same scale: 0.8114.)
+  // j* = 1 takes the step (progress_done() = 1); j* = 0 refines (0).
+  InMemoryData t;
+  for (int i = 0; i < 40; ++i) {
+    t.x.push_back({1.0});
+    t.y.push_back(i < 10 ? 1.0 : 0.0);
+  }
+  TrainingConfig c = dpagd_config(40, 1, 8.0, 1e-5);
+  c.options = {{"selection", "exponential"}, {"splits", 2}, {"candidates", 1}, {"alpha_max", 0.05},
+               {"loss_clip", 1}};
+  const int runs = 4000;
+  int steps = 0;
+  for (int seed = 1; seed <= runs; ++seed) {
+    c.seed = static_cast<std::uint64_t>(seed);
+    std::unique_ptr<dptrain::Run> run = start_run(c);
+    for (int pass = 0; pass < 2; ++pass) {
+      std::optional<Pass> p = run->next();
+      ASSERT_TRUE(p);
+      std::vector<double> s = p->input;
+      for (std::size_t i = 0; i < t.x.size(); ++i) gradient_state::add_row(s.data(), t.x[i].data(), 1, t.y[i]);
+      if (pass == 1) {  // the scores the mechanism sees
+        ASSERT_NEAR(gradient_state::loss_sum(s.data(), 0, 0), 27.7258872224, 1e-9);
+        ASSERT_NEAR(gradient_state::loss_sum(s.data(), 1, 0), 27.2383859205, 1e-9);
+      }
+      run->accept(s.data(), s.size());
+    }
+    steps += run->progress_done() == 1;
+  }
+  // Binomial(4000, 0.7261): sd 28.2 draws = 0.0071 in frequency; 0.035 is 5 sd, and the
+  // factor-2 mechanism and noisy max are 15 and 12 sd away.
+  std::printf("[ dpagd ] exponential selection: step in %d of %d runs (expected 0.7261)\n", steps, runs);
+  EXPECT_NEAR(steps / static_cast<double>(runs), 0.726115499070, 0.035);
 }
 
 }  // namespace

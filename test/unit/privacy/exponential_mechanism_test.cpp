@@ -23,6 +23,27 @@ TEST(ExponentialMechanism, ProbabilitiesByHand) {
   EXPECT_NEAR(p[0] + p[1] + p[2], 1.0, 1e-15);
 }
 
+TEST(ExponentialMechanism, MonotoneScoresDropTheFactorTwo) {
+  // scores {0, 1, 3}, epsilon = 1, sensitivity 1, monotone: weights exp(-eps s) =
+  // 1, e^-1 = 0.36787944, e^-3 = 0.04978707; sum 1.41766651;
+  // probabilities 0.70538451, 0.25949646, 0.03511903.
+  const std::vector<double> p = monotone_exponential_mechanism_probabilities({0, 1, 3}, 1.0, 1.0);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_NEAR(p[0], 0.70538451, 1e-8);
+  EXPECT_NEAR(p[1], 0.25949646, 1e-8);
+  EXPECT_NEAR(p[2], 0.03511903, 1e-8);
+  // The general mechanism at the same arguments halves the exponent.
+  EXPECT_NEAR(exponential_mechanism_probabilities({0, 1, 3}, 1.0, 1.0)[0], 1 / (1 + std::exp(-0.5) + std::exp(-1.5)),
+              1e-15);
+  // Draws follow it: 20,000 seeded draws, sd of a frequency <= 0.0036; 0.015 is > 4 sd.
+  auto rng = RandomSource::seeded(6);
+  int counts[3] = {0, 0, 0};
+  for (int i = 0; i < 20000; ++i) ++counts[monotone_exponential_mechanism({0, 1, 3}, 1.0, 1.0, rng)];
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(counts[i] / 20000.0, p[i], 0.015) << i;
+  EXPECT_THROW(monotone_exponential_mechanism({1, 2}, 1.0, 0.0, rng), Error);
+  EXPECT_THROW(monotone_exponential_mechanism_probabilities({}, 1.0, 1.0), Error);
+}
+
 TEST(ExponentialMechanism, OnlyDifferencesOverTwiceTheSensitivityMatter) {
   const std::vector<double> a = exponential_mechanism_probabilities({0, 2, 4}, 1.0, 1.0);
   const std::vector<double> shifted = exponential_mechanism_probabilities({1000, 1002, 1004}, 1.0, 1.0);

@@ -25,6 +25,11 @@ TEST(Zcdp, PrimitiveCosts) {
   EXPECT_NEAR(zcdp_from_pure_dp(0.2), 0.02, 1e-17);
   // DP-AGD init (Lee & Kifer 2018, Alg. 2: eps_nmax = eps / (2 splits), splits = 60; rho = eps^2 / 2, Bun–Steinke Prop. 1.4): eps_nmax = 0.1 / 120 = 8.3333e-4 => rho_nmax = 3.4722e-7.
   EXPECT_NEAR(zcdp_from_pure_dp(0.1 / 120), 3.4722e-7, 5e-12);
+  // eps-bounded-range => eps^2 / 8 (Cesar & Rogers 2021): eps = 0.2 => 0.005, a quarter of the above;
+  // DP-AGD's eps_nmax = 0.1 / 120 => 8.68055555556e-8.
+  EXPECT_NEAR(zcdp_from_bounded_range(0.2), 0.005, 1e-18);
+  EXPECT_NEAR(zcdp_from_bounded_range(0.1 / 120), 8.68055555556e-8, 1e-18);
+  EXPECT_THROW(zcdp_from_bounded_range(0.0), Error);
   EXPECT_NEAR(zcdp_compose({0.01, 0.02, 0.005}), 0.035, 1e-17);
   EXPECT_THROW(zcdp_gaussian_rho(1.0, 0.0), Error);
   EXPECT_THROW(zcdp_compose({0.1, -0.01}), Error);
