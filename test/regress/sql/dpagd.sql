@@ -47,6 +47,26 @@ SELECT a.weights <> b.weights AS other_seed_other_noise
 FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 11) a,
      dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, seed => 12) b;
 
+-- options.selection = 'exponential' (docs/dpagd.md, "The exponential mechanism"): the same eps_0
+-- and selection scale 60, each line search eps_0-bounded-range, so rho_nmax = eps_0^2 / 8 =
+-- 8.68056e-6 (a quarter of the above) and at most floor(rho / (rho_ng + rho_nmax)) = 1761
+-- iterations instead of floor(0.0174689 / 3.59589e-5) = 485; the filter holds with the new cost.
+SELECT details->'privacy'->>'selection' AS selection,
+       round((details->'privacy'->>'rho_nmax')::numeric, 11) AS rho_nmax,
+       round((details->'privacy'->>'selection_scale')::numeric, 6) AS selection_scale,
+       details->'privacy'->'max_iterations' AS max_iterations
+FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, lambda => 0.001,
+              options => '{"selection": "exponential"}', name => 'agd_e', seed => 3);
+SELECT (p->>'rho_spent')::float8 <= (p->>'rho')::float8 * (1 + 1e-12) AS within_budget,
+       (p->>'rho')::float8 - (p->>'rho_spent')::float8
+         < greatest((p->>'rho_nmax')::float8, (p->>'rho_ng_final')::float8) AS stopped_at_the_end,
+       (p->>'line_searches')::int BETWEEN (p->>'iterations')::int + (p->>'gradient_refinements')::int
+                                     AND (p->>'iterations')::int + (p->>'gradient_refinements')::int + 1 AS counts
+FROM (SELECT details->'privacy' AS p FROM dptrain.models WHERE name = 'agd_e') m;
+SELECT accuracy > 0.8 AS learns FROM dp_evaluate('agd_e', 'agd', 'y', 'x');
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6,
+                       options => '{"selection": "laplace"}');
+
 -- One-vs-all: K = 3 models as one vector; sensitivities C sqrt(K) and K C_obj.
 CREATE TABLE agd_three AS SELECT x, (ARRAY['a', 'b', 'c'])[1 + id % 3] AS label FROM agd;
 SELECT array_dims(weights) AS dims, round((details->'privacy'->>'gradient_sensitivity')::numeric, 6) AS grad_sens,
