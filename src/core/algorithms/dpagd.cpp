@@ -52,14 +52,12 @@ double positive_option(const TrainingConfig& c, const char* key, double fallback
 
 // options.selection: "noisy_max" (the paper's report-noisy-min, the default) or "exponential".
 DpagdSelection selection_option(const TrainingConfig& c) {
-  const auto it = c.options.find("selection");
-  if (it == c.options.end()) return DpagdSelection::NoisyMax;
-  if (it->is_string() && *it == "noisy_max") return DpagdSelection::NoisyMax;
-  if (it->is_string() && *it == "exponential") return DpagdSelection::Exponential;
-  fail(ErrorKind::InvalidParameter, "options.selection of dpagd must be \"noisy_max\" or \"exponential\"",
-       "got " + it->dump(),
-       "\"noisy_max\" is the paper's report-noisy-min (eps_0^2/2-zCDP per line search); \"exponential\" the "
-       "exponential mechanism (eps_0^2/8-zCDP per line search, docs/dpagd.md).");
+  return whitebox::choice_option(
+                 c, "dpagd", "selection", {"noisy_max", "exponential"},
+                 "\"noisy_max\" is the paper's report-noisy-min (eps_0^2/2-zCDP per line search); \"exponential\" "
+                 "the exponential mechanism (eps_0^2/8-zCDP per line search, docs/dpagd.md).") == 0
+             ? DpagdSelection::NoisyMax
+             : DpagdSelection::Exponential;
 }
 
 }  // namespace

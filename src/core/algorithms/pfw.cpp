@@ -35,14 +35,12 @@ struct PfwSettings {
 
 // options.selection: "laplace" (Algorithm 5's report-noisy-min, the default) or "exponential".
 PfwSelection pfw_selection(const TrainingConfig& c) {
-  const auto it = c.options.find("selection");
-  if (it == c.options.end()) return PfwSelection::Laplace;
-  if (it->is_string() && *it == "laplace") return PfwSelection::Laplace;
-  if (it->is_string() && *it == "exponential") return PfwSelection::Exponential;
-  fail(ErrorKind::InvalidParameter, "options.selection of pfw must be \"laplace\" or \"exponential\"",
-       "got " + it->dump(),
-       "\"laplace\" is the AMP paper's report-noisy-min with advanced composition; \"exponential\" the "
-       "exponential mechanism with zCDP composition (less noise for the same epsilon, docs/pfw.md).");
+  return whitebox::choice_option(
+                 c, "pfw", "selection", {"laplace", "exponential"},
+                 "\"laplace\" is the AMP paper's report-noisy-min with advanced composition; \"exponential\" the "
+                 "exponential mechanism with zCDP composition (less noise for the same epsilon, docs/pfw.md).") == 0
+             ? PfwSelection::Laplace
+             : PfwSelection::Exponential;
 }
 
 // The L2 bound rows are scaled to before the coordinate clipping: the feature

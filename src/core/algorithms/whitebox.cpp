@@ -51,6 +51,19 @@ std::string string_option(const TrainingConfig& c, const char* key, const std::s
   return it->get<std::string>();
 }
 
+std::size_t choice_option(const TrainingConfig& c, const std::string& algorithm, const char* key,
+                          const std::vector<std::string>& choices, const std::string& hint) {
+  const auto it = c.options.find(key);
+  if (it == c.options.end()) return 0;
+  std::string rule;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (it->is_string() && *it == choices[i]) return i;
+    rule += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + ("\"" + choices[i] + "\"");
+  }
+  fail(ErrorKind::InvalidParameter, std::string("options.") + key + " of " + algorithm + " must be " + rule,
+       "got " + it->dump(), hint);
+}
+
 privacy::GaussianCalibration calibration(const TrainingConfig& c) {
   return privacy::parse_gaussian_calibration(string_option(c, "gaussian_calibration", "analytic"));
 }

@@ -43,6 +43,12 @@ void check_options(const TrainingConfig& config, const std::string& algorithm,
 // options.<key> as a string (`fallback` if absent; Error if not a string).
 std::string string_option(const TrainingConfig& config, const char* key, const std::string& fallback);
 
+// options.<key> as one of `choices` (the first if absent): the index of the one given.
+// Anything else: Error(InvalidParameter) 'options.<key> of <algorithm> must be "a" or "b"',
+// detail the value given, and `hint`.
+std::size_t choice_option(const TrainingConfig& config, const std::string& algorithm, const char* key,
+                          const std::vector<std::string>& choices, const std::string& hint);
+
 // options.gaussian_calibration (as for bolton): "analytic" (default, exact for every epsilon),
 // "classic" (Dwork-Roth, epsilon < 1 only) or "amp".
 privacy::GaussianCalibration calibration(const TrainingConfig& config);
