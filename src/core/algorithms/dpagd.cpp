@@ -52,12 +52,10 @@ double positive_option(const TrainingConfig& c, const char* key, double fallback
 
 // options.selection: "noisy_max" (the paper's report-noisy-min, the default) or "exponential".
 DpagdSelection selection_option(const TrainingConfig& c) {
-  return whitebox::choice_option(
-                 c, "dpagd", "selection", {"noisy_max", "exponential"},
-                 "\"noisy_max\" is the paper's report-noisy-min (eps_0^2/2-zCDP per line search); \"exponential\" "
-                 "the exponential mechanism (eps_0^2/8-zCDP per line search, docs/dpagd.md).") == 0
-             ? DpagdSelection::NoisyMax
-             : DpagdSelection::Exponential;
+  return static_cast<DpagdSelection>(whitebox::choice_option(  // in the enum's order
+      c, "dpagd", "selection", {"noisy_max", "exponential"},
+      "\"noisy_max\" is the paper's report-noisy-min (eps_0^2/2-zCDP per line search); \"exponential\" "
+      "the exponential mechanism (eps_0^2/8-zCDP per line search, docs/dpagd.md)."));
 }
 
 }  // namespace

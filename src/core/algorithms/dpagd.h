@@ -52,7 +52,7 @@ namespace dptrain {
 
 // How a line search chooses its step (options.selection): report-noisy-min with
 // exponential noise (the paper's NoisyMax, the default) or the exponential mechanism.
-enum class DpagdSelection { NoisyMax, Exponential };
+enum class DpagdSelection { NoisyMax = 0, Exponential = 1 };  // options.selection's order
 
 struct DpagdSettings {
   double epsilon = 0;

@@ -35,12 +35,10 @@ struct PfwSettings {
 
 // options.selection: "laplace" (Algorithm 5's report-noisy-min, the default) or "exponential".
 PfwSelection pfw_selection(const TrainingConfig& c) {
-  return whitebox::choice_option(
-                 c, "pfw", "selection", {"laplace", "exponential"},
-                 "\"laplace\" is the AMP paper's report-noisy-min with advanced composition; \"exponential\" the "
-                 "exponential mechanism with zCDP composition (less noise for the same epsilon, docs/pfw.md).") == 0
-             ? PfwSelection::Laplace
-             : PfwSelection::Exponential;
+  return static_cast<PfwSelection>(whitebox::choice_option(  // in the enum's order
+      c, "pfw", "selection", {"laplace", "exponential"},
+      "\"laplace\" is the AMP paper's report-noisy-min with advanced composition; \"exponential\" the "
+      "exponential mechanism with zCDP composition (less noise for the same epsilon, docs/pfw.md)."));
 }
 
 // The L2 bound rows are scaled to before the coordinate clipping: the feature

@@ -45,7 +45,7 @@ namespace dptrain {
 
 // How a corner is chosen: report-noisy-min with Laplace noise (Algorithm 5,
 // the default) or the exponential mechanism (options.selection).
-enum class PfwSelection { Laplace, Exponential };
+enum class PfwSelection { Laplace = 0, Exponential = 1 };  // options.selection's order
 
 struct PfwBudget {
   PfwSelection selection = PfwSelection::Laplace;
