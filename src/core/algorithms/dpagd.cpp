@@ -440,12 +440,29 @@ void require_drawable_noise(const DpagdSettings& s, const DpagdBudget& b, int mo
   }
 }
 
+// A line search's score is a sum over the n rows and K models of losses clipped at
+// loss_clip, so at most n K loss_clip. Beyond the double range, whether a pass overflowed
+// depended on how many rows had a loss near the clip at the candidates: an exact count,
+// outside the (epsilon, delta), after the charge (hostile review of 2026-11-28: 10 vs 30
+// misclassified rows of 300 at loss_clip 7e306 gave a model vs "malformed gradient state").
+// Refused by the public n, with room for the rounding of the summation.
+void require_finite_scores(const DpagdSettings& s, std::int64_t rows, int models) {
+  const double bound = static_cast<double>(rows) * models * s.loss_clip;
+  if (bound <= std::numeric_limits<double>::max() / 2) return;
+  fail(ErrorKind::InvalidParameter, "options.loss_clip is too large for dpagd on " + std::to_string(rows) + " rows",
+       "A line search sums up to n K loss_clip = " + std::to_string(rows) + " * " + std::to_string(models) + " * " +
+           privacy::short_number(s.loss_clip) + " = " + privacy::short_number(bound) +
+           ", beyond half the largest double: whether a sum overflowed would depend on the rows.",
+       "Use a smaller options.loss_clip (default feature_bound / 2).");
+}
+
 }  // namespace
 
 TrainingPlan Dpagd::plan(const TrainingConfig& c) const {
   const DpagdSettings s = settings(c);
   const DpagdBudget b = dpagd_budget(s);
   require_drawable_noise(s, b, c.models(), noise_factor());
+  require_finite_scores(s, c.rows, c.models());
   TrainingPlan p;
   p.epochs = static_cast<int>(std::min<std::int64_t>(b.max_iterations, 1 << 30));
   p.epsilon = s.epsilon;

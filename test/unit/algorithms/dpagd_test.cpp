@@ -305,6 +305,23 @@ TEST(DpagdPlan, RefusesNoiseTheSamplersCannotDrawBeforeTheCharge) {
   expect_undrawable(LoudDpagd(), c, selection);
 }
 
+// A line search's score sums n K losses clipped at loss_clip; n K loss_clip beyond
+// DBL_MAX / 2 = 8.98847e307 is refused by the public n before the charge (it overflowed,
+// or not, as the rows decided). eps = 40, 8 splits: eps_step = 2.5, the selection scale
+// loss_clip / 2.5 draws either way.
+TEST(DpagdPlan, RefusesALossClipWhoseScoresCouldOverflow) {
+  TrainingConfig c = dpagd_config(300, 2, 40.0, 1e-25);
+  c.options = {{"loss_clip", 2.9e305}, {"splits", 8}};  // 300 * 2.9e305 = 8.7e307
+  EXPECT_NO_THROW(Dpagd().plan(c));
+  c.options = {{"loss_clip", 3.0e305}, {"splits", 8}};  // 9.0e307
+  expect_undrawable(Dpagd(), c, "options.loss_clip is too large for dpagd on 300 rows");
+  c.rows = 290;  // 8.7e307: the same clip on fewer rows
+  EXPECT_NO_THROW(Dpagd().plan(c));
+  c.rows = 100;  // three one-vs-all models: 3 * 100 * 3e305 = 9.0e307
+  c.classes = {"a", "b", "c"};
+  expect_undrawable(Dpagd(), c, "options.loss_clip is too large for dpagd on 100 rows");
+}
+
 TEST(DpagdSettings, ArgumentChecksNeedNoFactOfTheData) {
   TrainingConfig c = dpagd_config(0, 0, 0.1, 1e-8, 0);
   EXPECT_NO_THROW(Dpagd().check_arguments(c));
