@@ -269,6 +269,29 @@ TEST(PfwPlan, AnExtremeRadiusIsRefusedNamingItWithAHint) {
   EXPECT_NO_THROW(Pfw().plan(pfw_config(2000, 4, 10, 1e300, 1.0, 1e-7)));  // large, but drawable
 }
 
+// Scores +-c g_j reach c (L + lambda c); when twice that is not a finite double, whether
+// one overflowed depended on the rows' mean gradient (report-noisy-min refused it after the
+// charge). Refused before, for both selections: c = 1e300, L = 1, lambda c = 8e7 gives a
+// span of 2 * 1e300 * (1 + 8e7) = 1.6e308, lambda c = 1e8 one of 2.0e308.
+TEST(PfwPlan, ScoresThatCouldOverflowAreRefusedBeforeTheCharge) {
+  for (const char* selection : {"laplace", "exponential"}) {
+    TrainingConfig c = pfw_config(6000, 2, 2, 1e300, 0.5, 1e-6);
+    c.options = {{"selection", selection}};
+    c.lambda = 8e-293;
+    EXPECT_NO_THROW(Pfw().plan(c)) << selection;
+    c.lambda = 1e-292;
+    try {
+      Pfw().plan(c);
+      ADD_FAILURE() << "planned: " << selection;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      EXPECT_EQ(std::string(e.what()), "radius 1e+300 with lambda 1e-292 is outside the range of pfw");
+      EXPECT_NE(e.detail().find("would depend on the rows"), std::string::npos) << e.detail();
+      EXPECT_FALSE(e.hint().empty());
+    }
+  }
+}
+
 // P-FW with the selection noise scaled down to nothing: the run's arithmetic
 // is then deterministic and can be replayed by hand. TEST ONLY.
 class NoiselessPfw : public Pfw {
