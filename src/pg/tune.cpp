@@ -76,7 +76,13 @@ int32* int4_array(ArrayType* a, int* n, const char* what) {
   return out;
 }
 
+// A user's list (lambdas): the generic float8[] check's hint speaks of
+// dptrain's internal arrays, so NULLs and nesting are refused here first.
 const double* float8_list(ArrayType* a, int* n, const char* what) {
+  if (ARR_NDIM(a) > 1 || (ARR_HASNULL(a) && array_contains_nulls(a)))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("%s must be a one-dimensional array without NULLs", what),
+                    errhint("E.g. lambdas => '{0.0001,0.001,0.01}'.")));
   if (ARR_NDIM(a) == 0) {
     *n = 0;
     return nullptr;

@@ -176,6 +176,8 @@ SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon =
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, epochs => '{1, NULL}');
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, epochs => '{{1, 2}}');
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, batch_sizes => '{0}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{0.01, NULL}');
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, lambdas => '{{0.01}}');
 -- grid => of method holdout: whole numbers (1.5 epochs and true were taken for 1), numbers
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, grid => '{"epochs": [1.5]}');
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1, grid => '{"batch_size": [true]}');
