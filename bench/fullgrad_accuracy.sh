@@ -36,6 +36,10 @@ SEEDS=${SEEDS:-$(seq 1 "$RUNS")}  # or a list, e.g. SEEDS="6 7 8 9 10" to extend
 EPSILONS=${EPSILONS:-"0.1 1"}
 PFW_GRID=${PFW_GRID:-"1:20:1 10:20:1 10:50:1 100:20:0.1"}
 PFW_INTERCEPTS=${PFW_INTERCEPTS:-false}  # P-FW's intercept settings to sweep, e.g. "false true" (a public grid dimension)
+# "column": no intercept, but every row (training and test) carries an appended constant feature 1
+# (tables DATASET_one, DATASET_one_test; a fixed public map of each row). It is the intercept that
+# combines with PFW_ROW_BOUNDS > 1: dptrain's own (intercept => true) scales rows to norm 1 first and
+# refuses options.row_bound (docs/pfw.md).
 # P-FW's row bounds (options.row_bound, docs/pfw.md): rows are scaled to this L2 norm before the
 # coordinate clipping. The default 1 divides the AMP paper's rows (DATASET=adult_paper, norm
 # 2.8-3.4) by their norm; 4 leaves them whole and only the coordinate bound L acts (the AMP
@@ -82,14 +86,21 @@ case $DATASET in
   *) echo "unknown DATASET $DATASET (adult, adult_paper or kdd)" >&2; exit 1 ;;
 esac
 n=$(psql -X -At -c "SELECT count(*) FROM $DATASET")
+case " $PFW_INTERCEPTS " in *" column "*)
+  for t in "$DATASET" "${DATASET}_test"; do
+    psql -X -q -v ON_ERROR_STOP=1 -c "CREATE TABLE ${t/$DATASET/${DATASET}_one} AS SELECT id, x || 1.0::float8 AS x, y FROM $t;
+      ANALYZE ${t/$DATASET/${DATASET}_one}"
+  done ;;
+esac
 [ "$DPAGD_DELTA" != 1/n^2 ] || DPAGD_DELTA="1.0/$n^2"
 echo "algorithm,epsilon,delta,config,run,accuracy,seconds,iterations,gradient_measurements,gradient_refinements,noise,loss,rho_spent,rho,weights_norm" > "$OUT/results.csv"
 
 run() {  # algorithm epsilon delta config-label seed sql-args (the name is the last argument's)
   # Two statements: the outer query of dp_train's statement would not see the stored model.
-  local id
+  # TABLE (default DATASET) is the table trained on; TABLE_test is evaluated.
+  local id table=${TABLE:-$DATASET}
   # A failed run is logged and skipped: a long sweep keeps its other cells.
-  if ! id=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT model_id FROM dp_train('$DATASET', 'y', 'x', epsilon => $2,
+  if ! id=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT model_id FROM dp_train('$table', 'y', 'x', epsilon => $2,
         delta => $3, seed => $5, loss => '$LOSS', $6)" 2>"$OUT/last_error.txt"); then
     echo "FAILED: $1 eps=$2 $4 seed $5: $(head -c 300 "$OUT/last_error.txt")" >&2
     return 0
@@ -101,7 +112,7 @@ run() {  # algorithm epsilon delta config-label seed sql-args (the name is the l
            coalesce(d.details->'privacy'->>'sigma_first', d.details->'privacy'->>'noise_multiplier'), '$LOSS',
            d.details->'privacy'->>'rho_spent', d.details->'privacy'->>'rho',
            round((SELECT sqrt(sum(v * v)) FROM unnest(d.weights) v)::numeric, 4)
-    FROM dptrain.models d, LATERAL dp_evaluate(d.name, '${DATASET}_test', 'y', 'x') e WHERE d.id = $id" \
+    FROM dptrain.models d, LATERAL dp_evaluate(d.name, '${table}_test', 'y', 'x') e WHERE d.id = $id" \
     | tr '|' ',' >> "$OUT/results.csv"
 }
 
@@ -116,12 +127,16 @@ for eps in $EPSILONS; do
               for sel in $PFW_SELECTIONS; do
                 label="c=$c T=$t L=$l"
                 options="\"coordinate_bound\": $l"
-                [ "$icpt" = false ] || label="$label intercept"
+                table=$DATASET intercept=$icpt
+                case $icpt in
+                  true) label="$label intercept" ;;
+                  column) label="$label column 1"; table=${DATASET}_one intercept=false ;;
+                esac
                 [ "$rb" = 1 ] || { label="$label row bound $rb"; options="$options, \"row_bound\": $rb"; }
                 [ "$sel" = laplace ] || { label="$label $sel"; options="$options, \"selection\": \"$sel\""; }
                 for seed in $SEEDS; do
-                  run pfw "$eps" "1.0/$n^2" "$label" "$seed" \
-                    "algorithm => 'pfw', radius => $c, epochs => $t, options => '{$options}', intercept => $icpt, name => 'pfw_${eps}_${c}_${t}_${l}_${icpt}_${rb}_${sel}_$seed'"
+                  TABLE=$table run pfw "$eps" "1.0/$n^2" "$label" "$seed" \
+                    "algorithm => 'pfw', radius => $c, epochs => $t, options => '{$options}', intercept => $intercept, name => 'pfw_${eps}_${c}_${t}_${l}_${icpt}_${rb}_${sel}_$seed'"
                 done
                 echo "pfw eps=$eps $label done" >&2
               done
