@@ -203,6 +203,32 @@ double* curvature_buffer(std::size_t K) {
   return c.data();
 }
 
+// What one row adds at point pk for model k of a margin z = y <w, x>: its
+// clipped loss to the loss sum; returns the row's gradient scale g (the
+// gradient is g x, clipped to the gradient clip by the row's norm), or 0 when
+// no gradient is asked for. Dense and sparse rows share it, so they add the
+// same values.
+struct RowTerms {
+  int want;
+  LossKind kind;
+  double h, loss_clip, grad_clip, row_norm;
+};
+
+inline double add_point_loss(double* s, const Layout& l, const RowTerms& t, std::size_t pk, double y, double margin) {
+  const double z = y * margin;
+  if (t.want & kLossSums) {
+    const double loss = loss_value(t.kind, z, t.h);
+    add_compensated(s[l.loss + pk], s[l.loss_comp + pk], t.loss_clip > 0 ? std::min(loss, t.loss_clip) : loss);
+  }
+  if (!(t.want & kGradient)) return 0;
+  double g = loss_derivative(t.kind, z, t.h) * y;
+  const double norm = std::fabs(g) * t.row_norm;
+  if (t.grad_clip > 0 && norm > t.grad_clip) g *= t.grad_clip / norm;
+  return g;
+}
+
+inline double label_sign(double label, int K, int k) { return (K == 1 ? label == 1.0 : label == k) ? 1.0 : -1.0; }
+
 template <typename T>
 void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
   const int d = dim(s), K = models(s), P = points(s), want = static_cast<int>(s[kWant]);
@@ -211,13 +237,11 @@ void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
                                      std::to_string(d), {}, "Every row needs the same number of features.");
   const Layout l = layout_of(s);
   const double* v = clipped_row(s, x, d);
-  const auto kind = static_cast<LossKind>(static_cast<int>(s[kLoss]));
-  const double h = s[kHuberH], loss_clip = s[kLossClip], grad_clip = s[kGradientClip];
+  RowTerms t{want, static_cast<LossKind>(static_cast<int>(s[kLoss])), s[kHuberH], s[kLossClip], s[kGradientClip], 0};
   // The row norm only serves the gradient clip.
-  double row_norm = 0;
-  if ((want & kGradient) && grad_clip > 0) {
-    for (int j = 0; j < d; ++j) row_norm += v[j] * v[j];
-    row_norm = std::sqrt(row_norm);
+  if ((want & kGradient) && t.grad_clip > 0) {
+    for (int j = 0; j < d; ++j) t.row_norm += v[j] * v[j];
+    t.row_norm = std::sqrt(t.row_norm);
   }
   const std::size_t pk_count = static_cast<std::size_t>(P) * K;
   double* dots = dot_buffer(pk_count);
@@ -231,21 +255,14 @@ void add_row_impl(double* s, const T* x, std::int64_t len, double label) {
   for (int p = 0; p < P; ++p) {
     for (int k = 0; k < K; ++k) {
       const std::size_t pk = static_cast<std::size_t>(p) * K + k;
-      const double y = (K == 1 ? label == 1.0 : label == k) ? 1.0 : -1.0;
-      const double z = y * dots[pk];
-      if (want & kLossSums) {
-        const double loss = loss_value(kind, z, h);
-        add_compensated(s[l.loss + pk], s[l.loss_comp + pk], loss_clip > 0 ? std::min(loss, loss_clip) : loss);
-      }
+      const double y = label_sign(label, K, k);
+      const double g = add_point_loss(s, l, t, pk, y, dots[pk]);
       if (want & kGradient) {
-        double g = loss_derivative(kind, z, h) * y;  // gradient = g x
-        const double norm = std::fabs(g) * row_norm;
-        if (grad_clip > 0 && norm > grad_clip) g *= grad_clip / norm;
         double* sum = s + l.grad + pk * d;
         double* comp = s + l.grad_comp + pk * d;
         for (int j = 0; j < d; ++j) add_compensated(sum[j], comp[j], g * v[j]);
       }
-      if ((want & kHessian) && p == 0) curvature[k] = loss_second_derivative(kind, z, h);
+      if ((want & kHessian) && p == 0) curvature[k] = loss_second_derivative(t.kind, y * dots[pk], t.h);
     }
   }
   if (want & kHessian) add_hessian_terms(s, l, v, curvature);
@@ -402,11 +419,9 @@ void add_sparse_row(double* s, const sparse::RowView& x, double label) {
   const double* v = clipped_sparse_values(s, x);
   const std::int32_t* idx = x.index;
   const std::int32_t nnz = x.nnz;
-  double row_norm = 0;
-  for (std::int32_t e = 0; e < nnz; ++e) row_norm += v[e] * v[e];
-  row_norm = std::sqrt(row_norm);
-  const auto kind = static_cast<LossKind>(static_cast<int>(s[kLoss]));
-  const double h = s[kHuberH], loss_clip = s[kLossClip], grad_clip = s[kGradientClip];
+  RowTerms t{want, static_cast<LossKind>(static_cast<int>(s[kLoss])), s[kHuberH], s[kLossClip], s[kGradientClip], 0};
+  for (std::int32_t e = 0; e < nnz; ++e) t.row_norm += v[e] * v[e];
+  t.row_norm = std::sqrt(t.row_norm);
   // The dot products as the dense path takes them (all points, or the first
   // two of a line request and the margins from them), so the sums are the same.
   const std::size_t pk_count = static_cast<std::size_t>(P) * K;
@@ -422,22 +437,15 @@ void add_sparse_row(double* s, const sparse::RowView& x, double label) {
   for (int p = 0; p < P; ++p) {
     for (int k = 0; k < K; ++k) {
       const std::size_t pk = static_cast<std::size_t>(p) * K + k;
-      const double y = (K == 1 ? label == 1.0 : label == k) ? 1.0 : -1.0;
-      const double z = y * dots[pk];
-      if (want & kLossSums) {
-        const double loss = loss_value(kind, z, h);
-        add_compensated(s[l.loss + pk], s[l.loss_comp + pk], loss_clip > 0 ? std::min(loss, loss_clip) : loss);
-      }
+      const double y = label_sign(label, K, k);
+      const double g = add_point_loss(s, l, t, pk, y, dots[pk]);
       if (want & kGradient) {
-        double g = loss_derivative(kind, z, h) * y;
-        const double norm = std::fabs(g) * row_norm;
-        if (grad_clip > 0 && norm > grad_clip) g *= grad_clip / norm;
         double* sum = s + l.grad + pk * d;
         double* comp = s + l.grad_comp + pk * d;
         for (std::int32_t e = 0; e < nnz; ++e) add_compensated(sum[idx[e]], comp[idx[e]], g * v[e]);
       }
       if ((want & kHessian) && p == 0) {
-        const double c = loss_second_derivative(kind, z, h);
+        const double c = loss_second_derivative(t.kind, y * dots[pk], t.h);
         if (c != 0) {
           double* H = s + l.hessian + static_cast<std::size_t>(k) * d * d;
           for (std::int32_t a = 0; a < nnz; ++a) {
