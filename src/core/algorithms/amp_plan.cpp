@@ -9,18 +9,15 @@
 #include "core/error.h"
 #include "core/privacy/gaussian_calibration.h"
 #include "core/privacy/samplers.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain::amp {
 namespace {
 
+using privacy::show;
+
 [[noreturn]] void bad(const std::string& message, const std::string& hint = {}) {
   fail(ErrorKind::InvalidParameter, message, {}, hint);
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
 }
 
 // Sec. V-A's hyperparameter-free values.
@@ -33,7 +30,7 @@ std::optional<double> number_option(const TrainingConfig& c, const char* key, do
   const auto it = c.options.find(key);
   if (it == c.options.end()) return std::nullopt;
   const bool ok = it->is_number() && it->get<double>() > lo && it->get<double>() < hi;
-  if (!ok) bad(std::string("options.") + key + " must be a number in (" + num(lo) + ", " + num(hi) + ")", hint);
+  if (!ok) bad(std::string("options.") + key + " must be a number in (" + show(lo) + ", " + show(hi) + ")", hint);
   return it->get<double>();
 }
 
@@ -65,7 +62,7 @@ void require_budget(const TrainingConfig& c) {
 
 double minimum_regularization(int rank_bound, double smoothness, double eps1, double eps3) {
   if (!(eps1 - eps3 > 0))
-    bad("AMP needs eps1 - eps3 > 0 (got eps1 = " + num(eps1) + ", eps3 = " + num(eps3) + ")",
+    bad("AMP needs eps1 - eps3 > 0 (got eps1 = " + show(eps1) + ", eps3 = " + show(eps3) + ")",
         "Choose options.f1 < 1: eps3 = f1 * eps1.");
   return rank_bound * smoothness / (eps1 - eps3);
 }
@@ -114,7 +111,7 @@ void require_drawable_sigma(const char* which, double sigma, const char* knob) {
     privacy::require_drawable_gaussian(sigma);
   } catch (const Error& e) {
     fail(ErrorKind::InvalidParameter, std::string("AMP's ") + which + " noise is too large to draw",
-         std::string("sigma = ") + num(sigma) + "; " + e.what() + ".",
+         std::string("sigma = ") + show(sigma) + "; " + e.what() + ".",
          std::string("Use a smaller ") + knob + " or a larger epsilon.");
   }
 }
@@ -162,8 +159,8 @@ AmpPlan make_plan(const TrainingConfig& c) {
   // an internal error; 1e-11 still converged). Public inputs only: refused here.
   if (!(10 * std::numeric_limits<double>::epsilon() * p.sigma1 * std::sqrt(static_cast<double>(p.dim)) <= p.gamma))
     bad("AMP's objective noise drowns its gradient bound gamma in double precision",
-        "sigma1 = " + num(p.sigma1) + " (it grows as epsilon shrinks) in " + std::to_string(p.dim) +
-            " dimensions, gamma = " + num(p.gamma) + ": pass a larger epsilon or a larger options.gamma.");
+        "sigma1 = " + show(p.sigma1) + " (it grows as epsilon shrinks) in " + std::to_string(p.dim) +
+            " dimensions, gamma = " + show(p.gamma) + ": pass a larger epsilon or a larger options.gamma.");
   // A finite sigma can still be too large for a sampler to draw (a draw could round to inf:
   // samplers.h): refused here, before the ledger charge, not when the run draws b1 (start) or
   // the output noise (release). A huge options.gamma or L does it.
@@ -181,7 +178,7 @@ AmpPlan make_plan(const TrainingConfig& c) {
   // Below ~100 ulps of the gradient's scale a computed gradient norm no longer
   // certifies anything, and the run would fail (release nothing).
   if (p.gamma < 100 * std::numeric_limits<double>::epsilon() * p.lipschitz)
-    p.warnings.push_back("gamma = " + num(p.gamma) + " is near double-precision rounding of the gradient; the "
+    p.warnings.push_back("gamma = " + show(p.gamma) + " is near double-precision rounding of the gradient; the "
                          "optimizer may not certify it (then nothing is released): pass a larger options.gamma");
   return p;
 }

@@ -11,20 +11,17 @@
 #include "core/privacy/gaussian_calibration.h"
 #include "core/privacy/parameter_checks.h"
 #include "core/privacy/samplers.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain {
 namespace {
+
+using privacy::show;
 
 namespace pb = privacy::bolton;
 
 [[noreturn]] void bad(const std::string& message, const std::string& hint = {}, const std::string& detail = {}) {
   fail(ErrorKind::InvalidParameter, message, detail, hint);
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
 }
 
 // options keys bolton understands; anything else is a typo worth an error.
@@ -158,8 +155,8 @@ void write_noise(const TrainingConfig& c, int K, double sensitivity, const std::
       if (shares == 1) throw;
       // Say which epsilon the calibration saw: the per-model share.
       throw Error(e.kind(), e.what(),
-                  "Each of the " + std::to_string(K) + " one-vs-all models gets epsilon/K = " + num(noise.epsilon) +
-                      " and delta/K = " + num(noise.delta) + ".",
+                  "Each of the " + std::to_string(K) + " one-vs-all models gets epsilon/K = " + show(noise.epsilon) +
+                      " and delta/K = " + show(noise.delta) + ".",
                   e.hint(), e.sqlstate());
     }
   }
@@ -168,7 +165,7 @@ void write_noise(const TrainingConfig& c, int K, double sensitivity, const std::
   if (!(noise.scale > 0) || !std::isfinite(noise.scale))
     bad("the output noise scale of bolton is not a positive finite number",
         "Use a lambda and an epsilon of ordinary magnitude (e.g. lambda 1e-4 .. 1, epsilon 0.01 .. 100).",
-        "sensitivity " + num(noise.sensitivity) + ", epsilon " + num(noise.epsilon) + ", scale " + num(noise.scale) +
+        "sensitivity " + show(noise.sensitivity) + ", epsilon " + show(noise.epsilon) + ", scale " + show(noise.scale) +
             ".");
   // A finite scale can still be too large to draw (draws rounding to inf): refused when
   // planning too (samplers.h), not by the sampler at the release.
@@ -368,7 +365,7 @@ TrainingPlan Bolton::plan(const TrainingConfig& c) const {
                          "this is informal (Bolt-on §4.3)");
   }
   if (!pure && delta >= 1.0 / static_cast<double>(c.rows))
-    p.warnings.push_back("delta = " + num(delta) + " is not below 1/n = " + num(1.0 / static_cast<double>(c.rows)) +
+    p.warnings.push_back("delta = " + show(delta) + " is not below 1/n = " + show(1.0 / static_cast<double>(c.rows)) +
                          ": a mechanism that publishes one random row in the clear satisfies such a guarantee; "
                          "use delta << 1/n (e.g. 1/n^2)");
   return p;

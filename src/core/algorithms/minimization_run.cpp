@@ -1,21 +1,13 @@
 #include "core/algorithms/minimization_run.h"
 
-#include <cstdio>
-
 #include "core/error.h"
 #include "core/engine/model_details.h"
 #include "core/engine/table_changed.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain {
-namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
-
-}  // namespace
+using privacy::show;
 
 MinimizationRun::MinimizationRun(MinimizationSetup setup, std::vector<optim::RegularizedObjective> objectives)
     : setup_(std::move(setup)),
@@ -50,7 +42,7 @@ std::optional<Pass> MinimizationRun::next() {
     // is not said: a caller training on a budget only learns this one bit.
     fail(ErrorKind::ProgramLimit,
          setup_.what + ": the optimizer did not reach the gradient norm bound; nothing is released",
-         "Every model must reach ||grad|| <= " + num(setup_.tolerance) + " within " +
+         "Every model must reach ||grad|| <= " + show(setup_.tolerance) + " within " +
              std::to_string(setup_.solver.max_evaluations) + " passes (options.max_evaluations).",
          setup_.failure_hint);
   if (lockstep_.converged()) return std::nullopt;

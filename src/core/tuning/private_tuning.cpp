@@ -12,18 +12,15 @@
 #include "core/evaluation/metrics.h"
 #include "core/packed_model.h"
 #include "core/privacy/exponential_mechanism.h"
+#include "core/privacy/messages.h"
 
 namespace dptrain::tuning {
 namespace {
 
+using privacy::show;
+
 [[noreturn]] void bad(const std::string& message, const std::string& hint = {}, const std::string& detail = {}) {
   fail(ErrorKind::InvalidParameter, message, detail, hint);
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
 }
 
 template <typename T>
@@ -34,7 +31,7 @@ void require_distinct(const std::vector<T>& v, const std::string& what) {
 }
 
 std::string describe(const Candidate& c) {
-  return "lambda = " + num(c.lambda) + ", epochs = " + std::to_string(c.epochs) +
+  return "lambda = " + show(c.lambda) + ", epochs = " + std::to_string(c.epochs) +
          ", batch_size = " + std::to_string(c.batch_size);
 }
 
