@@ -1,9 +1,6 @@
 #include "distributed_source.h"
 #include "pass_messages.h"
 
-#include <sched.h>
-#include <unistd.h>
-
 #include <string>
 #include <vector>
 
@@ -364,47 +361,6 @@ int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& 
     rows[at] = n;
   }
   return rows;
-}
-
-namespace {
-
-int cpus_of_this_node() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int>(n) : 1;
-}
-
-}  // namespace
-
-// The passes are CPU-bound on every row (AMP's Hessian: d^2 per row): more
-// tasks at once than cores only evict each other from the caches. Measured
-// (1M x 100, 32 shards, 2 cores shared by the three nodes): an AMP run took
-// ~20% more CPU with Citus's 16 connections per worker than with 2, and no
-// less wall time. This node's CPUs stand in for the workers' (Citus does not
-// know theirs): a cluster whose workers have more cores than the
-// coordinator sets the pool size itself, and that value is kept.
-int begin_run_shard_tasks(Oid relid) {
-  if (!is_citus_table(relid)) return 0;
-  spi_exec("SELECT s.source, s.setting FROM pg_catalog.pg_settings s "
-           "WHERE s.name OPERATOR(pg_catalog.=) 'citus.max_adaptive_executor_pool_size'",
-           0, nullptr, nullptr, SPI_OK_SELECT);
-  if (SPI_processed != 1) return 0;
-  const char* source = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-  const char* setting = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-  if (source == nullptr || setting == nullptr || strcmp(source, "default") != 0) return 0;
-  const int cpus = cpus_of_this_node();
-  if (cpus >= pg_strtoint32(setting)) return 0;
-  const int level = NewGUCNestLevel();
-  // On this node only: the pool is the coordinator's executor's.
-  (void) set_config_option("citus.max_adaptive_executor_pool_size", psprintf("%d", cpus), PGC_USERSET,
-                           PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
-  return level;
-}
-
-// As end_distributed_passes: put back as on an abort.
-void end_run_shard_tasks(int level) {
-  if (level != 0) AtEOXact_GUC(false, level);
 }
 
 int begin_distributed_passes() {

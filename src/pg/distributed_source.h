@@ -46,20 +46,6 @@ bool is_citus_table(Oid relid);
 // shards without the guard (shard_guard.h). Requires SPI_connect().
 Oid citus_table_behind(Oid relid);
 
-// Around a whole run on a Citus table `relid` (from before its first
-// statement on the table to its last pass; a no-op otherwise): Citus runs a
-// multi-shard statement's tasks on up to citus.max_adaptive_executor_pool_size
-// connections per worker (16 unless set), and every later statement of the
-// transaction sends a shard's task down the connection that first read it,
-// so the first statement fixes the concurrency of every pass. When that
-// setting is Citus's default and above this node's CPUs, lowers it to them
-// (a value the session, role, database or server set is kept) inside a GUC
-// nest level; returns it (0: nothing changed) for end_run_shard_tasks.
-// docs/distributed.md section 10, "Shard tasks at once". Requires
-// SPI_connect().
-int begin_run_shard_tasks(Oid relid);
-void end_run_shard_tasks(int level);
-
 // SET LOCAL citus.propagate_set_commands = 'local',
 // max_parallel_workers_per_gather = 0 (one sequential scan per shard, so a
 // shard is one PSGD run, not several averaged by timing-dependent sizes) and

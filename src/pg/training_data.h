@@ -64,9 +64,6 @@ struct PreparedData {
   char* y_expr;
   char* row_key;
   char* shard_guard = nullptr;  // distributed: the guard (a one-time filter) of every pass (shard_guard.h)
-  // A Citus table: the GUC nest level of begin_run_shard_tasks (0: none),
-  // from begin_run to the end of drive_run_as_pass_role.
-  int shard_tasks_level = 0;
   // A plain local table read in place (local_source.h): no copy either
   // (shuffled stays NULL); the passes read x_expr / y_expr over the source.
   bool in_place = false;

@@ -238,8 +238,6 @@ void begin_run(FunctionCallInfo fcinfo, Oid relid, const char* label, const char
   }
   const bool charged = c->epsilon && !c->seed && c->algorithm != "none";
   ids->pending_charge = pending_run_charge(relid, *c, charged);
-  // (before the first statement that reads a Citus table's shards)
-  prep->shard_tasks_level = begin_run_shard_tasks(relid);
   inspect_training_data(relid, label, features, declared_classes, *ids, prep);
   clock.mark("validation");
   choose_where_to_read(relid, label, features, *c, *ids, where, in_place, prep);
@@ -382,7 +380,6 @@ void drive_run_as_pass_role(dptrain::Run* run, const RunIdentities& ids, const P
   switch_identity(&as_pass_role, pass_role(ids, prep), prep.reads_source());
   drive_run(run, prep.shuffled, scratch, ids.caller_reads, "");
   restore_identity(&as_pass_role);
-  end_run_shard_tasks(prep.shard_tasks_level);
 }
 
 void drop_run_tables_as_runner(const RunIdentities& ids, const PreparedData& prep, const DriveScratch& scratch) {
