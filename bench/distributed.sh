@@ -17,7 +17,9 @@
 #      per shard) and the text size of those states;
 #   4. the cost of the keyed shuffle: ORDER BY dptrain.shuffle_key against ORDER BY random();
 #   5. AMP (gradient passes, exact sums): dp_train wall time plain vs distributed, and the
-#      bytes reaching the coordinator;
+#      bytes reaching the coordinator; with POOLS="2 4", also distributed with
+#      citus.max_adaptive_executor_pool_size set to each (the shard tasks at once per worker,
+#      Citus's default 16: docs/distributed.md section 10, "Shard tasks at once");
 #   6. (ADULT=1, the default) UCI Adult distributed over SHARDS shards against the plain
 #      table: test accuracy of bolt-on at epsilon = 1 (constant step 0.1, 10 epochs; and
 #      strongly convex, lambda = 1e-3 and 1e-2, 10 epochs) and
@@ -39,7 +41,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${ROWS:-200000} DIM=${DIM:-54} EPOCHS=${EPOCHS:-5} SHARDS=${SHARDS:-32} REPEAT=${REPEAT:-3}
-ADULT=${ADULT:-1} RUNS=${RUNS:-5} ITEMS=${ITEMS:-1 2 3 4 5} LT_RATES=${LT_RATES:-0.005, 0.01}
+ADULT=${ADULT:-1} RUNS=${RUNS:-5} ITEMS=${ITEMS:-1 2 3 4 5} LT_RATES=${LT_RATES:-0.005, 0.01} POOLS=${POOLS:-}
 
 source scripts/lib/citus_cluster.sh
 # Bytes received by the coordinator backend, counted with strace: the sizes
@@ -197,7 +199,12 @@ echo
 echo "5. dp_train AMP (gradient passes), wall seconds (CPU of all nodes) and bytes reaching the coordinator"
 for i in $(seq "$REPEAT"); do
   # shellcheck disable=SC2059
-  echo "   plain $(timed_cpu "$(printf "$AMP" t_plain)"), distributed $(timed_cpu "$(printf "$AMP" t_dist)")"
+  line="   plain $(timed_cpu "$(printf "$AMP" t_plain)"), distributed $(timed_cpu "$(printf "$AMP" t_dist)")"
+  for p in $POOLS; do
+    # shellcheck disable=SC2059
+    line+=", pool size $p $(timed_cpu "SET citus.max_adaptive_executor_pool_size = $p" "$(printf "$AMP" t_dist)")"
+  done
+  echo "$line"
 done
 # shellcheck disable=SC2059
 echo "   distributed: $(received_by_coordinator "$(printf "$AMP" t_dist)") bytes received by the coordinator"
