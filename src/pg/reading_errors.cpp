@@ -11,6 +11,7 @@ extern "C" {
 #include "distributed_source.h"
 #include "ledger.h"
 #include "pass_messages.h"
+#include "reading_settings.h"
 #include "shard_guard.h"
 #include "statement_checks.h"
 #include "training_spi.h"
@@ -169,6 +170,9 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   const int stats_level = NewGUCNestLevel();
   const bool hidden = hide_pass_statements(ids.caller_reads);
   if (hidden) stop_statement_statistics();
+  // Nor do the caller's settings change what the owner's code does
+  // (reading_settings.h).
+  pin_reading_settings();
   // Nor the blocks it reads: the buffer usage of the caller's statement
   // (EXPLAIN (ANALYZE, BUFFERS), pg_stat_statements) would count the owner's
   // code reading as the data decides (pass_messages.h).
