@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make bench`: every benchmark in bench/, each in its own throwaway cluster.
+# `make bench`: the benchmarks README.md lists (not bench/compare.sh, nor the
+# accuracy scripts the docs run alone), each in its own throwaway cluster.
 # They print ratios against a baseline measured in the same run; none of
 # them is a test. BENCH_FULL=1 runs the long versions.
 #   BENCH_ONLY=issue18   only the benches of issue 18's items 1-6 (also
