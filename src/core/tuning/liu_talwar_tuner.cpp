@@ -69,6 +69,7 @@ LiuTalwarSplit check_liu_talwar(const TrainingConfig& config, const ParameterGri
          "Liu-Talwar tuning would run up to " + std::to_string(split.search.max_candidates) + " candidates",
          "T = ceil((1/gamma) ln(2/delta)) must be at most " + std::to_string(kMaxLiuTalwarCandidates) + ".",
          "Use a larger gamma (or a smaller grid: the default gamma is 1 / its size).");
+  refuse_step_grid_for_opdisc(config.algorithm, grid.names());
   const std::shared_ptr<const Algorithm> algorithm = make_algorithm(config.algorithm);
   for (std::size_t i = 0; i < grid.size(); ++i) {
     const nlohmann::json point = grid.point(i);

@@ -125,10 +125,21 @@ void redact_part_rows(Model& m) {
   t["smallest_part_rows"] = rows.empty() ? 0 : *std::min_element(rows.begin(), rows.end());
 }
 
+void refuse_step_grid_for_opdisc(const std::string& algorithm, const std::vector<std::string>& names) {
+  if (algorithm != "opdisc") return;
+  for (const std::string& name : names)
+    if (name == "lambda" || name == "epochs" || name == "batch_size")
+      bad("the tuning grid sets " + name + ", which opdisc does not have",
+          "Tune its own options with method => 'liu_talwar', e.g. grid => '{\"tau\": [0.5, 1]}' (docs/opdisc.md).",
+          "OPDisc minimizes the 0/1 loss exactly over a grid of its own; lambda, epochs and batch_size (method "
+          "holdout's parameters and dp_tune's default grid) do not apply to it.");
+}
+
 void check_tunable(const TrainingConfig& config) {
   if (config.algorithm == "none")
     bad("private tuning needs a private algorithm; \"none\" is not private",
         "Tune a private algorithm (e.g. algorithm => 'bolton'); without privacy, tune on the data directly.");
+  refuse_step_grid_for_opdisc(config.algorithm, {"lambda", "epochs", "batch_size"});
   // Algorithm 3's split deals rows out by position: its argument needs
   // replace-one candidates (an added row would move rows between parts).
   if (random_stopping_by_default(config.algorithm))

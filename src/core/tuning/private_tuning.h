@@ -76,6 +76,12 @@ constexpr int kMaxCandidates = 100;
 // And a run without epsilon (before the algorithm's own check says the same).
 void check_tunable(const TrainingConfig& config);
 
+// OPDisc has no lambda, epochs or batch size (algorithms/opdisc_plan.cpp): a
+// grid over one of them (method holdout's grid always is one) tunes nothing,
+// and its default lambdas were refused as if the caller had given them.
+// Throws Error(InvalidParameter) for opdisc when `names` holds one of them.
+void refuse_step_grid_for_opdisc(const std::string& algorithm, const std::vector<std::string>& names);
+
 // Whether dp_tune / dptrain tune without a method use Liu-Talwar random
 // stopping (docs/tuning.md section 4): for the algorithms check_tunable
 // refuses, holdout (Algorithm 3) for the others.

@@ -111,8 +111,27 @@ SELECT dp_train('od3', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1
 CREATE TABLE od_wide AS SELECT id, array_fill(1::float8, ARRAY[31]) AS x, y FROM od;
 SELECT dp_train('od_wide', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9);
 
+-- dp_tune: OPDisc has no lambda, epochs or batch size. dp_tune with its
+-- defaults (method holdout over lambdas x epochs) used to fail on "lambda does
+-- not apply to opdisc", a lambda the caller never gave, after reading the
+-- table; a grid over them is refused up front, and nothing is charged.
+SELECT count(*) AS od_charges_before FROM dptrain.ledger WHERE source_name = 'public.od' \gset
+SELECT model_id FROM dp_tune('od', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9);
+\echo :LAST_ERROR_SQLSTATE
+SELECT model_id FROM dp_tune('od', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9, lambdas => '{0}');
+SELECT model_id FROM dp_tune('od', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9,
+                             method => 'liu_talwar');
+SELECT model_id FROM dp_tune('od', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9,
+                             method => 'liu_talwar', grid => '{"epochs": [1, 5]}');
+SELECT count(*) - :od_charges_before AS charged FROM dptrain.ledger WHERE source_name = 'public.od';
+
 -- Nothing refused was stored: two named models and two unnamed ones.
 SELECT count(*) - :od_models_before AS stored FROM dptrain.models WHERE algorithm = 'opdisc';
+
+-- What the hint proposes: a grid of its own options (one model, the search's budget).
+SELECT algorithm, epsilon, delta, details->'tuning'->>'method' AS method
+FROM dp_tune('od', 'y', 'x', algorithm => 'opdisc', epsilon => 1, delta => 1e-9, method => 'liu_talwar',
+             grid => '{"tau": [0.5, 1]}', seed => 3);
 
 -- Leave no model or ledger row behind: other files read the whole ledger.
 DELETE FROM dptrain.ledger WHERE source_name IN ('public.od', 'public.od_real');
