@@ -137,12 +137,25 @@ std::vector<std::vector<bool>> used_values(const CsvTable& t) {
   return used;
 }
 
+// "5,1" or "1,000": a number written with one comma for the point (a European
+// CSV's decimal comma, or a thousands separator), which parse_number refuses.
+bool comma_number(const std::string& s) {
+  const std::size_t comma = s.find(',');
+  if (comma == std::string::npos || s.find_first_of(",.", comma + 1) != std::string::npos ||
+      s.find('.') != std::string::npos)
+    return false;
+  std::string dotted = s;
+  dotted[comma] = '.';
+  return parse_number(dotted).has_value();
+}
+
 // What a column's used values are: numbers (and which), or not.
 struct ValueKinds {
   std::vector<double> number;  // per code: its number (0 for a non-number)
   bool all_numbers = true, any_value = false;
   std::uint32_t bad = kMissing;  // the first non-number
   std::size_t numbers = 0, non_numbers = 0;  // distinct values of each kind
+  std::size_t comma_numbers = 0;  // non-numbers that are numbers with a comma for the point
 };
 
 ValueKinds value_kinds(const Dictionary& dict, const std::vector<bool>& used) {
@@ -158,6 +171,7 @@ ValueKinds value_kinds(const Dictionary& dict, const std::vector<bool>& used) {
     } else {
       k.all_numbers = false;
       ++k.non_numbers;
+      if (comma_number(dict.value(c))) ++k.comma_numbers;
       if (k.bad == kMissing) k.bad = c;
     }
   }
@@ -220,12 +234,26 @@ std::string almost_numeric_notice(const CsvTable& t, std::size_t f, const ValueK
          "' (with --drop-missing). A typo? Fix it, or force the column numeric with --numeric " + name + ".";
 }
 
+// The notice of a column one-hot encoded because its numbers have a comma for the point.
+std::string comma_numbers_notice(const CsvTable& t, std::size_t f, const ValueKinds& k, const std::string& name) {
+  const Dictionary& dict = t.values[f];
+  const std::uint32_t bad = k.bad;
+  return "column \"" + name + "\" is one-hot encoded (" + std::to_string(k.numbers + k.non_numbers) +
+         " categories), but its values are numbers with a comma for the point (\"" + dict.value(bad) + "\" at " +
+         where_first(t, f, [bad](std::uint32_t c) { return c == bad; }) +
+         "): a decimal comma or a thousands separator? dptrain load reads numbers with a point only: convert "
+         "the file (e.g. a semicolon-separated file: sed 's/,/./g; s/;/,/g'), or pass --categorical " + name +
+         " to one-hot encode it on purpose.";
+}
+
 // Column `f` one-hot: the user's categories, else the used values sorted.
 void encode_categorical(const CsvTable& t, std::size_t f, const SchemaOptions& o, const ValueKinds& k,
                         bool forced, const std::vector<bool>& used, ColumnEncoding& col) {
   const Dictionary& dict = t.values[f];
   if (!forced && k.non_numbers <= kAlmostNumericOthers && k.numbers >= kAlmostNumericNumbers)
     col.almost_numeric = almost_numeric_notice(t, f, k, col.name);
+  else if (!forced && k.comma_numbers == k.non_numbers && k.numbers + k.non_numbers >= kAlmostNumericNumbers)
+    col.almost_numeric = comma_numbers_notice(t, f, k, col.name);
   if (o.bounds.count(col.name))
     fail(ErrorKind::InvalidParameter, "--bounds given for column \"" + col.name + "\", which is categorical",
          "It holds the non-numeric value \"" + (k.bad != kMissing ? dict.value(k.bad) : std::string()) + "\".",

@@ -61,8 +61,9 @@ struct ColumnEncoding {
   bool user_categories = false;
   std::uint64_t unlisted = 0;  // cells whose value is not in a user-given list
   // Set when the column was one-hot encoded only because of one or two
-  // non-number values among many numbers (an "NA" marker, a typo): what
-  // notices() says about it, naming the value and where it is.
+  // non-number values among many numbers (an "NA" marker, a typo), or because
+  // its numbers have a comma for the point ("5,1"): what notices() says about
+  // it, naming the value and where it is.
   std::string almost_numeric;
 };
 

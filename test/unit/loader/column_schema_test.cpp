@@ -92,6 +92,32 @@ TEST(ColumnSchema, ANumericColumnWithOneNonNumberIsNamedInANotice) {
   for (const auto& n : few.schema.notices()) EXPECT_EQ(n.find("is one-hot encoded"), std::string::npos);
 }
 
+TEST(ColumnSchema, NumbersWithADecimalCommaAreNamedInANotice) {
+  // A European CSV (';' between fields, ',' for the point): every value was
+  // one category, silently. Integers among them ("5") are numbers already.
+  CsvOptions semicolon;
+  semicolon.dialect.delimiter = ';';
+  std::string train = "len;c;y\n5;x;a\n";
+  for (int i = 0; i < 12; ++i) train += "4," + std::to_string(i) + ";x;a\n";
+  Loaded l(train, "", {}, semicolon);
+  EXPECT_FALSE(l.schema.columns()[0].numeric);
+  const auto notices = l.schema.notices();
+  ASSERT_FALSE(notices.empty());
+  EXPECT_NE(notices[0].find("column \"len\" is one-hot encoded (13 categories), but its values are numbers with a "
+                            "comma for the point (\"4,0\" at "),
+            std::string::npos)
+      << notices[0];
+  EXPECT_NE(notices[0].find("or pass --categorical len to one-hot encode it on purpose."), std::string::npos);
+  // Said only of such columns: not of text with a comma, nor when forced categorical.
+  std::string text = "c;y\n";
+  for (int i = 0; i < 12; ++i) text += "Smith, J" + std::to_string(i) + ";a\n";
+  for (const auto& n : Loaded(text, "", {}, semicolon).schema.notices()) EXPECT_EQ(n.find("comma"), std::string::npos);
+  SchemaOptions forced;
+  forced.categorical = {"len"};
+  for (const auto& n : Loaded(train, "", forced, semicolon).schema.notices())
+    EXPECT_EQ(n.find("comma"), std::string::npos);
+}
+
 TEST(ColumnSchema, UserBoundsAreUsedAndOutOfRangeValuesClipped) {
   SchemaOptions o;
   parse_bounds_spec("age=0:100", o.bounds);
