@@ -211,7 +211,7 @@ void attach_encoding(ParsedModel* p, Oid relid, const RunIdentities& ids, const 
 // charge the ledger made for it, (epsilon, delta) (core/algorithms/ledger_charge.h).
 void record_ledger_charge(ParsedModel* p, double epsilon, double delta) {
   const dptrain::Model& m = p->model;
-  if (!m.epsilon || m.seeded) return;
+  if (!m.epsilon) return;
   DPT_CORE({
     if (dptrain::make_algorithm(m.algorithm)->adjacency() == dptrain::privacy::Adjacency::ReplaceOne) return;
     nlohmann::json details = nlohmann::json::parse(p->details);

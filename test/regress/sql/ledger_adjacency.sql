@@ -40,6 +40,14 @@ SELECT algorithm, epsilon, (details->'privacy'->'charged'->>'epsilon')::float8 A
 FROM dp_train('adj', 'y', 'x', algorithm => 'dpagd', epsilon => 0.5, delta => 1e-6, options => '{"splits": 10}');
 SELECT * FROM dp_budget_remaining('adj');
 RESET ROLE;
+-- A seeded run (its owner, without a budget: allowed, not private) is charged
+-- in the ledger like any other, and its model records that charge too (it
+-- recorded none: the ledger charged what no model said).
+CREATE TEMP TABLE seeded_run AS
+SELECT * FROM dp_train('adj', 'y', 'x', algorithm => 'dpsgd', epsilon => 0.5, delta => 1e-6, epochs => 1, seed => 1);
+SELECT l.algorithm, l.budgeted, (r.details->'privacy'->'charged'->>'epsilon')::numeric = l.epsilon AS same_epsilon,
+       (r.details->'privacy'->'charged'->>'delta')::numeric = l.delta AS same_delta
+FROM seeded_run r JOIN dptrain.ledger l ON l.model_id = r.model_id;
 
 -- Held-out tuning (Bolt-on Algorithm 3) splits the rows by position: a
 -- replace-one argument. DP-AGD is refused there before anything is charged,
