@@ -1,5 +1,7 @@
 #include "pg_connection.h"
 
+#include "float8_array_binary.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -230,6 +232,25 @@ PgResult PgConnection::exec(const std::string& sql, const std::vector<Param>& pa
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
   return check(PQexecParams(c_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(), nullptr,
                             nullptr, 0));
+}
+
+std::vector<double> PgConnection::exec_float8_array(const std::string& sql, const std::vector<Param>& params,
+                                                   const std::vector<double>& array, const std::string& what) {
+  refuse_if_interrupted(sql);
+  const std::string bytes = float8_array_to_binary(array.data(), array.size());
+  const int n = static_cast<int>(params.size()) + 1;
+  std::vector<Oid> types(n, 0);  // 0: the server infers the text parameters' types
+  std::vector<const char*> values;
+  std::vector<int> lengths(n, 0), formats(n, 0);
+  for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  values.push_back(bytes.data());
+  types.back() = kFloat8ArrayOid;
+  lengths.back() = static_cast<int>(bytes.size());
+  formats.back() = 1;
+  PgResult r = check(PQexecParams(c_, sql.c_str(), n, types.data(), values.data(), lengths.data(), formats.data(), 1));
+  if (r.rows() != 1 || r.is_null(0, 0)) throw PgError("the " + what + " returned nothing");
+  if (PQftype(r.raw(), 0) != kFloat8ArrayOid) throw PgError("the " + what + " did not return a float8[] value");
+  return float8_array_from_binary(PQgetvalue(r.raw(), 0, 0), static_cast<std::size_t>(PQgetlength(r.raw(), 0, 0)));
 }
 
 void PgConnection::copy_in(const std::string& copy_sql, const std::function<bool(std::string&)>& produce) {

@@ -68,6 +68,12 @@ class PgConnection {
   // Run one statement; throws PgError on failure. NOTICEs go to `on_notice`.
   PgResult exec(const std::string& sql);
   PgResult exec(const std::string& sql, const std::vector<Param>& params);
+  // A statement returning one float8[] value (a pass) whose last parameter is
+  // a float8[] (after the text `params`): the array both ways in binary
+  // (float8_array_binary.h). Throws PgError if it returns no row or NULL;
+  // `what` names it there.
+  std::vector<double> exec_float8_array(const std::string& sql, const std::vector<Param>& params,
+                                        const std::vector<double>& array, const std::string& what);
   // COPY ... FROM STDIN: `produce` fills a chunk and returns false when done.
   void copy_in(const std::string& copy_sql, const std::function<bool(std::string&)>& produce);
 

@@ -79,11 +79,10 @@ RemoteRows prepare_remote_run(PgConnection& conn, const TrainingTarget& target, 
 void drive_in_place(PgConnection& conn, Run& run, const RemoteRows& rows, ProgressBar* bar) {
   run.set_interrupt_check([] { return interrupted(); });
   while (std::optional<Pass> p = run.next()) {
-    PgResult r = conn.exec("SELECT dptrain.training_in_place_pass($1::oid::regclass, $2, $3::float8[])",
-                           {rows.source_oid, distributed::pass_sql(*p, *rows.in_place),
-                            to_array_literal(p->input.data(), p->input.size())});
-    if (r.rows() != 1 || r.is_null(0, 0)) throw PgError(std::string("the ") + pass_kind_name(p->kind) + " pass returned nothing");
-    const std::vector<double> result = parse_float_array(r.get(0, 0));
+    const std::vector<double> result =
+        conn.exec_float8_array("SELECT dptrain.training_in_place_pass($1::oid::regclass, $2, $3)",
+                               {rows.source_oid, distributed::pass_sql(*p, *rows.in_place)}, p->input,
+                               std::string(pass_kind_name(p->kind)) + " pass");
     run.accept(result.data(), result.size());
     run.take_progress();
     if (bar) bar->update(static_cast<int>(run.progress_done()));
@@ -216,9 +215,8 @@ void drive_remote(PgConnection& conn, Run& run, const std::string& prepared, Pro
   while (std::optional<Pass> p = run.next()) {
     if (p->kind == PassKind::Split) parts = p->parts;
     // The same SQL dp_train runs (decided by the core).
-    PgResult r = conn.exec(pass_sql(*p, pass_table_name(*p, prepared)), {to_array_literal(p->input.data(), p->input.size())});
-    if (r.rows() != 1 || r.is_null(0, 0)) throw PgError(std::string("the ") + pass_kind_name(p->kind) + " pass returned nothing");
-    const std::vector<double> result = parse_float_array(r.get(0, 0));
+    const std::vector<double> result = conn.exec_float8_array(pass_sql(*p, pass_table_name(*p, prepared)), {},
+                                                              p->input, std::string(pass_kind_name(p->kind)) + " pass");
     run.accept(result.data(), result.size());
     run.take_progress();  // the bar shows the progress (this caller may read the data)
     if (bar) bar->update(static_cast<int>(run.progress_done()));
