@@ -3,21 +3,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include "big_endian.h"
 #include "pg_connection.h"
 
 namespace dptrain::client {
 namespace {
-
-void put_u32(std::string& out, std::uint32_t v) {
-  const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-                     static_cast<char>(v)};
-  out.append(b, 4);
-}
-
-void put_u64(std::string& out, std::uint64_t v) {
-  put_u32(out, static_cast<std::uint32_t>(v >> 32));
-  put_u32(out, static_cast<std::uint32_t>(v));
-}
 
 // A cursor over the bytes of a value; every read is bounds-checked.
 class Reader {
@@ -54,21 +44,32 @@ class Reader {
 
 }  // namespace
 
-std::string float8_array_to_binary(const double* values, std::size_t n) {
-  std::string out;
-  out.reserve(20 + n * 12);
+std::size_t float8_array_binary_size(std::size_t n) { return n ? 20 + 12 * n : 12; }
+
+void append_float8_array_binary(std::string& out, const double* values, std::size_t n) {
   put_u32(out, n ? 1 : 0);
   put_u32(out, 0);  // no NULLs
   put_u32(out, kFloat8Oid);
-  if (n == 0) return out;
+  if (n == 0) return;
   put_u32(out, static_cast<std::uint32_t>(n));
   put_u32(out, 1);  // lower bound
-  for (std::size_t i = 0; i < n; ++i) {
+  // The elements are most of the bytes: written straight into the buffer.
+  const std::size_t at = out.size();
+  out.resize(at + 12 * n);
+  unsigned char* p = reinterpret_cast<unsigned char*>(&out[at]);
+  for (std::size_t k = 0; k < n; ++k, p += 12) {
     std::uint64_t bits;
-    std::memcpy(&bits, &values[i], sizeof bits);
-    put_u32(out, 8);
-    put_u64(out, bits);
+    std::memcpy(&bits, &values[k], 8);
+    p[0] = p[1] = p[2] = 0;
+    p[3] = 8;
+    for (int b = 0; b < 8; ++b) p[4 + b] = static_cast<unsigned char>(bits >> (56 - 8 * b));
   }
+}
+
+std::string float8_array_to_binary(const double* values, std::size_t n) {
+  std::string out;
+  out.reserve(float8_array_binary_size(n));
+  append_float8_array_binary(out, values, n);
   return out;
 }
 

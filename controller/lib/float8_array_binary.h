@@ -22,6 +22,9 @@ constexpr unsigned kFloat8ArrayOid = 1022;
 
 // One-dimensional, lower bound 1; n = 0 gives the empty array (ndim 0).
 std::string float8_array_to_binary(const double* values, std::size_t n);
+// The same bytes appended to `out` (a COPY BINARY row's field), and their count.
+void append_float8_array_binary(std::string& out, const double* values, std::size_t n);
+std::size_t float8_array_binary_size(std::size_t n);
 // Any number of dimensions, read in storage (row-major) order, as
 // parse_float_array reads the text. Throws PgError on a malformed value, a
 // NULL element or an element type other than float8.

@@ -14,8 +14,6 @@
 
 namespace dptrain::loader {
 
-inline constexpr std::uint32_t kFloat8Oid = 701;  // pg_type.oid of float8 (fixed since PostgreSQL 7)
-
 void copy_binary_header(std::string& out);
 void copy_binary_trailer(std::string& out);
 // Appends one tuple (id, x[0..n), y) with y of `type`.
