@@ -208,6 +208,15 @@ const LabelValue& Dataset::row(Part p, std::size_t i, double* x) {
     source_->features(p, i, x);
   }
   preprocessing::normalize_row(x, dims(), normalize_);
+  // Every value read is finite, but min-max scaling by a range that
+  // overflows float8 (a column from -1e308 to 1e308) gives inf / inf.
+  for (std::size_t k = 0; k < dims(); ++k)
+    if (!std::isfinite(x[k]))
+      fail(ErrorKind::InvalidData,
+           file_line(source_->file(p), source_->origin(p, i).line) + " has a feature that is not a finite number "
+               "after scaling",
+           "A numeric column's range (max - min) or a projected value overflows float8.",
+           "Rescale the column, or declare public --bounds whose difference is finite.");
   return labels_->value(source_->label_code(p, i));
 }
 
