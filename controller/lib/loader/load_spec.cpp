@@ -1,6 +1,7 @@
 #include "loader/load_spec.h"
 
 #include "core/error.h"
+#include "core/sparse/sparse_vector.h"
 #include "loader/csv_source.h"
 
 namespace dptrain::loader {
@@ -43,6 +44,19 @@ void csv_options(const nlohmann::json& spec, LoadOptions& o) {
   }
   for (const auto& [name, col] : required(spec, "categorical").items())
     o.schema.categories[name] = col.at("categories").get<std::vector<std::string>>();
+}
+
+// The width of the model's rows. The spec is JSON anyone registering a table
+// wrote: -1 read as a size_t, or 10^15, made every scored row an allocation
+// of that many doubles (std::length_error, or the OOM killer). No row is
+// wider than a dptrain.sparsevec (kMaxDim; a float8[] row holds fewer).
+std::size_t input_features(const nlohmann::json& spec) {
+  const nlohmann::json& n = required(spec, "input_features");
+  if (!n.is_number_unsigned() || n.get<std::uint64_t>() < 1 ||
+      n.get<std::uint64_t>() > static_cast<std::uint64_t>(sparse::kMaxDim))
+    incomplete("valid \"input_features\" (a count from 1 to " + std::to_string(sparse::kMaxDim) + "; it has " +
+               n.dump() + ")");
+  return n.get<std::size_t>();
 }
 
 void check_matches(const Dataset& data, const nlohmann::json& spec, const std::string& file) {
@@ -134,8 +148,8 @@ LoadOptions scoring_options(const nlohmann::json& spec, const std::string& file,
   const std::string format = required(spec, "format").get<std::string>();
   o.format = parse_format(format);
   if (*o.format == Format::Csv || *o.format == Format::Sklearn) csv_options(spec, o);
-  if (*o.format == Format::Libsvm) o.libsvm_dims = required(spec, "input_features").get<std::size_t>();
-  o.max_features = std::max(o.max_features, required(spec, "input_features").get<std::size_t>());
+  if (*o.format == Format::Libsvm) o.libsvm_dims = input_features(spec);
+  o.max_features = std::max(o.max_features, input_features(spec));
   o.normalize = preprocessing::parse_row_normalization(required(spec, "normalize").get<std::string>());
   const auto projection = spec.find("projection");
   if (projection != spec.end() && !projection->is_null()) {

@@ -133,6 +133,22 @@ TEST(LoadSpec, LibsvmKeepsTheTrainingWidth) {
   EXPECT_LOAD_ERROR(scoring_dataset(spec, wider.path(), ""), "exceeds --dims 6");
 }
 
+// Fuzzing found a spec of width -1 (read as 2^64 - 1) or 10^15 accepted: every
+// scored row then allocated that many doubles (std::length_error, or the OOM
+// killer). The spec is refused before the file is read.
+TEST(LoadSpec, AnImpossibleWidthIsRefused) {
+  TempFile train("+1 1:0.5 6:1\n-1 2:0.25\n");
+  LoadOptions o;
+  o.file = train.path();
+  o.format = Format::Libsvm;
+  nlohmann::json spec = Dataset(o).metadata();
+  for (const nlohmann::json& width : {nlohmann::json(-1), nlohmann::json(0), nlohmann::json(1000000000000000ull),
+                                     nlohmann::json(2.5), nlohmann::json("6")}) {
+    spec["input_features"] = width;
+    EXPECT_LOAD_ERROR(scoring_dataset(spec, train.path(), ""), "has no valid \"input_features\"");
+  }
+}
+
 TEST(LoadSpec, ScikitLearnFilesKeepTheirClassNames) {
   // "n_samples,n_features,class names...": labels are class indices, turned into the names.
   TempFile train("3,2,setosa,virginica\n1,2,0\n3,4,1\n5,6,0\n"), test("2,2,setosa,virginica\n2,3,1\n4,1,0\n");
