@@ -46,6 +46,17 @@ void csv_options(const nlohmann::json& spec, LoadOptions& o) {
     o.schema.categories[name] = col.at("categories").get<std::vector<std::string>>();
 }
 
+// f(), reading entries of the spec: one of a wrong JSON type, or missing
+// where at() expects it, is an incomplete spec, not a raw nlohmann exception.
+template <typename F>
+auto spec_entries(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const nlohmann::json::exception& e) {
+    incomplete(std::string("valid entry (") + e.what() + ")");
+  }
+}
+
 // The width of the model's rows. The spec is JSON anyone registering a table
 // wrote: -1 read as a size_t, or 10^15, made every scored row an allocation
 // of that many doubles (std::length_error, or the OOM killer). No row is
@@ -165,12 +176,7 @@ LoadOptions scoring_options(const nlohmann::json& spec, const std::string& file,
 }
 
 Dataset scoring_dataset(const nlohmann::json& spec, const std::string& file, const std::string& labels_file) {
-  LoadOptions o;
-  try {
-    o = scoring_options(spec, file, labels_file);
-  } catch (const nlohmann::json::exception& e) {
-    incomplete(std::string("valid entry (") + e.what() + ")");
-  }
+  const LoadOptions o = spec_entries([&] { return scoring_options(spec, file, labels_file); });
   auto read = [&]() -> Dataset {
     try {
       return Dataset(o);
@@ -181,7 +187,7 @@ Dataset scoring_dataset(const nlohmann::json& spec, const std::string& file, con
     }
   };
   Dataset data = read();
-  check_matches(data, spec, file);
+  spec_entries([&] { check_matches(data, spec, file); });
   return data;
 }
 

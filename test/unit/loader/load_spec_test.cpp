@@ -263,6 +263,13 @@ TEST(LoadSpec, IncompleteOrWithheldSpecsAreRefused) {
   EXPECT_LOAD_ERROR(
       scoring_dataset(nlohmann::json{{"withheld", true}, {"from_data", true}, {"through_view", true}}, train.path(), ""),
       "view of a loaded table");
+  // Fuzzing: entries read after the file (the column names) escaped as raw
+  // nlohmann::json exceptions ("[json.exception.type_error.302] ...").
+  nlohmann::json bad_columns = loaded.metadata();
+  bad_columns["columns"] = {1, 2, 3};
+  EXPECT_LOAD_ERROR(scoring_dataset(bad_columns, train.path(), ""), "has no valid entry");
+  bad_columns.erase("columns");
+  EXPECT_LOAD_ERROR(scoring_dataset(bad_columns, train.path(), ""), "has no valid entry");
 }
 
 TEST(LoadSpec, ThePublicCommentKeepsNoFactOfTheRows) {
