@@ -52,10 +52,13 @@ struct Cursor {
     if (at == start) malformed(text, start, std::string("expected ") + what);
     return v;
   }
-  // A float8 as strtod reads it (NaN and infinity are read, then refused by validate).
+  // A float8 as strtod reads it (NaN and infinity are read, then refused by
+  // validate), from a copy of the token alone: up to the next separator, so
+  // that the whole text is copied once, however many numbers it holds.
   double number() {
     blanks();
-    const std::string rest(text.substr(at, std::min<std::size_t>(text.size() - at, 64)));
+    const std::size_t end_of_token = std::min(text.find_first_of(",} \t\n\r", at), text.size());
+    const std::string rest(text.substr(at, end_of_token - at));
     char* end = nullptr;
     errno = 0;
     const double v = std::strtod(rest.c_str(), &end);

@@ -59,6 +59,18 @@ TEST(SparseVector, RefusesMalformedText) {
     EXPECT_EQ(sqlstate_of([&] { parse(bad); }), "22P02") << bad;
 }
 
+// Fuzzing: a number was read from its first 64 characters only, so a valid
+// longer one (as many digits as a user cares to write) was refused with
+// "expected \",\" or \"}\"" in the middle of the number.
+TEST(SparseVector, ReadsANumberOfAnyLength) {
+  const std::string tiny = "0." + std::string(80, '0') + "1", long_one = "1." + std::string(70, '0') + "1e2";
+  const Row r = parse("{1:" + tiny + ",3:" + long_one + "}/3");
+  ASSERT_EQ(r.value.size(), 2u);
+  EXPECT_EQ(r.value[0], std::strtod(tiny.c_str(), nullptr));
+  EXPECT_EQ(r.value[1], 100.0);
+  EXPECT_EQ(sqlstate_of([&] { parse("{1:" + long_one + "x}/3"); }), "22P02");
+}
+
 TEST(SparseVector, RefusesIndicesOutOfRangeUnsortedOrTwice) {
   EXPECT_EQ(sqlstate_of([] { parse("{0:1}/3"); }), "22P02");  // 1-based
   EXPECT_EQ(sqlstate_of([] { parse("{4:1}/3"); }), sqlstate::kArraySubscriptError);
