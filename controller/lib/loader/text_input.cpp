@@ -99,7 +99,8 @@ void LineReader::check_text(const std::string& line) const {
 
 std::string file_line(const std::string& path, std::uint64_t line) { return path + ":" + std::to_string(line); }
 
-LineReader::LineReader(const std::string& path) : file_(open_input(path)), path_(path), buffer_(kChunk) {}
+LineReader::LineReader(const std::string& path, std::size_t max_line)
+    : file_(open_input(path)), path_(path), buffer_(kChunk), max_line_(max_line) {}
 
 LineReader::~LineReader() {
   if (file_) gzclose(file_);
@@ -108,6 +109,12 @@ LineReader::~LineReader() {
 void LineReader::strip_bom(std::string& line) const {
   // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first field.
   if (line_ == 0 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+}
+
+void LineReader::check_length(std::size_t bytes) const {
+  if (bytes > max_line_)
+    fail(ErrorKind::InvalidData, file_line(path_, line_ + 1) + " is longer than " + std::to_string(max_line_) + " bytes",
+         {}, "Is this a text file? Binary formats other than IDX are not read.");
 }
 
 bool LineReader::fill() {
@@ -120,6 +127,7 @@ bool LineReader::fill() {
     end_ -= pos_;
     pos_ = 0;
   }
+  check_length(end_);
   if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a very long line
   const std::size_t got = checked_read(file_, path_, buffer_.data() + end_,
                                        static_cast<unsigned>(buffer_.size() - end_));
@@ -134,6 +142,7 @@ bool LineReader::next(std::string& line) {
     const void* nl = std::memchr(start, '\n', end_ - pos_);
     if (nl != nullptr) {
       std::size_t len = static_cast<const char*>(nl) - start;
+      check_length(len);
       pos_ += len + 1;
       if (len > 0 && start[len - 1] == '\r') --len;
       line.assign(start, len);

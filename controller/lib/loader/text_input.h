@@ -19,9 +19,14 @@ std::string file_line(const std::string& path, std::uint64_t line);
 // and JSON): another encoding is an InvalidData error naming file, line and byte.
 // Throws dptrain::Error(InvalidParameter) if the file cannot be opened and
 // InvalidData on a read error (e.g. a truncated gzip stream).
+// A line longer than max_line bytes (default 1 GB, PostgreSQL's largest
+// value: no row can hold it) is an InvalidData error, not a buffer that grows
+// until memory runs out (/dev/zero, a binary file, a gzip bomb of one line).
+inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 30;
+
 class LineReader {
  public:
-  explicit LineReader(const std::string& path);
+  explicit LineReader(const std::string& path, std::size_t max_line = kMaxLineBytes);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -32,11 +37,13 @@ class LineReader {
 
  private:
   bool fill();
+  void check_length(std::size_t bytes) const;
   void strip_bom(std::string& line) const;
   void check_text(const std::string& line) const;
   gzFile file_ = nullptr;
   std::string path_;
   std::vector<char> buffer_;
+  std::size_t max_line_;
   std::size_t pos_ = 0, end_ = 0;
   std::uint64_t line_ = 0;
   bool eof_ = false;

@@ -132,6 +132,20 @@ TEST(LineReader, LongLinesCrossBufferBoundaries) {
   EXPECT_FALSE(in.next(line));
 }
 
+// Fuzzing: a line without end (/dev/zero, a binary file, a gzip bomb of one
+// line) grew the buffer until memory ran out; now it is refused past the limit.
+TEST(LineReader, ALineBeyondTheLimitIsAnErrorNotEndlessGrowth) {
+  const std::size_t limit = 1 << 20;
+  TempFile f(std::string(limit, 'x') + "\n" + std::string(limit + 1, 'y') + "\n", ".gz", true);
+  LineReader in(f.path(), limit);
+  std::string line;
+  ASSERT_TRUE(in.next(line));
+  EXPECT_EQ(line.size(), limit);
+  EXPECT_LOAD_ERROR(in.next(line), f.path() + ":2 is longer than 1048576 bytes");
+  LineReader zeros("/dev/zero", limit);
+  EXPECT_LOAD_ERROR(zeros.next(line), "/dev/zero:1 is longer than 1048576 bytes");
+}
+
 TEST(LineReader, MissingFileIsAClearError) {
   EXPECT_LOAD_ERROR(LineReader("/nonexistent/dir/adult.data"),
                     "cannot open input file \"/nonexistent/dir/adult.data\": No such file or directory");
