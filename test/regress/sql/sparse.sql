@@ -23,6 +23,8 @@ SELECT '{2:1.5,4:-2}/5'::dptrain.sparsevec::float8[] AS dense,
 CREATE TEMP TABLE rt (v dptrain.sparsevec);
 INSERT INTO rt VALUES ('{1:0.1,3:1e-300,8315:-7}/8315');
 SELECT v AS text_form, v::text::dptrain.sparsevec::text = v::text AS text_round_trip FROM rt;
+-- a number longer than 64 characters is read whole (was refused mid-number)
+SELECT ('{1:0.' || repeat('0', 70) || '25,2:' || repeat('1', 70) || 'e-69}/2')::dptrain.sparsevec AS long_numbers;
 COPY rt TO '/tmp/dptrain_sparse_rt.bin' (FORMAT binary);
 CREATE TEMP TABLE rt2 (v dptrain.sparsevec);
 COPY rt2 FROM '/tmp/dptrain_sparse_rt.bin' (FORMAT binary);
