@@ -47,12 +47,13 @@ double checked_score(double score) {
 // or (a binarized model) with x_j read as 1 if x_j >= t, else 0 — the row the
 // training pass saw (an OPDisc model scored on raw values is another
 // classifier than the one trained). No copy of the row: no allocation per tuple.
-double dot(const double* p, const double* w, const double* x, int f) {
-  if (!binarized(p)) return ConstVec(w, f).dot(ConstVec(x, f));
+double dot(const double* p, const double* w, const double* x, int f, double factor = 1.0) {
+  if (!binarized(p))
+    return factor == 1.0 ? ConstVec(w, f).dot(ConstVec(x, f)) : (factor * ConstVec(w, f)).dot(ConstVec(x, f));
   const double t = threshold(p);
   double s = 0;
   for (int j = 0; j < f; ++j)
-    if (x[j] >= t) s += w[j];
+    if (x[j] >= t) s += factor * w[j];
   return s;
 }
 
@@ -64,16 +65,43 @@ double norm(const double* p, const double* x, int f) {
   return std::sqrt(static_cast<double>(ones));
 }
 
-// The score of model row k for the row x (check_row'ed). Without an
-// intercept w_k.x as given (the class does not depend on the scale of x);
-// with one, w_k.(clip(x), b): the row as the model was trained on it.
-double score(const double* p, int k, const double* x) {
+// The score of model row k for the row x (check_row'ed), every weight times
+// `factor`. Without an intercept w_k.x as given (the class does not depend on
+// the scale of x); with one, w_k.(clip(x), b): the row as the model was trained
+// on it. Unchecked: finite weights may overflow on a large row.
+double raw_score(const double* p, int k, const double* x, double factor = 1.0) {
   const int d = dim(p), f = features(p);
   const double* w = p + header_size(p) + static_cast<std::size_t>(k) * d;
-  if (intercept(p) <= 0) return checked_score(dot(p, w, x, d));
+  if (intercept(p) <= 0) return dot(p, w, x, d, factor);
   const double n = norm(p, x, f), bound = p[6];
   const double scale = n > bound ? bound / n : 1.0;
-  return checked_score(scale * dot(p, w, x, f) + w[f] * intercept(p));
+  return scale * dot(p, w, x, f, factor) + factor * w[f] * intercept(p);
+}
+
+double score(const double* p, int k, const double* x) { return checked_score(raw_score(p, k, x)); }
+
+// The class the scores of x pick (binary: the sign; one-vs-all: the argmax),
+// every weight times `factor`; -1 when a score is not finite.
+int pick_class(const double* p, const double* x, double factor) {
+  const int K = models(p);
+  int best = 0;
+  double best_score = 0;
+  for (int k = 0; k < K; ++k) {
+    const double s = raw_score(p, k, x, factor);
+    if (!std::isfinite(s)) return -1;
+    if (K == 1) return s >= 0 ? 1 : 0;
+    if (k == 0 || s > best_score) best = k, best_score = s;
+  }
+  return best;
+}
+
+// A power of two that brings every weight below 1 in magnitude; throws when a
+// weight is not finite (a fact of the model, whatever the row).
+double weight_factor(const double* p) {
+  const Eigen::Index size = static_cast<Eigen::Index>(models(p)) * dim(p);
+  const ConstVec w(p + header_size(p), size);
+  if (!w.allFinite()) checked_score(std::numeric_limits<double>::quiet_NaN());
+  return std::ldexp(1.0, -std::ilogb(w.cwiseAbs().maxCoeff()) - 1);
 }
 
 // The loss-relevant score: on the row clipped to the feature bound (the training objective's row).
@@ -85,7 +113,7 @@ double score(const double* p, int k, const double* x) {
 // ranked the rows by their norms: ROC AUC 0.953 where the trained scores give
 // 0.996 (bolt-on on kdd_paper).
 double clipped_score(const double* p, int k, const double* x) {
-  if (intercept(p) > 0) return score(p, k, x);
+  if (intercept(p) > 0) return raw_score(p, k, x);
   const int d = dim(p);
   const double n = norm(p, x, d), bound = p[6];
   const double scale = n > bound ? bound / n : 1.0;
@@ -134,15 +162,16 @@ void validate(const double* p, std::size_t len) {
 
 int predict_index(const double* p, const double* x, int len) {
   check_row(p, x, len);
-  const int K = models(p);
-  if (K == 1) return score(p, 0, x) >= 0 ? 1 : 0;
-  int best = 0;
-  double best_score = 0;
-  for (int k = 0; k < K; ++k) {
-    const double s = score(p, k, x);
-    if (k == 0 || s > best_score) best = k, best_score = s;
-  }
-  return best;
+  const int c = pick_class(p, x, 1.0);
+  if (c >= 0) return c;
+  // Finite weights whose w.x overflows on a large row: the class from the
+  // weights scaled by a power of two (exact: the same signs and order). An
+  // error would tell whether some row is large, and a private tuning run
+  // scores its candidates on rows its caller may not read (docs/governance.md,
+  // "Hostile review of 2026-11-28": pfw with radius 1e306).
+  const int scaled = pick_class(p, x, weight_factor(p));
+  if (scaled < 0) fail(ErrorKind::Internal, "a score of weights below 1 overflowed");
+  return scaled;
 }
 
 double decision_score(const double* p, const double* x, int len) {
@@ -203,6 +232,7 @@ void accumulate(const double* p, const double* x, int len, int label, double* to
     }
     l /= K;
   }
+  if (std::isnan(l)) l = std::numeric_limits<double>::infinity();  // inf - inf: an overflowing score
   totals[0] += 1;
   totals[1] += predicted == label ? 1 : 0;
   totals[2] += l;

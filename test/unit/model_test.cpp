@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/evaluation/metrics.h"
 #include "core/model.h"
 #include "core/packed_model.h"
 
@@ -123,6 +124,47 @@ TEST(PackedModel, NonFiniteWeightsAreRefused) {
   }
 }
 
+
+// Finite weights whose w.x overflows on a large row used to fail as "the
+// model's weights are not finite", a fact of the row: a private tuning run
+// (Liu-Talwar, pfw with radius 1e306) scored its candidate on a table with one
+// row x = -500 and failed after the charge where a table of rows +-1 released
+// a model (docs/governance.md, "Hostile review of 2026-11-28"). The class now
+// comes from the weights scaled by a power of two: the sign and the argmax of
+// unbounded arithmetic; the loss of such a row is infinite.
+TEST(PackedModel, FiniteWeightsWhoseScoreOverflowsStillDecide) {
+  Model m = sample_model(1);
+  m.loss = LossKind::Logistic;
+  m.weights.resize(1, 2);
+  m.weights << 1e306, 0.5;
+  auto p = packed_model::pack(m);
+  const double small[2] = {-1, 0}, big[2] = {-500, 0}, big_pos[2] = {500, 0};
+  EXPECT_EQ(packed_model::predict_index(p.data(), small, 2), 0);
+  EXPECT_EQ(packed_model::predict_index(p.data(), big, 2), 0);
+  EXPECT_EQ(packed_model::predict_index(p.data(), big_pos, 2), 1);
+  double totals[9] = {};
+  packed_model::accumulate(p.data(), big, 2, 1, totals);  // true class 1, predicted 0
+  EXPECT_EQ(totals[0], 1);
+  EXPECT_EQ(totals[1], 0);
+  EXPECT_EQ(totals[2], HUGE_VAL);
+  const evaluation::Metrics metrics = evaluation::metrics_from_totals({totals, totals + 9}, 2);
+  EXPECT_EQ(metrics.mean_loss, HUGE_VAL);
+  // One-vs-all: w_a.x = -5e308 and w_b.x = 1e309 overflow, w_c.x = 5: b.
+  Model k3 = sample_model(3);
+  k3.weights << -1e306, 0, 2e306, 0, 0.01, 0;
+  p = packed_model::pack(k3);
+  EXPECT_EQ(packed_model::predict_index(p.data(), big_pos, 2), 1);
+  EXPECT_EQ(packed_model::predict_index(p.data(), big, 2), 0);
+  // With an intercept: w.(x, b) = 0.85e308 + 1.7e308 on a row of norm 0.5.
+  m.weights.resize(1, 3);
+  m.weights << 1.7e308, 0, 1.7e308;
+  m.intercept = 1.0;
+  p = packed_model::pack(m);
+  const double half[2] = {0.5, 0};
+  EXPECT_EQ(packed_model::predict_index(p.data(), half, 2), 1);
+  packed_model::accumulate(p.data(), half, 2, 0, totals);
+  EXPECT_EQ(totals[2], HUGE_VAL);
+}
 
 // A row of finite values whose squared norm overflows (1e308, 1e308) was
 // clipped by bound / ||x|| = 1 / inf = 0 to the zero row: a model with an

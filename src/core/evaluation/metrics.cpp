@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/error.h"
@@ -15,8 +16,9 @@ void check_totals(const std::vector<double>& totals, int classes) {
          "Expected " + std::to_string(classes < 2 ? 0 : totals_size(classes)) + " values, got " +
              std::to_string(totals.size()) + ".",
          "The evaluation aggregate's state is {rows, correct, loss_sum, confusion matrix, unknown labels}.");
-  for (double v : totals)
-    if (!std::isfinite(v))
+  // loss_sum may be +inf: a row whose score overflows has an infinite loss.
+  for (std::size_t i = 0; i < totals.size(); ++i)
+    if (!std::isfinite(totals[i]) && !(i == 2 && totals[i] == std::numeric_limits<double>::infinity()))
       fail(ErrorKind::InvalidState, "malformed evaluation state", "Non-finite value.",
            "The evaluation aggregate's state is {rows, correct, loss_sum, confusion matrix, unknown labels}.");
 }

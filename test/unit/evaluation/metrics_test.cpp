@@ -65,6 +65,15 @@ TEST(EvaluationMetrics, MalformedTotalsAreRefused) {
   auto t = binary_totals();
   t[4] = std::nan("");
   EXPECT_THROW(metrics_from_totals(t, 2), Error);
+  // Only the loss sum may be infinite (a row whose score overflowed).
+  t = binary_totals();
+  t[2] = HUGE_VAL;
+  EXPECT_EQ(metrics_from_totals(t, 2).mean_loss, HUGE_VAL);
+  t[2] = -HUGE_VAL;
+  EXPECT_THROW(metrics_from_totals(t, 2), Error);
+  t = binary_totals();
+  t[1] = HUGE_VAL;
+  EXPECT_THROW(metrics_from_totals(t, 2), Error);
 }
 
 TEST(EvaluationMetrics, RocAucByHand) {
