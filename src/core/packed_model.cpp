@@ -232,7 +232,6 @@ void accumulate(const double* p, const double* x, int len, int label, double* to
     }
     l /= K;
   }
-  if (std::isnan(l)) l = std::numeric_limits<double>::infinity();  // inf - inf: an overflowing score
   totals[0] += 1;
   totals[1] += predicted == label ? 1 : 0;
   totals[2] += l;

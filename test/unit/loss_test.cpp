@@ -36,6 +36,17 @@ TEST_P(LossTest, SecondDerivativeMatchesFiniteDifferences) {
 
 INSTANTIATE_TEST_SUITE_P(Losses, LossTest, ::testing::Values(LossKind::Logistic, LossKind::HuberSvm));
 
+// A NaN margin (finite weights and row overflowing to inf - inf) is margin 0:
+// every per-row term stays a bounded function of the row (docs/governance.md,
+// "Hostile review of 2026-11-28").
+TEST(Loss, NanMarginIsTakenAsZero) {
+  for (const LossKind kind : {LossKind::Logistic, LossKind::HuberSvm}) {
+    EXPECT_EQ(loss_value(kind, std::nan(""), 0.1), loss_value(kind, 0.0, 0.1));
+    EXPECT_EQ(loss_derivative(kind, std::nan(""), 0.1), loss_derivative(kind, 0.0, 0.1));
+    EXPECT_EQ(loss_second_derivative(kind, std::nan(""), 0.1), loss_second_derivative(kind, 0.0, 0.1));
+  }
+}
+
 TEST(Loss, LogisticValuesAndStability) {
   EXPECT_NEAR(loss_value(LossKind::Logistic, 0.0), std::log(2.0), 1e-15);
   EXPECT_NEAR(loss_value(LossKind::Logistic, 800.0), 0.0, 1e-300);

@@ -17,7 +17,20 @@ std::string loss_name(LossKind kind) {
   return kind == LossKind::Logistic ? "logistic" : "huber_svm";
 }
 
+namespace {
+
+// A margin y w.x that is NaN: finite weights and a finite row overflowed to
+// inf - inf. Whether a row does that is the row's secret, and a NaN poisoned
+// every sum the row entered, after the charge ("DP-SGD diverged" on a table
+// with one row x = (1000, 1000), a model without it: docs/governance.md,
+// "Hostile review of 2026-11-28"). Such a row counts as margin 0, a fixed
+// function of the row and the weights, so its term stays bounded.
+double defined(double z) { return std::isnan(z) ? 0.0 : z; }
+
+}  // namespace
+
 double loss_value(LossKind kind, double z, double h) {
+  z = defined(z);
   if (kind == LossKind::Logistic) {
     // log(1 + e^{-z}) without overflow for large |z|
     return z > 0 ? std::log1p(std::exp(-z)) : -z + std::log1p(std::exp(z));
@@ -29,6 +42,7 @@ double loss_value(LossKind kind, double z, double h) {
 }
 
 double loss_derivative(LossKind kind, double z, double h) {
+  z = defined(z);
   if (kind == LossKind::Logistic) {
     // -1 / (1 + e^{z}), computed on the stable side
     if (z > 0) {
@@ -43,6 +57,7 @@ double loss_derivative(LossKind kind, double z, double h) {
 }
 
 double loss_second_derivative(LossKind kind, double z, double h) {
+  z = defined(z);
   if (kind == LossKind::Logistic) {
     // e^{-|z|} / (1 + e^{-|z|})^2, symmetric in z and free of overflow
     const double e = std::exp(-std::abs(z));

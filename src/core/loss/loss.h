@@ -15,7 +15,8 @@ constexpr double kDefaultHuberH = 0.1;  // Bolt-on and AMP both use h = 0.1
 LossKind parse_loss(const std::string& name);  // "logistic" | "huber" | "huber_svm"
 std::string loss_name(LossKind kind);
 
-// l(z) and dl/dz. The gradient w.r.t. w is dl/dz * y * x.
+// l(z) and dl/dz. The gradient w.r.t. w is dl/dz * y * x. A NaN margin (an
+// overflow to inf - inf of finite weights on a finite row) is taken as 0.
 double loss_value(LossKind kind, double z, double huber_h = kDefaultHuberH);
 double loss_derivative(LossKind kind, double z, double huber_h = kDefaultHuberH);
 // d^2 l / dz^2 (the Hessian w.r.t. w is this times x x^T). Logistic:

@@ -34,6 +34,19 @@ TEST(ClippedGradient, BinaryLogisticAtZero) {
   EXPECT_NEAR(clipped[1], -0.08, 1e-16);
 }
 
+// Finite weights of both signs near the double range (a hostile learning
+// rate 1e307 after one lot) on the finite row (1000, 1000): w.x = inf - inf =
+// NaN, and the NaN gradient made the lot "DP-SGD diverged" where a table
+// without such a row trained (docs/governance.md, "Hostile review of
+// 2026-11-28"). The row counts as margin 0: G = -0.5 x, clipped to C = 1.
+TEST(ClippedGradient, ARowWhoseMarginOverflowsToNanAddsABoundedGradient) {
+  const double theta[2] = {5e306, -5e306}, x[2] = {1000, 1000};
+  double sum[2] = {0, 0};
+  add_clipped_gradient(kBinary, theta, x, 1, 1.0, sum);
+  EXPECT_NEAR(sum[0], -std::sqrt(0.5), 1e-15);
+  EXPECT_NEAR(sum[1], -std::sqrt(0.5), 1e-15);
+}
+
 TEST(ClippedGradient, BinaryLogisticAwayFromZero) {
   // theta = (1, 2), x = (0.6, 0.8): z = 2.2, l'(2.2) = -1 / (1 + e^2.2) = -1 / 10.0250135 = -0.0997504;
   // G = -0.0997504 x = (-0.0598502, -0.0798003), norm 0.0997504 (< C: not clipped).
