@@ -51,6 +51,13 @@ std::string where_first(const CsvTable& t, std::size_t column, Pred pred) {
 
 }  // namespace
 
+// Bounds whose width max - min is not a double scale every value to inf/inf.
+[[noreturn]] void fail_too_wide(const std::string& column, const std::string& from) {
+  fail(ErrorKind::InvalidParameter,
+       "the range of column \"" + column + "\" (from " + from + ") is too wide: max - min overflows a double", {},
+       "Pass narrower --bounds for it, e.g. " + column + "=-1e300:1e300, or rescale the column.");
+}
+
 void parse_bounds_spec(const std::string& spec, std::map<std::string, Bounds>& out) {
   std::size_t start = 0;
   while (start <= spec.size()) {
@@ -68,6 +75,7 @@ void parse_bounds_spec(const std::string& spec, std::map<std::string, Bounds>& o
     if (!(*lo < *hi))
       fail(ErrorKind::InvalidParameter, "empty bounds " + range + " for column \"" + name + "\"", {},
            "The minimum must be smaller than the maximum.");
+    if (!std::isfinite(*hi - *lo)) fail_too_wide(name, "--bounds " + range);
     out[name] = Bounds{*lo, *hi};
   }
 }
@@ -182,6 +190,7 @@ ValueKinds value_kinds(const Dictionary& dict, const std::vector<bool>& used) {
 void choose_bounds(const CsvTable& t, std::size_t f, const SchemaOptions& o, ColumnEncoding& col) {
   const auto user = o.bounds.count(col.name) ? o.bounds.find(col.name) : o.bounds.find("*");
   if (user != o.bounds.end()) {
+    if (!std::isfinite(user->second.hi - user->second.lo)) fail_too_wide(col.name, "the given bounds");
     col.bounds = user->second;
     col.origin = BoundsOrigin::User;
     return;
@@ -193,6 +202,7 @@ void choose_bounds(const CsvTable& t, std::size_t f, const SchemaOptions& o, Col
     lo = std::min(lo, v);
     hi = std::max(hi, v);
   }
+  if (!std::isfinite(hi - lo)) fail_too_wide(col.name, "its training values");
   col.bounds = Bounds{lo, hi};
   col.origin = BoundsOrigin::Data;
 }

@@ -168,6 +168,16 @@ TEST(ColumnSchema, BadNumberInANumericColumnNamesTheLine) {
   EXPECT_LOAD_ERROR(ColumnSchema(t, o), "bad number \"2x\" in numeric column \"v\" at " + f.path() + ":3");
 }
 
+TEST(ColumnSchema, TrainingValuesWhoseRangeOverflowsAreRefusedByName) {
+  // -1e308 and 1e308 are doubles, their difference is not: every value scaled to inf/inf (NaN).
+  TempFile f("a,b,y\n1e308,1,x\n-1e308,2,z\n");
+  const CsvTable t = read_csv(f.path(), std::nullopt, RowSplitter(), CsvOptions());
+  SchemaOptions o;
+  o.numeric = {"a"};
+  EXPECT_LOAD_ERROR(ColumnSchema(t, o),
+                    "the range of column \"a\" (from its training values) is too wide: max - min overflows a double");
+}
+
 TEST(ColumnSchema, MissingNumericValueIsAnErrorUnlessDropped) {
   TempFile f("v,y\n1,a\n?,b\n");
   const CsvTable t = read_csv(f.path(), std::nullopt, RowSplitter(), CsvOptions());
@@ -207,6 +217,8 @@ TEST(BoundsSpec, ParsesListsAndRejectsNonsense) {
   EXPECT_LOAD_ERROR(parse_bounds_spec("age=1", b), "bad bounds \"1\"");
   EXPECT_LOAD_ERROR(parse_bounds_spec("age=a:b", b), "bad bounds");
   EXPECT_LOAD_ERROR(parse_bounds_spec("age=5:5", b), "empty bounds 5:5");
+  EXPECT_LOAD_ERROR(parse_bounds_spec("a=-1e308:1e308", b),
+                    "the range of column \"a\" (from --bounds -1e308:1e308) is too wide: max - min overflows a double");
   std::map<std::string, std::vector<std::string>> c;
   parse_categories_spec("sex=Female|Male", c);
   EXPECT_EQ(c["sex"], (std::vector<std::string>{"Female", "Male"}));
