@@ -13,29 +13,23 @@
 
 #include "pg_connection.h"
 
+#include "../hex_bytes.h"
+
 namespace dptrain::client {
 namespace {
 
-std::string hex(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
+using testing::hex_bytes;
 
 TEST(Float8ArrayBinary, WritesTheBytesOfArraySend) {
   // SELECT array_send('{1.5,-2}'::float8[]) gives
   // \x 00000001 00000000 000002bd 00000002 00000001
   //    00000008 3ff8000000000000 00000008 c000000000000000
   const double v[] = {1.5, -2.0};
-  EXPECT_EQ(hex(float8_array_to_binary(v, 2)),
+  EXPECT_EQ(hex_bytes(float8_array_to_binary(v, 2)),
             "00000001" "00000000" "000002bd" "00000002" "00000001"
             "00000008" "3ff8000000000000" "00000008" "c000000000000000");
   // '{}'::float8[]: no dimensions.
-  EXPECT_EQ(hex(float8_array_to_binary(nullptr, 0)), "00000000" "00000000" "000002bd");
+  EXPECT_EQ(hex_bytes(float8_array_to_binary(nullptr, 0)), "00000000" "00000000" "000002bd");
 }
 
 TEST(Float8ArrayBinary, RoundTripsEveryBit) {

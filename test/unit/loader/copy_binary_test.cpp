@@ -2,18 +2,12 @@
 
 #include "loader/copy_binary.h"
 
+#include "../hex_bytes.h"
+
 namespace dptrain::loader {
 namespace {
 
-std::string hex(const std::string& s) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
+using testing::hex_bytes;
 
 // Byte layouts from the PostgreSQL manual ("COPY", Binary Format) and
 // array_send: ndim, has-null flag, element type oid, (dim, lower bound), then
@@ -21,10 +15,10 @@ std::string hex(const std::string& s) {
 TEST(CopyBinary, HeaderAndTrailer) {
   std::string s;
   copy_binary_header(s);
-  EXPECT_EQ(hex(s), "5047434f50590aff0d0a00" "00000000" "00000000");
+  EXPECT_EQ(hex_bytes(s), "5047434f50590aff0d0a00" "00000000" "00000000");
   s.clear();
   copy_binary_trailer(s);
-  EXPECT_EQ(hex(s), "ffff");
+  EXPECT_EQ(hex_bytes(s), "ffff");
 }
 
 TEST(CopyBinary, RowWithBooleanIntegerAndTextLabels) {
@@ -41,15 +35,15 @@ TEST(CopyBinary, RowWithBooleanIntegerAndTextLabels) {
   LabelValue y;
   y.boolean = true;
   copy_binary_row(s, 7, x, 2, LabelType::Boolean, y);
-  EXPECT_EQ(hex(s), prefix + "00000001" "01");
+  EXPECT_EQ(hex_bytes(s), prefix + "00000001" "01");
   s.clear();
   y.integer = -3;
   copy_binary_row(s, 7, x, 2, LabelType::Integer, y);
-  EXPECT_EQ(hex(s), prefix + "00000004" "fffffffd");
+  EXPECT_EQ(hex_bytes(s), prefix + "00000004" "fffffffd");
   s.clear();
   y.text = "ab";
   copy_binary_row(s, 7, x, 2, LabelType::Text, y);
-  EXPECT_EQ(hex(s), prefix + "00000002" "6162");
+  EXPECT_EQ(hex_bytes(s), prefix + "00000002" "6162");
 }
 
 // dptrain.sparsevec's binary form (src/pg/sparsevec.cpp): dim, nnz, the
@@ -60,7 +54,7 @@ TEST(CopyBinary, SparseRowKeepsTheNonZeroValues) {
   LabelValue y;
   y.boolean = false;
   copy_binary_sparse_row(s, 7, x, 4, LabelType::Boolean, y);
-  EXPECT_EQ(hex(s), "0003"
+  EXPECT_EQ(hex_bytes(s), "0003"
                     "00000008" "0000000000000007"       // id bigint 7
                     "00000020"                          // 8 + 2 * 12 = 32 bytes
                     "00000004" "00000002"               // dim 4, 2 entries
