@@ -105,7 +105,38 @@ char* boolean_class(const char* name) {
   return pstrdup(v ? "true" : "false");
 }
 
+// The class text of a declared name for a label of `label_type` (nullptr:
+// no value of the type), or nullptr for a type whose classes are its text.
+using CanonicalClass = char* (*)(const char*, Oid);
+CanonicalClass canonical_class_of(Oid label_type) {
+  switch (label_type) {
+    case INT2OID:
+    case INT4OID:
+    case INT8OID: return [](const char* s, Oid) { return integer_class(s); };
+    case NUMERICOID: return [](const char* s, Oid) { return numeric_class(s); };
+    case BOOLOID: return [](const char* s, Oid) { return boolean_class(s); };
+    case FLOAT4OID:
+    case FLOAT8OID: return [](const char* s, Oid t) { return float_class(s, t == FLOAT4OID); };
+    default: return nullptr;
+  }
+}
+
 }  // namespace
+
+const char* declared_non_value(ArrayType* declared, Oid label_type) {
+  const CanonicalClass canonical = canonical_class_of(label_type);
+  if (canonical == nullptr || declared == nullptr || ARR_NDIM(declared) != 1 ||
+      (ARR_HASNULL(declared) && array_contains_nulls(declared)))
+    return nullptr;
+  Datum* items;
+  int k;
+  deconstruct_array(declared, TEXTOID, -1, false, TYPALIGN_INT, &items, nullptr, &k);
+  for (int i = 0; i < k; ++i) {
+    char* name = TextDatumGetCString(items[i]);
+    if (canonical(name, label_type) == nullptr) return name;
+  }
+  return nullptr;
+}
 
 const char* label_class_sql(const char* y, Oid label_type) {
   switch (label_type) {
@@ -118,17 +149,8 @@ const char* label_class_sql(const char* y, Oid label_type) {
 }
 
 ArrayType* canonical_declared_classes(ArrayType* declared, Oid label_type) {
-  char* (*canonical)(const char*, Oid) = nullptr;
-  switch (label_type) {
-    case INT2OID:
-    case INT4OID:
-    case INT8OID: canonical = [](const char* s, Oid) { return integer_class(s); }; break;
-    case NUMERICOID: canonical = [](const char* s, Oid) { return numeric_class(s); }; break;
-    case BOOLOID: canonical = [](const char* s, Oid) { return boolean_class(s); }; break;
-    case FLOAT4OID:
-    case FLOAT8OID: canonical = [](const char* s, Oid t) { return float_class(s, t == FLOAT4OID); }; break;
-    default: return declared;
-  }
+  const CanonicalClass canonical = canonical_class_of(label_type);
+  if (canonical == nullptr) return declared;
   if (ARR_NDIM(declared) != 1 || (ARR_HASNULL(declared) && array_contains_nulls(declared))) return declared;
   Datum* items;
   int k;

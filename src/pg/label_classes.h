@@ -33,4 +33,8 @@ const char* label_class_sql(const char* y, Oid label_type);
 // are returned as they are (declared_class_names refuses them).
 ArrayType* canonical_declared_classes(ArrayType* declared, Oid label_type);
 
+// The first declared name that is no value of the number or boolean label
+// type (it matches no row: '<=50K' for a boolean label), or nullptr.
+const char* declared_non_value(ArrayType* declared, Oid label_type);
+
 }  // namespace dptrain::pg

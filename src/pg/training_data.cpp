@@ -134,6 +134,23 @@ void check_model_size(int nclasses, int64 dim) {
                     errhint("Reduce the dimension, e.g. with a random projection, or the number of classes.")));
 }
 
+// A reader's rows have labels none of the declared classes names. A
+// declared name that is no value of the label's type (text classes of a
+// boolean label, as `dptrain load --positive` makes) is the likely cause.
+void refuse_labels_outside(const char* label, ArrayType* declared, Oid label_type) {
+  const char* non_value = declared_non_value(declared, label_type);
+  const char* hint =
+      non_value == nullptr
+          ? "Declare every class, or filter the rows."
+          : psprintf("\"%s\" is no %s value, so no row has it: declare the label's values as classes%s, or filter "
+                     "the rows.",
+                     non_value, format_type_be(label_type),
+                     label_type == BOOLOID ? " (ARRAY['false', 'true'], or none: a boolean label's classes are those)"
+                                           : "");
+  ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+                  errmsg("label column \"%s\" has values outside the declared classes", label), errhint("%s", hint)));
+}
+
 }  // namespace
 
 void inspect_training_data(Oid relid, const char* label, const char* features, ArrayType* declared,
@@ -165,10 +182,7 @@ void inspect_training_data(Oid relid, const char* label, const char* features, A
   const TrainingClasses classes = resolve_classes(declared, c.label_kind == LabelKind::Boolean, scanned.found, label);
   check_model_size(classes.count, dim);
   // Counted in the scan above.
-  if (class_scan == ClassScan::Declared && scanned.outside > 0)
-    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-                    errmsg("label column \"%s\" has values outside the declared classes", label),
-                    errhint("Declare every class, or filter the rows.")));
+  if (class_scan == ClassScan::Declared && scanned.outside > 0) refuse_labels_outside(label, declared, c.label_type);
 
   out->source_name = pstrdup(c.qualified);
   out->source_from = c.from;

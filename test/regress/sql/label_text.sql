@@ -86,6 +86,13 @@ SELECT * FROM pg_temp.try($$SELECT dp_train('lt_numeric', 'y', 'x', algorithm =>
                                             batch_size => 5, classes => ARRAY['1.0', '1.00', '2'])$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('lt_bool', 'y', 'x', algorithm => 'none', seed => 1,
                                             batch_size => 5, classes => ARRAY['false', 't', 'true'])$$);
+-- names of no value of the label's type match no row: the hint names one
+-- (a boolean label declared with the text classes of its file, as the docs'
+-- examples once did after `dptrain load --positive '>50K'`)
+SELECT * FROM pg_temp.try($$SELECT dp_train('lt_bool', 'y', 'x', algorithm => 'none', seed => 1,
+                                            batch_size => 5, classes => ARRAY['<=50K', '>50K'])$$);
+SELECT * FROM pg_temp.try($$SELECT dp_train('lt_int', 'y', 'x', algorithm => 'none', seed => 1,
+                                            batch_size => 5, classes => ARRAY['1', 'two'])$$);
 -- NaN labels are refused (float8 and numeric)
 SELECT * FROM pg_temp.try($$SELECT dp_train('lt_nan', 'y', 'x', algorithm => 'none', seed => 1, batch_size => 5)$$);
 SELECT * FROM pg_temp.try($$SELECT dp_train('lt_nan', 'n', 'x', algorithm => 'none', seed => 1, batch_size => 5)$$);
