@@ -111,5 +111,43 @@ for page in $(ls -- *.sql | sed 's/__[0-9]*\.sql$//' | sort -u); do
     fi
   done
 done
-[ "$failed" = 0 ] || { echo "FAIL: a documented SQL example does not run as written" >&2; exit 1; }
-echo "docs_sql_examples: every sql block of README.md and docs/*.md runs as written"
+# Names: every dptrain.NAME in the pages' code is an object of the
+# extension's schema, and README's dp_train table lists exactly its named
+# arguments and its result columns.
+psql -X -At -v ON_ERROR_STOP=1 -d "$fixture" >names.txt -c "
+  SELECT proname FROM pg_proc WHERE pronamespace = 'dptrain'::regnamespace
+  UNION SELECT relname FROM pg_class WHERE relnamespace = 'dptrain'::regnamespace
+  UNION SELECT typname FROM pg_type WHERE typnamespace = 'dptrain'::regnamespace"
+psql -X -At -v ON_ERROR_STOP=1 -d "$fixture" >train_args.txt -c "
+  SELECT array_to_string(proargnames[4:], ' ') FROM pg_proc
+  WHERE oid = 'dp_train(regclass, text, text, text, text, float8, float8, int, int, float8, float8, text, bigint,
+                        text[], text, float8, boolean, boolean, float8, jsonb, boolean)'::regprocedure
+  UNION ALL SELECT string_agg(attname, ', ' ORDER BY attnum) FROM pg_attribute
+  WHERE attrelid = 'dptrain.trained_model'::regclass AND attnum > 0"
+python3 - "$ROOT" <<'PY' || failed=1
+import glob, os, re, sys
+root = sys.argv[1]
+names = set(open("names.txt").read().split())
+args, columns = open("train_args.txt").read().splitlines()
+bad = []
+for page in [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md"))):
+    text = open(page, encoding="utf-8").read()
+    for code in re.findall(r"```.*?```|`[^`]+`", text, flags=re.S):
+        for name in re.findall(r"\bdptrain\.([a-z_][a-z0-9_]*)(?![a-z0-9_*])", code):
+            if name not in names and name != "so":  # dptrain.so, the library
+                bad.append(f"{os.path.relpath(page, root)}: dptrain.{name}: no such function, table or type")
+readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+table = readme.split("Named arguments with their defaults:", 1)[1].lstrip().split("\n\n", 1)[0]
+documented = {a for row in table.splitlines()[2:] for a in re.findall(r"`(\w+)`", row.split("|")[1])}
+if documented != set(args.split()):
+    bad.append(f"README.md: dp_train's argument table lists {sorted(documented)}, dp_train takes {args.split()}")
+if f"returns one row `({columns})`" not in readme:
+    bad.append(f"README.md: dp_train returns ({columns}), not the row the README names")
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+
+[ "$failed" = 0 ] || { echo "FAIL: a documented SQL example or name does not match the extension" >&2; exit 1; }
+echo "docs_sql_examples: every sql block of README.md and docs/*.md runs as written;" \
+  "every dptrain.NAME exists; README's dp_train table is its signature"
