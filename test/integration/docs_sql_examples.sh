@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Every ```sql block of README.md and docs/*.md runs as written, in order, one
-# fresh database per page, on the tables the pages name (lib/docs_fixture.sql;
-# adult is UCI Adult as `dptrain load` loads it, every 10th row kept for
-# speed). A block whose line before is `<!-- docs_sql_examples: skip ... -->`
-# is left out (a statement with placeholders such as $1). A leading
+# fresh database per page, on the tables the pages name (lib/docs_fixture.sh).
+# A block whose line before is `<!-- docs_sql_examples: skip ... -->` is left
+# out (a statement with placeholders such as $1). A leading
 # `CREATE EXTENSION dptrain;` is dropped (the databases have it).
 # docs/walkthrough.md is walkthrough.sh's: it runs the whole page.
 # A one-line statement whose comment starts with a value -- `-- (0.6, 1e-06)`,
@@ -13,15 +12,9 @@
 set -euo pipefail
 : "${DPTRAIN_CLI:?}" "${DPTRAIN_DATA:?}"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$ROOT/test/integration/lib/docs_fixture.sh"
 WORK=$(mktemp -d)
-fixture=dptrain_docs_fixture_$$
-dbs=("$fixture")
-cleanup() {
-  for d in "${dbs[@]}"; do dropdb --if-exists --force "$d" >/dev/null 2>&1 || true; done
-  psql -Xq -d postgres -c "DROP ROLE IF EXISTS analyst" -c "DROP ROLE IF EXISTS trusted_role" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+docs_fixture
 cd "$WORK"
 
 # Split the pages into PAGE__LINE.sql; a checked statement's output goes to
@@ -58,12 +51,6 @@ for page in pages:
 print(f"{count} sql blocks, {checks} shown values")
 PY
 
-createdb "$fixture"
-psql -Xq -v ON_ERROR_STOP=1 -d "$fixture" -c "CREATE EXTENSION dptrain"
-"$DPTRAIN_CLI" load --db "dbname=$fixture" --table adult --positive ">50K" --drop-missing \
-  --test-file "$DPTRAIN_DATA/adult/adult.test.gz" "$DPTRAIN_DATA/adult/adult.data.gz" 2>/dev/null
-psql -Xq -v ON_ERROR_STOP=1 -d "$fixture" -f "$ROOT/test/integration/lib/docs_fixture.sql"
-
 failed=0
 check_values() {  # check_values BLOCK WHERE: the shown values of the block's statements
   python3 - "$1" "$2" <<'PY'
@@ -94,9 +81,7 @@ PY
 }
 
 for page in $(ls -- *.sql | sed 's/__[0-9]*\.sql$//' | sort -u); do
-  db=dptrain_docs_${page//[^a-zA-Z0-9]/_}_$$
-  dbs+=("$db")
-  createdb -T "$fixture" "$db"
+  docs_page_db "$page"
   for block in "$page"__*.sql; do
     line=${block##*__}; line=$((10#${line%.sql}))
     where="${page//\~//}:$line"

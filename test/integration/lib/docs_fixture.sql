@@ -38,3 +38,6 @@ CREATE TABLE adult_raw_test AS SELECT * FROM adult_raw WHERE id % 5 = 0;
 -- docs/sparse.md: sparse rows (x dptrain.sparsevec), as `dptrain load --sparse` loads them.
 CREATE TABLE reuters AS
 SELECT id, ARRAY[0, x[1], 0, x[2], 0, 0, x[3]]::float8[]::dptrain.sparsevec AS x, y FROM t;
+-- docs/defaults.md, docs/pfw.md: the same under the name docs/loading-data.md gives it.
+CREATE TABLE reuters_sparse AS SELECT * FROM reuters WHERE id % 5 <> 0;
+CREATE TABLE reuters_sparse_test AS SELECT * FROM reuters WHERE id % 5 = 0;
