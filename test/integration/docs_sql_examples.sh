@@ -80,7 +80,7 @@ sys.exit(bad)
 PY
 }
 
-for page in $(ls -- *.sql | sed 's/__[0-9]*\.sql$//' | sort -u); do
+for page in $(printf '%s\n' *.sql | sed 's/__[0-9]*\.sql$//' | sort -u); do
   docs_page_db "$page"
   for block in "$page"__*.sql; do
     line=${block##*__}; line=$((10#${line%.sql}))
