@@ -108,6 +108,25 @@ void refuse_callers_temp_objects(const RunIdentities& ids) {
                   errhint("Drop them first (DISCARD TEMP), or train from a new session.")));
 }
 
+// A SERIALIZABLE transaction takes a predicate lock (SIReadLock) on every
+// tuple, page or relation its reads touch, and pg_locks shows them to every
+// role -- the caller's own session too, and they outlive a ROLLBACK TO
+// SAVEPOINT. A read as the owner would show which tuples of the owner's
+// tables its view or policy code visited as the rows decided (the registry
+// entries of the source's patients, by index lookup), also from the count
+// before the charge, which a public refusal then ends for free. So a run
+// without read access is refused in such a transaction before its first read:
+// the isolation level is the caller's own choice, never a fact of the rows.
+void refuse_serializable_read(Oid relid) {
+  if (!IsolationIsSerializable()) return;
+  ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                  errmsg("a run without read access to \"%s\" cannot run in a SERIALIZABLE transaction",
+                         get_rel_name(relid)),
+                  errdetail("A serializable read leaves predicate locks on the tuples the owner's code visits, "
+                            "which pg_locks shows to every role. Nothing was charged."),
+                  errhint("Train in a REPEATABLE READ or READ COMMITTED transaction.")));
+}
+
 // PostgreSQL's cancel (statement_timeout, pg_cancel_backend, a cancel the
 // caller sent): raised by ProcessInterrupts, whatever language it is in.
 bool is_interrupt(const ErrorData* e) {
@@ -142,6 +161,7 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
     body(arg);
     return;
   }
+  refuse_serializable_read(relid);
   refuse_callers_temp_objects(ids);
   // Looked at again before every read as the owner, not only when the call
   // began: row security or security_invoker the owner set since is refused

@@ -120,6 +120,9 @@ $analyst = $node->background_psql('postgres', on_error_stop => 0);
 $analyst->query_until(qr/started/, q{
   \echo started
   SET ROLE analyst;
+  -- (a run without read access is refused under SERIALIZABLE: its own
+  -- session says REPEATABLE READ; the worker still takes the database's)
+  SET default_transaction_isolation = 'repeatable read';
   SELECT model_id > 0 AS trained FROM dp_train('t', 'y', 'x', algorithm => 'bolton', epsilon => 1, epochs => 1,
                                               classes => ARRAY['false', 'true']);
   \echo finished
