@@ -126,6 +126,15 @@ void copy_readable_rows(const char* shuffled, const RunIdentities& ids, CopyOrde
   fill_copy(shuffled, sql, 1, types, values, order, ids, out->relid, out->rows, copy_row_bytes(out->dim, out->sparse));
 }
 
+// A dense row as the copy stores it: detoasted (array_cat with an empty
+// array returns its first argument fetched and decompressed), so that with
+// the copy's STORAGE EXTERNAL (create_copy_table) every row is the same size
+// and goes out of line or not by d alone. A float8[] source passes its
+// compressed values through, and they stayed compressed in the copy.
+const char* uncompressed_dense_row() {
+  return "pg_catalog.array_cat(CASE WHEN u THEN xs ELSE $2 END, '{}'::pg_catalog.float8[])";
+}
+
 // The copy of a run without read access: a row that the training could not
 // use as it is -- NULL or non-finite features, another length than d, NULL
 // elements, a value beyond float8, a label that is NULL, NaN or not a
@@ -152,7 +161,7 @@ void copy_replacing_unusable_rows(const char* shuffled, const RunIdentities& ids
   appendStringInfo(&sql,
                    "SELECT i, %s, CASE WHEN u THEN ys ELSE 0 END "
                    "FROM (SELECT i, xs, ys, coalesce(dptrain.usable_row(xs, ys, $3), false) AS u FROM (%s) r) s",
-                   with_intercept("CASE WHEN u THEN xs ELSE $2 END", out),
+                   with_intercept(sparse ? "CASE WHEN u THEN xs ELSE $2 END" : uncompressed_dense_row(), out),
                    shuffled_rows_sql(out->source_from,
                                      psprintf("%s AS xs, (array_position($1, %s) - 1)::float8 AS ys", features,
                                               label_class_sql(out->y, out->label_type)),
@@ -188,6 +197,16 @@ const char* create_copy_table(const RunIdentities& ids, bool sparse) {
   spi_exec(psprintf("CREATE TEMP TABLE %s (i int8 NOT NULL, x %s, y float8) ON COMMIT DROP", shuffled,
                     sparse ? "dptrain.sparsevec" : "float8[]"),
            0, nullptr, nullptr, SPI_OK_UTILITY);
+  // Never compressed: a row that did not compress below the TOAST threshold
+  // went out of line and took an OID from the cluster's counter, which every
+  // role reads (lo_create(0)): the run spent one OID per such row, a count
+  // of rows with a property (security_toast_oids.sql). Uncompressed, every
+  // dense row of the copy has the same size (d values, no NULL). A sparse
+  // row's size is its number of non-zeros (docs/governance.md, third round).
+  // A reader's copy stays compressed (it may count such rows itself).
+  if (!sparse && !ids.caller_reads)
+    spi_exec(psprintf("ALTER TABLE %s ALTER COLUMN x SET STORAGE EXTERNAL", shuffled), 0, nullptr, nullptr,
+             SPI_OK_UTILITY);
   if (ids.reader != ids.runner)
     spi_exec(psprintf("GRANT INSERT ON %s TO %s", shuffled, quoted_role(ids.reader)), 0, nullptr, nullptr,
              SPI_OK_UTILITY);

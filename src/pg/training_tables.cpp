@@ -46,8 +46,9 @@ void reshuffle_training_data(const char* shuffled) {
   const bool seeded = bms_is_member(copy, seeded_copies);
   StringInfoData sql;
   initStringInfo(&sql);
-  // (LIKE ...): the copy's own column types (x float8[] or dptrain.sparsevec).
-  appendStringInfo(&sql, "CREATE TEMP TABLE %s_next (LIKE %s) ON COMMIT DROP", shuffled, shuffled);
+  // (LIKE ...): the copy's own column types (x float8[] or dptrain.sparsevec) and
+  // storage (uncompressed dense rows: create_copy_table).
+  appendStringInfo(&sql, "CREATE TEMP TABLE %s_next (LIKE %s INCLUDING STORAGE) ON COMMIT DROP", shuffled, shuffled);
   spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
   resetStringInfo(&sql);
   if (seeded) {
@@ -91,7 +92,7 @@ char** split_training_data(const char* shuffled, int parts, int64* rows) {
     // the position in the random order; the outer one numbers the part's rows
     // 1..m_p in their order (column i, for BST14's dptrain.sampled_rows).
     appendStringInfo(&sql,
-                     "CREATE TEMP TABLE %s (LIKE %s) ON COMMIT DROP; "
+                     "CREATE TEMP TABLE %s (LIKE %s INCLUDING STORAGE) ON COMMIT DROP; "
                      "INSERT INTO %s SELECT row_number() OVER (), x, y "
                      "FROM (SELECT x, y, row_number() OVER () - 1 AS r FROM %s) s WHERE r %% %d = %d",
                      names[p], shuffled, names[p], shuffled, parts, p);
