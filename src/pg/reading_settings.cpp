@@ -15,7 +15,8 @@ struct Setting {
 
 // Every setting a role may SET that changes whether or how a value parses,
 // prints or compares, or what an error does: PostgreSQL 15's boot values.
-// (Planner settings change plans, not values; timeouts are timing.)
+// (Planner settings change plans, not values, except parallelism, below;
+// timeouts are timing.)
 constexpr Setting kReadingSettings[] = {
     {"exit_on_error", "off"},
     {"DateStyle", "ISO, MDY"},
@@ -35,6 +36,12 @@ constexpr Setting kReadingSettings[] = {
     {"extra_float_digits", "1"},
     {"default_text_search_config", "pg_catalog.simple"},
     {"gin_fuzzy_search_limit", "0"},
+    // No parallel worker: one reports the statement it runs (the owner's
+    // code's, a row's value inlined by EXECUTE format('%L')) in
+    // pg_stat_activity to every session of the role that logged in
+    // (test/tap/014_parallel_worker_query.pl).
+    {"max_parallel_workers_per_gather", "0"},
+    {"force_parallel_mode", "off"},
     // PL/pgSQL's, where its library is loaded (an unknown name would make a
     // placeholder): extra checks turn a row-dependent case into an error,
     // check_asserts switches the owner's ASSERTs on or off.

@@ -9,7 +9,8 @@
 // dptrain can charge the failure or hide it. Each was a bit about the rows
 // that the caller chose to ask for. While such a run reads, these settings
 // take fixed values (PostgreSQL's built-in defaults; exit_on_error off), the
-// same for every caller.
+// same for every caller. And no parallel worker runs it: a worker shows the
+// statement it runs in pg_stat_activity to the caller's other sessions.
 #pragma once
 
 namespace dptrain::pg {
