@@ -5,6 +5,7 @@ extern "C" {
 #include "catalog/namespace.h"
 #include "executor/instrument.h"
 #include "tcop/tcopprot.h"
+#include "utils/portal.h"
 #include "utils/resowner.h"
 }
 
@@ -127,6 +128,47 @@ void refuse_serializable_read(Oid relid) {
                   errhint("Train in a REPEATABLE READ or READ COMMITTED transaction.")));
 }
 
+// The names of the cursors (portals) open in the session.
+List* open_cursor_names() {
+  if (SPI_execute("SELECT name FROM pg_catalog.pg_cursor()", true, 0) != SPI_OK_SELECT)
+    elog(ERROR, "dptrain: could not list the session's cursors");
+  List* names = NIL;
+  for (uint64 r = 0; r < SPI_processed; ++r)
+    names = lappend(names, SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1));
+  return names;
+}
+
+bool has_name(List* names, const char* name) {
+  ListCell* lc;
+  foreach (lc, names) {
+    if (strcmp(static_cast<const char*>(lfirst(lc)), name) == 0) return true;
+  }
+  return false;
+}
+
+// A cursor the owner's code OPENed and did not CLOSE (PL/pgSQL leaves it to
+// the end of the transaction) outlived the read: the caller listed it in
+// pg_cursors, the owner's statement with a row's value inlined, and FETCHed
+// the rest of its rows with the owner's rights -- a table it may not read
+// (security_owner_cursors.sql). A read that fails drops its cursors with its
+// subtransaction; one that succeeds closes those it opened. The caller's own
+// cursors, open before the read, stay.
+void close_cursors_opened_since(List* before) {
+  // (the read's result stays the caller's to take: SPI_tuptable)
+  SPITupleTable* const result = SPI_tuptable;
+  const uint64 processed = SPI_processed;
+  List* after = open_cursor_names();
+  SPI_tuptable = result;
+  SPI_processed = processed;
+  ListCell* lc;
+  foreach (lc, after) {
+    const char* name = static_cast<const char*>(lfirst(lc));
+    if (has_name(before, name)) continue;
+    Portal portal = SPI_cursor_find(name);
+    if (portal != nullptr && portal->status != PORTAL_ACTIVE) SPI_cursor_close(portal);
+  }
+}
+
 // PostgreSQL's cancel (statement_timeout, pg_cancel_backend, a cancel the
 // caller sent): raised by ProcessInterrupts, whatever language it is in.
 bool is_interrupt(const ErrorData* e) {
@@ -196,12 +238,16 @@ void run_hiding_errors(const RunIdentities& ids, Oid relid, void (*body)(void*),
   // Nor the blocks it reads: the buffer usage of the caller's statement
   // (EXPLAIN (ANALYZE, BUFFERS), pg_stat_statements) would count the owner's
   // code reading as the data decides (pass_messages.h).
+  List* cursors = open_cursor_names();
   const BufferUsage buffers = pgBufferUsage;
   ErrorData* failure = run_catching(body, arg);
   if (hidden) pgBufferUsage = buffers;
   AtEOXact_GUC(false, stats_level);
   whereToSendOutput = client;
-  if (failure == nullptr) return;
+  if (failure == nullptr) {
+    close_cursors_opened_since(cursors);
+    return;
+  }
   // A cancel (or statement_timeout) says nothing about the rows: it passes
   // as a cancel, uncharged (below); so does a statement refused before it ran
   // because the relation's name now finds another object
