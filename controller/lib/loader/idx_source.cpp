@@ -1,5 +1,6 @@
 #include "loader/idx_source.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/error.h"
@@ -13,38 +14,76 @@ std::size_t IdxArray::item_size() const {
   return s;
 }
 
-IdxArray parse_idx(const std::vector<unsigned char>& b, const std::string& path) {
-  if (b.size() < 4 || b[0] != 0 || b[1] != 0)
+namespace {
+
+constexpr std::size_t kBodyChunk = std::size_t{1} << 20;
+
+// The shape in the header of `in`, read up to the body; throws on a bad
+// magic number, another type than unsigned bytes or a truncated header.
+std::vector<std::uint32_t> read_idx_shape(BinaryInput& in) {
+  const std::string& path = in.path();
+  unsigned char m[4];
+  if (in.read(m, 4) < 4 || m[0] != 0 || m[1] != 0)
     fail(ErrorKind::InvalidData, "\"" + path + "\" is not an IDX file (bad magic number)", {},
          "IDX files start with 0x00 0x00 <type> <dimensions> (MNIST: 0x00000803 images, 0x00000801 labels).");
-  if (b[2] != 0x08) {
+  if (m[2] != 0x08) {
     char type[8];
-    std::snprintf(type, sizeof(type), "0x%02x", b[2]);
+    std::snprintf(type, sizeof(type), "0x%02x", m[2]);
     fail(ErrorKind::InvalidData, "\"" + path + "\" holds IDX type " + type + ", not unsigned bytes",
          {}, "Only unsigned-byte IDX files (type 0x08, as MNIST) are supported.");
   }
-  const std::size_t ndims = b[3];
-  if (ndims == 0 || b.size() < 4 + 4 * ndims)
+  const std::size_t ndims = m[3];
+  std::vector<unsigned char> dims(4 * ndims);
+  if (ndims == 0 || in.read(dims.data(), dims.size()) < dims.size())
     fail(ErrorKind::InvalidData, "\"" + path + "\" has a truncated IDX header");
-  IdxArray a;
-  std::size_t total = 1;
+  std::vector<std::uint32_t> shape;
   for (std::size_t k = 0; k < ndims; ++k) {
-    const unsigned char* p = b.data() + 4 + 4 * k;
-    const std::uint32_t d = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-    a.shape.push_back(d);
-    // A header can claim up to 2^(32 * 255) bytes; past 2^63 it would wrap
-    // around and might pass for the body the file has.
+    const unsigned char* p = dims.data() + 4 * k;
+    shape.push_back((std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3]);
+  }
+  return shape;
+}
+
+// The body size the shape declares. A header can claim up to 2^(32 * 255)
+// bytes; past 2^63 it would wrap around and might pass for the body the file has.
+std::size_t declared_bytes(const std::vector<std::uint32_t>& shape, const std::string& path) {
+  std::size_t total = 1;
+  for (const std::uint32_t d : shape) {
     if (d != 0 && total > (std::size_t{1} << 62) / d)
       fail(ErrorKind::InvalidData, "\"" + path + "\" declares more data than any file can hold", {},
            "Is it an IDX file? Its header gives the size of every dimension.");
     total *= d;
   }
-  const std::size_t body = b.size() - 4 - 4 * ndims;
-  if (body != total)
-    fail(ErrorKind::InvalidData,
-         "\"" + path + "\" is truncated or has trailing bytes: its header promises " + std::to_string(total) +
-             " bytes of data, the file has " + std::to_string(body));
-  a.data.assign(b.begin() + static_cast<std::ptrdiff_t>(4 + 4 * ndims), b.end());
+  return total;
+}
+
+[[noreturn]] void refuse_body_size(const std::string& path, std::size_t declared, const std::string& has) {
+  fail(ErrorKind::InvalidData, "\"" + path + "\" is truncated or has trailing bytes: its header promises " +
+                                   std::to_string(declared) + " bytes of data, the file has " + has);
+}
+
+}  // namespace
+
+IdxArray read_idx(const std::string& path) {
+  BinaryInput in(path);
+  IdxArray a;
+  a.shape = read_idx_shape(in);
+  const std::size_t total = declared_bytes(a.shape, path);
+  const std::uint64_t header = 4 + 4 * std::uint64_t{a.shape.size()};
+  // A plain file's size is known: a header that disagrees with it is refused
+  // before anything of the declared size is allocated or read.
+  if (in.size() && *in.size() - header != total) refuse_body_size(path, total, std::to_string(*in.size() - header));
+  // A compressed body grows with the bytes actually inflated, never beyond
+  // the declared size, and a byte past it is an error (a gzip bomb is not
+  // inflated into memory).
+  while (a.data.size() < total) {
+    const std::size_t used = a.data.size(), want = std::min(total - used, kBodyChunk);
+    a.data.resize(used + want);
+    const std::size_t got = in.read(a.data.data() + used, want);
+    if (got < want) refuse_body_size(path, total, std::to_string(used + got));
+  }
+  unsigned char extra;
+  if (in.read(&extra, 1) > 0) refuse_body_size(path, total, "more");
   return a;
 }
 
@@ -88,8 +127,8 @@ IdxSource::IdxSource(const std::string& train_images, std::string train_labels,
   if (test_images && splitter.active())
     fail(ErrorKind::InvalidParameter, "give either a test file or a test-row list, not both");
   train_labels = labels_path(train_images, train_labels);
-  arrays_[0] = parse_idx(read_file_bytes(train_images), train_images);
-  arrays_[1] = parse_idx(read_file_bytes(train_labels), train_labels);
+  arrays_[0] = read_idx(train_images);
+  arrays_[1] = read_idx(train_labels);
   check_pair(arrays_[0], arrays_[1], train_images, train_labels);
   dims_ = arrays_[0].item_size();
   if (dims_ == 0) fail(ErrorKind::InvalidData, "\"" + train_images + "\" holds empty images");
@@ -102,8 +141,8 @@ IdxSource::IdxSource(const std::string& train_images, std::string train_labels,
   parts_[0] = ImagePart{train_images, &arrays_[0], &arrays_[1], {}};
   if (test_images) {
     test_labels = labels_path(*test_images, test_labels);
-    arrays_[2] = parse_idx(read_file_bytes(*test_images), *test_images);
-    arrays_[3] = parse_idx(read_file_bytes(test_labels), test_labels);
+    arrays_[2] = read_idx(*test_images);
+    arrays_[3] = read_idx(test_labels);
     check_pair(arrays_[2], arrays_[3], *test_images, test_labels);
     if (arrays_[2].item_size() != dims_)
       fail(ErrorKind::InvalidData, "test images have " + std::to_string(arrays_[2].item_size()) +

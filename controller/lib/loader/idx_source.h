@@ -21,9 +21,13 @@ struct IdxArray {
   std::size_t item_size() const;
 };
 
-// Parses an inflated IDX file of unsigned bytes; throws InvalidData with
-// `path` in the message on a bad magic number or a truncated body.
-IdxArray parse_idx(const std::vector<unsigned char>& bytes, const std::string& path);
+// Reads an IDX file of unsigned bytes (gzip-compressed or not); throws
+// InvalidData naming `path` on a bad magic number, a truncated header, or a
+// body of another size than the header declares. The header is checked
+// before the body is read: a plain file whose size disagrees with it is
+// refused without reading on, and a compressed body is never held beyond the
+// declared size.
+IdxArray read_idx(const std::string& path);
 
 // The labels file next to an images file: "...-images-idx3-ubyte[.gz]" ->
 // "...-labels-idx1-ubyte[.gz]"; empty if the name does not follow that pattern.

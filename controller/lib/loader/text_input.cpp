@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -166,24 +167,23 @@ bool LineReader::next(std::string& line) {
   }
 }
 
-std::vector<unsigned char> read_file_bytes(const std::string& path) {
-  gzFile f = open_input(path);
-  std::vector<unsigned char> out;
-  try {
-    std::size_t used = 0;
-    for (;;) {
-      out.resize(used + kChunk);
-      const std::size_t got = checked_read(f, path, reinterpret_cast<char*>(out.data() + used), kChunk);
-      used += got;
-      if (got == 0) break;
-    }
-    out.resize(used);
-  } catch (...) {
-    gzclose(f);
-    throw;
+BinaryInput::BinaryInput(const std::string& path) : file_(open_input(path)), path_(path) {
+  struct stat st;
+  if (gzdirect(file_) == 1 && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    size_ = static_cast<std::uint64_t>(st.st_size);
+}
+
+BinaryInput::~BinaryInput() { gzclose(file_); }
+
+std::size_t BinaryInput::read(unsigned char* out, std::size_t n) {
+  std::size_t used = 0;
+  while (used < n) {
+    const auto piece = static_cast<unsigned>(std::min<std::size_t>(n - used, kChunk));
+    const std::size_t got = checked_read(file_, path_, reinterpret_cast<char*>(out + used), piece);
+    if (got == 0) break;
+    used += got;
   }
-  gzclose(f);
-  return out;
+  return used;
 }
 
 }  // namespace dptrain::loader

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,26 @@ class LineReader {
 // reports that.
 bool same_file(const std::string& a, const std::string& b);
 
-// The whole (inflated) content of a file, for binary formats like IDX.
-std::vector<unsigned char> read_file_bytes(const std::string& path);
+// A binary file (inflated if gzip-compressed), read in pieces so that a
+// format like IDX checks its header before it allocates for the body.
+class BinaryInput {
+ public:
+  explicit BinaryInput(const std::string& path);
+  ~BinaryInput();
+  BinaryInput(const BinaryInput&) = delete;
+  BinaryInput& operator=(const BinaryInput&) = delete;
+
+  // Reads up to n bytes into out: fewer only at the end of the content.
+  std::size_t read(unsigned char* out, std::size_t n);
+  // The size of the content if known without reading it (a file that is not
+  // compressed), else nullopt.
+  std::optional<std::uint64_t> size() const { return size_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  gzFile file_;
+  std::string path_;
+  std::optional<std::uint64_t> size_;
+};
 
 }  // namespace dptrain::loader

@@ -22,8 +22,6 @@ std::string be32(std::uint32_t v) {
   return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
 }
 
-std::vector<unsigned char> bytes(const std::string& s) { return std::vector<unsigned char>(s.begin(), s.end()); }
-
 TEST(DimensionLimit, TheDefaultIsOneMillionFeatures) {
   EXPECT_EQ(kDefaultMaxFeatures, 1000000u);
   EXPECT_EQ(LoadOptions().max_features, kDefaultMaxFeatures);
@@ -62,7 +60,8 @@ TEST(DimensionLimit, IdxHeadersAreCheckedBeforeTheBody) {
   // 65536^4 = 2^64 bytes wraps around to 0 in 64 bits: the header must not
   // pass for an empty body (each item would claim 2^48 pixels).
   const std::string wrapping = be32(0x00000804) + be32(65536) + be32(65536) + be32(65536) + be32(65536);
-  EXPECT_LOAD_ERROR(parse_idx(bytes(wrapping), "wrap"), "\"wrap\" declares more data than any file can hold");
+  TempFile wrap(wrapping);
+  EXPECT_LOAD_ERROR(read_idx(wrap.path()), "\"" + wrap.path() + "\" declares more data than any file can hold");
   // images of more pixels than the limit
   std::string img = be32(0x00000803) + be32(1) + be32(2) + be32(3) + std::string(6, '\1');
   std::string lab = be32(0x00000801) + be32(1) + std::string(1, '\1');

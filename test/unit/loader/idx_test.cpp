@@ -1,4 +1,9 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <new>
 
 #include "core/error.h"
 #include "loader/dataset.h"
@@ -28,25 +33,60 @@ std::string labels(const std::vector<int>& v) {
   return s;
 }
 
-std::vector<unsigned char> bytes(const std::string& s) { return std::vector<unsigned char>(s.begin(), s.end()); }
-
 TEST(Idx, ParsesHeaderAndBody) {
-  const IdxArray a = parse_idx(bytes(images(4)), "img");
-  EXPECT_EQ(a.shape, (std::vector<std::uint32_t>{4, 2, 3}));
-  EXPECT_EQ(a.items(), 4u);
-  EXPECT_EQ(a.item_size(), 6u);
-  EXPECT_EQ(a.data[6 + 1], 11);
+  TempFile plain(images(4)), gz(images(4), ".gz", true);
+  for (const TempFile* f : {&plain, &gz}) {
+    const IdxArray a = read_idx(f->path());
+    EXPECT_EQ(a.shape, (std::vector<std::uint32_t>{4, 2, 3}));
+    EXPECT_EQ(a.items(), 4u);
+    EXPECT_EQ(a.item_size(), 6u);
+    EXPECT_EQ(a.data[6 + 1], 11);
+  }
 }
 
 TEST(Idx, MalformedFilesAreErrors) {
-  EXPECT_LOAD_ERROR(parse_idx(bytes("PK\3\4...."), "a.zip"), "\"a.zip\" is not an IDX file (bad magic number)");
+  TempFile zip("PK\3\4....");
+  EXPECT_LOAD_ERROR(read_idx(zip.path()), "\"" + zip.path() + "\" is not an IDX file (bad magic number)");
   std::string floats = images(1);
   floats[2] = 0x0D;
-  EXPECT_LOAD_ERROR(parse_idx(bytes(floats), "f"), "not unsigned bytes");
+  TempFile f(floats);
+  EXPECT_LOAD_ERROR(read_idx(f.path()), "not unsigned bytes");
   const std::string whole = images(3);
-  EXPECT_LOAD_ERROR(parse_idx(bytes(whole.substr(0, whole.size() - 1)), "cut"),
-                    "\"cut\" is truncated or has trailing bytes: its header promises 18 bytes of data, the file has 17");
-  EXPECT_LOAD_ERROR(parse_idx(bytes(whole.substr(0, 9)), "hdr"), "truncated IDX header");
+  const std::string promise = "is truncated or has trailing bytes: its header promises 18 bytes of data, the file has ";
+  for (const bool gzip : {false, true}) {
+    TempFile cut(whole.substr(0, whole.size() - 1), ".idx", gzip), longer(whole + "x", ".idx", gzip);
+    EXPECT_LOAD_ERROR(read_idx(cut.path()), "\"" + cut.path() + "\" " + promise + "17");
+    EXPECT_LOAD_ERROR(read_idx(longer.path()), "\"" + longer.path() + "\" " + promise + (gzip ? "more" : "19"));
+    TempFile hdr(whole.substr(0, 9), ".idx", gzip);
+    EXPECT_LOAD_ERROR(read_idx(hdr.path()), "truncated IDX header");
+  }
+}
+
+// Reads `path` under a 64 MiB data limit: exit 0 if refused with `text`.
+void read_idx_in_64_mib(const std::string& path, const std::string& text) {
+  const rlimit lim{64u << 20, 64u << 20};
+  if (setrlimit(RLIMIT_DATA, &lim) != 0) std::_Exit(3);
+  try {
+    read_idx(path);
+  } catch (const Error& e) {
+    std::_Exit(std::string(e.what()).find(text) != std::string::npos ? 0 : 1);
+  } catch (const std::bad_alloc&) {
+    std::_Exit(2);
+  }
+  std::_Exit(4);
+}
+
+// The header is checked before the body is read: a file that holds far
+// more than its header declares is not read into memory first (the reader
+// used to take the whole inflated file, then compare).
+TEST(IdxDeathTest, AHeaderThatDisagreesWithTheFileIsRefusedBeforeItsBodyIsRead) {
+  TempFile sparse(images(1));  // 6 bytes declared, 8 GiB of holes after them
+  ASSERT_EQ(::truncate(sparse.path().c_str(), off_t{1} << 33), 0);
+  EXPECT_EXIT(read_idx_in_64_mib(sparse.path(), "promises 6 bytes of data, the file has 8589934576"),
+              ::testing::ExitedWithCode(0), "");
+  TempFile bomb(images(1) + std::string(std::size_t{128} << 20, '\0'), ".gz", true);  // 128 MiB inflated
+  EXPECT_EXIT(read_idx_in_64_mib(bomb.path(), "promises 6 bytes of data, the file has more"),
+              ::testing::ExitedWithCode(0), "");
 }
 
 TEST(Idx, LabelsPathFollowsTheMnistNaming) {
