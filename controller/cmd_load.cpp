@@ -336,7 +336,7 @@ void register_load(CLI::App& app) {
   cmd->add_option("--max-features", o->max_features,
                   "refuse inputs of more features per row (LIBSVM index, IDX / scikit-learn header, one-hot columns)")
       ->capture_default_str();
-  cmd->add_option("--project", o->project, "Gaussian random projection to K dimensions (data-independent)");
+  cmd->add_option("--project", o->project, "Gaussian random projection to K dimensions (data-independent; K <= the input's features)");
   cmd->add_option("--projection-seed", o->projection_seed, "seed of the projection matrix (public; default: random)");
   cmd->add_flag("--sparse", o->sparse,
                 "store x as dptrain.sparsevec (its non-zero values; for LIBSVM and other high-dimensional sparse data)");

@@ -108,6 +108,18 @@ std::unique_ptr<FeatureSource> open_source(Format* format, const LoadOptions& o,
   return nullptr;
 }
 
+// --project K reduces the input's d features (docs/loading-data.md, step 4):
+// K <= d, and the K x d matrix within RandomProjection::kMaxEntries, both
+// refused before the matrix is drawn.
+void check_projection(std::size_t k, std::size_t d) {
+  if (k > d)
+    fail(ErrorKind::InvalidParameter,
+         "--project " + std::to_string(k) + " exceeds the input's " + std::to_string(d) + " features",
+         "A random projection reduces the dimension: K is at most the number of input features.",
+         "Give a smaller K (Bolt-on DP projects MNIST's 784 pixels to 50), or drop --project.");
+  preprocessing::RandomProjection::check_shape(d, k);
+}
+
 }  // namespace
 
 std::vector<std::string> idx_public_classes() {
@@ -144,6 +156,7 @@ Dataset::Dataset(const LoadOptions& given) : normalize_(given.normalize), option
   if (o.project > o.max_features)
     refuse_feature_count("--project " + std::to_string(o.project) + " exceeds the limit of " +
                          std::to_string(o.max_features) + " features");
+  if (o.project > 0) check_projection(o.project, source_->dims());
 
   // Labels: the training rows define the set (or, scoring with a load spec,
   // the spec's classes); every test label must be one of them.

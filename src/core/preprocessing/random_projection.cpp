@@ -8,22 +8,21 @@
 #include "core/privacy/samplers.h"
 
 namespace dptrain::preprocessing {
-namespace {
 
-constexpr std::size_t kMaxEntries = std::size_t{1} << 28;  // 2 GiB of doubles
-
-}  // namespace
-
-RandomProjection::RandomProjection(std::size_t input_dim, std::size_t output_dim, std::uint64_t seed)
-    : seed_(seed) {
+void RandomProjection::check_shape(std::size_t input_dim, std::size_t output_dim) {
   if (input_dim == 0) fail(ErrorKind::InvalidParameter, "random projection needs at least one input dimension");
   if (output_dim == 0)
     fail(ErrorKind::InvalidParameter, "random projection needs at least one output dimension", {},
          "Give the target dimension k >= 1 (Bolt-on DP projects MNIST to 50).");
   if (input_dim > kMaxEntries / output_dim)
     throw Error(ErrorKind::ProgramLimit, "random projection matrix too large",
-                std::to_string(output_dim) + " x " + std::to_string(input_dim) + " entries",
+                std::to_string(output_dim) + " x " + std::to_string(input_dim) + " entries, more than 2^28 (2 GiB)",
                 "Use a smaller target dimension.");
+}
+
+RandomProjection::RandomProjection(std::size_t input_dim, std::size_t output_dim, std::uint64_t seed)
+    : seed_(seed) {
+  check_shape(input_dim, output_dim);
   matrix_.resize(static_cast<Eigen::Index>(output_dim), static_cast<Eigen::Index>(input_dim));
   // The matrix is public and independent of the data (a fixed function of
   // the seed, row-major draw order), so a seeded source is the right one.

@@ -27,8 +27,14 @@ class RandomProjection {
   // samplers were merged used the polar method, so a seed recorded by them
   // gives another matrix now; tables keep the rows they were loaded with). Throws
   // dptrain::Error(InvalidParameter) unless d >= 1 and 1 <= k, and
-  // ProgramLimit beyond 2^28 entries.
+  // ProgramLimit beyond kMaxEntries entries (check_shape).
   RandomProjection(std::size_t input_dim, std::size_t output_dim, std::uint64_t seed);
+
+  // The largest matrix, k x d <= 2^28 entries: 2 GiB of doubles.
+  static constexpr std::size_t kMaxEntries = std::size_t{1} << 28;
+  // Throws as the constructor does for these dimensions, allocating nothing:
+  // callers refuse a projection before they read or allocate anything else.
+  static void check_shape(std::size_t input_dim, std::size_t output_dim);
 
   std::size_t input_dim() const { return static_cast<std::size_t>(matrix_.cols()); }
   std::size_t output_dim() const { return static_cast<std::size_t>(matrix_.rows()); }

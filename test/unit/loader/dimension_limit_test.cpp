@@ -56,6 +56,33 @@ TEST(DimensionLimit, DatasetRefusesBeforeBuildingARow) {
   EXPECT_LOAD_ERROR(Dataset{o}, "--project 7 exceeds the limit of 6 features");
 }
 
+// --project K reduces the dimension: K beyond the input's d features is
+// refused before the K x d matrix is drawn (K = 1000000 at d = 40 used to
+// allocate 320 MB), and so is a matrix beyond 2^28 entries.
+TEST(DimensionLimit, ProjectionBeyondTheInputWidthIsRefused) {
+  std::string rows;
+  for (int i = 0; i < 4; ++i) rows += std::string(i % 2 ? "1" : "-1") + " 1:0.5 40:1\n";
+  TempFile f(rows);
+  LoadOptions o;
+  o.file = f.path();
+  o.projection_seed = 1;
+  for (const std::size_t k : {std::size_t{41}, std::size_t{1000000}})
+    try {
+      o.project = k;
+      Dataset{o};
+      ADD_FAILURE() << "--project " << k << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+      EXPECT_EQ(std::string(e.what()), "--project " + std::to_string(k) + " exceeds the input's 40 features");
+    }
+  o.project = 40;
+  EXPECT_EQ(Dataset{o}.dims(), 40u);
+  TempFile wide("1 1:0.5 20000:1\n-1 2:1\n");
+  o.file = wide.path();
+  o.project = 20000;  // K <= d, but 20000 x 20000 entries
+  EXPECT_LOAD_ERROR(Dataset{o}, "random projection matrix too large");
+}
+
 TEST(DimensionLimit, IdxHeadersAreCheckedBeforeTheBody) {
   // 65536^4 = 2^64 bytes wraps around to 0 in 64 bits: the header must not
   // pass for an empty body (each item would claim 2^48 pixels).
