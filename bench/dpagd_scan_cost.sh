@@ -101,12 +101,12 @@ def make_synthetic(name):
 def request(d, points, want, clip_field, clip):
     """A gradient_sum request: the header of dptrain.gradient_request with P,
     the clip and the wanted sums set (gradient_state.h's layout), the points,
-    then zero sums."""
+    then zero sums. A line request (kLine = 8) holds its first two points only."""
     header = json.loads(psql(f"SELECT array_to_json(dptrain.gradient_request(array_fill(0::float8, ARRAY[{d}])))")[0])[:16]
     header[4] = len(points)          # kPoints
     header[clip_field] = clip        # kGradientClip = 9 / kLossClip = 10
     header[11] = want                # kWant: 1 loss sums, 2 gradient
-    values = header + [v for p in points for v in p]
+    values = header + [v for p in (points[:2] if want & 8 else points) for v in p]
     sums = 2 * len(points) + (2 * len(points) * d if want & 2 else 0)
     values += [0.0] * sums
     return "'{" + ",".join(repr(float(v)) for v in values) + "}'::float8[]"

@@ -174,7 +174,8 @@ class DpagdRun : public Run {
     line_search_.points = s_.candidates + 1;
     line_search_.loss_clip = s_.loss_clip;
     // The candidates w - j (alpha_max/m) dir are equally spaced on a line:
-    // the pass takes 2 dot products per row instead of m + 1 (kLine).
+    // the request holds w and w - (alpha_max/m) dir, and the pass takes 2 dot
+    // products per row instead of m + 1 (kLine).
     line_search_.want = gradient_state::kLossSums | gradient_state::kLine;
     // Both requests are checked now, before any data is read.
     gradient_state::state_length(gradient_);
@@ -265,15 +266,18 @@ class DpagdRun : public Run {
 
   std::vector<double> input(Phase phase) const {
     if (phase == Phase::Gradient) return gradient_state::make_state(gradient_, w_.data());
-    std::vector<double> points(static_cast<std::size_t>(s_.candidates + 1) * kd_);
-    for (int j = 0; j <= s_.candidates; ++j)
-      for (std::size_t i = 0; i < kd_; ++i) points[j * kd_ + i] = w_[i] - step(j) * dir_[i];
     // Steps or lambda far too large overflow the candidates; make_state then said only "a
-    // model point is NaN or infinite", with no hint.
-    for (double v : points)
-      if (!std::isfinite(v))
-        fail(ErrorKind::InvalidParameter, "DP-AGD diverged: a candidate model is infinite or NaN",
-             "After " + std::to_string(iterations_) + " steps.", "Lower options.alpha_max or lambda.");
+    // model point is NaN or infinite", with no hint. Every candidate is checked, though
+    // the request holds only the first two (kLine: the pass computes the others' margins).
+    std::vector<double> points(2 * kd_);
+    for (int j = 0; j <= s_.candidates; ++j)
+      for (std::size_t i = 0; i < kd_; ++i) {
+        const double v = w_[i] - step(j) * dir_[i];
+        if (!std::isfinite(v))
+          fail(ErrorKind::InvalidParameter, "DP-AGD diverged: a candidate model is infinite or NaN",
+               "After " + std::to_string(iterations_) + " steps.", "Lower options.alpha_max or lambda.");
+        if (j < 2) points[j * kd_ + i] = v;
+      }
     return gradient_state::make_state(line_search_, points.data());
   }
 

@@ -22,8 +22,9 @@ bool blocks_hessian(std::int64_t d, int want) { return (want & kHessian) && d >=
 Layout layout(std::int64_t d, std::int64_t K, std::int64_t P, int want) {
   Layout l{};
   const auto pkd = static_cast<std::size_t>(P * K * d), pk = static_cast<std::size_t>(P * K);
+  const auto stored = static_cast<std::size_t>(((want & kLine) ? 2 : P) * K * d);
   l.points = kHeaderSize;
-  l.loss = l.points + pkd;
+  l.loss = l.points + stored;
   l.loss_comp = l.loss + pk;
   l.grad = l.loss_comp + pk;
   l.grad_comp = l.grad + ((want & kGradient) ? pkd : 0);
@@ -61,18 +62,6 @@ void check_request(const Request& r) {
   if (!(r.huber_h > 0 && r.huber_h < 1)) fail(ErrorKind::InvalidParameter, "huber_h must be in (0, 1)");
   for (double v : {r.feature_bound, r.coordinate_bound, r.gradient_clip, r.loss_clip})
     if (!non_negative_finite(v)) fail(ErrorKind::InvalidParameter, "clipping bounds must be finite and >= 0");
-}
-
-// True if the P points (K models of d weights each, point-major) are equally
-// spaced on a line: w_p = w_0 + p (w_1 - w_0) to a relative 1e-9 (kLine).
-bool equally_spaced(const double* pts, int P, int K, int d) {
-  const std::size_t kd = static_cast<std::size_t>(K) * d;
-  for (int p = 2; p < P; ++p)
-    for (std::size_t i = 0; i < kd; ++i) {
-      const double w0 = pts[i], step = pts[kd + i] - w0, expected = w0 + p * step;
-      if (std::fabs(pts[p * kd + i] - expected) > 1e-9 * (std::fabs(w0) + p * std::fabs(step))) return false;
-    }
-  return true;
 }
 
 // Neumaier's compensated addition: sum + comp is the sum to within one
@@ -309,13 +298,11 @@ std::vector<double> make_state(const Request& r, const double* pts) {
   s[kGradientClip] = r.gradient_clip;
   s[kLossClip] = r.loss_clip;
   s[kWant] = r.want;
-  const std::size_t n = static_cast<std::size_t>(r.points) * r.models * r.dim;
+  const std::size_t n = static_cast<std::size_t>(stored_points(r)) * r.models * r.dim;
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(pts[i])) fail(ErrorKind::InvalidParameter, "a model point is NaN or infinite");
     s[kHeaderSize + i] = pts[i];
   }
-  if ((r.want & kLine) && !equally_spaced(pts, r.points, r.models, r.dim))
-    fail(ErrorKind::InvalidParameter, "the points of a line request must be equally spaced on a line");
   return s;
 }
 
@@ -331,10 +318,11 @@ void validate_header(const double* s, std::size_t len) {
     bad_state("unknown loss");
 }
 
-// P * K * d, the number of point values a valid header announces.
+// The number of point values a valid header announces (P * K * d, or 2 K d
+// for a kLine request).
 std::size_t point_values(const double* s) {
-  return static_cast<std::size_t>(s[kPoints]) * static_cast<std::size_t>(s[kModels]) *
-         static_cast<std::size_t>(s[kDim]);
+  const auto points = (static_cast<std::int64_t>(s[kWant]) & kLine) ? 2 : static_cast<std::size_t>(s[kPoints]);
+  return points * static_cast<std::size_t>(s[kModels]) * static_cast<std::size_t>(s[kDim]);
 }
 
 }  // namespace
@@ -381,8 +369,6 @@ void validate(const double* s, std::size_t len) {
     const double n = s[l.block];
     if (!(n >= 0 && n < kHessianBlockRows) || n != std::floor(n)) bad_state("the Hessian block's row count is not a count");
   }
-  if ((r.want & kLine) && !equally_spaced(s + kHeaderSize, r.points, r.models, r.dim))
-    bad_state("the points of a line request are not equally spaced");
 }
 
 Request request_of(const double* s) {
@@ -403,7 +389,7 @@ Request request_of(const double* s) {
 bool same_request(const double* a, const double* b) {
   for (int f = 0; f < kHeaderSize; ++f)
     if (f != kRows && a[f] != b[f]) return false;
-  const std::size_t n = static_cast<std::size_t>(points(a)) * models(a) * dim(a);
+  const std::size_t n = point_values(a);
   return std::equal(a + kHeaderSize, a + kHeaderSize + n, b + kHeaderSize);
 }
 

@@ -65,16 +65,16 @@ enum Field : int {
 };
 
 // kLine (with kLossSums only, P >= 2): the P points are equally spaced on a
-// line, w_p = w_0 + p (w_1 - w_0), as a line search's candidates are (checked
-// to a relative 1e-9 when a state is made or validated). The pass then takes
-// two dot products per model, <w_0, x> and <w_1, x>, and each margin as
-// <w_0, x> + p (<w_1, x> - <w_0, x>), instead of P dot products: the sums
-// are those of the explicit points up to the rounding of the margins
-// (DP-AGD's line search, docs/dpagd.md "Cost").
+// line, w_p = w_0 + p (w_1 - w_0), as a line search's candidates are, and the
+// state holds only w_0 and w_1 (2 K d values; P still counts the points and
+// their loss sums). The pass takes two dot products per model, <w_0, x> and
+// <w_1, x>, and each margin as <w_0, x> + p (<w_1, x> - <w_0, x>), instead of
+// P dot products: the sums are those of the explicit points up to the
+// rounding of the margins (DP-AGD's line search, docs/dpagd.md "Cost").
 enum Want : int { kLossSums = 1, kGradient = 2, kHessian = 4, kLine = 8 };
 
 constexpr double kMagicValue = 1146115175.0;  // "DPTg"
-constexpr int kVersionValue = 2;  // 2: the Hessian block
+constexpr int kVersionValue = 3;  // 2: the Hessian block; 3: a line request holds two points
 // Rows per Hessian block, and the smallest d with a block (below it the
 // rank-one update per row is as fast: measured, docs/performance.md).
 constexpr int kHessianBlockRows = 32;
@@ -95,10 +95,13 @@ struct Request {
   int want = kLossSums | kGradient;
 };
 
-// A state asking for `r` at `points` (P*K*d values, point-major) with every
-// sum zero. Throws Error(InvalidParameter/ProgramLimit) for a bad request.
+// A state asking for `r` at `points` (stored_points(r) * K * d values,
+// point-major) with every sum zero. Throws Error(InvalidParameter/ProgramLimit)
+// for a bad request.
 std::vector<double> make_state(const Request& r, const double* points);
 std::size_t state_length(const Request& r);
+// The points a state of `r` holds: P, or the first two of a kLine request.
+inline int stored_points(const Request& r) { return (r.want & kLine) ? 2 : r.points; }
 
 // The request of the valid state `s` alone: its header (rows 0) and its
 // points, without the zero sums. A pass over a Citus table sends this (Citus
@@ -138,7 +141,7 @@ inline int dim(const double* s) { return static_cast<int>(s[kDim]); }
 inline int models(const double* s) { return static_cast<int>(s[kModels]); }
 inline int points(const double* s) { return static_cast<int>(s[kPoints]); }
 inline std::int64_t rows(const double* s) { return static_cast<std::int64_t>(s[kRows]); }
-// Model k at point p.
+// Model k at point p (p < 2 for a kLine state: the points it holds).
 const double* point(const double* s, int p, int k);
 // Compensated sums (sum + compensation).
 double loss_sum(const double* s, int p, int k);

@@ -385,14 +385,17 @@ TEST(DpagdRun, GradientPassThenOneLineSearchPassAtTheCandidatePoints) {
   const std::vector<double> g_state = run_pass(*p, t);
   const std::vector<double> g = gradient_state::gradient_sum(g_state.data(), 0, 0);
   run->accept(g_state.data(), g_state.size());
-  // 2. The line search: 21 points w - (j * 2 / 20) g / ||g||, losses clipped at C_obj = 0.5.
+  // 2. The line search: 21 points w - (j * 2 / 20) g / ||g||, losses clipped at C_obj = 0.5,
+  // as a line: the request holds the first two (the pass computes the others' margins).
   p = run->next();
   ASSERT_TRUE(p);
   const double* s = p->input.data();
   ASSERT_EQ(gradient_state::points(s), 21);
+  EXPECT_EQ(gradient_state::request_of(s).want, gradient_state::kLossSums | gradient_state::kLine);
+  EXPECT_EQ(gradient_state::request_only(s, p->input.size()).size(), gradient_state::kHeaderSize + 2u * 3);
   EXPECT_EQ(gradient_state::request_of(s).loss_clip, 0.5);
   const double norm = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-  for (int j = 0; j <= 20; ++j)
+  for (int j = 0; j <= 1; ++j)
     for (int i = 0; i < 3; ++i) EXPECT_NEAR(gradient_state::point(s, j, 0)[i], -(j * 0.1) * g[i] / norm, 1e-9);
   const std::vector<double> ls = run_pass(*p, t);
   int best = 0;

@@ -171,22 +171,29 @@ TEST(GradientState, LineRequestGivesTheLossSumsOfItsPoints) {
   }
 }
 
-TEST(GradientState, LineRequestsAreCheckedWhenMadeAndValidated) {
+// A line request holds its first two points only (2 K d values, not P K d):
+// the pass needs no more, and P still counts the points and their loss sums.
+TEST(GradientState, LineRequestsHoldTwoPoints) {
   std::mt19937_64 gen(12);
-  const int d = 4, P = 5;
-  std::vector<double> points = line_points(1, P, d, 0.25, gen);
+  const int d = 4, K = 2, P = 5;
+  const std::vector<double> points = line_points(K, P, d, 0.25, gen);
   Request r;
   r.dim = d;
+  r.models = K;
   r.points = P;
   r.want = kLossSums | kLine;
-  std::vector<double> s = make_state(r, points.data());
+  EXPECT_EQ(stored_points(r), 2);
+  std::vector<double> s = make_state(r, std::vector<double>(points.begin(), points.begin() + 2 * K * d).data());
+  EXPECT_EQ(s.size(), kHeaderSize + 2u * K * d + 2u * P * K);
   EXPECT_NO_THROW(validate(s.data(), s.size()));
-  // A point off the line: refused when made, and as a state.
-  std::vector<double> bent = points;
-  bent[3 * d + 1] += 1e-3;
-  EXPECT_THROW(make_state(r, bent.data()), Error);
-  s[kHeaderSize + 3 * d + 1] += 1e-3;
-  EXPECT_THROW(validate(s.data(), s.size()), Error);
+  EXPECT_EQ(point(s.data(), 1, 1)[3], points[(K + 1) * d + 3]);
+  const std::vector<double> x{0.5, -0.25, 0.125, 1};
+  add_row(s.data(), x.data(), d, 1);
+  for (int p = 0; p < P; ++p) EXPECT_GT(loss_sum(s.data(), p, 1), 0) << "point " << p;
+  // The request alone: the header and the two points.
+  const std::vector<double> alone = request_only(s.data(), s.size());
+  EXPECT_EQ(alone.size(), kHeaderSize + 2u * K * d);
+  EXPECT_EQ(state_from_request(alone.data(), alone.size()).size(), s.size());
   // Loss sums only, and at least two points.
   r.want = kLossSums | kGradient | kLine;
   EXPECT_THROW(make_state(r, points.data()), Error);
@@ -372,14 +379,14 @@ TEST(GradientState, MalformedRequestsAreRefused) {
   EXPECT_THROW(state_from_request(request.data(), request.size() - 1), Error);
   EXPECT_THROW(state_from_request(full.data(), full.size() + 1), Error);
   EXPECT_THROW(request_only(request.data(), request.size()), Error);  // not a whole state
-  // A line request's points must stay equally spaced.
+  // A line request with a third point is neither (it holds two).
   Request line = binary_request(1);
   line.points = 3;
   line.want = kLossSums | kLine;
-  const std::vector<double> pts{0, 1, 2};
+  const std::vector<double> pts{0, 1};
   std::vector<double> lr = make_state(line, pts.data());
   std::vector<double> lo = request_only(lr.data(), lr.size());
-  lo[kHeaderSize + 2] = 5;
+  lo.push_back(2);
   EXPECT_THROW(state_from_request(lo.data(), lo.size()), Error);
 }
 
