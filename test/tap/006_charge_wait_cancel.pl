@@ -13,17 +13,13 @@
 # wait, the caller's end, the worker's end in pg_stat_activity).
 use strict;
 use warnings;
-use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use DptrainNode;
 
-my $node = PostgreSQL::Test::Cluster->new('charge_wait');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', q{
-  CREATE EXTENSION dptrain;
-  CREATE TABLE t AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(3 * i) > 0) AS y
-    FROM generate_series(1, 2000) i;
+my $node = dptrain_node('charge_wait', sql => circle_table(2000) . q{
   CREATE ROLE analyst LOGIN;
   SELECT dp_grant_budget('t', 'analyst', 10, 0);});
 

@@ -16,25 +16,20 @@
 # shutdown loses what was only in the WAL buffers.
 use strict;
 use warnings;
-use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use DptrainNode;
 
-my $node = PostgreSQL::Test::Cluster->new('charge_durable');
-$node->init;
-$node->append_conf('postgresql.conf', q{
+my $node = dptrain_node('charge_durable', conf => q{
 wal_writer_delay = 10000ms
 wal_writer_flush_after = 1GB
 checkpoint_timeout = 1d
 max_wal_size = 10GB
 bgwriter_lru_maxpages = 0
 autovacuum = off
-});
-$node->start;
-$node->safe_psql('postgres', q{
-  CREATE EXTENSION dptrain;
-  CREATE TABLE t AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(3 * i) > 0) AS y
-    FROM generate_series(1, 2000) i;
+}, sql => circle_table(2000) . q{
   CREATE ROLE analyst LOGIN;
   SELECT dp_grant_budget('t', 'analyst', 10, 0);});
 my $runner = $node->safe_psql('postgres',

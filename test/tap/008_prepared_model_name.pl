@@ -13,19 +13,14 @@
 # for the prepared transaction's lock).
 use strict;
 use warnings;
-use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use DptrainNode;
 
-my $node = PostgreSQL::Test::Cluster->new('prepared_name');
-$node->init;
-$node->append_conf('postgresql.conf', "max_prepared_transactions = 5\n");
-$node->start;
-$node->safe_psql('postgres', q{
-  CREATE EXTENSION dptrain;
-  CREATE TABLE t AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(3 * i) > 0) AS y
-    FROM generate_series(1, 2000) i;
-  ANALYZE t;});
+my $node = dptrain_node('prepared_name', conf => "max_prepared_transactions = 5\n",
+	sql => circle_table(2000) . ' ANALYZE t;');
 my $ledger = q{SELECT count(*) FROM dptrain.ledger};
 # In place (AMP by a reader: no temp table), so that the transaction can be prepared.
 my $amp = q{SELECT model_id FROM dp_train('t', 'y', 'x', algorithm => 'amp', epsilon => 1, delta => 1e-6,

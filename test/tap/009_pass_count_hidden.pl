@@ -14,19 +14,15 @@
 # metadata says"; the same time was its model's details.seconds).
 use strict;
 use warnings;
-use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use DptrainNode;
 
-my $node = PostgreSQL::Test::Cluster->new('pass_count');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', q{
-  CREATE EXTENSION dptrain;
+my $node = dptrain_node('pass_count', sql => circle_table(300) . q{
   CREATE ROLE analyst LOGIN;
   CREATE ROLE reader LOGIN;
-  CREATE TABLE t AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(3 * i) > 0) AS y
-    FROM generate_series(1, 300) i;
   GRANT SELECT ON t TO reader;
   SELECT dp_grant_budget('t', 'analyst', 10, 1e-3);});
 

@@ -15,26 +15,21 @@
 # with auto_explain.log_min_duration = -1; a reader's are still explained.
 use strict;
 use warnings;
-use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use DptrainNode;
 
-my $node = PostgreSQL::Test::Cluster->new('auto_explain');
-$node->init;
-$node->append_conf('postgresql.conf', q{
+my $node = dptrain_node('auto_explain', conf => q{
 session_preload_libraries = 'auto_explain'
 auto_explain.log_min_duration = 0
 auto_explain.log_nested_statements = on
 auto_explain.log_verbose = on
 auto_explain.log_level = notice
-});
-$node->start;
-$node->safe_psql('postgres', q{
-  CREATE EXTENSION dptrain;
+}, sql => circle_table(300) . q{
   CREATE ROLE analyst LOGIN;
   CREATE ROLE reader LOGIN;
-  CREATE TABLE t AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(3 * i) > 0) AS y
-    FROM generate_series(1, 300) i;
   GRANT SELECT ON t TO reader;
   SELECT dp_grant_budget('t', 'analyst', 10, 1e-3);});
 

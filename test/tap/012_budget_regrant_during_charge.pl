@@ -14,17 +14,13 @@
 # isolation tester cannot see: hence TAP, waiting on conditions only.)
 use strict;
 use warnings;
-use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use DptrainNode;
 
-my $node = PostgreSQL::Test::Cluster->new('budget_regrant');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', q{
-  CREATE EXTENSION dptrain;
-  CREATE TABLE t AS SELECT i AS id, ARRAY[sin(i), cos(i)]::float8[] AS x, (sin(3 * i) > 0) AS y
-    FROM generate_series(1, 200) i;
+my $node = dptrain_node('budget_regrant', sql => circle_table(200) . q{
   CREATE ROLE reader LOGIN;
   CREATE ROLE analyst LOGIN;
   GRANT SELECT ON t TO reader;

@@ -11,15 +11,13 @@
 # raises as FATAL -- after the charge.
 use strict;
 use warnings;
-use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use DptrainNode;
 
-my $node = PostgreSQL::Test::Cluster->new('exit_on_error');
-$node->init;
-$node->start;
-$node->safe_psql('postgres', q{
-  CREATE EXTENSION dptrain;
+my $node = dptrain_node('exit_on_error', sql => q{
   CREATE ROLE analyst LOGIN;
   CREATE TABLE t AS SELECT i AS id, sin(i) AS a, (sin(3 * i) > 0) AS y FROM generate_series(1, 200) i;
   CREATE VIEW v AS SELECT ARRAY[a, 1 / (id - 123)]::float8[] AS x, y FROM t;
