@@ -17,11 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPEAT=${REPEAT:-3}
 DATA=${DPTRAIN_DATA:-$PWD/../shared/data}
-make -s -j2 >/dev/null
-source scripts/lib/pgtmp.sh
-pgtmp_init
-pgtmp_private_install
-pgtmp_start agdbytes "jit = off" "max_parallel_workers_per_gather = 0"
+source bench/lib/speed_cluster.sh
+speed_cluster "jit = off" "max_parallel_workers_per_gather = 0"
 psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION dptrain"
 build/dptrain load --db "dbname=postgres" --table adult --no-header --drop-missing --positive '>50K' \
   --test-file "$DATA/adult/adult.test.gz" "$DATA/adult/adult.data.gz" >/dev/null 2>&1
