@@ -221,6 +221,15 @@ gap=$(sql "SELECT max(abs(a.v - b.v)) FROM
 sql "SELECT $gap <= 1e-6" | grep -q t || fail "AMP distributed vs plain: weights differ by $gap"
 echo "ok: AMP on the distributed table = plain table (max weight gap $gap)"
 
+# DP-AGD's line search goes to the shards as its two defining points, 16 + 2d
+# values, not the 16 + 21d of its 21 candidates (docs/dpagd.md, "Cost").
+agd_out=$(train pts "algorithm => 'dpagd', epsilon => 1, delta => 1e-6, seed => 3, options => '{\"splits\": 4}'")
+sizes=$(grep "worker_partial_agg('dptrain.gradient_sum" <<<"$agd_out" | grep -o "'{1146115175[^}]*}'" |
+  while read -r r; do echo $(($(tr -cd ',' <<<"$r" | wc -c) + 1)); done | sort -nu | tr '\n' ' ')
+[ "$sizes" = "$((16 + dim)) $((16 + 2 * dim)) " ] ||
+  fail "DP-AGD sent requests of $sizes values to the shards, expected 16 + d = $((16 + dim)) and 16 + 2d = $((16 + 2 * dim))"
+echo "ok: DP-AGD's line search sends the shards its two points ($((16 + 2 * dim)) values, not $((16 + 21 * dim)))"
+
 # --- convergence: the non-private run reaches the plain table's accuracy -------
 acc() { sql "SELECT round(accuracy::numeric, 4) FROM dp_evaluate($1, 'pts_plain', 'y', 'x')"; }
 n_dist=$(train pts "algorithm => 'none', epochs => 3, learning_rate => 0.5, seed => 1" | tail -1)
