@@ -22,6 +22,11 @@ CREATE TYPE dptrain.sparsevec (
 COMMENT ON TYPE dptrain.sparsevec IS
 'a sparse feature row: {index:value,...}/dimension with 1-based increasing indices, finite values';
 
+-- The BEFORE INSERT row trigger of a sparse training copy of a run without
+-- read access: one OID per row, out of line or not (src/pg/copy_row_oids.h).
+CREATE FUNCTION dptrain.one_oid_per_row() RETURNS trigger
+AS 'MODULE_PATHNAME', 'dptrain_one_oid_per_row' LANGUAGE C;
+
 -- Casts (run once per row, no SQL: no SET clause; security_search_path lists them).
 CREATE FUNCTION dptrain.sparsevec_to_float8(dptrain.sparsevec) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dptrain_sparsevec_to_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

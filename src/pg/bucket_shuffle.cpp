@@ -10,6 +10,7 @@ extern "C" {
 }
 
 #include "citus_read_barrier.h"
+#include "copy_row_oids.h"
 #include "shard_guard.h"
 #include "core/privacy/random_source.h"
 #include "core/sgd/bucket_shuffle.h"
@@ -129,13 +130,18 @@ HeapTuple* load_bucket(BucketReceiver* r, uint64 b, MemoryContext cxt) {
   return rows;
 }
 
-// Pass 2 for one bucket: a uniform permutation of its rows, appended to the table.
+// Pass 2 for one bucket: a uniform permutation of its rows, appended to the
+// table (no triggers fire here: a copy spending one OID per row draws it
+// itself, copy_row_oids.h).
 void insert_permuted(BucketReceiver* r, HeapTuple* rows, int64 n, Relation rel, TupleTableSlot* slot,
                      CommandId cid, BulkInsertState bistate) {
   dptrain::sgd::fisher_yates(*r->rng, rows, static_cast<std::size_t>(n));
+  const bool one_oid = spends_one_oid_per_row(rel);
   for (int64 i = 0; i < n; ++i) {
     CHECK_FOR_INTERRUPTS();
-    ExecStoreHeapTuple(rows[i], slot, true);  // the slot owns (and frees) the tuple
+    HeapTuple row = one_oid ? row_spending_one_oid(rows[i], RelationGetDescr(rel)) : rows[i];
+    if (row != rows[i]) heap_freetuple(rows[i]);
+    ExecStoreHeapTuple(row, slot, true);  // the slot owns (and frees) the tuple
     table_tuple_insert(rel, slot, cid, 0, bistate);
     ExecClearTuple(slot);
   }

@@ -4,6 +4,7 @@
 #include "training_data.h"
 
 #include "bucket_shuffle.h"
+#include "copy_row_oids.h"
 #include "intercept_rows.h"
 #include "label_classes.h"
 #include "reading_errors.h"
@@ -202,9 +203,12 @@ const char* create_copy_table(const RunIdentities& ids, bool sparse) {
   // role reads (lo_create(0)): the run spent one OID per such row, a count
   // of rows with a property (security_toast_oids.sql). Uncompressed, every
   // dense row of the copy has the same size (d values, no NULL). A sparse
-  // row's size is its number of non-zeros (docs/governance.md, third round).
-  // A reader's copy stays compressed (it may count such rows itself).
-  if (!sparse && !ids.caller_reads)
+  // row's size is its number of non-zeros: each row spends one OID, out of
+  // line or not (copy_row_oids.h). A reader's copy stays compressed (it may
+  // count such rows itself).
+  if (!ids.caller_reads && sparse)
+    spend_one_oid_per_row(shuffled);
+  else if (!ids.caller_reads)
     spi_exec(psprintf("ALTER TABLE %s ALTER COLUMN x SET STORAGE EXTERNAL", shuffled), 0, nullptr, nullptr,
              SPI_OK_UTILITY);
   if (ids.reader != ids.runner)

@@ -6,6 +6,7 @@ extern "C" {
 }
 
 #include "bucket_shuffle.h"
+#include "copy_row_oids.h"
 #include "training_spi.h"
 
 namespace dptrain::pg {
@@ -47,9 +48,11 @@ void reshuffle_training_data(const char* shuffled) {
   StringInfoData sql;
   initStringInfo(&sql);
   // (LIKE ...): the copy's own column types (x float8[] or dptrain.sparsevec) and
-  // storage (uncompressed dense rows: create_copy_table).
+  // storage (uncompressed dense rows: create_copy_table), and its one OID
+  // per sparse row (copy_row_oids.h).
   appendStringInfo(&sql, "CREATE TEMP TABLE %s_next (LIKE %s INCLUDING STORAGE) ON COMMIT DROP", shuffled, shuffled);
   spi_exec(sql.data, 0, nullptr, nullptr, SPI_OK_UTILITY);
+  keep_one_oid_per_row(shuffled, psprintf("%s_next", shuffled));
   resetStringInfo(&sql);
   if (seeded) {
     appendStringInfo(&sql, "INSERT INTO %s_next SELECT i, x, y FROM %s ORDER BY random()", shuffled, shuffled);
@@ -91,11 +94,13 @@ char** split_training_data(const char* shuffled, int parts, int64* rows) {
     // by parallel workers, never synchronized), so the inner row_number() is
     // the position in the random order; the outer one numbers the part's rows
     // 1..m_p in their order (column i, for BST14's dptrain.sampled_rows).
+    spi_exec(psprintf("CREATE TEMP TABLE %s (LIKE %s INCLUDING STORAGE) ON COMMIT DROP", names[p], shuffled), 0,
+             nullptr, nullptr, SPI_OK_UTILITY);
+    keep_one_oid_per_row(shuffled, names[p]);
     appendStringInfo(&sql,
-                     "CREATE TEMP TABLE %s (LIKE %s INCLUDING STORAGE) ON COMMIT DROP; "
                      "INSERT INTO %s SELECT row_number() OVER (), x, y "
                      "FROM (SELECT x, y, row_number() OVER () - 1 AS r FROM %s) s WHERE r %% %d = %d",
-                     names[p], shuffled, names[p], shuffled, parts, p);
+                     names[p], shuffled, parts, p);
     if (SPI_execute(sql.data, false, 0) != SPI_OK_INSERT) elog(ERROR, "dptrain: could not split %s", shuffled);
     rows[p] = static_cast<int64>(SPI_processed);
   }

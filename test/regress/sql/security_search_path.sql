@@ -56,7 +56,9 @@ WHERE d.refclassid = 'pg_extension'::regclass
                     'dptrain.sparsevec_to_float8(dptrain.sparsevec)'::regprocedure,
                     'dptrain.float8_to_sparsevec(float8[])'::regprocedure,
                     'dptrain.usable_row(dptrain.sparsevec, float8, int)'::regprocedure,
-                    'dptrain.intercept_row(dptrain.sparsevec, float8, float8)'::regprocedure)
+                    'dptrain.intercept_row(dptrain.sparsevec, float8, float8)'::regprocedure,
+                    -- the sparse copy's row trigger (copy_row_oids.h): detoasts and draws an OID, no SQL
+                    'dptrain.one_oid_per_row()'::regprocedure)
 ORDER BY p.oid::regprocedure::text;
 -- and those exempt are C functions
 SELECT count(*) AS exempt, bool_and(l.lanname = 'c') AS all_c

@@ -44,6 +44,54 @@ SELECT pg_temp.oids_spent('toast_oids.v_b', a) - pg_temp.oids_spent('toast_oids.
 FROM unnest(ARRAY['bolton', 'bolton', 'dpsgd']) a;
 RESET ROLE;
 
+-- Sparse rows (dptrain.sparsevec): a row's size is its number of non-zeros,
+-- so the rows stored out of line (one OID each) were a count of long rows:
+-- b spent 1 OID more than a. Now the copy spends one OID per row, whether
+-- the row went out of line (its TOAST OID) or not (one drawn for it).
+-- few: 5 non-zeros (inline); many: 1000 (out of line); one row's flag differs.
+CREATE TABLE toast_oids.s_a AS
+SELECT i, ('{' || (i % 5 + 1) || ':0.5,' || (i % 5 + 10) || ':-0.25,100:0.1,200:0.2,300:0.3}/2000')::dptrain.sparsevec AS few,
+       ('{' || (SELECT string_agg(j || ':' || (sin(i * 1000 + j) / 10)::text, ',' ORDER BY j)
+                FROM generate_series(1, 1000) j) || '}/2000')::dptrain.sparsevec AS many,
+       i % 3 = 0 AS y, i = 7 AS secret
+FROM generate_series(1, 60) i;
+CREATE TABLE toast_oids.s_b AS
+SELECT i, few, many, y, i IN (7, 8) AS secret FROM toast_oids.s_a ORDER BY i;
+SELECT pg_total_relation_size('toast_oids.s_a') = pg_total_relation_size('toast_oids.s_b') AS same_stored_size;
+CREATE VIEW toast_oids.w_a AS SELECT CASE WHEN secret THEN many ELSE few END AS x, y FROM toast_oids.s_a;
+CREATE VIEW toast_oids.w_b AS SELECT CASE WHEN secret THEN many ELSE few END AS x, y FROM toast_oids.s_b;
+-- every row long (out of line)
+CREATE VIEW toast_oids.w_long AS SELECT many AS x, y FROM toast_oids.s_a;
+SELECT count(*) AS budgets FROM (SELECT dp_grant_budget(v, 'regress_toast_analyst', 100, 1e-3)
+  FROM unnest(ARRAY['toast_oids.w_a', 'toast_oids.w_b', 'toast_oids.w_long']::regclass[]) v) g;
+-- OIDs a statement spends (%s: the view)
+CREATE FUNCTION pg_temp.oids_spent_by(q text, v regclass) RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE before oid; after oid;
+BEGIN
+  before := lo_create(0); PERFORM lo_unlink(before);
+  EXECUTE format(q, v);
+  after := lo_create(0); PERFORM lo_unlink(after);
+  RETURN after::int8 - before::int8;
+END $$;
+SET ROLE regress_toast_analyst;
+-- the bucket shuffle (bolt-on), its reshuffles (bolt-on, reshuffled), an order-free copy
+-- (PFW: an INSERT) and the parts of a tuning run (INSERTs): b spends what a
+-- spends (a seeded copy, also an INSERT, is never charged to a budget)
+SELECT pg_temp.oids_spent_by(q, 'toast_oids.w_b') - pg_temp.oids_spent_by(q, 'toast_oids.w_a') AS b_minus_a, run
+FROM (VALUES
+  ('bolt-on', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''bolton'', epsilon => 1, epochs => 2)'),
+  ('bolt-on, reshuffled', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''bolton'', epsilon => 1, epochs => 3, reshuffle => true)'),
+  ('PFW (order-free)', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''pfw'', epsilon => 1, delta => 1e-6, radius => 10, intercept => true)'),
+  ('tuning', 'SELECT * FROM dp_tune(%L, ''y'', ''x'', epsilon => 1, epochs => ''{1,2}'', lambdas => ''{0.001}'')')
+) r(run, q);
+-- one OID per row, out of line or not: every row long spends what a spends
+SELECT pg_temp.oids_spent_by(q, 'toast_oids.w_long') - pg_temp.oids_spent_by(q, 'toast_oids.w_a') AS long_minus_a, run
+FROM (VALUES
+  ('bolt-on', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''bolton'', epsilon => 1, epochs => 2)'),
+  ('bolt-on, reshuffled', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''bolton'', epsilon => 1, epochs => 3, reshuffle => true)')
+) r(run, q);
+RESET ROLE;
+
 DELETE FROM dptrain.ledger WHERE source_name LIKE 'toast\_oids.%';
 DELETE FROM dptrain.models WHERE source LIKE 'toast\_oids.%';
 DROP SCHEMA toast_oids CASCADE;
