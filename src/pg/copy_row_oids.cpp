@@ -61,8 +61,13 @@ HeapTuple row_spending_one_oid(HeapTuple row, TupleDesc desc) {
     Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * desc->natts));
     bool* nulls = static_cast<bool*>(palloc(sizeof(bool) * desc->natts));
     heap_deform_tuple(row, desc, values, nulls);
-    values[kX - 1] = PointerGetDatum(detoast_attr(reinterpret_cast<struct varlena*>(DatumGetPointer(x))));
+    struct varlena* flat = detoast_attr(reinterpret_cast<struct varlena*>(DatumGetPointer(x)));
+    values[kX - 1] = PointerGetDatum(flat);
     row = heap_form_tuple(desc, values, nulls);
+    // (the bucket shuffle inserts millions of rows in one memory context)
+    pfree(flat);
+    pfree(values);
+    pfree(nulls);
   }
   if (row->t_len <= TOAST_TUPLE_THRESHOLD) (void) GetNewObjectId();
   return row;
