@@ -60,10 +60,15 @@ SELECT i, few, many, y, i IN (7, 8) AS secret FROM toast_oids.s_a ORDER BY i;
 SELECT pg_total_relation_size('toast_oids.s_a') = pg_total_relation_size('toast_oids.s_b') AS same_stored_size;
 CREATE VIEW toast_oids.w_a AS SELECT CASE WHEN secret THEN many ELSE few END AS x, y FROM toast_oids.s_a;
 CREATE VIEW toast_oids.w_b AS SELECT CASE WHEN secret THEN many ELSE few END AS x, y FROM toast_oids.s_b;
--- every row long (out of line)
+-- every row long (out of line); rows of 150 to 179 non-zeros, either side of
+-- the TOAST threshold (about 165 in the copy)
 CREATE VIEW toast_oids.w_long AS SELECT many AS x, y FROM toast_oids.s_a;
+CREATE VIEW toast_oids.w_edge AS
+SELECT ('{' || (SELECT string_agg(j || ':' || (sin(i * 1000 + j) / 10)::text, ',' ORDER BY j)
+                FROM generate_series(1, 150 + i % 30) j)
+        || '}/2000')::dptrain.sparsevec AS x, y FROM toast_oids.s_a;
 SELECT count(*) AS budgets FROM (SELECT dp_grant_budget(v, 'regress_toast_analyst', 100, 1e-3)
-  FROM unnest(ARRAY['toast_oids.w_a', 'toast_oids.w_b', 'toast_oids.w_long']::regclass[]) v) g;
+  FROM unnest(ARRAY['toast_oids.w_a', 'toast_oids.w_b', 'toast_oids.w_long', 'toast_oids.w_edge']::regclass[]) v) g;
 -- OIDs a statement spends (%s: the view)
 CREATE FUNCTION pg_temp.oids_spent_by(q text, v regclass) RETURNS int8 LANGUAGE plpgsql AS $$
 DECLARE before oid; after oid;
@@ -84,11 +89,14 @@ FROM (VALUES
   ('PFW (order-free)', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''pfw'', epsilon => 1, delta => 1e-6, radius => 10, intercept => true)'),
   ('tuning', 'SELECT * FROM dp_tune(%L, ''y'', ''x'', epsilon => 1, epochs => ''{1,2}'', lambdas => ''{0.001}'')')
 ) r(run, q);
--- one OID per row, out of line or not: every row long spends what a spends
-SELECT pg_temp.oids_spent_by(q, 'toast_oids.w_long') - pg_temp.oids_spent_by(q, 'toast_oids.w_a') AS long_minus_a, run
+-- one OID per row, out of line or not (exactly at the threshold too): every
+-- row long, and rows either side of it, spend what a spends
+SELECT pg_temp.oids_spent_by(q, 'toast_oids.w_long') - pg_temp.oids_spent_by(q, 'toast_oids.w_a') AS long_minus_a,
+       pg_temp.oids_spent_by(q, 'toast_oids.w_edge') - pg_temp.oids_spent_by(q, 'toast_oids.w_a') AS edge_minus_a, run
 FROM (VALUES
   ('bolt-on', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''bolton'', epsilon => 1, epochs => 2)'),
-  ('bolt-on, reshuffled', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''bolton'', epsilon => 1, epochs => 3, reshuffle => true)')
+  ('bolt-on, reshuffled', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''bolton'', epsilon => 1, epochs => 3, reshuffle => true)'),
+  ('PFW (order-free)', 'SELECT dp_train(%L, ''y'', ''x'', algorithm => ''pfw'', epsilon => 1, delta => 1e-6, radius => 10, intercept => true)')
 ) r(run, q);
 RESET ROLE;
 
