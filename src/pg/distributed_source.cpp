@@ -339,12 +339,15 @@ int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& 
   // with it, every refusal before the charge naming a part's size would
   // be a free count of the keys in a subset the caller can compute; without it,
   // the part sizes of a fresh kappa depend on n alone (docs/tuning.md section 5).
-  const HiddenPasses hidden = hide_pass_statements(ids.caller_reads) ? hide_pass_statements_from_client() : HiddenPasses{};
+  const bool hide = hide_pass_statements(ids.caller_reads);
+  const int guc_level = hide ? begin_distributed_passes(true) : 0;
+  const HiddenPasses hidden = hide ? hide_pass_statements_from_client() : HiddenPasses{};
   IdentitySwitch sw;
   switch_identity(&sw, ids.reader, true);
   const int rc = execute_checked(sql, 0, nullptr, nullptr, true, 0, source);
   restore_identity(&sw);
   if (hidden.level) show_pass_statements_again(hidden);
+  if (guc_level) end_distributed_passes(guc_level);
   if (rc != SPI_OK_SELECT) elog(ERROR, "dptrain: SPI failed (%d) on: %s", rc, sql);
   int64* rows = static_cast<int64*>(palloc0(sizeof(int64) * S * parts));
   bool* seen = static_cast<bool*>(palloc0(sizeof(bool) * S * parts));
@@ -363,9 +366,15 @@ int64* count_part_rows(Oid relid, const RunIdentities& ids, const PreparedData& 
   return rows;
 }
 
-int begin_distributed_passes() {
+int begin_distributed_passes(bool hidden) {
   const int level = NewGUCNestLevel();
   spi_exec("SET LOCAL citus.propagate_set_commands = 'local'", 0, nullptr, nullptr, SPI_OK_UTILITY);
+  // After the caller's propagated SET LOCALs, which Citus sends first to
+  // every worker transaction (the coordinator's own are off: pass_messages.h).
+  if (hidden)
+    for (const char* sql : {"SET LOCAL debug_print_parse = off", "SET LOCAL debug_print_rewritten = off",
+                            "SET LOCAL debug_print_plan = off"})
+      spi_exec(sql, 0, nullptr, nullptr, SPI_OK_UTILITY);
   spi_exec("SET LOCAL max_parallel_workers_per_gather = 0", 0, nullptr, nullptr, SPI_OK_UTILITY);
   // The pass input (a float8[] state: weights, step sizes, bounds) goes to
   // the shards as the text of the statement Citus sends, and each shard's

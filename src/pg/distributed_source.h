@@ -51,7 +51,13 @@ Oid citus_table_behind(Oid relid);
 // shard is one PSGD run, not several averaged by timing-dependent sizes) and
 // extra_float_digits = 3 (the states travel as text, exactly),
 // inside a GUC nest level; returns it for end_distributed_passes.
-int begin_distributed_passes();
+// `hidden`: the passes are kept from the caller (pass_messages.h), and the
+// workers get debug_print_parse/_rewritten/_plan = off too: a caller's own
+// SET LOCAL of them, propagated by Citus (citus.propagate_set_commands =
+// 'local' is any role's setting) into the workers' transactions, wrote the
+// plan of every shard query, the training state as a constant, to the
+// workers' server logs (test/citus/worker_logs_hidden.sh).
+int begin_distributed_passes(bool hidden);
 
 // Runs the pushed-down pass statement `sql` ($1 = float8[] `input`), like
 // SPI_execute_with_args, after checking that the statement as parsed reads

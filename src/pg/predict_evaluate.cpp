@@ -453,7 +453,7 @@ Datum evaluate(FunctionCallInfo fcinfo, bool by_id) {
   // Citus sends them, and return their sums as text: under the caller's
   // extra_float_digits <= 0 both were rounded (the model evaluated was not the
   // stored one). The passes' settings print them exactly (distributed_source.h).
-  const int guc_level = dptrain::pg::is_citus_table(relid) ? dptrain::pg::begin_distributed_passes() : 0;
+  const int guc_level = dptrain::pg::is_citus_table(relid) ? dptrain::pg::begin_distributed_passes(false) : 0;
   if (dptrain::pg::execute_checked(sql.data, 2, types, values, true, 0, table) != SPI_OK_SELECT)
     elog(ERROR, "dptrain: evaluation query failed");
   bool state_null, isnull;

@@ -301,9 +301,10 @@ void drive_run(dptrain::Run* run, const char* prepared, DriveScratch* scratch, b
   // A local table read in place: every pass under one snapshot, parallel
   // allowed; a distributed one: one sequential run per shard.
   const Snapshot snapshot = in_place && scratch->local ? begin_in_place_passes() : nullptr;
-  const int guc_level = in_place && !scratch->local ? begin_distributed_passes() : 0;
   // The passes' parameter is the training state before noise (pass_messages.h).
-  const HiddenPasses hidden = hide_pass_statements(show_data_dependent) ? hide_pass_statements_from_client() : HiddenPasses{};
+  const bool hide = hide_pass_statements(show_data_dependent);
+  const int guc_level = in_place && !scratch->local ? begin_distributed_passes(hide) : 0;
+  const HiddenPasses hidden = hide ? hide_pass_statements_from_client() : HiddenPasses{};
   for (;;) {
     CHECK_FOR_INTERRUPTS();
     bool more = false;
