@@ -26,6 +26,8 @@ COMMENT ON TYPE dptrain.sparsevec IS
 -- read access: one OID per row, out of line or not (src/pg/copy_row_oids.h).
 CREATE FUNCTION dptrain.one_oid_per_row() RETURNS trigger
 AS 'MODULE_PATHNAME', 'dptrain_one_oid_per_row' LANGUAGE C;
+COMMENT ON FUNCTION dptrain.one_oid_per_row() IS
+'internal: the BEFORE INSERT row trigger of a sparse training copy made for a role without read access (one OID per row, whatever its size)';
 
 -- Casts (run once per row, no SQL: no SET clause; security_search_path lists them).
 CREATE FUNCTION dptrain.sparsevec_to_float8(dptrain.sparsevec) RETURNS float8[]
