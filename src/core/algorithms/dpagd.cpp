@@ -105,6 +105,24 @@ DpagdSettings Dpagd::arguments(const TrainingConfig& c) {
   return s;
 }
 
+namespace {
+
+// The privacy filter runs an iteration only when the rho left pays for its first
+// gradient and line search (rho_ng + rho_nmax, both eps_0^2 times a constant): at
+// a large epsilon (1e6 with the default 60 splits) none fits, and the run released
+// its zero start, charged. The splits that make one fit follow from public inputs.
+[[noreturn]] void refuse_no_iteration(const DpagdSettings& s, const DpagdBudget& b) {
+  const double per_step_squared = (b.rho_ng + b.rho_nmax) / (b.epsilon_step * b.epsilon_step);
+  const double splits = std::ceil(s.epsilon / (2.0 * std::sqrt(b.rho / per_step_squared)));
+  fail(ErrorKind::InvalidParameter, "epsilon is too large for dpagd with options.splits = " + std::to_string(s.splits),
+       "One iteration costs rho_ng + rho_nmax = " + privacy::short_number(b.rho_ng + b.rho_nmax) +
+           " (eps_0 = epsilon / (2 splits) = " + privacy::short_number(b.epsilon_step) + "), more than the rho = " +
+           privacy::short_number(b.rho) + " of (epsilon, delta): no iteration could run.",
+       "Use options.splits >= " + privacy::short_number(splits) + " (at most 1000000), or a smaller epsilon.");
+}
+
+}  // namespace
+
 DpagdBudget dpagd_budget(const DpagdSettings& s) {
   DpagdBudget b;
   b.selection = s.selection;
@@ -129,6 +147,7 @@ DpagdBudget dpagd_budget(const DpagdSettings& s) {
   // eps_0^2 / (4 ln(1.25/delta))-zCDP (Lemma 3.6).
   b.rho_ng = b.epsilon_step * b.epsilon_step / (4.0 * std::log(1.25 / s.delta));
   b.max_iterations = static_cast<std::int64_t>(std::floor(b.rho / (b.rho_ng + b.rho_nmax)));
+  if (b.max_iterations < 1) refuse_no_iteration(s, b);
   return b;
 }
 

@@ -122,6 +122,10 @@ SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd'
 -- A subnormal smallest candidate step (alpha_max / candidates): the candidates were not
 -- equally spaced, refused by the line-search pass after the charge, with no hint.
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"alpha_max": 5e-324}');
+-- A budget no iteration fits in (shapes sweep, 2026-11-28): at epsilon = 1e6 one line search
+-- costs eps_0^2 / 2 = (1e6 / 120)^2 / 2 = 3.5e7, above the whole rho = 9.9e5, so the run paid
+-- for nothing, ran 0 iterations and released its zero start, charged. Refused by the plan.
+SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1e6, delta => 1e-6);
 SELECT count(*) = :agd_charges AS nothing_charged FROM dptrain.ledger WHERE source_name = 'public.agd';
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, radius => 1);
 SELECT * FROM dp_train('agd', 'y', 'x', intercept => false, algorithm => 'dpagd', epsilon => 1, delta => 1e-6, options => '{"coordinate_bound": 1}');

@@ -62,6 +62,25 @@ TEST(DpagdBudget, RefusesAnEpsilonOutsideTheZcdpRange) {
   EXPECT_NO_THROW(dpagd_budget(settings(1e-100, 1e-5)));
 }
 
+// epsilon = 1e6, delta = 1e-6, 60 splits: one iteration costs eps_0^2 (1/2 + 1/(4 ln(1.25e6)))
+// = 8333.33^2 * 0.517811 = 3.59589e7 > rho = 992594: the run released its zero start.
+// 362 splits: eps_0 = 1381.22, 987,940 <= rho; 361 splits: 993,418 > rho.
+TEST(DpagdBudget, RefusesABudgetNoIterationFitsIn) {
+  try {
+    dpagd_budget(settings(1e6, 1e-6));
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_STREQ(e.what(), "epsilon is too large for dpagd with options.splits = 60");
+    EXPECT_NE(e.hint().find("options.splits >= 362 "), std::string::npos) << e.hint();
+  }
+  DpagdSettings s = settings(1e6, 1e-6);
+  s.splits = 362;
+  EXPECT_EQ(dpagd_budget(s).max_iterations, 1);
+  s.splits = 361;
+  EXPECT_THROW(dpagd_budget(s), Error);
+}
+
 TEST(DpagdBudget, OtherTargets) {
   // eps = 1.6, delta = 1e-8: rho = 0.0333119013433, rho_nmax = (1.6/120)^2/2 = 8.88888888889e-5,
   //   rho_ng = 2.38386951843e-6, 364 iterations at most.
