@@ -150,9 +150,9 @@ void register_tune(CLI::App& app) {
   add_column_options(cmd, *k);
   // Every algorithm but the two non-private ones (none, optimum), which dp_tune refuses.
   std::vector<std::string> private_algorithms = known_algorithms();
-  private_algorithms.erase(std::remove_if(private_algorithms.begin(), private_algorithms.end(),
-                                          [](const std::string& a) { return a == "none" || a == "optimum"; }),
-                           private_algorithms.end());
+  private_algorithms.erase(
+      std::remove_if(private_algorithms.begin(), private_algorithms.end(), non_private_algorithm),
+      private_algorithms.end());
   cmd->add_option("--algorithm", o->config.algorithm, "a private algorithm: " + joined(private_algorithms, " | "))
       ->capture_default_str();
   cmd->add_option("--epsilon", o->epsilon, "total privacy budget epsilon")->required();

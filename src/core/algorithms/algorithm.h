@@ -123,6 +123,9 @@ std::unique_ptr<Algorithm> make_algorithm(const std::string& name);
 // Names accepted by make_algorithm, implemented or not, for messages.
 std::vector<std::string> known_algorithms();
 
+// The algorithms that release without privacy (none, optimum): nothing to tune privately.
+bool non_private_algorithm(const std::string& name);
+
 // The implemented algorithms for which `holds` is true (e.g.
 // &Algorithm::trains_on_shards), in the order of known_algorithms(): for
 // hints and help texts.

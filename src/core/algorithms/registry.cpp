@@ -30,6 +30,8 @@ std::vector<std::string> known_algorithms() {
   return v;
 }
 
+bool non_private_algorithm(const std::string& name) { return name == "none" || name == "optimum"; }
+
 std::vector<std::string> algorithms_that(const std::function<bool(const Algorithm&)>& holds) {
   std::vector<std::string> v;
   for (const std::string& name : kImplemented)

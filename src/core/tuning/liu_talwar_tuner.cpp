@@ -49,8 +49,9 @@ LiuTalwarSplit liu_talwar_split(double epsilon, double delta, double gamma) {
 
 LiuTalwarSplit check_liu_talwar(const TrainingConfig& config, const ParameterGrid& grid, std::optional<double> gamma) {
   validate_arguments(config);
-  if (config.algorithm == "none")
-    fail(ErrorKind::InvalidParameter, "private tuning needs a private algorithm; \"none\" is not private",
+  if (non_private_algorithm(config.algorithm))
+    fail(ErrorKind::InvalidParameter,
+         "private tuning needs a private algorithm; \"" + config.algorithm + "\" is not private",
          {}, "Tune a private algorithm (e.g. algorithm => 'dpsgd').");
   if (!config.epsilon)
     fail(ErrorKind::InvalidParameter, "private tuning needs epsilon", {},

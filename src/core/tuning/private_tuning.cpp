@@ -136,8 +136,8 @@ void refuse_step_grid_for_opdisc(const std::string& algorithm, const std::vector
 }
 
 void check_tunable(const TrainingConfig& config) {
-  if (config.algorithm == "none")
-    bad("private tuning needs a private algorithm; \"none\" is not private",
+  if (non_private_algorithm(config.algorithm))
+    bad("private tuning needs a private algorithm; \"" + config.algorithm + "\" is not private",
         "Tune a private algorithm (e.g. algorithm => 'bolton'); without privacy, tune on the data directly.");
   refuse_step_grid_for_opdisc(config.algorithm, {"lambda", "epochs", "batch_size"});
   // Algorithm 3's split deals rows out by position: its argument needs

@@ -165,6 +165,10 @@ CREATE TEMP TABLE tune_before AS SELECT count(*) AS n FROM dptrain.models;
 -- epsilon is required, and the algorithm must be private and known
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, classes => ARRAY['false', 'true']);
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm => 'none', epsilon => 1, classes => ARRAY['false', 'true']);
+-- optimum is not private either (shapes sweep, 2026-11-28: without epsilon it was told
+-- "private tuning needs epsilon", and with epsilon "epsilon and delta must be NULL")
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm => 'optimum', classes => ARRAY['false', 'true']);
+SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm => 'optimum', method => 'liu_talwar', classes => ARRAY['false', 'true']);
 -- an epsilon whose selection exponent overflows (1e307 * 200 held-out errors = inf): refused before the charge
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, epsilon => 1e307, classes => ARRAY['false', 'true']);
 SELECT model_id FROM dp_tune('tune_sep', 'y', 'x', intercept => false, algorithm => 'boltonn', epsilon => 1, classes => ARRAY['false', 'true']);
