@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const dptrain::Error& e) {
     if (dptrain::client::interrupted()) return cancelled(e.what());  // e.g. OPDisc's solve, stopped in the controller
-    std::cerr << "dptrain: error: " << e.what() << "\n";
+    std::cerr << "dptrain: error: " << e.what() << " (SQLSTATE " << dptrain::sqlstate_of(e) << ")\n";
     if (!e.detail().empty()) std::cerr << "DETAIL:  " << e.detail() << "\n";
     if (!e.hint().empty()) std::cerr << "HINT:  " << dptrain::client::cli_syntax(e.hint()) << "\n";
     std::cerr << dptrain::client::failure_note();

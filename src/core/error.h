@@ -48,6 +48,21 @@ inline constexpr const char* kFloatingPointException = "22P01";
 inline constexpr const char* kTableChanged = "DP003";
 }  // namespace sqlstate
 
+// The SQLSTATE an error is reported with: its own, else its kind's (ErrorKind's
+// comments). The backend (src/pg/pg_glue.cpp) and the CLI print the same one.
+inline std::string sqlstate_of(const Error& e) {
+  if (e.sqlstate().size() == 5) return e.sqlstate();
+  switch (e.kind()) {
+    case ErrorKind::InvalidParameter: return "22023";
+    case ErrorKind::InvalidData: return "22000";
+    case ErrorKind::NotImplemented: return "0A000";
+    case ErrorKind::InvalidState: return "22023";
+    case ErrorKind::ProgramLimit: return "54000";
+    case ErrorKind::Internal: return "XX000";
+  }
+  return "XX000";
+}
+
 [[noreturn]] inline void fail(ErrorKind kind, std::string message, std::string detail = {},
                               std::string hint = {}) {
   throw Error(kind, std::move(message), std::move(detail), std::move(hint));

@@ -16,24 +16,11 @@ void copy_text(char* dst, std::size_t cap, const std::string& s) {
   dst[cap - 1] = '\0';
 }
 
-int default_sqlstate(dptrain::ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::InvalidParameter: return ERRCODE_INVALID_PARAMETER_VALUE;
-    case ErrorKind::InvalidData: return ERRCODE_DATA_EXCEPTION;
-    case ErrorKind::NotImplemented: return ERRCODE_FEATURE_NOT_SUPPORTED;
-    case ErrorKind::InvalidState: return ERRCODE_INVALID_PARAMETER_VALUE;
-    case ErrorKind::ProgramLimit: return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
-    case ErrorKind::Internal: return ERRCODE_INTERNAL_ERROR;
-  }
-  return ERRCODE_INTERNAL_ERROR;
-}
-
 }  // namespace
 
 void capture(CoreError* out, const dptrain::Error& e) {
-  const std::string& code = e.sqlstate();
-  out->sqlstate = code.size() == 5 ? MAKE_SQLSTATE(code[0], code[1], code[2], code[3], code[4])
-                                   : default_sqlstate(e.kind());
+  const std::string code = sqlstate_of(e);
+  out->sqlstate = MAKE_SQLSTATE(code[0], code[1], code[2], code[3], code[4]);
   copy_text(out->message, sizeof(out->message), e.what());
   copy_text(out->detail, sizeof(out->detail), e.detail());
   copy_text(out->hint, sizeof(out->hint), e.hint());

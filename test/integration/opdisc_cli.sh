@@ -2,7 +2,8 @@
 # algorithm 'opdisc' (docs/opdisc.md) through every driver, and its cancel.
 #  1. `dptrain train --algorithm opdisc` in the controller (grouping pass
 #     over libpq, CBC in the CLI), `--server` and dp_train (CBC in the
-#     backend) release the same model for the same seed.
+#     backend) release the same model for the same seed; a refusal in the
+#     controller prints its SQLSTATE as the server does.
 #  2. dp_predict, dp_evaluate, `dptrain eval` / `predict` and `dptrain
 #     export` (with docs/export.md's Python example) score the rows
 #     binarized at 1/2, as training read them; no probabilities.
@@ -40,6 +41,17 @@ same=$(q "SELECT count(DISTINCT weights) = 1 AND count(DISTINCT details->'privac
           FROM dptrain.models WHERE id IN ($a, $b, $c)")
 [ "$same" = t ] || fail "the drivers released different models: $(q "SELECT id, weights FROM dptrain.models")"
 echo "ok: controller, --server and dp_train released the same model"
+
+echo "--- a refusal in the controller names its SQLSTATE, as the server's does (README.md, exit status 1)"
+# (shapes sweep, 2026-11-28: the controller printed the core's refusals without one)
+q "CREATE TABLE three AS SELECT id, x, (id % 3)::text AS y FROM bin"
+for mode in --controller --server; do
+  if "$DPTRAIN_CLI" train --db "dbname=$db" --table three "${ARGS[@]}" "$mode" >/dev/null 2>"$WORK/err"; then
+    fail "$mode trained opdisc on three classes"
+  fi
+  grep -qx "dptrain: error: opdisc needs exactly two classes (SQLSTATE 22023)" "$WORK/err" || fail "$mode: the refusal"
+done
+echo "ok: both drivers refuse three classes with SQLSTATE 22023"
 
 echo "--- predict, eval and export score the binarized rows (docs/opdisc.md §2)"
 # bin with 0 -> 0.3, 1 -> 0.5 in odd positions and 0 -> 0.45, 1 -> 1 in even
