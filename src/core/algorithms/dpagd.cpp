@@ -109,16 +109,17 @@ namespace {
 
 // The privacy filter runs an iteration only when the rho left pays for its first
 // gradient and line search (rho_ng + rho_nmax, both eps_0^2 times a constant): at
-// a large epsilon (1e6 with the default 60 splits) none fits, and the run released
-// its zero start, charged. The splits that make one fit follow from public inputs.
+// a large epsilon (1e6 with the default 60 splits), or with too few splits for
+// delta (epsilon = 0.1, delta = 1e-8, 1 split), none fits, and the run released its
+// zero start, charged. The splits that make one fit follow from public inputs.
 [[noreturn]] void refuse_no_iteration(const DpagdSettings& s, const DpagdBudget& b) {
   const double per_step_squared = (b.rho_ng + b.rho_nmax) / (b.epsilon_step * b.epsilon_step);
   const double splits = std::ceil(s.epsilon / (2.0 * std::sqrt(b.rho / per_step_squared)));
-  fail(ErrorKind::InvalidParameter, "epsilon is too large for dpagd with options.splits = " + std::to_string(s.splits),
+  fail(ErrorKind::InvalidParameter, "no dpagd iteration fits in (epsilon, delta) with options.splits = " + std::to_string(s.splits),
        "One iteration costs rho_ng + rho_nmax = " + privacy::short_number(b.rho_ng + b.rho_nmax) +
            " (eps_0 = epsilon / (2 splits) = " + privacy::short_number(b.epsilon_step) + "), more than the rho = " +
            privacy::short_number(b.rho) + " of (epsilon, delta): no iteration could run.",
-       "Use options.splits >= " + privacy::short_number(splits) + " (at most 1000000), or a smaller epsilon.");
+       "Use options.splits >= " + privacy::short_number(splits) + " (at most 1000000).");
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ TEST(DpagdBudget, RefusesABudgetNoIterationFitsIn) {
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
-    EXPECT_STREQ(e.what(), "epsilon is too large for dpagd with options.splits = 60");
+    EXPECT_STREQ(e.what(), "no dpagd iteration fits in (epsilon, delta) with options.splits = 60");
     EXPECT_NE(e.hint().find("options.splits >= 362 "), std::string::npos) << e.hint();
   }
   DpagdSettings s = settings(1e6, 1e-6);
@@ -494,18 +494,28 @@ TEST(DpagdRun, AtTinyBudgetsTheFilterStopsAndRefinementsHappen) {
   EXPECT_GT(refinements, 0);  // at this noise level some searches find no descent
 }
 
-TEST(DpagdRun, OneSplitCannotPayForALineSearch) {
-  // splits = 1, eps = 0.1, delta = 1e-8: eps_0 = 0.05, rho_nmax = 1.25e-3 > rho = 1.3535e-4;
-  // rho_ng = 0.0025 / 74.57 = 3.35e-5 <= rho: one gradient measurement, then the filter stops
-  // before the line search; the released model is the initial w = 0.
+TEST(DpagdRun, OneSplitIsRefusedBeforeAnyPass) {
+  // splits = 1, eps = 0.1, delta = 1e-8: eps_0 = 0.05, rho_nmax = 1.25e-3 > rho = 1.3535e-4: not
+  // one iteration fits (until 2026-11-28 the run measured one gradient and released w = 0,
+  // charged). One iteration costs eps_0^2 (1/2 + 1/(4 ln(1.25e8))) = eps_0^2 * 0.5134093; it
+  // fits when eps_0 <= sqrt(1.3535e-4 / 0.5134093) = 0.0162367, i.e. splits >= 0.1 / 0.0324734
+  // = 3.08: 4 (3 splits: 0.1666667^2/... = 1.42613e-4 > rho).
   const InMemoryData t = sparse_problem(200, 5);
   TrainingConfig c = dpagd_config(0, 0, 0.1, 1e-8);
   c.options = {{"splits", 1}};
   c.seed = 1;
+  try {
+    train(c, t, 1);
+    ADD_FAILURE() << "one split was not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidParameter);
+    EXPECT_NE(e.hint().find("options.splits >= 4 "), std::string::npos) << e.hint();
+  }
+  c.options = {{"splits", 3}};
+  EXPECT_THROW(train(c, t, 1), Error);
+  c.options = {{"splits", 4}};
   const Model m = train(c, t, 1);
-  EXPECT_EQ(m.details["privacy"]["gradient_measurements"].get<long>(), 1);
-  EXPECT_EQ(m.details["privacy"]["line_searches"].get<long>(), 0);
-  EXPECT_EQ(m.weights.cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_GE(m.details["privacy"]["line_searches"].get<long>(), 1);  // the iteration the hint promised
   expect_filter_respected(m);
 }
 
@@ -590,16 +600,16 @@ TEST(DpagdExponentialPlan, RecordsTheSelectionAndItsCost) {
 
 TEST(DpagdExponentialRun, TwoSplitsPayForOneExponentialLineSearchAndNoNoisyMax) {
   // splits = 2, eps = 0.1, delta = 1e-8: eps_0 = 0.025, rho = 1.35349888537e-4,
-  // rho_ng = 8.38079127573e-6. Noisy max: rho_nmax = 3.125e-4 > rho - rho_ng, no line search.
+  // rho_ng = 8.38079127573e-6. Noisy max: rho_nmax = 3.125e-4 > rho - rho_ng, not one
+  // iteration: refused before any pass (DpagdRun.OneSplitIsRefusedBeforeAnyPass).
   // Exponential: rho_nmax = 7.8125e-5 fits once, leaving 4.88440972614e-5 < 7.8125e-5: exactly
   // one line search, whatever it chose (a second gradient or a refinement still fits).
   const InMemoryData t = sparse_problem(200, 5);
   TrainingConfig c = dpagd_config(0, 0, 0.1, 1e-8);
   c.seed = 1;
   c.options = {{"splits", 2}};
-  Model m = train(c, t, 1);
-  EXPECT_EQ(m.details["privacy"]["line_searches"].get<long>(), 0);
-  expect_filter_respected(m);
+  EXPECT_THROW(train(c, t, 1), Error);
+  Model m;
   for (int seed = 1; seed <= 5; ++seed) {
     c.seed = seed;
     c.options = {{"splits", 2}, {"selection", "exponential"}};
