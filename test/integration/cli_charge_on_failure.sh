@@ -55,7 +55,7 @@ die() {
   wait "$cli" || status=$?
   [ "$status" = "$expected_status" ] || fail "$how: exit status $status, expected $expected_status"
   [ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'
-             AND pid <> pg_backend_pid()")" = 0 ] || fail "$how: the run still runs in the server after the CLI exited"
+             AND backend_type = 'client backend' AND pid <> pg_backend_pid()")" = 0 ] || fail "$how: the run still runs in the server after the CLI exited"
   [ "$(ledger_rows)" = $((before + 1)) ] || fail "$how: expected exactly one new ledger row"
   local row
   row=$(q -c "SELECT id FROM dptrain.ledger ORDER BY id DESC LIMIT 1")
